@@ -1,0 +1,102 @@
+// The structs behind lake.h's opaque handles, and the bridge from
+// absl::Status to lake_status / lake_error. Internal to bindings/c.
+#ifndef LAKE_BINDINGS_C_C_HANDLES_H_
+#define LAKE_BINDINGS_C_C_HANDLES_H_
+
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "base/cancel_token.h"
+#include "engine/data_location.h"
+#include "engine/managed_stage.h"
+#include "engine/object_reader.h"
+#include "include/lake.h"
+#include "io/file_system.h"
+
+struct lake_error {
+  lake_status code = LAKE_OK;
+  std::string message;
+  lake_integrity_kind integrity_kind = LAKE_INTEGRITY_NONE;
+  uint64_t expected = 0;
+  uint64_t observed = 0;
+  bool retryable = false;
+};
+
+struct lake_cancel_token {
+  lake::CancelToken token;
+};
+
+struct lake_location {
+  lake::DataLocation location;
+  std::string json;  // canonical form, computed once
+};
+
+struct lake_stage_options {
+  std::string local_root;
+  std::string tenant;
+  std::optional<lake_host_store> host_store;
+};
+
+struct lake_stage {
+  std::unique_ptr<lake::ManagedStage> stage;
+  lake::io::FileSystem* fs = nullptr;  // reads upload source files
+  std::string backend;
+};
+
+struct lake_upload_options {
+  std::string content_type{lake::kDefaultContentType};
+  lake_cancel_token* cancel = nullptr;
+  lake_progress_fn progress = nullptr;
+  void* progress_ctx = nullptr;
+};
+
+struct lake_writer {
+  std::unique_ptr<lake::LocationWriter> writer;
+};
+
+struct lake_reader {
+  std::unique_ptr<lake::ObjectReader> reader;
+  bool closed = false;
+};
+
+namespace lake::c {
+
+lake_status StatusCode(const absl::Status& status);
+
+// Builds the lake_error of `status` (never for OK).
+lake_error* NewError(const absl::Status& status);
+
+// Reports `status` through `err` (when non-null and status is not OK) and
+// returns its code.
+lake_status Report(const absl::Status& status, lake_error** err);
+
+lake_location* NewLocation(DataLocation location);
+
+// Runs `body` (returning lake_status) so that no C++ exception crosses the
+// ABI: an exception becomes LAKE_INTERNAL (LAKE_IO for out-of-memory).
+template <typename Body>
+lake_status Guarded(lake_error** err, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Report(absl::ResourceExhaustedError("out of memory"), err);
+  } catch (const std::exception& e) {
+    return Report(absl::InternalError(std::string("internal error: ") + e.what()),
+                  err);
+  } catch (...) {
+    return Report(absl::InternalError("internal error"), err);
+  }
+}
+
+// A null required argument.
+inline lake_status NullArgument(const char* name, lake_error** err) {
+  return Report(absl::InvalidArgumentError(std::string(name) + " is NULL"), err);
+}
+
+}  // namespace lake::c
+
+#endif  // LAKE_BINDINGS_C_C_HANDLES_H_

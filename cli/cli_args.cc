@@ -1,0 +1,62 @@
+#include "cli/cli_args.h"
+
+namespace lake::cli {
+
+std::optional<std::string> ParsedArgs::Value(const std::string& name) const {
+  auto it = values.find(name);
+  if (it == values.end()) return std::nullopt;
+  return it->second;
+}
+
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
+                                     const std::vector<FlagSpec>& specs) {
+  ParsedArgs parsed;
+  bool only_positionals = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (only_positionals || arg == "-" || arg.empty() || arg[0] != '-') {
+      parsed.positionals.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_positionals = true;
+      continue;
+    }
+    std::string name = arg;
+    std::optional<std::string> inline_value;
+    if (size_t eq = arg.find('='); eq != std::string::npos && arg.rfind("--", 0) == 0) {
+      name = arg.substr(0, eq);
+      inline_value = arg.substr(eq + 1);
+    }
+    const FlagSpec* spec = nullptr;
+    for (const FlagSpec& candidate : specs) {
+      if (candidate.name == name ||
+          (!candidate.short_name.empty() && candidate.short_name == name)) {
+        spec = &candidate;
+      }
+    }
+    if (spec == nullptr) {
+      return absl::InvalidArgumentError("unknown option " + name);
+    }
+    if (!spec->takes_value) {
+      if (inline_value) {
+        return absl::InvalidArgumentError(spec->name + " takes no value");
+      }
+      parsed.switches.insert(spec->name);
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(spec->name + " needs a value");
+      }
+      inline_value = args[++i];
+    }
+    if (parsed.values.count(spec->name) > 0) {
+      return absl::InvalidArgumentError(spec->name + " given twice");
+    }
+    parsed.values[spec->name] = *inline_value;
+  }
+  return parsed;
+}
+
+}  // namespace lake::cli

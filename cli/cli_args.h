@@ -1,0 +1,37 @@
+// Command-line parsing for `lake`: flags with and without values, `--`,
+// `--flag=value` and `--flag value`, positionals in order. Every command
+// declares its flags; anything else is a usage error (exit 2).
+#ifndef LAKE_CLI_CLI_ARGS_H_
+#define LAKE_CLI_CLI_ARGS_H_
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace lake::cli {
+
+struct FlagSpec {
+  std::string name;        // "--range"
+  std::string short_name;  // "-o", or empty
+  bool takes_value = false;
+};
+
+struct ParsedArgs {
+  std::vector<std::string> positionals;
+  std::map<std::string, std::string> values;  // by long name
+  std::set<std::string> switches;             // by long name
+
+  std::optional<std::string> Value(const std::string& name) const;
+  bool Has(const std::string& name) const { return switches.count(name) > 0; }
+};
+
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
+                                     const std::vector<FlagSpec>& specs);
+
+}  // namespace lake::cli
+
+#endif  // LAKE_CLI_CLI_ARGS_H_

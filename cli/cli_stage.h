@@ -1,0 +1,38 @@
+// The options every `lake` command shares (CLI.md, "Global"), opening the
+// stage they name, and reading LOCATION arguments.
+#ifndef LAKE_CLI_CLI_STAGE_H_
+#define LAKE_CLI_CLI_STAGE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli_args.h"
+#include "lake.h"
+
+namespace lake::cli {
+
+struct GlobalOptions {
+  std::string root;  // --root, else $LAKE_ROOT, else ./lake-data
+  std::optional<std::string> stage;     // --stage
+  std::optional<std::string> endpoint;  // --endpoint / AWS_ENDPOINT_URL
+  std::optional<std::string> region;    // --region / AWS_REGION
+  bool path_style = false;
+};
+
+// --root, --stage, --endpoint, --region, --path-style.
+std::vector<FlagSpec> GlobalFlags();
+GlobalOptions GlobalOptionsFrom(const ParsedArgs& args);
+
+// Opens the stage of the root: a local stage under <root>/stage. Returns an
+// exit code (0 on success) and prints any failure.
+int OpenStage(const GlobalOptions& global, const std::optional<std::string>& tenant,
+              lake_stage** out);
+
+// LOCATION is the DataLocation JSON text itself, or @PATH of a file holding
+// it. Returns an exit code and prints any failure.
+int LoadLocation(const std::string& argument, lake_location** out);
+
+}  // namespace lake::cli
+
+#endif  // LAKE_CLI_CLI_STAGE_H_

@@ -1,0 +1,17 @@
+// The `lake` commands. Each takes the arguments after its name and returns
+// the process exit code (exit_status.h).
+#ifndef LAKE_CLI_COMMANDS_H_
+#define LAKE_CLI_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace lake::cli {
+
+int RunPut(const std::vector<std::string>& args);
+int RunCat(const std::vector<std::string>& args);
+int RunStage(const std::vector<std::string>& args);
+
+}  // namespace lake::cli
+
+#endif  // LAKE_CLI_COMMANDS_H_

@@ -1,0 +1,81 @@
+// lake — the command-line client of the lake C ABI (CLI.md).
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/exit_status.h"
+#include "lake.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: lake [--root DIR] COMMAND [ARGS…]\n"
+    "\n"
+    "lake stores large immutable objects and gives back their DataLocation\n"
+    "{uri, content_type, size_bytes, sha256}; reads are verified against it.\n"
+    "\n"
+    "commands:\n"
+    "  put FILE              upload FILE ('-' for stdin); prints its DataLocation\n"
+    "  cat LOCATION          write the object's bytes, verified (or a --range)\n"
+    "  stage clean-staging   remove leftovers of crashed uploads\n"
+    "  stage list            list published objects\n"
+    "\n"
+    "global options (on any command):\n"
+    "  --root DIR    the lake root (default $LAKE_ROOT, else ./lake-data)\n"
+    "  --help        usage of lake or of a command\n"
+    "  --version     print the version\n"
+    "\n"
+    "exit codes: 0 ok, 1 internal error, 2 usage or invalid input, 3 integrity\n"
+    "failure, 4 conflict, 5 storage failure, 6 not found.\n";
+
+bool IsFlagWithValue(const std::string& arg) {
+  return arg == "--root" || arg == "--stage" || arg == "--endpoint" ||
+         arg == "--region";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (lake_abi_version() != LAKE_ABI_VERSION) {
+    std::fprintf(stderr, "lake: liblake ABI %u does not match this tool's %d\n",
+                 lake_abi_version(), LAKE_ABI_VERSION);
+    return lake::cli::kExitInternal;
+  }
+  // The command is the first argument that is not a global option (or its
+  // value); global options may come before or after it.
+  std::vector<std::string> rest;
+  std::string command;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (command.empty()) {
+      if (arg == "--help" || arg == "-h" || arg == "help") {
+        std::fputs(kUsage, stdout);
+        return lake::cli::kExitOk;
+      }
+      if (arg == "--version") {
+        std::printf("lake %s (ABI %u)\n", lake_version_string(), lake_abi_version());
+        return lake::cli::kExitOk;
+      }
+      if (IsFlagWithValue(arg) && i + 1 < argc) {
+        rest.push_back(arg);
+        rest.push_back(argv[++i]);
+        continue;
+      }
+      if (!arg.empty() && arg[0] != '-') {
+        command = arg;
+        continue;
+      }
+    }
+    rest.push_back(arg);
+  }
+  if (command == "put") return lake::cli::RunPut(rest);
+  if (command == "cat") return lake::cli::RunCat(rest);
+  if (command == "stage") return lake::cli::RunStage(rest);
+  if (command.empty()) {
+    std::fputs(kUsage, stderr);
+    return lake::cli::kExitUsage;
+  }
+  return lake::cli::ReportUsage("unknown command " + command, "");
+}

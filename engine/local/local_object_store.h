@@ -1,0 +1,57 @@
+// The local backend of ManagedObjectStore: a stage in one directory
+// (layout in local_stage_paths.h, upload sequence in local_upload.h).
+// Thread-safe: uploads and reads may run concurrently from many threads and
+// processes; each operation owns its file handles, I/O queue and buffers.
+#ifndef LAKE_ENGINE_LOCAL_LOCAL_OBJECT_STORE_H_
+#define LAKE_ENGINE_LOCAL_LOCAL_OBJECT_STORE_H_
+
+#include <memory>
+#include <string>
+
+#include "engine/local/local_stage_paths.h"
+#include "engine/managed_object_store.h"
+#include "io/file_system.h"
+
+namespace lake {
+
+class LocalObjectStore final : public ManagedObjectStore {
+ public:
+  // Opens the stage at `root`, creating its directories (durably) when
+  // missing. `tenant` may be empty; it must have been validated.
+  static absl::StatusOr<std::unique_ptr<LocalObjectStore>> Open(
+      io::FileSystem& fs, const std::string& root, const std::string& tenant);
+
+  const LocalStagePaths& paths() const { return paths_; }
+
+  std::string_view backend_name() const override { return fs_.name(); }
+  absl::StatusOr<StoredObject> Upload(UploadSource& source,
+                                      const UploadOptions& options) override;
+  absl::StatusOr<std::unique_ptr<ObjectWriter>> NewWriter(
+      const UploadOptions& options) override;
+  absl::Status CheckContainment(const DataLocation& location) override;
+  absl::StatusOr<std::unique_ptr<ObjectStream>> Open(
+      const DataLocation& location, uint64_t start, uint64_t limit) override;
+  void ReadRanges(absl::Span<RangeRead> ranges) override;
+  absl::Status List(
+      const std::function<bool(const ListedObject&)>& emit) override;
+  absl::Status Delete(const DataLocation& location) override;
+  absl::StatusOr<uint64_t> CleanStaging() override;
+
+ private:
+  LocalObjectStore(io::FileSystem& fs, LocalStagePaths paths,
+                   std::unique_ptr<io::File> root_dir);
+  absl::StatusOr<std::unique_ptr<io::File>> OpenObjectFile(
+      const DataLocation& location);
+  // Lists objects/<xx>/<name> beneath `objects_key`; false once emit stops.
+  absl::StatusOr<bool> ListObjectsDir(
+      const std::string& objects_key,
+      const std::function<bool(const ListedObject&)>& emit);
+
+  io::FileSystem& fs_;
+  LocalStagePaths paths_;
+  std::unique_ptr<io::File> root_dir_;  // openat2 anchor for containment
+};
+
+}  // namespace lake
+
+#endif  // LAKE_ENGINE_LOCAL_LOCAL_OBJECT_STORE_H_

@@ -1,0 +1,65 @@
+#include "engine/local/local_stage_paths.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "engine/integrity_error.h"
+#include "engine/location_uri.h"
+#include "engine/managed_key.h"
+
+namespace lake {
+
+LocalStagePaths::LocalStagePaths(std::string real_root, std::string tenant)
+    : root_(std::move(real_root)), tenant_(std::move(tenant)) {}
+
+std::string LocalStagePaths::staging_dir() const {
+  return absl::StrCat(root_, "/", std::string(kStagingDir));
+}
+
+std::string LocalStagePaths::StagingPath(std::string_view uuid) const {
+  return absl::StrCat(staging_dir(), "/", std::string(uuid),
+                      std::string(kStagingSuffix));
+}
+
+std::string LocalStagePaths::Path(std::string_view relative) const {
+  return absl::StrCat(root_, "/", std::string(relative));
+}
+
+std::string LocalStagePaths::UriOfKey(std::string_view key) const {
+  return FormatFileUri(Path(key));
+}
+
+absl::StatusOr<std::string> LocalStagePaths::KeyOfLocation(
+    const DataLocation& location) const {
+  absl::StatusOr<ParsedUri> parsed = ParseLocationUri(location.uri);
+  if (!parsed.ok()) return parsed.status();
+  if (parsed->scheme != UriScheme::kFile) {
+    return InvalidLocationError(
+        "location is not a file:// URI of this local stage: " + location.uri);
+  }
+  if (!IsStrictlyBeneath(parsed->path, root_)) {
+    return InvalidLocationError(
+        "location is outside the stage root " + root_ + ": " + location.uri);
+  }
+  std::string key = parsed->path.substr(root_.size() + 1);
+  if (!tenant_.empty()) {
+    if (!IsStrictlyBeneath(key, ObjectsPrefix(tenant_))) {
+      return InvalidLocationError("location is outside tenant \"" + tenant_ +
+                                  "\": " + location.uri);
+    }
+    return key;
+  }
+  std::vector<absl::string_view> parts =
+      absl::StrSplit(absl::string_view(key), absl::MaxSplits('/', 3));
+  bool own = parts.size() >= 2 && parts[0] == kObjectsDir.data();
+  bool tenants = parts.size() == 4 && parts[0] == kTenantsDir.data() &&
+                 parts[2] == kObjectsDir.data();
+  if (!own && !tenants) {
+    return InvalidLocationError(
+        "location is not a managed object of this stage: " + location.uri);
+  }
+  return key;
+}
+
+}  // namespace lake

@@ -1,0 +1,196 @@
+#include "engine/location_uri.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "engine/integrity_error.h"
+
+namespace lake {
+namespace {
+
+constexpr char kFileScheme[] = "file://";
+constexpr char kS3Scheme[] = "s3://";
+constexpr char kHexDigits[] = "0123456789ABCDEF";
+
+bool IsUnreserved(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+         c == '~';
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// Decodes once, then insists that re-encoding gives back the input.
+absl::StatusOr<std::string> DecodeCanonical(std::string_view encoded) {
+  std::string decoded;
+  decoded.reserve(encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    if (encoded[i] != '%') {
+      decoded.push_back(encoded[i]);
+      continue;
+    }
+    if (i + 2 >= encoded.size()) {
+      return InvalidLocationError("truncated percent-escape in URI");
+    }
+    int hi = HexValue(encoded[i + 1]);
+    int lo = HexValue(encoded[i + 2]);
+    if (hi < 0 || lo < 0) {
+      return InvalidLocationError("malformed percent-escape in URI");
+    }
+    decoded.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  if (PercentEncodePath(decoded) != encoded) {
+    return InvalidLocationError(
+        "URI is not in canonical percent-encoding (unreserved characters and "
+        "'/' literal, every other byte %XX in uppercase hex)");
+  }
+  return decoded;
+}
+
+}  // namespace
+
+std::string PercentEncodePath(std::string_view decoded) {
+  std::string out;
+  out.reserve(decoded.size());
+  for (unsigned char c : decoded) {
+    if (IsUnreserved(c) || c == '/') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHexDigits[c >> 4]);
+      out.push_back(kHexDigits[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string FormatFileUri(std::string_view absolute_path) {
+  return absl::StrCat(kFileScheme, PercentEncodePath(absolute_path));
+}
+
+std::string FormatS3Uri(std::string_view bucket, std::string_view key) {
+  return absl::StrCat(kS3Scheme, std::string(bucket), "/",
+                      PercentEncodePath(key));
+}
+
+bool IsValidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t extra;
+    uint32_t min_code;
+    uint32_t code;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      extra = 1, min_code = 0x80, code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2, min_code = 0x800, code = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3, min_code = 0x10000, code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (text.size() - i <= extra) return false;
+    for (size_t k = 1; k <= extra; ++k) {
+      unsigned char cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      code = (code << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF.
+    if (code < min_code || code > 0x10FFFF ||
+        (code >= 0xD800 && code <= 0xDFFF)) {
+      return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+absl::Status ValidatePathSegments(std::string_view path) {
+  if (!IsValidUtf8(path)) {
+    return InvalidLocationError("path is not valid UTF-8");
+  }
+  if (path.find('\0') != std::string_view::npos) {
+    return InvalidLocationError("path contains a NUL byte");
+  }
+  for (absl::string_view segment :
+       absl::StrSplit(absl::string_view(path.data(), path.size()), '/')) {
+    if (segment.empty()) {
+      return InvalidLocationError("path has an empty segment");
+    }
+    if (segment == "." || segment == "..") {
+      return InvalidLocationError(
+          absl::StrCat("path has a '", segment, "' segment"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool IsValidBucketName(std::string_view bucket) {
+  if (bucket.size() < 3 || bucket.size() > 63) return false;
+  for (char c : bucket) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '-')) {
+      return false;
+    }
+  }
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  };
+  return alnum(bucket.front()) && alnum(bucket.back());
+}
+
+absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri) {
+  ParsedUri parsed;
+  std::string_view encoded;
+  if (uri.substr(0, sizeof kFileScheme - 1) == kFileScheme) {
+    parsed.scheme = UriScheme::kFile;
+    std::string_view rest = uri.substr(sizeof kFileScheme - 1);
+    if (rest.empty() || rest.front() != '/') {
+      return InvalidLocationError(
+          "a file:// URI must have an empty authority (file:///path); a host "
+          "is not allowed");
+    }
+    encoded = rest;
+  } else if (uri.substr(0, sizeof kS3Scheme - 1) == kS3Scheme) {
+    parsed.scheme = UriScheme::kS3;
+    std::string_view rest = uri.substr(sizeof kS3Scheme - 1);
+    size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) {
+      return InvalidLocationError("an s3:// URI needs a key: s3://bucket/key");
+    }
+    parsed.bucket = std::string(rest.substr(0, slash));
+    if (!IsValidBucketName(parsed.bucket)) {
+      return InvalidLocationError("invalid S3 bucket name in URI");
+    }
+    encoded = rest.substr(slash + 1);
+  } else {
+    return InvalidLocationError(
+        "location URI must start with file:// or s3://");
+  }
+  absl::StatusOr<std::string> decoded = DecodeCanonical(encoded);
+  if (!decoded.ok()) return decoded.status();
+  // A file path is absolute: validate the segments after the leading '/'.
+  std::string_view segments = *decoded;
+  if (parsed.scheme == UriScheme::kFile) segments.remove_prefix(1);
+  if (absl::Status s = ValidatePathSegments(segments); !s.ok()) return s;
+  parsed.path = std::move(*decoded);
+  return parsed;
+}
+
+bool IsStrictlyBeneath(std::string_view child, std::string_view parent) {
+  if (parent.empty()) return !child.empty();
+  return child.size() > parent.size() + 1 &&
+         child.substr(0, parent.size()) == parent &&
+         child[parent.size()] == '/';
+}
+
+}  // namespace lake

@@ -1,0 +1,35 @@
+#include "engine/managed_object_store.h"
+
+#include "engine/range_reader.h"
+
+namespace lake {
+
+void ManagedObjectStore::ReadRanges(absl::Span<RangeRead> ranges) {
+  for (RangeRead& range : ranges) {
+    if (!range.status.ok()) continue;
+    ByteRange interval{range.start, range.end};
+    absl::StatusOr<std::unique_ptr<ObjectStream>> stream =
+        Open(*range.location, range.start, interval.length());
+    if (!stream.ok()) {
+      range.status = stream.status();
+      continue;
+    }
+    RangeReader reader(std::move(*stream), interval, range.location->uri);
+    range.bytes_read = 0;
+    while (range.bytes_read < interval.length()) {
+      absl::StatusOr<size_t> n =
+          reader.Read(range.buffer + range.bytes_read,
+                      interval.length() - range.bytes_read);
+      if (!n.ok()) {
+        range.status = n.status();
+        break;
+      }
+      range.bytes_read += *n;
+    }
+    if (absl::Status closed = reader.Close(); range.status.ok()) {
+      range.status = closed;
+    }
+  }
+}
+
+}  // namespace lake

@@ -1,0 +1,109 @@
+// ManagedObjectStore: the one storage boundary inside the engine.
+//
+// A backend (local, S3, or a host's callback table) moves bytes and reports
+// what it stored. Policy — validating locations and ranges before any I/O,
+// verifying full reads, capping ranges, building DataLocations — belongs to
+// ManagedStage on top, so every backend gets the same guarantees.
+#ifndef LAKE_ENGINE_MANAGED_OBJECT_STORE_H_
+#define LAKE_ENGINE_MANAGED_OBJECT_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "base/cancel_token.h"
+#include "engine/data_location.h"
+#include "engine/object_stream.h"
+#include "engine/upload_source.h"
+
+namespace lake {
+
+// Called with (bytes done, total or 0 when unknown).
+using ProgressFn = std::function<void(uint64_t, uint64_t)>;
+
+struct UploadOptions {
+  std::string content_type{kDefaultContentType};
+  const CancelToken* cancel = nullptr;
+  ProgressFn progress;
+};
+
+// What a backend stored: the bytes it received, counted and hashed by the
+// backend as they passed through (never trusted from the source).
+struct StoredObject {
+  std::string uri;
+  uint64_t size_bytes = 0;
+  std::string sha256;  // 64 lowercase hex
+};
+
+// A push-style upload. Destroying a writer that was not committed discards
+// everything it wrote; nothing becomes visible before Commit() succeeds.
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  virtual absl::Status Write(const uint8_t* data, size_t len) = 0;
+  virtual absl::StatusOr<StoredObject> Commit() = 0;
+};
+
+// One range of a batched read. The location and range were validated by
+// the caller; the backend fills `status` and `bytes_read`.
+struct RangeRead {
+  const DataLocation* location = nullptr;
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint8_t* buffer = nullptr;
+  absl::Status status;
+  uint64_t bytes_read = 0;
+};
+
+struct ListedObject {
+  std::string uri;
+  uint64_t size_bytes = 0;
+  int64_t modified_unix_micros = 0;
+};
+
+class ManagedObjectStore {
+ public:
+  virtual ~ManagedObjectStore() = default;
+
+  // "io_uring", "sync", "host", …
+  virtual std::string_view backend_name() const = 0;
+
+  virtual absl::StatusOr<StoredObject> Upload(UploadSource& source,
+                                              const UploadOptions& options) = 0;
+  virtual absl::StatusOr<std::unique_ptr<ObjectWriter>> NewWriter(
+      const UploadOptions& options) = 0;
+
+  // OK when `location` lies inside this stage (and its tenant). Pure: it
+  // touches no storage.
+  virtual absl::Status CheckContainment(const DataLocation& location) = 0;
+
+  // The raw stream of a contained location's bytes from `start` on. The
+  // caller reads at most `limit` bytes from it, so a backend may fetch no
+  // more than that.
+  virtual absl::StatusOr<std::unique_ptr<ObjectStream>> Open(
+      const DataLocation& location, uint64_t start, uint64_t limit) = 0;
+
+  // Fills every range that has an OK status on entry (the others were
+  // refused by validation and are left alone). The default opens one stream
+  // per range; backends override it to submit ranges together.
+  virtual void ReadRanges(absl::Span<RangeRead> ranges);
+
+  // Every published object of the stage (or tenant). `emit` returns false
+  // to stop early.
+  virtual absl::Status List(
+      const std::function<bool(const ListedObject&)>& emit) = 0;
+
+  // Removes a contained object; an absent object is not an error.
+  virtual absl::Status Delete(const DataLocation& location) = 0;
+
+  // Removes leftovers of uploads whose owner died; returns how many.
+  virtual absl::StatusOr<uint64_t> CleanStaging() = 0;
+};
+
+}  // namespace lake
+
+#endif  // LAKE_ENGINE_MANAGED_OBJECT_STORE_H_

@@ -1,0 +1,100 @@
+#include "engine/managed_stage.h"
+
+#include "absl/strings/str_cat.h"
+#include "engine/range_reader.h"
+#include "engine/verified_reader.h"
+
+namespace lake {
+
+absl::StatusOr<DataLocation> LocationOfStored(const StoredObject& stored,
+                                              std::string_view content_type) {
+  absl::StatusOr<DataLocation> location = MakeDataLocation(
+      stored.uri, content_type, stored.size_bytes, stored.sha256);
+  if (!location.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "the store reported an invalid object: ", location.status().message()));
+  }
+  return location;
+}
+
+absl::StatusOr<DataLocation> LocationWriter::Commit() {
+  absl::StatusOr<StoredObject> stored = writer_->Commit();
+  if (!stored.ok()) return stored.status();
+  return LocationOfStored(*stored, content_type_);
+}
+
+absl::StatusOr<DataLocation> ManagedStage::Upload(UploadSource& source,
+                                                  const UploadOptions& options) {
+  if (absl::Status s = ValidateContentType(options.content_type); !s.ok()) {
+    return absl::InvalidArgumentError(s.message());
+  }
+  if (absl::Status s = CheckCancelled(options.cancel); !s.ok()) return s;
+  absl::StatusOr<StoredObject> stored = store_->Upload(source, options);
+  if (!stored.ok()) return stored.status();
+  return LocationOfStored(*stored, options.content_type);
+}
+
+absl::StatusOr<std::unique_ptr<LocationWriter>> ManagedStage::NewWriter(
+    const UploadOptions& options) {
+  if (absl::Status s = ValidateContentType(options.content_type); !s.ok()) {
+    return absl::InvalidArgumentError(s.message());
+  }
+  absl::StatusOr<std::unique_ptr<ObjectWriter>> writer =
+      store_->NewWriter(options);
+  if (!writer.ok()) return writer.status();
+  return std::make_unique<LocationWriter>(std::move(*writer),
+                                          options.content_type);
+}
+
+absl::StatusOr<std::unique_ptr<ObjectReader>> ManagedStage::OpenVerified(
+    const DataLocation& location) {
+  if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+  // The reader takes size_bytes plus its one-byte probe.
+  absl::StatusOr<std::unique_ptr<ObjectStream>> stream =
+      store_->Open(location, 0, location.size_bytes + 1);
+  if (!stream.ok()) return stream.status();
+  return std::make_unique<VerifiedReader>(std::move(*stream), location);
+}
+
+absl::StatusOr<std::unique_ptr<ObjectReader>> ManagedStage::OpenRange(
+    const DataLocation& location, ByteRange range) {
+  if (absl::Status s = ValidateRange(range, location.size_bytes); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<ObjectStream>> stream =
+      store_->Open(location, range.start, range.length());
+  if (!stream.ok()) return stream.status();
+  return std::make_unique<RangeReader>(std::move(*stream), range, location.uri);
+}
+
+void ManagedStage::ReadRanges(absl::Span<RangeRead> ranges) {
+  const DataLocation* last = nullptr;
+  absl::Status last_containment;
+  for (RangeRead& range : ranges) {
+    range.bytes_read = 0;
+    if (!range.status.ok()) continue;  // already refused by the caller
+    if (range.location == nullptr || range.buffer == nullptr) {
+      range.status = absl::InvalidArgumentError(
+          range.location == nullptr ? "range has no location"
+                                    : "range has no buffer");
+      continue;
+    }
+    range.status = ValidateRange(ByteRange{range.start, range.end},
+                                 range.location->size_bytes);
+    if (!range.status.ok()) continue;
+    if (range.location != last) {  // batches usually repeat one location
+      last = range.location;
+      last_containment = store_->CheckContainment(*range.location);
+    }
+    range.status = last_containment;
+  }
+  store_->ReadRanges(ranges);
+}
+
+absl::Status ManagedStage::Delete(const DataLocation& location) {
+  if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+  return store_->Delete(location);
+}
+
+}  // namespace lake

@@ -1,0 +1,74 @@
+// ManagedStage: the policy every backend gets (managed-objects.md).
+//
+//  - Uploads validate their options before the first side effect and turn
+//    what the backend stored into a DataLocation.
+//  - Reads validate before storage is touched: the location (valid by
+//    construction), its containment in this stage and tenant, and for
+//    ranges the interval against size_bytes.
+//  - Full reads are verified at EOF (VerifiedReader); ranges are capped
+//    and checked for premature EOF (RangeReader), with no digest claim.
+// Thread-safe when the store is (every store in lake is).
+#ifndef LAKE_ENGINE_MANAGED_STAGE_H_
+#define LAKE_ENGINE_MANAGED_STAGE_H_
+
+#include <memory>
+
+#include "engine/byte_range.h"
+#include "engine/managed_object_store.h"
+#include "engine/object_reader.h"
+
+namespace lake {
+
+// A push-style upload that ends in a DataLocation.
+class LocationWriter {
+ public:
+  LocationWriter(std::unique_ptr<ObjectWriter> writer, std::string content_type)
+      : writer_(std::move(writer)), content_type_(std::move(content_type)) {}
+  absl::Status Write(const uint8_t* data, size_t len) {
+    return writer_->Write(data, len);
+  }
+  absl::StatusOr<DataLocation> Commit();
+
+ private:
+  std::unique_ptr<ObjectWriter> writer_;
+  std::string content_type_;
+};
+
+class ManagedStage {
+ public:
+  explicit ManagedStage(std::unique_ptr<ManagedObjectStore> store)
+      : store_(std::move(store)) {}
+
+  ManagedObjectStore& store() { return *store_; }
+  std::string_view backend_name() const { return store_->backend_name(); }
+
+  absl::StatusOr<DataLocation> Upload(UploadSource& source,
+                                      const UploadOptions& options);
+  absl::StatusOr<std::unique_ptr<LocationWriter>> NewWriter(
+      const UploadOptions& options);
+
+  absl::StatusOr<std::unique_ptr<ObjectReader>> OpenVerified(
+      const DataLocation& location);
+  absl::StatusOr<std::unique_ptr<ObjectReader>> OpenRange(
+      const DataLocation& location, ByteRange range);
+  // Validates every range first; an invalid one fails alone. Ranges that
+  // arrive with a non-OK status are left as they are.
+  void ReadRanges(absl::Span<RangeRead> ranges);
+
+  absl::Status List(const std::function<bool(const ListedObject&)>& emit) {
+    return store_->List(emit);
+  }
+  absl::Status Delete(const DataLocation& location);
+  absl::StatusOr<uint64_t> CleanStaging() { return store_->CleanStaging(); }
+
+ private:
+  std::unique_ptr<ManagedObjectStore> store_;
+};
+
+// The DataLocation of what a backend stored.
+absl::StatusOr<DataLocation> LocationOfStored(const StoredObject& stored,
+                                              std::string_view content_type);
+
+}  // namespace lake
+
+#endif  // LAKE_ENGINE_MANAGED_STAGE_H_

@@ -1,0 +1,46 @@
+#include "engine/sha256.h"
+
+#include <openssl/evp.h>
+
+#include <cstdlib>
+
+namespace lake {
+namespace {
+
+const EVP_MD* Sha256Algorithm() {
+  // An explicit fetch avoids OpenSSL 3's implicit per-init provider lookup.
+  static const EVP_MD* md = [] {
+    EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    return fetched != nullptr ? fetched : EVP_sha256();
+  }();
+  return md;
+}
+
+}  // namespace
+
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_ == nullptr || EVP_DigestInit_ex(ctx_, Sha256Algorithm(), nullptr) != 1) {
+    std::abort();  // only on allocation failure inside OpenSSL
+  }
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(ctx_); }
+
+void Sha256::Update(const uint8_t* data, size_t len) {
+  if (len > 0) EVP_DigestUpdate(ctx_, data, len);
+}
+
+std::string Sha256::FinishHex() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_len = 0;
+  EVP_DigestFinal_ex(ctx_, digest, &digest_len);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex(digest_len * 2, '0');
+  for (unsigned int i = 0; i < digest_len; ++i) {
+    hex[2 * i] = kHex[digest[i] >> 4];
+    hex[2 * i + 1] = kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
+}  // namespace lake

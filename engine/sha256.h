@@ -1,0 +1,32 @@
+// Incremental SHA-256 on OpenSSL EVP (which uses SHA-NI where the CPU has
+// it). The digest algorithm is fetched once per process, not per object.
+#ifndef LAKE_ENGINE_SHA256_H_
+#define LAKE_ENGINE_SHA256_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+typedef struct evp_md_ctx_st EVP_MD_CTX;
+
+namespace lake {
+
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+
+  void Update(const uint8_t* data, size_t len);
+  // The digest of everything updated so far, as 64 lowercase hex
+  // characters. The hasher cannot be updated afterwards.
+  std::string FinishHex();
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+}  // namespace lake
+
+#endif  // LAKE_ENGINE_SHA256_H_

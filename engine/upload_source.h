@@ -1,0 +1,35 @@
+// Where the bytes of an upload come from.
+#ifndef LAKE_ENGINE_UPLOAD_SOURCE_H_
+#define LAKE_ENGINE_UPLOAD_SOURCE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+
+namespace lake {
+namespace io {
+class File;
+}
+
+class UploadSource {
+ public:
+  virtual ~UploadSource() = default;
+
+  // Up to `len` bytes in order; 0 at the end.
+  virtual absl::StatusOr<size_t> Read(uint8_t* dst, size_t len) = 0;
+
+  // A regular file that a store may instead read at offsets with its own
+  // I/O queue (several reads in flight); null for sequential sources. A
+  // store uses either this or Read(), never both.
+  virtual io::File* positional_file() { return nullptr; }
+
+  // The total size when known in advance (progress reporting only: the
+  // bytes actually read define the object).
+  virtual std::optional<uint64_t> size_hint() const { return std::nullopt; }
+};
+
+}  // namespace lake
+
+#endif  // LAKE_ENGINE_UPLOAD_SOURCE_H_

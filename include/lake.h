@@ -1,0 +1,410 @@
+/*
+ * lake.h — the whole C ABI of lake, an embedded storage engine for large
+ * immutable objects (videos, point clouds, model weights).
+ *
+ * Conventions (they hold for every function below unless its comment says
+ * otherwise):
+ *
+ *  - Every fallible call returns a lake_status. LAKE_OK (0) is success. On
+ *    failure, if `err` is not NULL, *err receives a new lake_error that the
+ *    caller releases with lake_error_free(); on success *err is left
+ *    untouched. Passing err == NULL is allowed: the status alone is returned.
+ *  - Handles are opaque. A handle made by lake_X_new/lake_X_open is released
+ *    by the matching lake_X_free. Free functions accept NULL.
+ *  - Strings passed in are NUL-terminated UTF-8 and are copied; lake keeps no
+ *    pointer to them after the call returns. Strings returned as
+ *    `const char*` are owned by the handle they came from and live until that
+ *    handle is freed.
+ *  - No call blocks forever: long operations take a cancellation token and a
+ *    progress callback through their options handle.
+ *  - Thread safety is stated per handle type.
+ *
+ * Versioning: LAKE_ABI_VERSION is the major ABI version this header
+ * describes; lake_abi_version() returns the one the loaded library
+ * implements. They must be equal. Within one ABI version, functions are only
+ * added, never changed or removed; structs declared here are frozen.
+ */
+#ifndef LAKE_H_
+#define LAKE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define LAKE_API __attribute__((visibility("default")))
+#else
+#define LAKE_API
+#endif
+
+#define LAKE_ABI_VERSION 1
+
+/* The ABI major version implemented by the loaded library. */
+LAKE_API uint32_t lake_abi_version(void);
+
+/* The library's release version, e.g. "0.1.0". Static storage. */
+LAKE_API const char* lake_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and errors                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum lake_status {
+  LAKE_OK = 0,
+  /* Bad input: malformed location or range, containment refused, invalid
+   * option. Nothing was touched. */
+  LAKE_INVALID_ARGUMENT = 1,
+  /* The object's bytes are not the ones its DataLocation names: short, long,
+   * digest mismatch or premature EOF. See lake_error_integrity_kind(). */
+  LAKE_INTEGRITY = 2,
+  /* A concurrent change won (compare-and-set lost, lock held elsewhere). */
+  LAKE_CONFLICT = 3,
+  /* Storage or network failure (I/O error, full disk, S3 error). */
+  LAKE_IO = 4,
+  /* The object, table or namespace does not exist. */
+  LAKE_NOT_FOUND = 5,
+  /* The caller's cancellation token fired. */
+  LAKE_CANCELLED = 6,
+  /* A bug in lake or a broken invariant; please report it. */
+  LAKE_INTERNAL = 7,
+  /* The operation is not supported by this stage or build. */
+  LAKE_UNSUPPORTED = 8
+} lake_status;
+
+/* A short constant name for a status ("LAKE_INTEGRITY"). Static storage. */
+LAKE_API const char* lake_status_name(lake_status status);
+
+/* Why an object failed verification. */
+typedef enum lake_integrity_kind {
+  LAKE_INTEGRITY_NONE = 0,          /* not an integrity failure */
+  LAKE_INTEGRITY_SIZE_SHORT = 1,    /* object ended before size_bytes */
+  LAKE_INTEGRITY_SIZE_LONG = 2,     /* object continues past size_bytes */
+  LAKE_INTEGRITY_DIGEST_MISMATCH = 3,
+  LAKE_INTEGRITY_PREMATURE_EOF = 4, /* a range ended before its end */
+  LAKE_INTEGRITY_INVALID_LOCATION = 5 /* the DataLocation itself is invalid */
+} lake_integrity_kind;
+
+/* "SizeShort", "SizeLong", "DigestMismatch", "PrematureEof",
+ * "InvalidLocation", or "None". Static storage. */
+LAKE_API const char* lake_integrity_kind_name(lake_integrity_kind kind);
+
+/* An error. Immutable once returned; safe to read from any thread. */
+typedef struct lake_error lake_error;
+
+LAKE_API lake_status lake_error_code(const lake_error* err);
+/* Human-readable, one line, never contains credentials. Owned by `err`. */
+LAKE_API const char* lake_error_message(const lake_error* err);
+LAKE_API lake_integrity_kind lake_error_integrity_kind(const lake_error* err);
+/* For integrity failures: the expected and observed byte counts (size for
+ * SizeShort/SizeLong/DigestMismatch, range length for PrematureEof). Zero
+ * otherwise. */
+LAKE_API uint64_t lake_error_expected(const lake_error* err);
+LAKE_API uint64_t lake_error_observed(const lake_error* err);
+/* 1 if repeating the same call may succeed (transient I/O), else 0. */
+LAKE_API int lake_error_retryable(const lake_error* err);
+LAKE_API void lake_error_free(lake_error* err);
+
+/* ------------------------------------------------------------------------ */
+/* Process-wide settings                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Caps the memory lake uses for in-flight data buffers in this process, over
+ * all stages and operations together (default 64 MiB, minimum 4 MiB). An
+ * operation that would exceed it waits for buffers to be released (and still
+ * honours its cancellation token). Thread-safe. */
+LAKE_API lake_status lake_set_buffer_budget(uint64_t bytes, lake_error** err);
+
+/* ------------------------------------------------------------------------ */
+/* Cancellation                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A cancellation token. Thread-safe: any thread may cancel while another
+ * runs an operation that watches it. Free it only after every operation
+ * using it has returned. */
+typedef struct lake_cancel_token lake_cancel_token;
+
+LAKE_API lake_cancel_token* lake_cancel_token_new(void);
+LAKE_API void lake_cancel_token_cancel(lake_cancel_token* token);
+LAKE_API int lake_cancel_token_is_cancelled(const lake_cancel_token* token);
+LAKE_API void lake_cancel_token_free(lake_cancel_token* token);
+
+/* Progress: called on the operation's thread with the bytes done so far and
+ * the total if known (0 when unknown). Must not call back into lake with
+ * the same handle. */
+typedef void (*lake_progress_fn)(void* ctx, uint64_t done_bytes,
+                                 uint64_t total_bytes);
+
+/* ------------------------------------------------------------------------ */
+/* DataLocation                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* The immutable identity of one complete managed object:
+ * {uri, content_type, size_bytes, sha256}. Immutable; thread-safe. */
+typedef struct lake_location lake_location;
+
+/* Parses the canonical JSON text form (any key order on input; exactly the
+ * four keys). `len` is the text length in bytes. Errors are
+ * LAKE_INVALID_ARGUMENT with integrity kind INVALID_LOCATION. */
+LAKE_API lake_status lake_location_from_json(const char* json, size_t len,
+                                             lake_location** out,
+                                             lake_error** err);
+/* Builds a location from its fields, with the same validation. */
+LAKE_API lake_status lake_location_new(const char* uri,
+                                       const char* content_type,
+                                       uint64_t size_bytes, const char* sha256,
+                                       lake_location** out, lake_error** err);
+/* Canonical JSON: fixed key order, no whitespace. Owned by `loc`. */
+LAKE_API const char* lake_location_json(const lake_location* loc);
+LAKE_API const char* lake_location_uri(const lake_location* loc);
+LAKE_API const char* lake_location_content_type(const lake_location* loc);
+LAKE_API uint64_t lake_location_size_bytes(const lake_location* loc);
+/* 64 lowercase hexadecimal characters. */
+LAKE_API const char* lake_location_sha256(const lake_location* loc);
+LAKE_API void lake_location_free(lake_location* loc);
+
+/* ------------------------------------------------------------------------ */
+/* Host-provided storage (the injection seam)                                */
+/* ------------------------------------------------------------------------ */
+
+/* A pull source: fill up to `cap` bytes of `buf`, return the count, 0 at
+ * end of stream, or a negative value on failure. */
+typedef int64_t (*lake_read_fn)(void* ctx, uint8_t* buf, size_t cap);
+
+/* One entry of a listing. Pointers valid only during the callback. */
+typedef struct lake_list_entry {
+  const char* uri;
+  uint64_t size_bytes;
+  int64_t modified_unix_micros;
+} lake_list_entry;
+
+/* Receives entries; return 0 to continue, non-zero to stop the listing. */
+typedef int (*lake_list_fn)(void* ctx, const lake_list_entry* entry);
+
+/* A host may hand lake its own object store as a table of callbacks. lake
+ * keeps its policy on top: it hashes every uploaded byte, builds the
+ * DataLocation, verifies full reads at EOF, caps ranges and checks
+ * containment against `root_uri`. The host only moves bytes.
+ *
+ * Each callback returns a lake_status; on failure it may write a
+ * NUL-terminated message of at most `message_cap` bytes into `message`.
+ * Callbacks may be called from any thread that uses the stage, concurrently;
+ * a stream is used by one thread at a time. Frozen layout: version 1. */
+#define LAKE_HOST_STORE_VERSION 1
+typedef struct lake_host_store {
+  int version; /* LAKE_HOST_STORE_VERSION */
+  void* ctx;
+  /* The stage root as a URI ("s3://bucket/prefix" or "file:///abs/dir");
+   * every location this store produces or accepts lies beneath it. */
+  const char* root_uri;
+  /* Store the bytes pulled from `read(read_ctx, …)` until it returns 0, under
+   * `uri` (chosen by lake, beneath root_uri). Must not publish a partial
+   * object: on any failure, nothing may remain under `uri`. */
+  lake_status (*upload)(void* ctx, const char* uri, const char* content_type,
+                        lake_read_fn read, void* read_ctx, char* message,
+                        size_t message_cap);
+  /* Open a stream of the object's bytes starting at `start` (0 for a full
+   * read). *stream is passed back to read_stream and close_stream. */
+  lake_status (*open_stream)(void* ctx, const char* uri, uint64_t start,
+                             void** stream, char* message, size_t message_cap);
+  /* Read up to `cap` bytes; *n = 0 means end of object. */
+  lake_status (*read_stream)(void* ctx, void* stream, uint8_t* buf,
+                             size_t cap, size_t* n, char* message,
+                             size_t message_cap);
+  void (*close_stream)(void* ctx, void* stream);
+  /* Every object whose URI starts with `prefix_uri`, in any order. */
+  lake_status (*list)(void* ctx, const char* prefix_uri, lake_list_fn emit,
+                      void* emit_ctx, char* message, size_t message_cap);
+  /* Remove the object; removing an absent object succeeds. */
+  lake_status (*remove)(void* ctx, const char* uri, char* message,
+                        size_t message_cap);
+  /* Called once when the last stage using this table is freed; may be NULL. */
+  void (*destroy)(void* ctx);
+} lake_host_store;
+
+/* ------------------------------------------------------------------------ */
+/* Stage: where managed objects live                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Options to open a stage. Not thread-safe; may be freed after open. */
+typedef struct lake_stage_options lake_stage_options;
+
+LAKE_API lake_stage_options* lake_stage_options_new(void);
+/* A local stage rooted at `dir` (created if missing). Objects go under
+ * dir/objects, unpublished uploads under dir/.staging. */
+LAKE_API lake_status lake_stage_options_set_local_root(lake_stage_options* opts,
+                                                       const char* dir,
+                                                       lake_error** err);
+/* Restrict the stage to one tenant: uploads go under, and reads are refused
+ * outside, the tenant's child prefix. A tenant is a non-empty name of at
+ * most 128 bytes of UTF-8 with no '/', control character, or NUL, and not
+ * "." or "..". */
+LAKE_API lake_status lake_stage_options_set_tenant(lake_stage_options* opts,
+                                                   const char* tenant,
+                                                   lake_error** err);
+/* Use a host-provided store instead of a lake backend. The table is copied;
+ * `ctx` must stay valid until `destroy` is called. */
+LAKE_API lake_status lake_stage_options_set_host_store(
+    lake_stage_options* opts, const lake_host_store* store, lake_error** err);
+LAKE_API void lake_stage_options_free(lake_stage_options* opts);
+
+/* A stage. Thread-safe: any number of threads may upload and read through
+ * one stage at once. Free it after every reader, writer and call using it
+ * has finished. */
+typedef struct lake_stage lake_stage;
+
+LAKE_API lake_status lake_stage_open(const lake_stage_options* opts,
+                                     lake_stage** out, lake_error** err);
+LAKE_API void lake_stage_free(lake_stage* stage);
+
+/* "io_uring" or "sync" for local stages (LAKE_IO=sync forces the plain
+ * pread/pwrite backend), "host" for host stores. Owned by the stage. */
+LAKE_API const char* lake_stage_io_backend(const lake_stage* stage);
+
+/* Removes leftovers of uploads whose process died before publishing
+ * (files named .staging/<uuid>.uploading that no live upload holds).
+ * Published objects are never touched. *removed (may be NULL) receives the
+ * count. Safe to run while other processes upload to the same stage. */
+LAKE_API lake_status lake_stage_clean_staging(lake_stage* stage,
+                                              uint64_t* removed,
+                                              lake_error** err);
+
+/* Lists every published object in the stage (or tenant). */
+LAKE_API lake_status lake_stage_list(lake_stage* stage, lake_list_fn emit,
+                                     void* ctx, lake_error** err);
+
+/* Deletes a managed object after the containment check. Deleting an absent
+ * object succeeds. Normally garbage collection does this. */
+LAKE_API lake_status lake_stage_delete(lake_stage* stage,
+                                       const lake_location* loc,
+                                       lake_error** err);
+
+/* ------------------------------------------------------------------------ */
+/* Upload                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Options for one upload. Not thread-safe; may be freed after the call. */
+typedef struct lake_upload_options lake_upload_options;
+
+LAKE_API lake_upload_options* lake_upload_options_new(void);
+/* Default "application/octet-stream". Non-empty printable ASCII, at most
+ * 255 bytes. */
+LAKE_API lake_status lake_upload_options_set_content_type(
+    lake_upload_options* opts, const char* content_type, lake_error** err);
+/* The token is borrowed: keep it alive until the upload returns. */
+LAKE_API void lake_upload_options_set_cancel_token(lake_upload_options* opts,
+                                                   lake_cancel_token* token);
+LAKE_API void lake_upload_options_set_progress(lake_upload_options* opts,
+                                               lake_progress_fn fn, void* ctx);
+LAKE_API void lake_upload_options_free(lake_upload_options* opts);
+
+/* Uploads the file at `path`. `opts` may be NULL for defaults. On success
+ * *out is the new object's location (free with lake_location_free). On any
+ * failure or cancellation, no object is published and no staging file is
+ * left behind. */
+LAKE_API lake_status lake_stage_upload_path(lake_stage* stage, const char* path,
+                                            const lake_upload_options* opts,
+                                            lake_location** out,
+                                            lake_error** err);
+
+/* Uploads the bytes pulled from `read(ctx, …)` until it returns 0. A
+ * negative return fails the upload with LAKE_IO. */
+LAKE_API lake_status lake_stage_upload_reader(lake_stage* stage,
+                                              lake_read_fn read, void* ctx,
+                                              const lake_upload_options* opts,
+                                              lake_location** out,
+                                              lake_error** err);
+
+/* A push-style upload: open, write any number of times, then close to
+ * publish. Freeing a writer that was not closed successfully discards the
+ * upload. One thread at a time. */
+typedef struct lake_writer lake_writer;
+
+LAKE_API lake_status lake_writer_open(lake_stage* stage,
+                                      const lake_upload_options* opts,
+                                      lake_writer** out, lake_error** err);
+LAKE_API lake_status lake_writer_write(lake_writer* writer, const void* buf,
+                                       size_t len, lake_error** err);
+/* Publishes the object: makes it durable, then visible, and returns its
+ * location. Fallible; after a failure nothing is published. */
+LAKE_API lake_status lake_writer_close(lake_writer* writer, lake_location** out,
+                                       lake_error** err);
+LAKE_API void lake_writer_free(lake_writer* writer);
+
+/* ------------------------------------------------------------------------ */
+/* Verified and range readers                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A reader. One thread at a time. */
+typedef struct lake_reader lake_reader;
+
+/* Opens a verified full read. The location is validated (SHA-256 must be 64
+ * hex characters; containment) before storage is touched. Reads deliver the
+ * object's bytes; the read that reaches the end returns *n = 0 only when the
+ * object is exactly size_bytes long and its SHA-256 matches, and otherwise
+ * fails with LAKE_INTEGRITY and the kind. Stopping early claims nothing. */
+LAKE_API lake_status lake_reader_open(lake_stage* stage,
+                                      const lake_location* loc,
+                                      lake_reader** out, lake_error** err);
+
+/* Opens the half-open byte range [start, end) of the object. Empty,
+ * reversed or out-of-bounds ranges (end > size_bytes) are refused with
+ * LAKE_INVALID_ARGUMENT before the object is opened. The reader yields
+ * exactly end - start bytes or fails with LAKE_INTEGRITY / PREMATURE_EOF.
+ * A range read does not verify the object's SHA-256. */
+LAKE_API lake_status lake_reader_open_range(lake_stage* stage,
+                                            const lake_location* loc,
+                                            uint64_t start, uint64_t end,
+                                            lake_reader** out,
+                                            lake_error** err);
+
+/* Reads up to `cap` bytes into `buf`; *n receives the count. *n == 0 with
+ * LAKE_OK means the end, verified (full read) or complete (range). After a
+ * failure every further read returns the same failure. */
+LAKE_API lake_status lake_reader_read(lake_reader* reader, void* buf,
+                                      size_t cap, size_t* n, lake_error** err);
+
+/* 1 once a full reader has reached its verified end; 0 before, after a
+ * failure, and always for range readers. */
+LAKE_API int lake_reader_verified(const lake_reader* reader);
+
+/* Releases the underlying storage stream and reports a failure to do so.
+ * Closing early is allowed and claims nothing. */
+LAKE_API lake_status lake_reader_close(lake_reader* reader, lake_error** err);
+/* Frees the handle (closing it first if needed, ignoring errors). */
+LAKE_API void lake_reader_free(lake_reader* reader);
+
+/* ------------------------------------------------------------------------ */
+/* Batched range reads                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* One range of a batch. Frozen layout. The caller fills the inputs; lake
+ * fills the outputs. */
+typedef struct lake_range {
+  /* in */
+  const lake_location* location;
+  uint64_t start;  /* half-open [start, end) */
+  uint64_t end;
+  void* buffer;    /* at least end - start bytes */
+  /* out */
+  lake_status status;  /* LAKE_OK when exactly end - start bytes were read */
+  uint64_t bytes_read;
+  lake_error* error;   /* non-NULL on failure; the caller frees it */
+} lake_range;
+
+/* Reads many ranges, across one or several locations, submitted together.
+ * Every range is validated before any is read; an invalid range fails alone
+ * (its status says why) and the others proceed. Returns LAKE_OK when every
+ * range succeeded, otherwise the status of the first failed range; the
+ * per-range statuses are filled either way. Does not verify SHA-256. */
+LAKE_API lake_status lake_stage_read_ranges(lake_stage* stage,
+                                            lake_range* ranges, size_t count,
+                                            lake_error** err);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* LAKE_H_ */

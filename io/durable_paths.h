@@ -1,0 +1,27 @@
+// Directory operations made durable: a new directory entry survives a
+// power loss only after its parent directory has been fsynced.
+#ifndef LAKE_IO_DURABLE_PATHS_H_
+#define LAKE_IO_DURABLE_PATHS_H_
+
+#include <string>
+
+#include "io/file_system.h"
+
+namespace lake::io {
+
+// fsync of the directory `path`.
+absl::Status SyncDirectory(FileSystem& fs, const std::string& path);
+
+// fsync of the directory holding `path`.
+absl::Status SyncParentDirectory(FileSystem& fs, const std::string& path);
+
+// Creates `path` and any missing parents (like mkdir -p), syncing the
+// parent of each directory it creates. Present directories are fine.
+absl::Status CreateDirectoriesDurably(FileSystem& fs, const std::string& path);
+
+// The directory part of an absolute path ("/a/b" → "/a", "/a" → "/").
+std::string ParentPath(const std::string& path);
+
+}  // namespace lake::io
+
+#endif  // LAKE_IO_DURABLE_PATHS_H_

@@ -1,0 +1,244 @@
+#include "io/posix/posix_file_system.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "io/errno_status.h"
+#include "io/posix/inline_io_queue.h"
+
+namespace lake::io {
+namespace {
+
+FileInfo InfoFromStat(const struct stat& st) {
+  FileInfo info;
+  info.size = static_cast<uint64_t>(st.st_size);
+  info.is_regular = S_ISREG(st.st_mode);
+  info.is_directory = S_ISDIR(st.st_mode);
+  info.modified_unix_micros =
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000 +
+      st.st_mtim.tv_nsec / 1000;
+  info.link_count = static_cast<uint64_t>(st.st_nlink);
+  return info;
+}
+
+class PosixFile final : public File {
+ public:
+  PosixFile(int fd, std::string path, bool direct)
+      : fd_(fd), path_(std::move(path)), direct_(direct) {}
+  ~PosixFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  const std::string& path() const override { return path_; }
+  int fd() const override { return fd_; }
+  bool direct() const override { return direct_; }
+
+  absl::StatusOr<size_t> PRead(uint8_t* buf, size_t len,
+                               uint64_t offset) override {
+    for (;;) {
+      ssize_t n = ::pread(fd_, buf, len, static_cast<off_t>(offset));
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno != EINTR) return ErrnoStatus(errno, "read", path_);
+    }
+  }
+  absl::StatusOr<size_t> PWrite(const uint8_t* buf, size_t len,
+                                uint64_t offset) override {
+    for (;;) {
+      ssize_t n = ::pwrite(fd_, buf, len, static_cast<off_t>(offset));
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno != EINTR) return ErrnoStatus(errno, "write", path_);
+    }
+  }
+  absl::StatusOr<size_t> Read(uint8_t* buf, size_t len) override {
+    for (;;) {
+      ssize_t n = ::read(fd_, buf, len);
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno != EINTR) return ErrnoStatus(errno, "read", path_);
+    }
+  }
+  absl::Status Sync() override {
+    // fdatasync also persists the size of a file; a directory needs fsync.
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return ErrnoStatus(errno, "stat", path_);
+    int rc = S_ISDIR(st.st_mode) ? ::fsync(fd_) : ::fdatasync(fd_);
+    if (rc != 0) return ErrnoStatus(errno, "fsync", path_);
+    return absl::OkStatus();
+  }
+  absl::Status Truncate(uint64_t size) override {
+    if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+      return ErrnoStatus(errno, "truncate", path_);
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<FileInfo> Stat() override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return ErrnoStatus(errno, "stat", path_);
+    return InfoFromStat(st);
+  }
+  absl::StatusOr<bool> TryLockExclusive() override {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return true;
+    if (errno == EWOULDBLOCK) return false;
+    return ErrnoStatus(errno, "lock", path_);
+  }
+  absl::Status LockExclusive() override {
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) return ErrnoStatus(errno, "lock", path_);
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Close() override {
+    int fd = std::exchange(fd_, -1);
+    if (fd >= 0 && ::close(fd) != 0 && errno != EINTR) {
+      return ErrnoStatus(errno, "close", path_);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+  bool direct_;
+};
+
+// openat2(RESOLVE_BENEATH) refuses, in the kernel and atomically, any path
+// or symlink that leaves `dirfd`. Returns -1 with errno ENOSYS on kernels
+// without openat2.
+int OpenBeneath(int dirfd, const std::string& relative) {
+  struct open_how how = {};
+  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  for (;;) {
+    long fd = ::syscall(SYS_openat2, dirfd, relative.c_str(), &how, sizeof how);
+    if (fd >= 0 || errno != EINTR) return static_cast<int>(fd);
+  }
+}
+
+// Fallback for kernels without openat2: resolve, check the prefix, and
+// open without following a final symlink. Racy against a concurrent
+// rename of a parent directory, which openat2 is not.
+int OpenBeneathByRealPath(const std::string& root, const std::string& relative) {
+  std::string joined = root + "/" + relative;
+  char resolved[PATH_MAX];
+  if (::realpath(joined.c_str(), resolved) == nullptr) return -1;
+  std::string r(resolved);
+  if (!absl::StartsWith(r, root + "/")) {
+    errno = EXDEV;
+    return -1;
+  }
+  return ::open(resolved, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenRead(
+    const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return ErrnoStatus(errno, "open", path);
+  return std::make_unique<PosixFile>(fd, path, false);
+}
+
+absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenReadBeneath(
+    const File& root, const std::string& relative) {
+  int fd = OpenBeneath(root.fd(), relative);
+  if (fd < 0 && errno == ENOSYS) fd = OpenBeneathByRealPath(root.path(), relative);
+  std::string path = root.path() + "/" + relative;
+  if (fd < 0) {
+    if (errno == EXDEV || errno == ELOOP) {
+      return absl::PermissionDeniedError(
+          "path leaves the stage root: " + path);
+    }
+    return ErrnoStatus(errno, "open", path);
+  }
+  return std::make_unique<PosixFile>(fd, std::move(path), false);
+}
+
+absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::CreateNew(
+    const std::string& path, bool want_direct) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus(errno, "create", path);
+  // Switching to O_DIRECT after creation (instead of opening with it) keeps
+  // a file system without direct I/O from failing the create half-way.
+  bool direct = false;
+  if (want_direct) {
+    int flags = ::fcntl(fd, F_GETFL);
+    direct = flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_DIRECT) == 0;
+  }
+  return std::make_unique<PosixFile>(fd, path, direct);
+}
+
+absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectory(
+    const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "open directory", path);
+  return std::make_unique<PosixFile>(fd, path, false);
+}
+
+absl::Status PosixFileSystem::CreateDirectory(const std::string& path) {
+  if (::mkdir(path.c_str(), 0755) != 0) return ErrnoStatus(errno, "mkdir", path);
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::RenameNoReplace(const std::string& from,
+                                              const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(),
+                  RENAME_NOREPLACE) != 0) {
+    return ErrnoStatus(errno, "rename", from + " -> " + to);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::Remove(const std::string& path) {
+  if (::unlink(path.c_str()) == 0) return absl::OkStatus();
+  if (errno == EISDIR) {
+    if (::rmdir(path.c_str()) == 0) return absl::OkStatus();
+  }
+  return ErrnoStatus(errno, "remove", path);
+}
+
+absl::StatusOr<std::vector<std::string>> PosixFileSystem::ListDirectory(
+    const std::string& path) {
+  DIR* dir = ::opendir(path.c_str());
+  if (dir == nullptr) return ErrnoStatus(errno, "list", path);
+  std::vector<std::string> names;
+  errno = 0;
+  while (struct dirent* entry = ::readdir(dir)) {
+    std::string_view name(entry->d_name);
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  int error = errno;
+  ::closedir(dir);
+  if (error != 0) return ErrnoStatus(error, "list", path);
+  return names;
+}
+
+absl::StatusOr<FileInfo> PosixFileSystem::Stat(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return ErrnoStatus(errno, "stat", path);
+  return InfoFromStat(st);
+}
+
+absl::StatusOr<std::string> PosixFileSystem::RealPath(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) == nullptr) {
+    return ErrnoStatus(errno, "resolve", path);
+  }
+  return std::string(resolved);
+}
+
+absl::StatusOr<std::unique_ptr<IoQueue>> PosixFileSystem::NewIoQueue(
+    unsigned depth) {
+  return std::make_unique<InlineIoQueue>(depth);
+}
+
+}  // namespace lake::io
