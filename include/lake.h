@@ -220,7 +220,9 @@ typedef struct lake_host_store {
   /* Remove the object; removing an absent object succeeds. */
   lake_status (*remove)(void* ctx, const char* uri, char* message,
                         size_t message_cap);
-  /* Called once when the last stage using this table is freed; may be NULL. */
+  /* Called once when the stage opened with this table is freed (not when
+   * lake_stage_open fails: the host keeps ctx then); may be NULL. Each
+   * successful lake_stage_open with the table calls it once. */
   void (*destroy)(void* ctx);
 } lake_host_store;
 

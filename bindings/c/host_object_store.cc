@@ -17,6 +17,9 @@ constexpr size_t kHostMessageBytes = 512;
 // The upload source as the host sees it: every byte lake hands over is
 // hashed and counted here, so the DataLocation describes exactly them.
 struct HostUploadPull {
+  HostUploadPull(UploadSource* source, const UploadOptions* options)
+      : source(source), options(options) {}
+
   UploadSource* source;
   const UploadOptions* options;
   Sha256 hash;
@@ -184,7 +187,7 @@ absl::StatusOr<StoredObject> HostObjectStore::Upload(
     UploadSource& source, const UploadOptions& options) {
   std::string uri = absl::StrCat(root_uri_, "/",
                                  PercentEncodePath(NewManagedObjectKey(tenant_)));
-  HostUploadPull pull{&source, &options};
+  HostUploadPull pull(&source, &options);
   char message[kHostMessageBytes] = {0};
   lake_status code =
       table_.upload(table_.ctx, uri.c_str(), options.content_type.c_str(),
@@ -192,9 +195,9 @@ absl::StatusOr<StoredObject> HostObjectStore::Upload(
   absl::Status failure = !pull.failure.ok() ? pull.failure
                          : code != LAKE_OK  ? HostStatus(code, "upload", message)
                          : !pull.reached_end
-                             ? absl::InternalError(
-                                   "host store upload returned before reading "
-                                   "the source to its end")
+                             ? absl::UnknownError(
+                                   "host store upload returned success before "
+                                   "reading the source to its end")
                              : absl::OkStatus();
   if (!failure.ok()) {
     if (code == LAKE_OK) {

@@ -1,0 +1,591 @@
+// The C ABI, through include/lake.h only (this file sees no internal
+// header), linked against the shared library.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lake.h"
+
+namespace {
+
+// RAII for the handles, so failing checks do not leak.
+struct ErrorFree { void operator()(lake_error* e) const { lake_error_free(e); } };
+struct LocationFree { void operator()(lake_location* l) const { lake_location_free(l); } };
+struct StageFree { void operator()(lake_stage* s) const { lake_stage_free(s); } };
+struct ReaderFree { void operator()(lake_reader* r) const { lake_reader_free(r); } };
+using Error = std::unique_ptr<lake_error, ErrorFree>;
+using Location = std::unique_ptr<lake_location, LocationFree>;
+using Stage = std::unique_ptr<lake_stage, StageFree>;
+using Reader = std::unique_ptr<lake_reader, ReaderFree>;
+
+struct ScratchDir {
+  ScratchDir() {
+    std::string pattern = "/tmp/lake-cabi-XXXXXX";
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  std::string path;
+};
+
+std::vector<uint8_t> Bytes(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> v(n);
+  for (uint8_t& b : v) b = static_cast<uint8_t>(rng());
+  return v;
+}
+
+Stage OpenLocal(const std::string& root, const char* tenant = nullptr) {
+  lake_stage_options* opts = lake_stage_options_new();
+  REQUIRE(lake_stage_options_set_local_root(opts, root.c_str(), nullptr) == LAKE_OK);
+  if (tenant != nullptr) REQUIRE(lake_stage_options_set_tenant(opts, tenant, nullptr) == LAKE_OK);
+  lake_stage* stage = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_stage_open(opts, &stage, &err);
+  lake_stage_options_free(opts);
+  REQUIRE_MESSAGE(status == LAKE_OK, (err ? lake_error_message(err) : ""));
+  return Stage(stage);
+}
+
+struct MemoryReader {
+  const std::vector<uint8_t>* bytes;
+  size_t offset = 0;
+  static int64_t Read(void* ctx, uint8_t* buf, size_t cap) {
+    auto* r = static_cast<MemoryReader*>(ctx);
+    size_t n = std::min(cap, r->bytes->size() - r->offset);
+    memcpy(buf, r->bytes->data() + r->offset, n);
+    r->offset += n;
+    return static_cast<int64_t>(n);
+  }
+};
+
+Location Upload(lake_stage* stage, const std::vector<uint8_t>& bytes,
+                const lake_upload_options* opts = nullptr) {
+  MemoryReader reader{&bytes};
+  lake_location* loc = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_stage_upload_reader(stage, &MemoryReader::Read, &reader, opts, &loc, &err);
+  Error owned(err);
+  REQUIRE_MESSAGE(status == LAKE_OK, (err ? lake_error_message(err) : ""));
+  return Location(loc);
+}
+
+// Reads to the end; returns the final status and fills *error.
+lake_status ReadAllBytes(lake_reader* reader, std::vector<uint8_t>* out, Error* error) {
+  std::vector<uint8_t> buf(65536 + 3);
+  for (;;) {
+    size_t n = 0;
+    lake_error* err = nullptr;
+    lake_status status = lake_reader_read(reader, buf.data(), buf.size(), &n, &err);
+    if (status != LAKE_OK) {
+      error->reset(err);
+      return status;
+    }
+    if (n == 0) return LAKE_OK;
+    out->insert(out->end(), buf.begin(), buf.begin() + static_cast<long>(n));
+  }
+}
+
+std::string PathOfUri(const char* uri) { return std::string(uri).substr(strlen("file://")); }
+
+TEST_CASE("the header and the library agree on the ABI version") {
+  CHECK(lake_abi_version() == LAKE_ABI_VERSION);
+  CHECK(strlen(lake_version_string()) > 0);
+  CHECK(std::string(lake_status_name(LAKE_INTEGRITY)) == "LAKE_INTEGRITY");
+  CHECK(std::string(lake_integrity_kind_name(LAKE_INTEGRITY_DIGEST_MISMATCH)) == "DigestMismatch");
+}
+
+TEST_CASE("a NULL argument is a typed error, never a crash") {
+  lake_error* err = nullptr;
+  CHECK(lake_stage_open(nullptr, nullptr, &err) == LAKE_INVALID_ARGUMENT);
+  REQUIRE(err != nullptr);
+  CHECK(lake_error_code(err) == LAKE_INVALID_ARGUMENT);
+  CHECK(strstr(lake_error_message(err), "NULL") != nullptr);
+  lake_error_free(err);
+  CHECK(lake_reader_read(nullptr, nullptr, 0, nullptr, nullptr) == LAKE_INVALID_ARGUMENT);
+  // Frees accept NULL.
+  lake_error_free(nullptr);
+  lake_location_free(nullptr);
+  lake_stage_free(nullptr);
+  lake_reader_free(nullptr);
+  lake_writer_free(nullptr);
+}
+
+TEST_CASE("stage options without a root or with a bad tenant are refused") {
+  lake_stage_options* opts = lake_stage_options_new();
+  lake_stage* stage = nullptr;
+  lake_error* err = nullptr;
+  CHECK(lake_stage_open(opts, &stage, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  err = nullptr;
+  CHECK(lake_stage_options_set_tenant(opts, "../x", &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  CHECK(lake_stage_options_set_local_root(opts, "", nullptr) == LAKE_INVALID_ARGUMENT);
+  lake_stage_options_free(opts);
+}
+
+TEST_CASE("locations: JSON round trip, accessors, and typed refusal") {
+  std::string sha(64, 'B');
+  lake_location* loc = nullptr;
+  REQUIRE(lake_location_new("file:///srv/stage/objects/00/x", "video/mp4", 42, sha.c_str(), &loc,
+                            nullptr) == LAKE_OK);
+  Location owned(loc);
+  CHECK(std::string(lake_location_sha256(loc)) == std::string(64, 'b'));
+  CHECK(lake_location_size_bytes(loc) == 42);
+  std::string json = lake_location_json(loc);
+  CHECK(json == "{\"uri\":\"file:///srv/stage/objects/00/x\",\"content_type\":\"video/mp4\","
+                "\"size_bytes\":42,\"sha256\":\"" + std::string(64, 'b') + "\"}");
+  lake_location* back = nullptr;
+  REQUIRE(lake_location_from_json(json.data(), json.size(), &back, nullptr) == LAKE_OK);
+  Location back_owned(back);
+  CHECK(std::string(lake_location_uri(back)) == lake_location_uri(loc));
+
+  lake_error* err = nullptr;
+  std::string bad = "{\"uri\":\"file:///x\",\"content_type\":\"a/b\",\"size_bytes\":1,\"sha256\":\"abc\"}";
+  CHECK(lake_location_from_json(bad.data(), bad.size(), &back, &err) == LAKE_INVALID_ARGUMENT);
+  REQUIRE(err != nullptr);
+  CHECK(lake_error_integrity_kind(err) == LAKE_INTEGRITY_INVALID_LOCATION);
+  CHECK(lake_error_retryable(err) == 0);
+  lake_error_free(err);
+}
+
+TEST_CASE("upload, verified read and range read through the C ABI") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  const char* backend = lake_stage_io_backend(stage.get());
+  const char* forced = getenv("LAKE_IO");
+  CHECK(std::string(backend) == (forced && std::string(forced) == "sync" ? "sync" : "io_uring"));
+
+  std::vector<uint8_t> bytes = Bytes(3 * 1024 * 1024 + 9, 1);
+  lake_upload_options* opts = lake_upload_options_new();
+  REQUIRE(lake_upload_options_set_content_type(opts, "model/weights", nullptr) == LAKE_OK);
+  uint64_t last_progress = 0;
+  lake_upload_options_set_progress(
+      opts, [](void* ctx, uint64_t done, uint64_t) { *static_cast<uint64_t*>(ctx) = done; },
+      &last_progress);
+  Location loc = Upload(stage.get(), bytes, opts);
+  lake_upload_options_free(opts);
+  CHECK(last_progress == bytes.size());
+  CHECK(lake_location_size_bytes(loc.get()) == bytes.size());
+  CHECK(std::string(lake_location_content_type(loc.get())) == "model/weights");
+
+  lake_reader* raw = nullptr;
+  REQUIRE(lake_reader_open(stage.get(), loc.get(), &raw, nullptr) == LAKE_OK);
+  Reader reader(raw);
+  std::vector<uint8_t> out;
+  Error error;
+  CHECK(ReadAllBytes(reader.get(), &out, &error) == LAKE_OK);
+  CHECK(out == bytes);
+  CHECK(lake_reader_verified(reader.get()) == 1);
+  CHECK(lake_reader_close(reader.get(), nullptr) == LAKE_OK);
+  size_t n = 0;
+  uint8_t b;
+  CHECK(lake_reader_read(reader.get(), &b, 1, &n, nullptr) == LAKE_INVALID_ARGUMENT);
+
+  REQUIRE(lake_reader_open_range(stage.get(), loc.get(), 1000, 5000, &raw, nullptr) == LAKE_OK);
+  Reader range(raw);
+  out.clear();
+  CHECK(ReadAllBytes(range.get(), &out, &error) == LAKE_OK);
+  CHECK(out == std::vector<uint8_t>(bytes.begin() + 1000, bytes.begin() + 5000));
+  CHECK(lake_reader_verified(range.get()) == 0);
+
+  lake_error* err = nullptr;
+  CHECK(lake_reader_open_range(stage.get(), loc.get(), 10, 10, &raw, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+}
+
+TEST_CASE("an integrity failure carries its kind and counts") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  std::vector<uint8_t> bytes = Bytes(10000, 2);
+  Location loc = Upload(stage.get(), bytes);
+  std::ofstream(PathOfUri(lake_location_uri(loc.get())), std::ios::binary | std::ios::app) << 'x';
+
+  lake_reader* raw = nullptr;
+  REQUIRE(lake_reader_open(stage.get(), loc.get(), &raw, nullptr) == LAKE_OK);
+  Reader reader(raw);
+  std::vector<uint8_t> out;
+  Error error;
+  CHECK(ReadAllBytes(reader.get(), &out, &error) == LAKE_INTEGRITY);
+  REQUIRE(error != nullptr);
+  CHECK(lake_error_code(error.get()) == LAKE_INTEGRITY);
+  CHECK(lake_error_integrity_kind(error.get()) == LAKE_INTEGRITY_SIZE_LONG);
+  CHECK(lake_error_expected(error.get()) == 10000);
+  CHECK(lake_error_observed(error.get()) == 10001);
+  CHECK(lake_error_retryable(error.get()) == 0);
+  CHECK(lake_reader_verified(reader.get()) == 0);
+}
+
+TEST_CASE("uploading a path; a missing path is NOT_FOUND") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  std::vector<uint8_t> bytes = Bytes(123457, 3);
+  std::string path = dir.path + "/in.bin";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  lake_location* loc = nullptr;
+  REQUIRE(lake_stage_upload_path(stage.get(), path.c_str(), nullptr, &loc, nullptr) == LAKE_OK);
+  Location owned(loc);
+  CHECK(lake_location_size_bytes(loc) == bytes.size());
+  lake_error* err = nullptr;
+  CHECK(lake_stage_upload_path(stage.get(), (dir.path + "/nope").c_str(), nullptr, &loc, &err) ==
+        LAKE_NOT_FOUND);
+  lake_error_free(err);
+}
+
+TEST_CASE("a cancelled upload returns LAKE_CANCELLED and leaves nothing") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  lake_cancel_token* token = lake_cancel_token_new();
+  lake_upload_options* opts = lake_upload_options_new();
+  lake_upload_options_set_cancel_token(opts, token);
+  struct Ctx {
+    lake_cancel_token* token;
+    uint64_t sent = 0;
+  } ctx{token};
+  auto read = [](void* c, uint8_t* buf, size_t cap) -> int64_t {
+    auto* ctx = static_cast<Ctx*>(c);
+    if (ctx->sent > (4u << 20)) lake_cancel_token_cancel(ctx->token);
+    memset(buf, 7, cap);
+    ctx->sent += cap;
+    return static_cast<int64_t>(cap);  // an endless source
+  };
+  lake_location* loc = nullptr;
+  lake_error* err = nullptr;
+  CHECK(lake_stage_upload_reader(stage.get(), read, &ctx, opts, &loc, &err) == LAKE_CANCELLED);
+  CHECK(lake_cancel_token_is_cancelled(token) == 1);
+  lake_error_free(err);
+  lake_upload_options_free(opts);
+  lake_cancel_token_free(token);
+  CHECK(std::filesystem::is_empty(dir.path + "/stage/.staging"));
+  CHECK(std::filesystem::is_empty(dir.path + "/stage/objects"));
+}
+
+TEST_CASE("a failing read callback fails the upload with LAKE_IO") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  auto read = [](void*, uint8_t*, size_t) -> int64_t { return -5; };
+  lake_location* loc = nullptr;
+  lake_error* err = nullptr;
+  CHECK(lake_stage_upload_reader(stage.get(), read, nullptr, nullptr, &loc, &err) == LAKE_IO);
+  lake_error_free(err);
+  CHECK(std::filesystem::is_empty(dir.path + "/stage/.staging"));
+}
+
+TEST_CASE("writers: write then close publishes; close is fallible and once; free discards") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  std::vector<uint8_t> bytes = Bytes(2 * 1024 * 1024 + 1, 4);
+  lake_writer* writer = nullptr;
+  REQUIRE(lake_writer_open(stage.get(), nullptr, &writer, nullptr) == LAKE_OK);
+  REQUIRE(lake_writer_write(writer, bytes.data(), 1000, nullptr) == LAKE_OK);
+  REQUIRE(lake_writer_write(writer, bytes.data() + 1000, bytes.size() - 1000, nullptr) == LAKE_OK);
+  lake_location* loc = nullptr;
+  REQUIRE(lake_writer_close(writer, &loc, nullptr) == LAKE_OK);
+  Location owned(loc);
+  lake_error* err = nullptr;
+  CHECK(lake_writer_close(writer, &loc, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  lake_writer_free(writer);
+  CHECK(lake_location_size_bytes(owned.get()) == bytes.size());
+
+  REQUIRE(lake_writer_open(stage.get(), nullptr, &writer, nullptr) == LAKE_OK);
+  REQUIRE(lake_writer_write(writer, bytes.data(), bytes.size(), nullptr) == LAKE_OK);
+  lake_writer_free(writer);
+  CHECK(std::filesystem::is_empty(dir.path + "/stage/.staging"));
+}
+
+TEST_CASE("batched ranges report a status per range and the first failure") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  std::vector<uint8_t> a = Bytes(100000, 5), b = Bytes(50000, 6);
+  Location la = Upload(stage.get(), a), lb = Upload(stage.get(), b);
+  std::vector<uint8_t> buf(4 * 1000);
+  lake_range ranges[4];
+  memset(ranges, 0, sizeof ranges);
+  ranges[0] = {la.get(), 0, 1000, buf.data(), LAKE_OK, 0, nullptr};
+  ranges[1] = {lb.get(), 49000, 50000, buf.data() + 1000, LAKE_OK, 0, nullptr};
+  ranges[2] = {lb.get(), 49500, 50500, buf.data() + 2000, LAKE_OK, 0, nullptr};  // past the end
+  ranges[3] = {la.get(), 99000, 100000, buf.data() + 3000, LAKE_OK, 0, nullptr};
+  lake_error* err = nullptr;
+  CHECK(lake_stage_read_ranges(stage.get(), ranges, 4, &err) == LAKE_INVALID_ARGUMENT);
+  REQUIRE(err != nullptr);
+  CHECK(strstr(lake_error_message(err), "1 of 4") != nullptr);
+  lake_error_free(err);
+  CHECK(ranges[0].status == LAKE_OK);
+  CHECK(ranges[1].status == LAKE_OK);
+  CHECK(ranges[2].status == LAKE_INVALID_ARGUMENT);
+  CHECK(ranges[2].error != nullptr);
+  CHECK(ranges[3].status == LAKE_OK);
+  CHECK(ranges[3].bytes_read == 1000);
+  CHECK(memcmp(buf.data(), a.data(), 1000) == 0);
+  CHECK(memcmp(buf.data() + 1000, b.data() + 49000, 1000) == 0);
+  CHECK(memcmp(buf.data() + 3000, a.data() + 99000, 1000) == 0);
+  for (lake_range& r : ranges) lake_error_free(r.error);
+  CHECK(lake_stage_read_ranges(stage.get(), ranges, 0, nullptr) == LAKE_OK);
+}
+
+TEST_CASE("list, delete and staging cleanup through the C ABI") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  Location loc = Upload(stage.get(), Bytes(10, 7));
+  std::vector<std::string> uris;
+  auto emit = [](void* ctx, const lake_list_entry* entry) {
+    static_cast<std::vector<std::string>*>(ctx)->push_back(entry->uri);
+    return 0;
+  };
+  REQUIRE(lake_stage_list(stage.get(), emit, &uris, nullptr) == LAKE_OK);
+  CHECK(uris == std::vector<std::string>{lake_location_uri(loc.get())});
+  REQUIRE(lake_stage_delete(stage.get(), loc.get(), nullptr) == LAKE_OK);
+  uris.clear();
+  REQUIRE(lake_stage_list(stage.get(), emit, &uris, nullptr) == LAKE_OK);
+  CHECK(uris.empty());
+
+  std::ofstream(dir.path + "/stage/.staging/0193aaaa-0000-7000-8000-000000000000.uploading") << "x";
+  uint64_t removed = 0;
+  REQUIRE(lake_stage_clean_staging(stage.get(), &removed, nullptr) == LAKE_OK);
+  CHECK(removed == 1);
+}
+
+TEST_CASE("a tenant stage refuses another tenant's location with INVALID_LOCATION") {
+  ScratchDir dir;
+  Stage alice = OpenLocal(dir.path + "/stage", "alice");
+  Stage bob = OpenLocal(dir.path + "/stage", "bob");
+  Location loc = Upload(alice.get(), Bytes(10, 8));
+  CHECK(strstr(lake_location_uri(loc.get()), "/tenants/alice/objects/") != nullptr);
+  lake_reader* reader = nullptr;
+  lake_error* err = nullptr;
+  CHECK(lake_reader_open(bob.get(), loc.get(), &reader, &err) == LAKE_INVALID_ARGUMENT);
+  REQUIRE(err != nullptr);
+  CHECK(lake_error_integrity_kind(err) == LAKE_INTEGRITY_INVALID_LOCATION);
+  lake_error_free(err);
+}
+
+TEST_CASE("the process buffer budget has a floor") {
+  lake_error* err = nullptr;
+  CHECK(lake_set_buffer_budget(1024, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  CHECK(lake_set_buffer_budget(64u << 20, nullptr) == LAKE_OK);
+}
+
+// ---------------------------------------------------------------------------
+// A host-provided store: objects in a map, behind the callback table.
+
+struct HostStore {
+  std::mutex mu;
+  std::map<std::string, std::vector<uint8_t>> objects;
+  int destroyed = 0;
+  bool fail_uploads = false;
+  bool stop_upload_early = false;
+
+  struct Stream {
+    std::vector<uint8_t> bytes;
+    size_t offset;
+  };
+
+  static lake_status Upload(void* ctx, const char* uri, const char*, lake_read_fn read,
+                            void* read_ctx, char* message, size_t cap) {
+    auto* store = static_cast<HostStore*>(ctx);
+    if (store->fail_uploads) {
+      snprintf(message, cap, "disk on fire");
+      return LAKE_IO;
+    }
+    std::vector<uint8_t> bytes;
+    uint8_t buf[4096];
+    for (;;) {
+      int64_t n = read(read_ctx, buf, sizeof buf);
+      if (n < 0) return LAKE_IO;
+      if (n == 0) break;
+      bytes.insert(bytes.end(), buf, buf + n);
+      if (store->stop_upload_early) break;
+    }
+    std::lock_guard<std::mutex> lock(store->mu);
+    store->objects[uri] = std::move(bytes);
+    return LAKE_OK;
+  }
+  static lake_status Open(void* ctx, const char* uri, uint64_t start, void** stream, char*, size_t) {
+    auto* store = static_cast<HostStore*>(ctx);
+    std::lock_guard<std::mutex> lock(store->mu);
+    auto it = store->objects.find(uri);
+    if (it == store->objects.end()) return LAKE_NOT_FOUND;
+    *stream = new Stream{it->second, static_cast<size_t>(start)};
+    return LAKE_OK;
+  }
+  static lake_status ReadStream(void*, void* stream, uint8_t* buf, size_t cap, size_t* n, char*,
+                                size_t) {
+    auto* s = static_cast<Stream*>(stream);
+    *n = s->offset >= s->bytes.size() ? 0 : std::min(cap, s->bytes.size() - s->offset);
+    memcpy(buf, s->bytes.data() + s->offset, *n);
+    s->offset += *n;
+    return LAKE_OK;
+  }
+  static void CloseStream(void*, void* stream) { delete static_cast<Stream*>(stream); }
+  static lake_status List(void* ctx, const char* prefix, lake_list_fn emit, void* emit_ctx, char*,
+                          size_t) {
+    auto* store = static_cast<HostStore*>(ctx);
+    std::lock_guard<std::mutex> lock(store->mu);
+    for (auto& [uri, bytes] : store->objects) {
+      if (uri.rfind(prefix, 0) != 0) continue;
+      lake_list_entry entry{uri.c_str(), bytes.size(), 0};
+      if (emit(emit_ctx, &entry) != 0) break;
+    }
+    return LAKE_OK;
+  }
+  static lake_status Remove(void* ctx, const char* uri, char*, size_t) {
+    auto* store = static_cast<HostStore*>(ctx);
+    std::lock_guard<std::mutex> lock(store->mu);
+    store->objects.erase(uri);
+    return LAKE_OK;
+  }
+  static void Destroy(void* ctx) { ++static_cast<HostStore*>(ctx)->destroyed; }
+
+  lake_host_store Table(const char* root) {
+    return lake_host_store{LAKE_HOST_STORE_VERSION, this, root, &Upload, &Open, &ReadStream,
+                           &CloseStream, &List, &Remove, &Destroy};
+  }
+};
+
+Stage OpenHost(HostStore& host, const char* root, const char* tenant = nullptr) {
+  lake_host_store table = host.Table(root);
+  lake_stage_options* opts = lake_stage_options_new();
+  REQUIRE(lake_stage_options_set_host_store(opts, &table, nullptr) == LAKE_OK);
+  if (tenant) REQUIRE(lake_stage_options_set_tenant(opts, tenant, nullptr) == LAKE_OK);
+  lake_stage* stage = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_stage_open(opts, &stage, &err);
+  lake_stage_options_free(opts);
+  Error owned(err);
+  REQUIRE_MESSAGE(status == LAKE_OK, (err ? lake_error_message(err) : ""));
+  return Stage(stage);
+}
+
+TEST_CASE("a host store moves the bytes; lake hashes, verifies and contains them") {
+  HostStore host;
+  {
+    Stage stage = OpenHost(host, "s3://host-bucket/prefix");
+    CHECK(std::string(lake_stage_io_backend(stage.get())) == "host");
+    std::vector<uint8_t> bytes = Bytes(300000, 9);
+    Location loc = Upload(stage.get(), bytes);
+    std::string uri = lake_location_uri(loc.get());
+    CHECK(uri.rfind("s3://host-bucket/prefix/objects/", 0) == 0);
+    REQUIRE(host.objects.count(uri) == 1);
+
+    lake_reader* raw = nullptr;
+    REQUIRE(lake_reader_open(stage.get(), loc.get(), &raw, nullptr) == LAKE_OK);
+    Reader reader(raw);
+    std::vector<uint8_t> out;
+    Error error;
+    CHECK(ReadAllBytes(reader.get(), &out, &error) == LAKE_OK);
+    CHECK(out == bytes);
+    CHECK(lake_reader_verified(reader.get()) == 1);
+
+    // The host's bytes change: verification catches it.
+    host.objects[uri][100] ^= 1;
+    REQUIRE(lake_reader_open(stage.get(), loc.get(), &raw, nullptr) == LAKE_OK);
+    Reader tampered(raw);
+    out.clear();
+    CHECK(ReadAllBytes(tampered.get(), &out, &error) == LAKE_INTEGRITY);
+    CHECK(lake_error_integrity_kind(error.get()) == LAKE_INTEGRITY_DIGEST_MISMATCH);
+
+    // Ranges and batches go through the host's streams.
+    host.objects[uri][100] ^= 1;
+    REQUIRE(lake_reader_open_range(stage.get(), loc.get(), 50, 150, &raw, nullptr) == LAKE_OK);
+    Reader range(raw);
+    out.clear();
+    CHECK(ReadAllBytes(range.get(), &out, &error) == LAKE_OK);
+    CHECK(out == std::vector<uint8_t>(bytes.begin() + 50, bytes.begin() + 150));
+    std::vector<uint8_t> buf(10);
+    lake_range batch = {loc.get(), 299990, 300000, buf.data(), LAKE_OK, 0, nullptr};
+    CHECK(lake_stage_read_ranges(stage.get(), &batch, 1, nullptr) == LAKE_OK);
+    CHECK(std::equal(buf.begin(), buf.end(), bytes.end() - 10));
+
+    // Locations outside the host's root are refused before any callback.
+    std::string outside = "{\"uri\":\"s3://host-bucket/prefix-evil/objects/00/x\","
+                          "\"content_type\":\"a/b\",\"size_bytes\":1,\"sha256\":\"" +
+                          std::string(64, 'a') + "\"}";
+    lake_location* out_loc = nullptr;
+    REQUIRE(lake_location_from_json(outside.data(), outside.size(), &out_loc, nullptr) == LAKE_OK);
+    Location out_owned(out_loc);
+    lake_error* err = nullptr;
+    CHECK(lake_reader_open(stage.get(), out_loc, &raw, &err) == LAKE_INVALID_ARGUMENT);
+    CHECK(lake_error_integrity_kind(err) == LAKE_INTEGRITY_INVALID_LOCATION);
+    lake_error_free(err);
+
+    // List and delete go through the host.
+    std::vector<std::string> uris;
+    auto emit = [](void* ctx, const lake_list_entry* entry) {
+      static_cast<std::vector<std::string>*>(ctx)->push_back(entry->uri);
+      return 0;
+    };
+    REQUIRE(lake_stage_list(stage.get(), emit, &uris, nullptr) == LAKE_OK);
+    CHECK(uris == std::vector<std::string>{uri});
+    REQUIRE(lake_stage_delete(stage.get(), loc.get(), nullptr) == LAKE_OK);
+    CHECK(host.objects.empty());
+
+    // Push writers need a lake backend.
+    lake_writer* writer = nullptr;
+    err = nullptr;
+    CHECK(lake_writer_open(stage.get(), nullptr, &writer, &err) == LAKE_UNSUPPORTED);
+    lake_error_free(err);
+  }
+  CHECK(host.destroyed == 1);
+}
+
+TEST_CASE("a host upload that fails or stops early never yields a location") {
+  HostStore host;
+  Stage stage = OpenHost(host, "file:///host/root");
+  std::vector<uint8_t> bytes = Bytes(100000, 10);
+  MemoryReader reader{&bytes};
+  lake_location* loc = nullptr;
+  lake_error* err = nullptr;
+
+  host.fail_uploads = true;
+  CHECK(lake_stage_upload_reader(stage.get(), &MemoryReader::Read, &reader, nullptr, &loc, &err) ==
+        LAKE_IO);
+  REQUIRE(err != nullptr);
+  CHECK(strstr(lake_error_message(err), "disk on fire") != nullptr);
+  lake_error_free(err);
+
+  host.fail_uploads = false;
+  host.stop_upload_early = true;
+  err = nullptr;
+  reader.offset = 0;
+  CHECK(lake_stage_upload_reader(stage.get(), &MemoryReader::Read, &reader, nullptr, &loc, &err) ==
+        LAKE_IO);
+  lake_error_free(err);
+  CHECK(host.objects.empty());  // what the host stored was taken back
+}
+
+TEST_CASE("a host store table is validated") {
+  HostStore host;
+  lake_host_store table = host.Table("not a uri");
+  lake_stage_options* opts = lake_stage_options_new();
+  REQUIRE(lake_stage_options_set_host_store(opts, &table, nullptr) == LAKE_OK);
+  lake_stage* stage = nullptr;
+  lake_error* err = nullptr;
+  CHECK(lake_stage_open(opts, &stage, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  table = host.Table("s3://bucket/p");
+  table.version = 99;
+  REQUIRE(lake_stage_options_set_host_store(opts, &table, nullptr) == LAKE_OK);
+  err = nullptr;
+  CHECK(lake_stage_open(opts, &stage, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  lake_stage_options_free(opts);
+}
+
+}  // namespace

@@ -1,0 +1,277 @@
+// The `lake` command line as CLI.md specifies it: what goes to stdout, what
+// to stderr, and the exit codes.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/test_files.h"
+
+namespace {
+
+using lake::testing::TempDir;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs the lake binary (path in $LAKE_CLI) in `cwd` with `args`, feeding
+// `input` on stdin.
+Result Lake(const TempDir& dir, const std::vector<std::string>& args,
+            const std::string& input = "", const std::vector<std::string>& env = {}) {
+  const char* cli = std::getenv("LAKE_CLI");
+  REQUIRE_MESSAGE(cli != nullptr, "LAKE_CLI must name the lake binary");
+  std::string in_path = dir.Join(".stdin"), out_path = dir.Join(".stdout"),
+              err_path = dir.Join(".stderr");
+  std::ofstream(in_path, std::ios::binary) << input;
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(dir.path().c_str()) != 0) _exit(120);
+    int in = open(in_path.c_str(), O_RDONLY);
+    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    unsetenv("LAKE_ROOT");
+    for (const std::string& kv : env) putenv(strdup(kv.c_str()));
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(cli));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(cli, argv.data());
+    _exit(121);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  return r;
+}
+
+std::string WriteSource(const TempDir& dir, const std::string& name, size_t size, uint64_t seed) {
+  std::vector<uint8_t> bytes = lake::testing::RandomBytes(size, seed);
+  lake::testing::WriteFile(dir.Join(name), bytes);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// `lake put` output, trimmed of its newline.
+std::string Put(const TempDir& dir, const std::string& file) {
+  Result r = Lake(dir, {"put", file});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  REQUIRE(!r.out.empty());
+  CHECK(r.out.back() == '\n');
+  return r.out.substr(0, r.out.size() - 1);
+}
+
+std::string ObjectPath(const std::string& json) {
+  size_t start = json.find("file://") + 7;
+  return json.substr(start, json.find('"', start) - start);
+}
+
+TEST_CASE("put prints the canonical DataLocation on stdout; cat writes the bytes back") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "video.mp4", 2 * 1024 * 1024 + 3, 1);
+  Result put = Lake(dir, {"put", "video.mp4", "--content-type", "video/mp4"});
+  REQUIRE_MESSAGE(put.exit_code == 0, put.err);
+  std::string json = put.out.substr(0, put.out.size() - 1);
+  CHECK(json.rfind("{\"uri\":\"file:///", 0) == 0);
+  CHECK(json.find("\"content_type\":\"video/mp4\"") != std::string::npos);
+  CHECK(json.find("\"size_bytes\":" + std::to_string(bytes.size())) != std::string::npos);
+  CHECK(json.find(lake::testing::Sha256Hex(
+            reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())) != std::string::npos);
+  CHECK(json.find(' ') == std::string::npos);
+  CHECK(std::filesystem::is_directory(dir.Join("lake-data/stage/objects")));
+
+  Result cat = Lake(dir, {"cat", json});
+  CHECK(cat.exit_code == 0);
+  CHECK(cat.out == bytes);
+  CHECK(cat.err.empty());
+
+  std::ofstream(dir.Join("loc.json")) << put.out;
+  Result from_file = Lake(dir, {"cat", "@loc.json"});
+  CHECK(from_file.exit_code == 0);
+  CHECK(from_file.out == bytes);
+}
+
+TEST_CASE("put reads stdin for '-' and honours --root and $LAKE_ROOT") {
+  TempDir dir;
+  Result put = Lake(dir, {"--root", "elsewhere", "put", "-"}, "hello from stdin");
+  REQUIRE_MESSAGE(put.exit_code == 0, put.err);
+  CHECK(std::filesystem::is_directory(dir.Join("elsewhere/stage/objects")));
+  std::string json = put.out.substr(0, put.out.size() - 1);
+  CHECK(Lake(dir, {"cat", json, "--root", "elsewhere"}).out == "hello from stdin");
+  Result env = Lake(dir, {"cat", json}, "", {"LAKE_ROOT=elsewhere"});
+  CHECK(env.exit_code == 0);
+  CHECK(env.out == "hello from stdin");
+}
+
+TEST_CASE("cat --range writes [START, END) and START.. runs to the end") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "f", 100000, 2);
+  std::string json = Put(dir, "f");
+  CHECK(Lake(dir, {"cat", json, "--range", "10..20"}).out == bytes.substr(10, 10));
+  CHECK(Lake(dir, {"cat", json, "--range", "99990.."}).out == bytes.substr(99990));
+  CHECK(Lake(dir, {"cat", json, "--range=0..100000"}).out == bytes);
+}
+
+TEST_CASE("cat -o writes OUT only once the bytes are verified") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "f", 300000, 3);
+  std::string json = Put(dir, "f");
+  Result ok = Lake(dir, {"cat", json, "-o", "out.bin"});
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.empty());
+  CHECK(Slurp(dir.Join("out.bin")) == bytes);
+
+  std::string path = ObjectPath(json);
+  std::string tampered = bytes;
+  tampered[5] ^= 1;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << tampered;
+  Result bad = Lake(dir, {"cat", json, "-o", "bad.bin"});
+  CHECK(bad.exit_code == 3);
+  CHECK_FALSE(std::filesystem::exists(dir.Join("bad.bin")));
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    CHECK(entry.path().filename().string().find("lake-partial") == std::string::npos);
+  }
+}
+
+TEST_CASE("integrity failures exit 3 and name the kind") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "f", 50000, 4);
+  std::string json = Put(dir, "f");
+  std::string path = ObjectPath(json);
+  struct Case {
+    std::string stored;
+    std::vector<std::string> extra;
+    std::string kind;
+  };
+  std::string flipped = bytes;
+  flipped[100] ^= 0x10;
+  for (const Case& c : {Case{flipped, {}, "DigestMismatch"},
+                        Case{bytes.substr(0, bytes.size() - 1), {}, "SizeShort"},
+                        Case{bytes + "x", {}, "SizeLong"},
+                        Case{bytes.substr(0, 40000), {"--range", "39000..41000"}, "PrematureEof"}}) {
+    CAPTURE(c.kind);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << c.stored;
+    std::vector<std::string> args = {"cat", json};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    Result r = Lake(dir, args);
+    CHECK(r.exit_code == 3);
+    CHECK(r.err.find(c.kind) != std::string::npos);
+  }
+}
+
+TEST_CASE("invalid input exits 2: malformed location, containment, bad range, bad flags") {
+  TempDir dir;
+  WriteSource(dir, "f", 1000, 5);
+  std::string json = Put(dir, "f");
+  std::string sha(64, 'a');
+  auto loc = [&](const std::string& uri) {
+    return "{\"uri\":\"" + uri + "\",\"content_type\":\"a/b\",\"size_bytes\":1,\"sha256\":\"" +
+           sha + "\"}";
+  };
+  std::vector<std::vector<std::string>> cases = {
+      {"cat", "{not json"},
+      {"cat", loc("file://host/etc/passwd")},
+      {"cat", loc("file:///etc/passwd")},
+      {"cat", loc("file:///a/../b")},
+      {"cat", json, "--range", "5..5"},
+      {"cat", json, "--range", "abc"},
+      {"cat", json, "--range", "10..1"},
+      {"cat", json, "--range", "0..1001"},
+      {"cat", json, "--no-such-flag"},
+      {"cat"},
+      {"put"},
+      {"put", "f", "--content-type", ""},
+      {"put", "f", "--tenant", "../x"},
+      {"put", "f", "--stage", "s3://bucket/prefix"},
+      {"frobnicate"},
+      {},
+  };
+  for (const auto& args : cases) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    CAPTURE(joined);
+    Result r = Lake(dir, args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_FALSE(r.err.empty());
+  }
+}
+
+TEST_CASE("a missing object or location file exits 6") {
+  TempDir dir;
+  WriteSource(dir, "f", 10, 6);
+  std::string json = Put(dir, "f");
+  std::filesystem::remove(ObjectPath(json));
+  CHECK(Lake(dir, {"cat", json}).exit_code == 6);
+  CHECK(Lake(dir, {"cat", "@missing.json"}).exit_code == 6);
+  CHECK(Lake(dir, {"put", "missing-file"}).exit_code == 6);
+}
+
+TEST_CASE("tenants: put under one tenant, refused under another") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "f", 10, 7);
+  Result put = Lake(dir, {"put", "f", "--tenant", "alice"});
+  REQUIRE(put.exit_code == 0);
+  CHECK(put.out.find("/tenants/alice/objects/") != std::string::npos);
+  std::string json = put.out.substr(0, put.out.size() - 1);
+  CHECK(Lake(dir, {"cat", json, "--tenant", "alice"}).out == bytes);
+  CHECK(Lake(dir, {"cat", json, "--tenant", "bob"}).exit_code == 2);
+}
+
+TEST_CASE("stage list and clean-staging") {
+  TempDir dir;
+  WriteSource(dir, "f", 10, 8);
+  std::string json = Put(dir, "f");
+  Result list = Lake(dir, {"stage", "list"});
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.find("\t10\n") != std::string::npos);
+  Result list_json = Lake(dir, {"stage", "list", "--json"});
+  CHECK(list_json.out.find("\"size_bytes\":10}") != std::string::npos);
+  std::ofstream(dir.Join("lake-data/stage/.staging/0193aaaa-0000-7000-8000-000000000000.uploading"))
+      << "leftover";
+  Result clean = Lake(dir, {"stage", "clean-staging"});
+  CHECK(clean.exit_code == 0);
+  CHECK(clean.out == "1\n");
+  CHECK(Lake(dir, {"stage", "bogus"}).exit_code == 2);
+}
+
+TEST_CASE("--help works on every command and --version prints the version") {
+  TempDir dir;
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--help"}, {"help"}, {"put", "--help"}, {"cat", "--help"},
+        {"stage", "--help"}, {"cat", "-h"}}) {
+    Result r = Lake(dir, args);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("usage: lake") != std::string::npos);
+  }
+  Result v = Lake(dir, {"--version"});
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.rfind("lake ", 0) == 0);
+  // Without a terminal on stderr there is no progress bar.
+  WriteSource(dir, "f", 3 * 1024 * 1024, 9);
+  Result put = Lake(dir, {"put", "f"});
+  CHECK(put.err.empty());
+}
+
+}  // namespace

@@ -1,0 +1,90 @@
+// URI parsing, canonical percent-encoding and containment helpers.
+#include <doctest/doctest.h>
+
+#include "engine/location_uri.h"
+#include "tests/support/status_checks.h"
+
+namespace lake {
+namespace {
+
+void CheckRefused(const std::string& uri) {
+  absl::StatusOr<ParsedUri> parsed = ParseLocationUri(uri);
+  CHECK_MESSAGE(!parsed.ok(), uri);
+  CHECK(testing::KindOf(parsed.status()) == IntegrityKind::kInvalidLocation);
+}
+
+TEST_CASE("file URIs have an empty authority and an absolute path") {
+  absl::StatusOr<ParsedUri> parsed = ParseLocationUri("file:///srv/lake/x");
+  LAKE_REQUIRE_OK(parsed);
+  CHECK(parsed->scheme == UriScheme::kFile);
+  CHECK(parsed->path == "/srv/lake/x");
+  CheckRefused("file://localhost/srv/x");
+  CheckRefused("file://x/srv");
+  CheckRefused("file:relative");
+  CheckRefused("file://");
+}
+
+TEST_CASE("s3 URIs name a valid bucket and a key") {
+  absl::StatusOr<ParsedUri> parsed = ParseLocationUri("s3://my-bucket/data/k%20ey");
+  LAKE_REQUIRE_OK(parsed);
+  CHECK(parsed->scheme == UriScheme::kS3);
+  CHECK(parsed->bucket == "my-bucket");
+  CHECK(parsed->path == "data/k ey");
+  CheckRefused("s3://my-bucket");
+  CheckRefused("s3://my-bucket/");
+  CheckRefused("s3://My_Bucket/x");
+  CheckRefused("s3://ab/x");
+}
+
+TEST_CASE("other schemes are refused") {
+  CheckRefused("http://x/y");
+  CheckRefused("FILE:///x");
+  CheckRefused("/srv/x");
+}
+
+TEST_CASE("dot segments, empty segments and NUL are refused after decoding") {
+  CheckRefused("file:///a/./b");
+  CheckRefused("file:///a/../b");
+  CheckRefused("file:///a//b");
+  CheckRefused("file:///a/b/");
+  CheckRefused("file:///a/%00b");
+  CheckRefused("s3://bucket/a/../b");
+}
+
+TEST_CASE("percent-encoded tricks are refused: only the canonical spelling parses") {
+  CheckRefused("file:///a/%2E%2E/b");  // ".." spelled with escapes
+  CheckRefused("file:///a/%2Fetc");    // an encoded slash
+  CheckRefused("file:///a/%41");       // 'A' need not be escaped
+  CheckRefused("file:///a/%c3%a9");    // lowercase hex
+  CheckRefused("file:///a/b c");       // a space must be escaped
+  CheckRefused("file:///a/%2");        // truncated escape
+  CheckRefused("file:///a/%zz");
+  CheckRefused("file:///a/%25%32%65"); // decoded once only: "%2e", non-canonical
+  LAKE_CHECK_OK(ParseLocationUri("file:///a/%C3%A9"));
+}
+
+TEST_CASE("invalid UTF-8 is refused") {
+  CheckRefused("file:///a/%C3");
+  CheckRefused("file:///a/%C0%AF");     // overlong '/'
+  CheckRefused("file:///a/%ED%A0%80");  // a surrogate
+  CheckRefused("file:///a/%F4%90%80%80");  // past U+10FFFF
+}
+
+TEST_CASE("encoding keeps unreserved characters and slash literal") {
+  CHECK(PercentEncodePath("a-b_c.d~e/F0") == "a-b_c.d~e/F0");
+  CHECK(PercentEncodePath("a b%") == "a%20b%25");
+  CHECK(PercentEncodePath("\xC3\xA9") == "%C3%A9");
+  CHECK(FormatFileUri("/x y") == "file:///x%20y");
+  CHECK(FormatS3Uri("bkt", "p/k") == "s3://bkt/p/k");
+}
+
+TEST_CASE("beneath means below on a segment boundary") {
+  CHECK(IsStrictlyBeneath("data/x", "data"));
+  CHECK_FALSE(IsStrictlyBeneath("data-evil/x", "data"));
+  CHECK_FALSE(IsStrictlyBeneath("data", "data"));
+  CHECK_FALSE(IsStrictlyBeneath("data/", "data"));
+  CHECK(IsStrictlyBeneath("x", ""));
+}
+
+}  // namespace
+}  // namespace lake

@@ -1,0 +1,99 @@
+// The test-only fault-injecting file system keeps only what was made
+// durable. These tests prove it can catch a missing fsync, so the crash
+// tests that rely on it can fail.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "io/durable_paths.h"
+#include "io/posix/posix_file_system.h"
+#include "tests/support/fault_injection_file_system.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/test_files.h"
+
+namespace lake::testing {
+namespace {
+
+struct FaultFixture {
+  FaultFixture() : fs(base, dir.Join("backups")) {
+    std::filesystem::create_directory(dir.Join("backups"));
+    std::filesystem::create_directory(dir.Join("d"));
+  }
+  // Writes bytes to a new file; syncs its data only when asked.
+  void Write(const std::string& path, const std::vector<uint8_t>& bytes, bool sync) {
+    absl::StatusOr<std::unique_ptr<io::File>> file = fs.CreateNew(path, false);
+    LAKE_REQUIRE_OK(file);
+    LAKE_REQUIRE_OK((*file)->PWrite(bytes.data(), bytes.size(), 0));
+    if (sync) LAKE_REQUIRE_OK((*file)->Sync());
+  }
+  TempDir dir;
+  io::PosixFileSystem base;
+  FaultInjectionFileSystem fs;
+};
+
+TEST_CASE("a file whose directory was never synced disappears at a crash") {
+  FaultFixture f;
+  f.Write(f.dir.Join("d/x"), {1, 2, 3}, /*sync=*/true);
+  f.fs.Crash();
+  CHECK_FALSE(PathExists(f.dir.Join("d/x")));
+}
+
+TEST_CASE("unsynced data is dropped even when the name is durable") {
+  FaultFixture f;
+  f.Write(f.dir.Join("d/x"), {1, 2, 3}, /*sync=*/false);
+  LAKE_REQUIRE_OK(io::SyncDirectory(f.fs, f.dir.Join("d")));
+  f.fs.Crash();
+  REQUIRE(PathExists(f.dir.Join("d/x")));
+  CHECK(ReadFile(f.dir.Join("d/x")).empty());
+}
+
+TEST_CASE("synced data under a synced name survives") {
+  FaultFixture f;
+  std::vector<uint8_t> bytes = RandomBytes(10000, 1);
+  f.Write(f.dir.Join("d/x"), bytes, /*sync=*/true);
+  LAKE_REQUIRE_OK(io::SyncDirectory(f.fs, f.dir.Join("d")));
+  f.fs.Crash();
+  CHECK(ReadFile(f.dir.Join("d/x")) == bytes);
+}
+
+TEST_CASE("a rename not made durable is undone; a durable one stays") {
+  FaultFixture f;
+  std::filesystem::create_directory(f.dir.Join("e"));
+  std::vector<uint8_t> bytes = RandomBytes(100, 2);
+  f.Write(f.dir.Join("d/a"), bytes, true);
+  f.Write(f.dir.Join("d/b"), bytes, true);
+  LAKE_REQUIRE_OK(io::SyncDirectory(f.fs, f.dir.Join("d")));
+  LAKE_REQUIRE_OK(f.fs.RenameNoReplace(f.dir.Join("d/a"), f.dir.Join("e/a")));
+  LAKE_REQUIRE_OK(f.fs.RenameNoReplace(f.dir.Join("d/b"), f.dir.Join("d/b2")));
+  LAKE_REQUIRE_OK(io::SyncDirectory(f.fs, f.dir.Join("e")));
+  f.fs.Crash();
+  CHECK(ReadFile(f.dir.Join("e/a")) == bytes);
+  CHECK(PathExists(f.dir.Join("d/b")));
+  CHECK_FALSE(PathExists(f.dir.Join("d/b2")));
+}
+
+TEST_CASE("an unsynced removal is undone") {
+  FaultFixture f;
+  std::vector<uint8_t> bytes = RandomBytes(100, 3);
+  f.Write(f.dir.Join("d/x"), bytes, true);
+  LAKE_REQUIRE_OK(io::SyncDirectory(f.fs, f.dir.Join("d")));
+  LAKE_REQUIRE_OK(f.fs.Remove(f.dir.Join("d/x")));
+  CHECK_FALSE(PathExists(f.dir.Join("d/x")));
+  f.fs.Crash();
+  CHECK(ReadFile(f.dir.Join("d/x")) == bytes);
+}
+
+TEST_CASE("after the crash every operation fails") {
+  FaultFixture f;
+  absl::StatusOr<std::unique_ptr<io::File>> file = f.fs.CreateNew(f.dir.Join("d/x"), false);
+  LAKE_REQUIRE_OK(file);
+  f.fs.Crash();
+  uint8_t byte = 1;
+  CHECK_FALSE((*file)->PWrite(&byte, 1, 0).ok());
+  CHECK_FALSE((*file)->Sync().ok());
+  CHECK_FALSE(f.fs.CreateNew(f.dir.Join("d/y"), false).ok());
+  CHECK_FALSE(f.fs.RenameNoReplace(f.dir.Join("d/x"), f.dir.Join("d/z")).ok());
+}
+
+}  // namespace
+}  // namespace lake::testing

@@ -1,0 +1,277 @@
+#include "tests/support/fault_injection_file_system.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "io/durable_paths.h"
+#include "io/posix/inline_io_queue.h"
+
+namespace lake::testing {
+namespace {
+
+absl::Status Dead() { return absl::UnknownError("simulated power loss: the machine is off"); }
+
+class FaultFile final : public io::File {
+ public:
+  FaultFile(FaultInjectionFileSystem& fs, std::unique_ptr<io::File> base,
+            uint64_t id, bool directory)
+      : fs_(fs), base_(std::move(base)), id_(id), directory_(directory) {}
+
+  io::File& base() const { return *base_; }
+
+  const std::string& path() const override { return base_->path(); }
+  int fd() const override { return base_->fd(); }
+  bool direct() const override { return base_->direct(); }
+  absl::StatusOr<size_t> PRead(uint8_t* buf, size_t len, uint64_t offset) override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->PRead(buf, len, offset);
+  }
+  absl::StatusOr<size_t> PWrite(const uint8_t* buf, size_t len, uint64_t offset) override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->PWrite(buf, len, offset);
+  }
+  absl::StatusOr<size_t> Read(uint8_t* buf, size_t len) override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->Read(buf, len);
+  }
+  absl::Status Sync() override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    if (absl::Status s = base_->Sync(); !s.ok()) return s;
+    std::string current = fs_.CurrentPath(id_);
+    if (directory_) {
+      fs_.DirectorySynced(current);
+    } else {
+      absl::StatusOr<io::FileInfo> info = base_->Stat();
+      if (!info.ok()) return info.status();
+      fs_.FileSynced(current, info->size);
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Truncate(uint64_t size) override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->Truncate(size);
+  }
+  absl::StatusOr<io::FileInfo> Stat() override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->Stat();
+  }
+  absl::StatusOr<bool> TryLockExclusive() override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->TryLockExclusive();
+  }
+  absl::Status LockExclusive() override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->LockExclusive();
+  }
+  absl::Status Close() override { return base_->Close(); }
+
+ private:
+  FaultInjectionFileSystem& fs_;
+  std::unique_ptr<io::File> base_;
+  uint64_t id_;
+  bool directory_;
+};
+
+}  // namespace
+
+FaultInjectionFileSystem::FaultInjectionFileSystem(io::FileSystem& base,
+                                                   std::string backup_dir)
+    : base_(base), backup_dir_(std::move(backup_dir)) {}
+
+bool FaultInjectionFileSystem::crashed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return crashed_;
+}
+
+absl::Status FaultInjectionFileSystem::CheckAlive() const {
+  return crashed() ? Dead() : absl::OkStatus();
+}
+
+uint64_t FaultInjectionFileSystem::RegisterFile(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t id = next_file_id_++;
+  file_paths_[id] = path;
+  return id;
+}
+
+std::string FaultInjectionFileSystem::CurrentPath(uint64_t file_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = file_paths_.find(file_id);
+  return it == file_paths_.end() ? std::string() : it->second;
+}
+
+void FaultInjectionFileSystem::FileSynced(const std::string& path, uint64_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = durable_sizes_.find(path);
+  if (it != durable_sizes_.end()) it->second = size;
+}
+
+void FaultInjectionFileSystem::DirectorySynced(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::erase_if(pending_, [&](const PendingEntry& entry) {
+    bool durable = io::ParentPath(entry.path) == dir;
+    if (durable && entry.op == EntryOp::kRemove && !entry.backup.empty()) {
+      ::unlink(entry.backup.c_str());
+    }
+    return durable;
+  });
+}
+
+void FaultInjectionFileSystem::Crash() {
+  std::lock_guard<std::mutex> lock(mu_);
+  crashed_ = true;
+  // Undo what no directory sync made durable, newest first, keeping the
+  // durable-size map keyed by where each file ends up.
+  for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
+    switch (it->op) {
+      case EntryOp::kCreateFile:
+        ::unlink(it->path.c_str());
+        durable_sizes_.erase(it->path);
+        break;
+      case EntryOp::kCreateDirectory: {
+        std::error_code ignored;
+        std::filesystem::remove_all(it->path, ignored);
+        break;
+      }
+      case EntryOp::kRename:
+        if (::rename(it->path.c_str(), it->from.c_str()) == 0) {
+          auto node = durable_sizes_.extract(it->path);
+          if (!node.empty()) {
+            node.key() = it->from;
+            durable_sizes_.insert(std::move(node));
+          }
+        }
+        break;
+      case EntryOp::kRemove:
+        if (it->backup.empty()) {
+          ::mkdir(it->path.c_str(), 0755);
+        } else {
+          ::link(it->backup.c_str(), it->path.c_str());
+          ::unlink(it->backup.c_str());
+        }
+        break;
+    }
+  }
+  pending_.clear();
+  // Then cut every surviving file back to what its last sync made durable.
+  for (const auto& [path, size] : durable_sizes_) {
+    ::truncate(path.c_str(), static_cast<off_t>(size));
+  }
+}
+
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenRead(
+    const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> file = base_.OpenRead(path);
+  if (!file.ok()) return file.status();
+  return std::unique_ptr<io::File>(
+      new FaultFile(*this, std::move(*file), RegisterFile(path), false));
+}
+
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenReadBeneath(
+    const io::File& root, const std::string& relative) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> file =
+      base_.OpenReadBeneath(static_cast<const FaultFile&>(root).base(), relative);
+  if (!file.ok()) return file.status();
+  std::string path = (*file)->path();
+  return std::unique_ptr<io::File>(
+      new FaultFile(*this, std::move(*file), RegisterFile(path), false));
+}
+
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::CreateNew(
+    const std::string& path, bool want_direct) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> file = base_.CreateNew(path, want_direct);
+  if (!file.ok()) return file.status();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    durable_sizes_[path] = 0;
+    pending_.push_back({EntryOp::kCreateFile, path, "", ""});
+  }
+  return std::unique_ptr<io::File>(
+      new FaultFile(*this, std::move(*file), RegisterFile(path), false));
+}
+
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirectory(
+    const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> dir = base_.OpenDirectory(path);
+  if (!dir.ok()) return dir.status();
+  return std::unique_ptr<io::File>(
+      new FaultFile(*this, std::move(*dir), RegisterFile(path), true));
+}
+
+absl::Status FaultInjectionFileSystem::CreateDirectory(const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::Status s = base_.CreateDirectory(path);
+  if (s.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.push_back({EntryOp::kCreateDirectory, path, "", ""});
+  }
+  return s;
+}
+
+absl::Status FaultInjectionFileSystem::RenameNoReplace(const std::string& from,
+                                                       const std::string& to) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::Status s = base_.RenameNoReplace(from, to);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_.push_back({EntryOp::kRename, to, from, ""});
+  auto node = durable_sizes_.extract(from);
+  if (!node.empty()) {
+    node.key() = to;
+    durable_sizes_.insert(std::move(node));
+  }
+  for (auto& [id, path] : file_paths_) {
+    if (path == from) path = to;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FaultInjectionFileSystem::Remove(const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  std::string backup;
+  absl::StatusOr<io::FileInfo> info = base_.Stat(path);
+  if (info.ok() && !info->is_directory) {
+    std::lock_guard<std::mutex> lock(mu_);
+    backup = absl::StrCat(backup_dir_, "/removed-", next_backup_++);
+    if (::link(path.c_str(), backup.c_str()) != 0) backup.clear();
+  }
+  absl::Status s = base_.Remove(path);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!s.ok()) {
+    if (!backup.empty()) ::unlink(backup.c_str());
+    return s;
+  }
+  pending_.push_back({EntryOp::kRemove, path, "", backup});
+  return s;
+}
+
+absl::StatusOr<std::vector<std::string>> FaultInjectionFileSystem::ListDirectory(
+    const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  return base_.ListDirectory(path);
+}
+
+absl::StatusOr<io::FileInfo> FaultInjectionFileSystem::Stat(const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  return base_.Stat(path);
+}
+
+absl::StatusOr<std::string> FaultInjectionFileSystem::RealPath(const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  return base_.RealPath(path);
+}
+
+absl::StatusOr<std::unique_ptr<io::IoQueue>> FaultInjectionFileSystem::NewIoQueue(
+    unsigned depth) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  return std::unique_ptr<io::IoQueue>(new io::InlineIoQueue(depth));
+}
+
+}  // namespace lake::testing

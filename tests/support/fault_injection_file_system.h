@@ -1,0 +1,86 @@
+// A test-only FileSystem that simulates power loss, in the manner of
+// RocksDB's FaultInjectionTestFS and SQLite's crash-test VFS.
+//
+// It forwards every call to a base file system and remembers what has not
+// been made durable:
+//   - file data: a file's durable size is its size at its last Sync();
+//     bytes written after that are lost at a crash (files are written
+//     append-style by lake, so "lost" means truncated back);
+//   - directory entries: creating, renaming or removing an entry is durable
+//     only once the directory that holds the new name has been synced.
+// Crash() is the power loss: from that moment every operation fails with
+// an I/O error, every file is cut back to its durable size, and every
+// non-durable directory change is undone, newest first. What remains on
+// disk is what a real machine could have kept in the worst case, and a
+// recovery opened on the base file system sees exactly that.
+//
+// Its I/O queue performs each operation inline through the wrapped files,
+// so no write can land after Crash().
+#ifndef LAKE_TESTS_SUPPORT_FAULT_INJECTION_FILE_SYSTEM_H_
+#define LAKE_TESTS_SUPPORT_FAULT_INJECTION_FILE_SYSTEM_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "io/file_system.h"
+
+namespace lake::testing {
+
+class FaultInjectionFileSystem final : public io::FileSystem {
+ public:
+  // `backup_dir` (on the same file system as the data) keeps hard links of
+  // removed files until their removal is durable.
+  FaultInjectionFileSystem(io::FileSystem& base, std::string backup_dir);
+
+  void Crash();
+  bool crashed() const;
+
+  std::string_view name() const override { return "fault"; }
+  absl::StatusOr<std::unique_ptr<io::File>> OpenRead(const std::string& path) override;
+  absl::StatusOr<std::unique_ptr<io::File>> OpenReadBeneath(
+      const io::File& root, const std::string& relative) override;
+  absl::StatusOr<std::unique_ptr<io::File>> CreateNew(const std::string& path,
+                                                      bool want_direct) override;
+  absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override;
+  absl::Status CreateDirectory(const std::string& path) override;
+  absl::Status RenameNoReplace(const std::string& from, const std::string& to) override;
+  absl::Status Remove(const std::string& path) override;
+  absl::StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) override;
+  absl::StatusOr<io::FileInfo> Stat(const std::string& path) override;
+  absl::StatusOr<std::string> RealPath(const std::string& path) override;
+  absl::StatusOr<std::unique_ptr<io::IoQueue>> NewIoQueue(unsigned depth) override;
+
+  // Called by the files it hands out.
+  absl::Status CheckAlive() const;
+  void FileSynced(const std::string& path, uint64_t size);
+  void DirectorySynced(const std::string& path);
+  // The current path of a file opened as `path` (renames move it).
+  std::string CurrentPath(uint64_t file_id) const;
+  uint64_t RegisterFile(const std::string& path);
+
+ private:
+  enum class EntryOp { kCreateFile, kCreateDirectory, kRename, kRemove };
+  struct PendingEntry {
+    EntryOp op;
+    std::string path;         // the new name (or the removed one)
+    std::string from;         // kRename: the old name
+    std::string backup;       // kRemove: hard link holding the old file
+  };
+
+  io::FileSystem& base_;
+  std::string backup_dir_;
+  mutable std::mutex mu_;
+  bool crashed_ = false;
+  uint64_t next_file_id_ = 1;
+  uint64_t next_backup_ = 1;
+  std::map<uint64_t, std::string> file_paths_;      // open files → path
+  std::map<std::string, uint64_t> durable_sizes_;   // path → synced size
+  std::vector<PendingEntry> pending_;               // oldest first
+};
+
+}  // namespace lake::testing
+
+#endif  // LAKE_TESTS_SUPPORT_FAULT_INJECTION_FILE_SYSTEM_H_
