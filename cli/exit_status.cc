@@ -25,12 +25,12 @@ int ReportFailure(lake_status status, lake_error* err, std::string_view context)
   std::string ctx(context);
   const char* message = err != nullptr ? lake_error_message(err) : lake_status_name(status);
   if (status == LAKE_INTEGRITY) {
+    // The message starts with the kind ("DigestMismatch: …").
     std::fprintf(stderr,
-                 "lake: %s: integrity failure %s (expected %" PRIu64
-                 " bytes, observed %" PRIu64 "): %s\n",
-                 ctx.c_str(),
-                 lake_integrity_kind_name(lake_error_integrity_kind(err)),
-                 lake_error_expected(err), lake_error_observed(err), message);
+                 "lake: %s: integrity failure: %s (expected %" PRIu64
+                 " bytes, observed %" PRIu64 ")\n",
+                 ctx.c_str(), message, lake_error_expected(err),
+                 lake_error_observed(err));
   } else {
     std::fprintf(stderr, "lake: %s: %s\n", ctx.c_str(), message);
   }

@@ -65,7 +65,7 @@ absl::StatusOr<DataLocation> DataLocationFromJson(std::string_view text) {
     return InvalidLocationError("location JSON must be an object");
   }
   if (!problem.empty()) {
-    return InvalidLocationError(absl::StrCat("location JSON has a ", problem));
+    return InvalidLocationError(absl::StrCat("location JSON: ", problem));
   }
   for (size_t i = 0; i < kKeys.size(); ++i) {
     if (seen[i] == 0) {

@@ -67,7 +67,7 @@ struct MemoryReader {
   static int64_t Read(void* ctx, uint8_t* buf, size_t cap) {
     auto* r = static_cast<MemoryReader*>(ctx);
     size_t n = std::min(cap, r->bytes->size() - r->offset);
-    memcpy(buf, r->bytes->data() + r->offset, n);
+    if (n > 0) memcpy(buf, r->bytes->data() + r->offset, n);
     r->offset += n;
     return static_cast<int64_t>(n);
   }

@@ -11,7 +11,7 @@ namespace lake::testing {
 
 absl::StatusOr<size_t> MemorySource::Read(uint8_t* dst, size_t len) {
   size_t n = std::min({len, max_chunk_, bytes_.size() - offset_});
-  std::memcpy(dst, bytes_.data() + offset_, n);
+  if (n > 0) std::memcpy(dst, bytes_.data() + offset_, n);
   offset_ += n;
   return n;
 }
