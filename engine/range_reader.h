@@ -23,10 +23,14 @@ class RangeReader final : public ObjectReader {
               std::string uri);
 
   absl::StatusOr<size_t> Read(uint8_t* dst, size_t len) override;
+  absl::StatusOr<absl::Span<const uint8_t>> ReadView(size_t max_len) override;
   bool verified() const override { return false; }
   absl::Status Close() override;
 
  private:
+  template <typename Fetch>
+  absl::StatusOr<absl::Span<const uint8_t>> Next(size_t len, Fetch&& fetch);
+
   std::unique_ptr<ObjectStream> stream_;
   ByteRange range_;
   std::string uri_;

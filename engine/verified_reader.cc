@@ -12,11 +12,29 @@ VerifiedReader::VerifiedReader(std::unique_ptr<ObjectStream> stream,
     : stream_(std::move(stream)), location_(std::move(location)) {}
 
 absl::StatusOr<size_t> VerifiedReader::Read(uint8_t* dst, size_t len) {
+  absl::StatusOr<absl::Span<const uint8_t>> got =
+      Next(len, [&](size_t want) -> absl::StatusOr<absl::Span<const uint8_t>> {
+        absl::StatusOr<size_t> n = stream_->Read(dst, want);
+        if (!n.ok()) return n.status();
+        return absl::Span<const uint8_t>(dst, *n);
+      });
+  if (!got.ok()) return got.status();
+  return got->size();
+}
+
+absl::StatusOr<absl::Span<const uint8_t>> VerifiedReader::ReadView(
+    size_t max_len) {
+  return Next(max_len, [&](size_t want) { return stream_->ReadView(want); });
+}
+
+template <typename Fetch>
+absl::StatusOr<absl::Span<const uint8_t>> VerifiedReader::Next(size_t len,
+                                                              Fetch&& fetch) {
   if (len == 0) {
     return absl::InvalidArgumentError("read buffer capacity must be positive");
   }
   if (!failure_.ok()) return failure_;
-  if (verified_) return 0;
+  if (verified_) return absl::Span<const uint8_t>();
   if (stream_ == nullptr) {
     return absl::FailedPreconditionError("reader is closed");
   }
@@ -25,24 +43,24 @@ absl::StatusOr<size_t> VerifiedReader::Read(uint8_t* dst, size_t len) {
     failure_ = VerifyEnd();
     if (!failure_.ok()) return failure_;
     verified_ = true;
-    return 0;
+    return absl::Span<const uint8_t>();
   }
   size_t want = static_cast<size_t>(std::min<uint64_t>(len, remaining));
-  absl::StatusOr<size_t> n = stream_->Read(dst, want);
-  if (!n.ok()) {
-    failure_ = n.status();
+  absl::StatusOr<absl::Span<const uint8_t>> got = fetch(want);
+  if (!got.ok()) {
+    failure_ = got.status();
     return failure_;
   }
-  if (*n == 0) {
+  if (got->empty()) {
     failure_ = IntegrityError(
         IntegrityKind::kSizeShort, location_.size_bytes, delivered_,
         absl::StrCat("object ended after ", delivered_, " of ",
                      location_.size_bytes, " bytes: ", location_.uri));
     return failure_;
   }
-  hash_.Update(dst, *n);
-  delivered_ += *n;
-  return *n;
+  hash_.Update(got->data(), got->size());
+  delivered_ += got->size();
+  return got;
 }
 
 absl::Status VerifiedReader::VerifyEnd() {

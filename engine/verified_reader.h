@@ -27,10 +27,16 @@ class VerifiedReader final : public ObjectReader {
   VerifiedReader(std::unique_ptr<ObjectStream> stream, DataLocation location);
 
   absl::StatusOr<size_t> Read(uint8_t* dst, size_t len) override;
+  absl::StatusOr<absl::Span<const uint8_t>> ReadView(size_t max_len) override;
   bool verified() const override { return verified_; }
   absl::Status Close() override;
 
  private:
+  // The one read path: `fetch(want)` takes at most `want` bytes from the
+  // stream (into the caller's buffer or as a view); Next caps, hashes and
+  // checks them.
+  template <typename Fetch>
+  absl::StatusOr<absl::Span<const uint8_t>> Next(size_t len, Fetch&& fetch);
   absl::Status VerifyEnd();
 
   std::unique_ptr<ObjectStream> stream_;

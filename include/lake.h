@@ -368,6 +368,15 @@ LAKE_API lake_status lake_reader_open_range(lake_stage* stage,
 LAKE_API lake_status lake_reader_read(lake_reader* reader, void* buf,
                                       size_t cap, size_t* n, lake_error** err);
 
+/* lake_reader_read without the copy: *data points at up to `max_len`
+ * bytes (*n of them) in the reader's own memory. They stay valid until the
+ * next call on this reader (any read, close or free). Verification, caps
+ * and errors are exactly those of lake_reader_read: *n == 0 with LAKE_OK
+ * is the (verified) end. */
+LAKE_API lake_status lake_reader_read_view(lake_reader* reader,
+                                           const void** data, size_t max_len,
+                                           size_t* n, lake_error** err);
+
 /* 1 once a full reader has reached its verified end; 0 before, after a
  * failure, and always for range readers. */
 LAKE_API int lake_reader_verified(const lake_reader* reader);

@@ -56,6 +56,10 @@ class File {
   // Makes the file's data and size durable (directory: its entries).
   virtual absl::Status Sync() = 0;
   virtual absl::Status Truncate(uint64_t size) = 0;
+  // Reserves blocks for [offset, offset + len) and extends the size to
+  // cover it (fallocate mode 0). Unimplemented where the file system has no
+  // fallocate; callers treat it as an optimisation.
+  virtual absl::Status Allocate(uint64_t offset, uint64_t len) = 0;
   virtual absl::StatusOr<FileInfo> Stat() = 0;
   // An advisory exclusive lock on this open file (flock), without waiting.
   // Returns false when another open file holds it.

@@ -55,6 +55,27 @@ lake_status lake_reader_read(lake_reader* reader, void* buf, size_t cap,
   });
 }
 
+lake_status lake_reader_read_view(lake_reader* reader, const void** data,
+                                  size_t max_len, size_t* n, lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (reader == nullptr) return lake::c::NullArgument("reader", err);
+    if (data == nullptr) return lake::c::NullArgument("data", err);
+    if (n == nullptr) return lake::c::NullArgument("n", err);
+    *n = 0;
+    *data = nullptr;
+    if (reader->closed) {
+      return lake::c::Report(absl::FailedPreconditionError("reader is closed"),
+                             err);
+    }
+    absl::StatusOr<absl::Span<const uint8_t>> view =
+        reader->reader->ReadView(max_len);
+    if (!view.ok()) return lake::c::Report(view.status(), err);
+    *data = view->data();
+    *n = view->size();
+    return LAKE_OK;
+  });
+}
+
 int lake_reader_verified(const lake_reader* reader) {
   return reader != nullptr && reader->reader->verified() ? 1 : 0;
 }

@@ -92,21 +92,31 @@ absl::Status LocalObjectStream::WaitFor(Chunk& chunk) {
 absl::StatusOr<size_t> LocalObjectStream::Read(uint8_t* dst, size_t len) {
   if (file_ == nullptr) return absl::FailedPreconditionError("stream is closed");
   if (queue_ == nullptr) return ReadDirect(dst, len);
+  absl::StatusOr<absl::Span<const uint8_t>> view = ReadView(len);
+  if (!view.ok()) return view.status();
+  if (!view->empty()) std::memcpy(dst, view->data(), view->size());
+  return view->size();
+}
+
+absl::StatusOr<absl::Span<const uint8_t>> LocalObjectStream::ReadView(
+    size_t max_len) {
+  if (file_ == nullptr) return absl::FailedPreconditionError("stream is closed");
+  if (queue_ == nullptr) return ObjectStream::ReadView(max_len);
   for (;;) {
-    if (consume_seq_ == issue_seq_) return 0;  // everything consumed
+    if (consume_seq_ == issue_seq_) return absl::Span<const uint8_t>();
     Chunk& chunk = ChunkFor(consume_seq_);
     if (absl::Status s = WaitFor(chunk); !s.ok()) return s;
     if (chunk.consumed < chunk.filled) {
-      size_t n = std::min(len, chunk.filled - chunk.consumed);
-      std::memcpy(dst, chunk.data + chunk.consumed, n);
+      size_t n = std::min(max_len, chunk.filled - chunk.consumed);
+      absl::Span<const uint8_t> view(chunk.data + chunk.consumed, n);
       chunk.consumed += n;
-      return n;
+      return view;
     }
     if (chunk.filled < chunk.requested) {
       // The file ended inside this chunk; reads issued after it find
       // nothing and are simply not consumed.
       at_end_ = true;
-      return 0;
+      return absl::Span<const uint8_t>();
     }
     ++consume_seq_;
     IssueReads();

@@ -33,6 +33,7 @@ class LocalObjectStream final : public ObjectStream {
   ~LocalObjectStream() override;
 
   absl::StatusOr<size_t> Read(uint8_t* dst, size_t len) override;
+  absl::StatusOr<absl::Span<const uint8_t>> ReadView(size_t max_len) override;
   absl::Status Close() override;
 
  private:

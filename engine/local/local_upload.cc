@@ -106,7 +106,10 @@ absl::Status LocalUpload::Write(const uint8_t* data, size_t len) {
 
 absl::Status LocalUpload::WriteAll(UploadSource& source) {
   if (!failure_.ok()) return failure_;
-  if (std::optional<uint64_t> hint = source.size_hint()) size_hint_ = *hint;
+  if (std::optional<uint64_t> hint = source.size_hint()) {
+    size_hint_ = *hint;
+    if (*hint >= 2 * kUploadChunkBytes) Preallocate(sealed_bytes_ + *hint, 0);
+  }
   io::File* positional = source.positional_file();
   absl::Status status = positional != nullptr && sealed_bytes_ == 0 &&
                                 SlotFor(fill_seq_).filled == 0
@@ -200,9 +203,25 @@ absl::Status LocalUpload::Seal(Slot& slot) {
     padded_ = true;
   }
   sealed_bytes_ += slot.filled;
+  if (slot.filled == chunk_bytes()) {  // more is likely to follow
+    Preallocate(sealed_bytes_,
+                std::min<uint64_t>(kPreallocateStepBytes,
+                                   std::max<uint64_t>(chunk_bytes(), sealed_bytes_)));
+  }
   if (absl::Status s = SubmitWrite(slot); !s.ok()) return s;
   if (options_.progress) options_.progress(sealed_bytes_, size_hint_);
   return LAKE_FAILPOINT("local_upload.chunk_sealed");
+}
+
+void LocalUpload::Preallocate(uint64_t end, uint64_t ahead) {
+  if (end <= allocated_ || allocation_failed_) return;
+  uint64_t target = end + ahead;
+  // Only an optimisation: if the file system cannot, writes still work.
+  if (file_->Allocate(allocated_, target - allocated_).ok()) {
+    allocated_ = target;
+  } else {
+    allocation_failed_ = true;
+  }
 }
 
 absl::Status LocalUpload::SubmitWrite(Slot& slot) {
@@ -296,7 +315,7 @@ absl::StatusOr<StoredObject> LocalUpload::Commit() {
 }
 
 absl::Status LocalUpload::Publish() {
-  if (padded_) {
+  if (padded_ || allocated_ > sealed_bytes_) {
     if (absl::Status s = file_->Truncate(sealed_bytes_); !s.ok()) return s;
   }
   if (absl::Status s = LAKE_FAILPOINT("local_upload.data_written"); !s.ok()) {

@@ -8,7 +8,8 @@
 //      positional source file is read through the I/O queue, offloaded to
 //      a kernel worker) and chunk i-1 is being written; failpoint
 //      chunk_sealed after each chunk is handed to the kernel;
-//   3. wait for every write, trim the direct-I/O padding of the last chunk,
+//   3. wait for every write, trim the direct-I/O padding of the last chunk
+//      and any space allocated ahead,
 //      failpoint data_written; fdatasync, failpoint data_synced;
 //   4. make sure objects/<xx> exists (durably), rename the staging file to
 //      objects/<xx>/<uuid> without replacing anything, failpoint renamed;
@@ -56,6 +57,13 @@ inline constexpr size_t kUploadChunkBytes = 1 << 20;
 inline constexpr size_t kUploadMinChunks = 2;
 inline constexpr size_t kUploadMaxChunks = 8;
 
+// Direct writes that extend a file serialise on its inode (ext4 punts them
+// to one worker at a time); writes into space already allocated run in
+// parallel. So the staging file is allocated ahead of the writes: to the
+// source's size when known, else ahead by as much as was written so far
+// (at most this much). The excess is trimmed before the data is synced.
+inline constexpr uint64_t kPreallocateStepBytes = 64ull << 20;
+
 class LocalUpload final : public ObjectWriter {
  public:
   static absl::StatusOr<std::unique_ptr<LocalUpload>> Start(
@@ -90,6 +98,9 @@ class LocalUpload final : public ObjectWriter {
   absl::Status Fail(absl::Status status);
 
   absl::Status Seal(Slot& slot);
+  // Makes sure the file is allocated up to `end`, plus `ahead` when it
+  // has to grow.
+  void Preallocate(uint64_t end, uint64_t ahead);
   absl::Status SubmitWrite(Slot& slot);
   absl::Status Reap(unsigned wait_for);
   absl::Status HandleCompletion(const io::IoCompletion& completion);
@@ -120,6 +131,8 @@ class LocalUpload final : public ObjectWriter {
   uint64_t fill_seq_ = 0;      // the slot being filled next
   uint64_t sealed_bytes_ = 0;  // hashed and handed to writes, in order
   bool padded_ = false;        // the last write was rounded up (direct I/O)
+  uint64_t allocated_ = 0;     // the file's size as extended by Allocate
+  bool allocation_failed_ = false;
   bool published_ = false;
   bool committed_ = false;
   absl::Status failure_;       // sticky

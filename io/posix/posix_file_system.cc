@@ -81,6 +81,13 @@ class PosixFile final : public File {
     }
     return absl::OkStatus();
   }
+  absl::Status Allocate(uint64_t offset, uint64_t len) override {
+    if (::fallocate(fd_, 0, static_cast<off_t>(offset), static_cast<off_t>(len)) == 0) {
+      return absl::OkStatus();
+    }
+    if (errno == EOPNOTSUPP) return absl::UnimplementedError("fallocate: " + path_);
+    return ErrnoStatus(errno, "fallocate", path_);
+  }
   absl::StatusOr<FileInfo> Stat() override {
     struct stat st;
     if (::fstat(fd_, &st) != 0) return ErrnoStatus(errno, "stat", path_);

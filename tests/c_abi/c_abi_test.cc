@@ -208,6 +208,31 @@ TEST_CASE("upload, verified read and range read through the C ABI") {
   lake_error_free(err);
 }
 
+TEST_CASE("zero-copy views: the same bytes and the same verified end") {
+  ScratchDir dir;
+  Stage stage = OpenLocal(dir.path + "/stage");
+  std::vector<uint8_t> bytes = Bytes(4 * 1024 * 1024 + 5, 11);
+  Location loc = Upload(stage.get(), bytes);
+  lake_reader* raw = nullptr;
+  REQUIRE(lake_reader_open(stage.get(), loc.get(), &raw, nullptr) == LAKE_OK);
+  Reader reader(raw);
+  std::vector<uint8_t> out;
+  for (;;) {
+    const void* data = nullptr;
+    size_t n = 0;
+    REQUIRE(lake_reader_read_view(reader.get(), &data, 1 << 20, &n, nullptr) == LAKE_OK);
+    CHECK(n <= (1u << 20));
+    if (n == 0) break;
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + n);
+  }
+  CHECK(out == bytes);
+  CHECK(lake_reader_verified(reader.get()) == 1);
+  const void* data = nullptr;
+  size_t n = 1;
+  CHECK(lake_reader_read_view(reader.get(), &data, 0, &n, nullptr) == LAKE_INVALID_ARGUMENT);
+}
+
 TEST_CASE("an integrity failure carries its kind and counts") {
   ScratchDir dir;
   Stage stage = OpenLocal(dir.path + "/stage");

@@ -176,6 +176,31 @@ TEST_CASE("tampering on disk is caught: flipped byte, truncation, appended byte"
   CHECK(ReadVerified(*f.stage, *location) == bytes);
 }
 
+TEST_CASE("views of a local object's read-ahead chunks verify and stay put until the next call") {
+  StageFixture f;
+  std::vector<uint8_t> bytes = testing::RandomBytes(5 * 1024 * 1024 + 77, 24);
+  absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
+  LAKE_REQUIRE_OK(location);
+  for (bool range : {false, true}) {
+    CAPTURE(range);
+    absl::StatusOr<std::unique_ptr<ObjectReader>> reader =
+        range ? f.stage->OpenRange(*location, {1000, bytes.size() - 1000})
+              : f.stage->OpenVerified(*location);
+    LAKE_REQUIRE_OK(reader);
+    std::vector<uint8_t> out;
+    for (;;) {
+      absl::StatusOr<absl::Span<const uint8_t>> view = (*reader)->ReadView(3 << 20);
+      LAKE_REQUIRE_OK(view);
+      if (view->empty()) break;
+      out.insert(out.end(), view->begin(), view->end());
+    }
+    std::vector<uint8_t> expected =
+        range ? std::vector<uint8_t>(bytes.begin() + 1000, bytes.end() - 1000) : bytes;
+    CHECK(out == expected);
+    CHECK((*reader)->verified() == !range);
+  }
+}
+
 TEST_CASE("range edge cases: first byte, last byte, whole, across chunks") {
   StageFixture f;
   std::vector<uint8_t> bytes = testing::RandomBytes(3 * 1024 * 1024 + 11, 5);

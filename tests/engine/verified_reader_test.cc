@@ -150,3 +150,41 @@ TEST_CASE("a zero-capacity read is refused rather than mistaken for EOF") {
 
 }  // namespace
 }  // namespace lake
+
+namespace lake {
+namespace {
+
+TEST_CASE("views verify exactly like copies: the bytes, the end, the failures") {
+  std::vector<uint8_t> bytes = testing::RandomBytes(300000, 10);
+  for (bool tamper : {false, true}) {
+    CAPTURE(tamper);
+    std::vector<uint8_t> stored = bytes;
+    if (tamper) stored[123456] ^= 1;
+    StreamLog log;
+    VerifiedReader reader(std::make_unique<MemoryObjectStream>(stored, &log),
+                          LocationOf(bytes, bytes.size()));
+    std::vector<uint8_t> out;
+    absl::Status end;
+    for (;;) {
+      absl::StatusOr<absl::Span<const uint8_t>> view = reader.ReadView(10007);
+      if (!view.ok()) {
+        end = view.status();
+        break;
+      }
+      CHECK(view->size() <= 10007);
+      if (view->empty()) break;
+      out.insert(out.end(), view->begin(), view->end());
+    }
+    CHECK(out == stored);
+    if (tamper) {
+      CHECK(testing::KindOf(end) == IntegrityKind::kDigestMismatch);
+      CHECK_FALSE(reader.verified());
+    } else {
+      LAKE_CHECK_OK(end);
+      CHECK(reader.verified());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lake

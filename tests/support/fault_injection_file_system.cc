@@ -54,6 +54,10 @@ class FaultFile final : public io::File {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
     return base_->Truncate(size);
   }
+  absl::Status Allocate(uint64_t offset, uint64_t len) override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->Allocate(offset, len);
+  }
   absl::StatusOr<io::FileInfo> Stat() override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
     return base_->Stat();
