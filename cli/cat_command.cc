@@ -107,12 +107,13 @@ int RunCat(const std::vector<std::string>& argv) {
   }
   std::unique_ptr<lake_location, void (*)(lake_location*)> location_owner(
       location, lake_location_free);
-  lake_stage* stage = nullptr;
-  if (int code = OpenStage(GlobalOptionsFrom(*args), args->Value("--tenant"), &stage);
+  lake_db* db = nullptr;
+  if (int code = OpenRoot(GlobalOptionsFrom(*args), args->Value("--tenant"), &db);
       code != kExitOk) {
     return code;
   }
-  std::unique_ptr<lake_stage, void (*)(lake_stage*)> stage_owner(stage, lake_stage_free);
+  std::unique_ptr<lake_db, void (*)(lake_db*)> db_owner(db, lake_db_free);
+  lake_stage* stage = lake_db_stage(db);
 
   uint64_t total = lake_location_size_bytes(location);
   lake_reader* reader = nullptr;

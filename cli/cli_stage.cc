@@ -26,26 +26,32 @@ GlobalOptions GlobalOptionsFrom(const ParsedArgs& args) {
   return global;
 }
 
-int OpenStage(const GlobalOptions& global, const std::optional<std::string>& tenant,
-              lake_stage** out) {
-  if (global.stage.has_value() || global.endpoint.has_value() ||
-      global.region.has_value() || global.path_style) {
-    std::fprintf(stderr,
-                 "lake: S3 stages (--stage, --endpoint, --region, --path-style) "
-                 "are not available in this build yet; the root uses its "
-                 "local stage\n");
-    return kExitUsage;
-  }
+int OpenRoot(const GlobalOptions& global, const std::optional<std::string>& tenant,
+             lake_db** db) {
   lake_stage_options* opts = lake_stage_options_new();
   lake_error* err = nullptr;
-  std::string stage_dir = global.root + "/stage";
-  lake_status status = lake_stage_options_set_local_root(opts, stage_dir.c_str(), &err);
+  lake_status status = LAKE_OK;
+  bool s3_flags = global.endpoint.has_value() || global.region.has_value() || global.path_style;
+  if (global.stage.has_value()) {
+    status = lake_stage_options_set_s3(opts, global.stage->c_str(), &err);
+  } else if (s3_flags) {
+    lake_stage_options_free(opts);
+    std::fprintf(stderr, "lake: --endpoint, --region and --path-style need --stage s3://BUCKET/PREFIX\n");
+    return kExitUsage;
+  }
+  if (status == LAKE_OK && global.endpoint.has_value()) {
+    status = lake_stage_options_set_s3_endpoint(opts, global.endpoint->c_str(), &err);
+  }
+  if (status == LAKE_OK && global.region.has_value()) {
+    status = lake_stage_options_set_s3_region(opts, global.region->c_str(), &err);
+  }
+  if (status == LAKE_OK && global.path_style) lake_stage_options_set_s3_path_style(opts, 1);
   if (status == LAKE_OK && tenant.has_value()) {
     status = lake_stage_options_set_tenant(opts, tenant->c_str(), &err);
   }
-  if (status == LAKE_OK) status = lake_stage_open(opts, out, &err);
+  if (status == LAKE_OK) status = lake_db_open(global.root.c_str(), opts, db, &err);
   lake_stage_options_free(opts);
-  if (status != LAKE_OK) return ReportFailure(status, err, "opening the stage");
+  if (status != LAKE_OK) return ReportFailure(status, err, "opening the root " + global.root);
   return kExitOk;
 }
 

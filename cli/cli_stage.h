@@ -24,10 +24,12 @@ struct GlobalOptions {
 std::vector<FlagSpec> GlobalFlags();
 GlobalOptions GlobalOptionsFrom(const ParsedArgs& args);
 
-// Opens the stage of the root: a local stage under <root>/stage. Returns an
-// exit code (0 on success) and prints any failure.
-int OpenStage(const GlobalOptions& global, const std::optional<std::string>& tenant,
-              lake_stage** out);
+// Opens the root and its recorded stage (a new root records the stage the
+// flags name: S3 with --stage, else a local stage under <root>/stage).
+// Returns an exit code (0 on success) and prints any failure; on success
+// *db owns the stage lake_db_stage returns.
+int OpenRoot(const GlobalOptions& global, const std::optional<std::string>& tenant,
+             lake_db** db);
 
 // LOCATION is the DataLocation JSON text itself, or @PATH of a file holding
 // it. Returns an exit code and prints any failure.

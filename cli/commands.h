@@ -11,6 +11,7 @@ namespace lake::cli {
 int RunPut(const std::vector<std::string>& args);
 int RunCat(const std::vector<std::string>& args);
 int RunStage(const std::vector<std::string>& args);
+int RunPresign(const std::vector<std::string>& args);
 
 }  // namespace lake::cli
 

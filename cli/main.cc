@@ -19,11 +19,17 @@ constexpr char kUsage[] =
     "commands:\n"
     "  put FILE              upload FILE ('-' for stdin); prints its DataLocation\n"
     "  cat LOCATION          write the object's bytes, verified (or a --range)\n"
-    "  stage clean-staging   remove leftovers of crashed uploads\n"
+    "  presign LOCATION      a time-limited GET URL for the object (S3 stages)\n"
+    "  stage describe        the root's stage descriptor\n"
     "  stage list            list published objects\n"
+    "  stage clean-staging   remove leftovers of crashed uploads\n"
     "\n"
     "global options (on any command):\n"
     "  --root DIR    the lake root (default $LAKE_ROOT, else ./lake-data)\n"
+    "  --stage s3://BUCKET/PREFIX   an S3 stage for a new root (a root records\n"
+    "                its stage; later flags must agree with it)\n"
+    "  --endpoint URL, --region R, --path-style   S3 details (defaults:\n"
+    "                $AWS_ENDPOINT_URL, $AWS_REGION, virtual-hosted)\n"
     "  --help        usage of lake or of a command\n"
     "  --version     print the version\n"
     "\n"
@@ -73,6 +79,7 @@ int main(int argc, char** argv) {
   if (command == "put") return lake::cli::RunPut(rest);
   if (command == "cat") return lake::cli::RunCat(rest);
   if (command == "stage") return lake::cli::RunStage(rest);
+  if (command == "presign") return lake::cli::RunPresign(rest);
   if (command.empty()) {
     std::fputs(kUsage, stderr);
     return lake::cli::kExitUsage;

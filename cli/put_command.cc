@@ -20,7 +20,9 @@ constexpr char kUsage[] =
     "\n"
     "  --content-type TYPE  default application/octet-stream\n"
     "  --tenant T           upload beneath tenant T's prefix\n"
-    "  --root DIR           the lake root (default $LAKE_ROOT, else ./lake-data)\n";
+    "  --root DIR           the lake root (default $LAKE_ROOT, else ./lake-data)\n"
+    "  --stage s3://BUCKET/PREFIX [--endpoint URL] [--region R] [--path-style]\n"
+    "                       the S3 stage a NEW root records (later: must agree)\n";
 
 int64_t ReadStdin(void*, uint8_t* buf, size_t cap) {
   for (;;) {
@@ -56,12 +58,13 @@ int RunPut(const std::vector<std::string>& argv) {
       return ReportFailure(status, err, "--content-type");
     }
   }
-  lake_stage* stage = nullptr;
-  if (int code = OpenStage(GlobalOptionsFrom(*args), args->Value("--tenant"), &stage);
+  lake_db* db = nullptr;
+  if (int code = OpenRoot(GlobalOptionsFrom(*args), args->Value("--tenant"), &db);
       code != kExitOk) {
     lake_upload_options_free(opts);
     return code;
   }
+  lake_stage* stage = lake_db_stage(db);
   ProgressBar bar("put " + path);
   if (bar.enabled()) lake_upload_options_set_progress(opts, &ProgressBar::Callback, &bar);
 
@@ -78,7 +81,7 @@ int RunPut(const std::vector<std::string>& argv) {
     code = ReportFailure(status, err, "put " + path);
   }
   lake_location_free(location);
-  lake_stage_free(stage);
+  lake_db_free(db);
   return code;
 }
 

@@ -1,4 +1,4 @@
-// lake stage clean-staging | list [--json]
+// lake stage describe | list [--json] | clean-staging
 #include <cinttypes>
 #include <cstdio>
 
@@ -12,6 +12,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: lake [global options] stage SUBCOMMAND\n"
     "\n"
+    "  describe        the root's stage descriptor (credential-free JSON):\n"
+    "                  {\"version\":1,\"kind\":\"local\"} or {…,\"kind\":\"s3\",\"bucket\":…}\n"
     "  clean-staging   remove leftovers of uploads whose process died before\n"
     "                  publishing (.staging/*.uploading files no live upload\n"
     "                  holds); prints how many were removed. Published objects\n"
@@ -47,20 +49,22 @@ int RunStage(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   if (args->positionals.size() != 1) {
-    return ReportUsage("stage needs one subcommand: clean-staging or list", "stage");
+    return ReportUsage("stage needs one subcommand: describe, list or clean-staging", "stage");
   }
   const std::string& sub = args->positionals[0];
-  if (sub != "clean-staging" && sub != "list") {
+  if (sub != "clean-staging" && sub != "list" && sub != "describe") {
     return ReportUsage("unknown stage subcommand " + sub, "stage");
   }
-  lake_stage* stage = nullptr;
-  if (int code = OpenStage(GlobalOptionsFrom(*args), std::nullopt, &stage);
-      code != kExitOk) {
+  lake_db* db = nullptr;
+  if (int code = OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &db); code != kExitOk) {
     return code;
   }
+  lake_stage* stage = lake_db_stage(db);
   lake_error* err = nullptr;
-  lake_status status;
-  if (sub == "clean-staging") {
+  lake_status status = LAKE_OK;
+  if (sub == "describe") {
+    std::printf("%s\n", lake_stage_descriptor(stage));
+  } else if (sub == "clean-staging") {
     uint64_t removed = 0;
     status = lake_stage_clean_staging(stage, &removed, &err);
     if (status == LAKE_OK) std::printf("%" PRIu64 "\n", removed);
@@ -68,7 +72,7 @@ int RunStage(const std::vector<std::string>& argv) {
     ListState state{args->Has("--json")};
     status = lake_stage_list(stage, &PrintEntry, &state, &err);
   }
-  lake_stage_free(stage);
+  lake_db_free(db);
   if (status != LAKE_OK) return ReportFailure(status, err, "stage " + sub);
   return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
 }

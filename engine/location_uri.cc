@@ -3,21 +3,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/utf8.h"
 #include "engine/integrity_error.h"
+#include "io/s3http/sigv4_signer.h"
 
 namespace lake {
 namespace {
 
 constexpr char kFileScheme[] = "file://";
 constexpr char kS3Scheme[] = "s3://";
-constexpr char kHexDigits[] = "0123456789ABCDEF";
-
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-         c == '~';
-}
-
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -56,18 +50,8 @@ absl::StatusOr<std::string> DecodeCanonical(std::string_view encoded) {
 }  // namespace
 
 std::string PercentEncodePath(std::string_view decoded) {
-  std::string out;
-  out.reserve(decoded.size());
-  for (unsigned char c : decoded) {
-    if (IsUnreserved(c) || c == '/') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHexDigits[c >> 4]);
-      out.push_back(kHexDigits[c & 15]);
-    }
-  }
-  return out;
+  // The same rule S3 signs keys with: one encoding, so one spelling.
+  return s3http::EncodeCanonicalUri(decoded);
 }
 
 std::string FormatFileUri(std::string_view absolute_path) {
@@ -77,41 +61,6 @@ std::string FormatFileUri(std::string_view absolute_path) {
 std::string FormatS3Uri(std::string_view bucket, std::string_view key) {
   return absl::StrCat(kS3Scheme, std::string(bucket), "/",
                       PercentEncodePath(key));
-}
-
-bool IsValidUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t extra;
-    uint32_t min_code;
-    uint32_t code;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      extra = 1, min_code = 0x80, code = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2, min_code = 0x800, code = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      extra = 3, min_code = 0x10000, code = c & 0x07;
-    } else {
-      return false;
-    }
-    if (text.size() - i <= extra) return false;
-    for (size_t k = 1; k <= extra; ++k) {
-      unsigned char cc = static_cast<unsigned char>(text[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      code = (code << 6) | (cc & 0x3F);
-    }
-    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF.
-    if (code < min_code || code > 0x10FFFF ||
-        (code >= 0xD800 && code <= 0xDFFF)) {
-      return false;
-    }
-    i += extra + 1;
-  }
-  return true;
 }
 
 absl::Status ValidatePathSegments(std::string_view path) {

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/utf8.h"
 
 namespace lake {
 
@@ -44,8 +45,6 @@ absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri);
 // OK when every '/'-separated segment of `path` is non-empty, not "." or
 // "..", free of NUL bytes, and the whole is valid UTF-8.
 absl::Status ValidatePathSegments(std::string_view path);
-
-bool IsValidUtf8(std::string_view text);
 
 // True when `child` lies strictly beneath `parent` on a '/' boundary
 // ("data" holds "data/x", never "data-evil/x"). An empty parent holds

@@ -64,6 +64,17 @@ std::string NewManagedObjectKey(std::string_view tenant) {
   return absl::StrCat(ObjectsPrefix(tenant), "/", uuid.substr(34), "/", uuid);
 }
 
+bool IsManagedKey(std::string_view key, std::string_view tenant) {
+  if (!tenant.empty()) return IsStrictlyBeneath(key, ObjectsPrefix(tenant));
+  if (IsStrictlyBeneath(key, kObjectsDir)) return true;
+  // tenants/<tenant>/objects/…
+  if (!IsStrictlyBeneath(key, kTenantsDir)) return false;
+  std::string_view rest = key.substr(kTenantsDir.size() + 1);
+  size_t slash = rest.find('/');
+  return slash != std::string_view::npos && slash > 0 &&
+         IsStrictlyBeneath(rest.substr(slash + 1), kObjectsDir);
+}
+
 std::string_view ShardOfKey(std::string_view key) {
   return key.substr(0, key.rfind('/'));
 }

@@ -35,6 +35,11 @@ std::string ObjectsPrefix(std::string_view tenant);
 // A fresh key beneath ObjectsPrefix(tenant).
 std::string NewManagedObjectKey(std::string_view tenant);
 
+// True when `key` (relative to the stage root or prefix) names a managed
+// object the stage may serve: beneath ObjectsPrefix(tenant) when a tenant
+// is set; otherwise beneath "objects" or any tenant's objects prefix.
+bool IsManagedKey(std::string_view key, std::string_view tenant);
+
 // The shard directory of a key ("objects/3f").
 std::string_view ShardOfKey(std::string_view key);
 

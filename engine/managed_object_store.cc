@@ -32,4 +32,10 @@ void ManagedObjectStore::ReadRanges(absl::Span<RangeRead> ranges) {
   }
 }
 
+absl::StatusOr<std::string> ManagedObjectStore::Presign(const DataLocation&,
+                                                       absl::Duration) {
+  return absl::UnimplementedError(
+      "presigned URLs need an S3 stage; this stage is " + std::string(backend_name()));
+}
+
 }  // namespace lake

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "base/cancel_token.h"
 #include "engine/data_location.h"
@@ -102,6 +103,11 @@ class ManagedObjectStore {
 
   // Removes leftovers of uploads whose owner died; returns how many.
   virtual absl::StatusOr<uint64_t> CleanStaging() = 0;
+
+  // A URL that GETs a contained object without credentials, for `ttl`.
+  // Unimplemented by stores that have no such thing (local, host).
+  virtual absl::StatusOr<std::string> Presign(const DataLocation& location,
+                                              absl::Duration ttl);
 };
 
 }  // namespace lake

@@ -92,6 +92,12 @@ void ManagedStage::ReadRanges(absl::Span<RangeRead> ranges) {
   store_->ReadRanges(ranges);
 }
 
+absl::StatusOr<std::string> ManagedStage::Presign(const DataLocation& location,
+                                                  absl::Duration ttl) {
+  if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+  return store_->Presign(location, ttl);
+}
+
 absl::Status ManagedStage::Delete(const DataLocation& location) {
   if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
   return store_->Delete(location);

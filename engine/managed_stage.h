@@ -59,6 +59,8 @@ class ManagedStage {
     return store_->List(emit);
   }
   absl::Status Delete(const DataLocation& location);
+  // A credential-free GET URL for a contained object, living `ttl`.
+  absl::StatusOr<std::string> Presign(const DataLocation& location, absl::Duration ttl);
   absl::StatusOr<uint64_t> CleanStaging() { return store_->CleanStaging(); }
 
  private:

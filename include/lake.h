@@ -246,6 +246,44 @@ LAKE_API lake_status lake_stage_options_set_local_root(lake_stage_options* opts,
 LAKE_API lake_status lake_stage_options_set_tenant(lake_stage_options* opts,
                                                    const char* tenant,
                                                    lake_error** err);
+/* An S3 stage: `stage_uri` is "s3://BUCKET" or "s3://BUCKET/PREFIX" (the
+ * prefix is taken literally, any UTF-8). Region, endpoint and addressing
+ * default to AWS_REGION (else AWS_DEFAULT_REGION, else us-east-1),
+ * AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL, else
+ * https://s3.REGION.amazonaws.com) and virtual-hosted style. Credentials
+ * come from the process's AWS default chain, never from options. An https
+ * endpoint is verified against AWS_CA_BUNDLE when it is set. */
+LAKE_API lake_status lake_stage_options_set_s3(lake_stage_options* opts,
+                                               const char* stage_uri,
+                                               lake_error** err);
+LAKE_API lake_status lake_stage_options_set_s3_endpoint(lake_stage_options* opts,
+                                                        const char* url,
+                                                        lake_error** err);
+LAKE_API lake_status lake_stage_options_set_s3_region(lake_stage_options* opts,
+                                                      const char* region,
+                                                      lake_error** err);
+/* Path-style addressing (http://host/bucket/key), for S3-compatible
+ * servers; a dotted bucket name always uses it. */
+LAKE_API void lake_stage_options_set_s3_path_style(lake_stage_options* opts,
+                                                   int path_style);
+/* UploadPart requests in flight per upload: 1..16 (default 4). Memory per
+ * upload is at most concurrency x part size. */
+LAKE_API lake_status lake_stage_options_set_s3_concurrency(lake_stage_options* opts,
+                                                           uint32_t concurrency,
+                                                           lake_error** err);
+/* Testing and tuning only: the multipart part size (default 64 MiB). The
+ * server's own minimum (5 MiB on S3) still applies to every part but the
+ * last. */
+LAKE_API lake_status lake_stage_options_set_s3_part_size(lake_stage_options* opts,
+                                                         uint64_t bytes,
+                                                         lake_error** err);
+/* Opens the stage a descriptor names (see lake_stage_descriptor). A local
+ * descriptor still needs lake_stage_options_set_local_root. */
+LAKE_API lake_status lake_stage_options_set_descriptor(lake_stage_options* opts,
+                                                       const char* json,
+                                                       size_t len,
+                                                       lake_error** err);
+
 /* Use a host-provided store instead of a lake backend. The table is copied;
  * `ctx` must stay valid until `destroy` is called. */
 LAKE_API lake_status lake_stage_options_set_host_store(
@@ -261,8 +299,26 @@ LAKE_API lake_status lake_stage_open(const lake_stage_options* opts,
                                      lake_stage** out, lake_error** err);
 LAKE_API void lake_stage_free(lake_stage* stage);
 
+/* The stage's descriptor: its credential-free topology as canonical JSON,
+ * {"version":1,"kind":"local"} or {"version":1,"kind":"s3","bucket":…,
+ * "prefix":…,"region":…,"endpoint":…,"path_style":…}; "" for a host store.
+ * Owned by the stage. */
+LAKE_API const char* lake_stage_descriptor(const lake_stage* stage);
+
+/* A GET URL for a contained object, valid for `ttl_seconds` (1..3600),
+ * usable with an additional Range header. S3 stages only
+ * (LAKE_UNSUPPORTED otherwise). The URL is a bearer credential: lake never
+ * logs it and never stores it in a DataLocation. *url is freed with
+ * lake_string_free. */
+LAKE_API lake_status lake_stage_presign(lake_stage* stage,
+                                        const lake_location* loc,
+                                        uint32_t ttl_seconds, char** url,
+                                        lake_error** err);
+LAKE_API void lake_string_free(char* text);
+
 /* "io_uring" or "sync" for local stages (LAKE_IO=sync forces the plain
- * pread/pwrite backend), "host" for host stores. Owned by the stage. */
+ * pread/pwrite backend), "s3", or "host" for host stores. Owned by the
+ * stage. */
 LAKE_API const char* lake_stage_io_backend(const lake_stage* stage);
 
 /* Removes leftovers of uploads whose process died before publishing
@@ -282,6 +338,28 @@ LAKE_API lake_status lake_stage_list(lake_stage* stage, lake_list_fn emit,
 LAKE_API lake_status lake_stage_delete(lake_stage* stage,
                                        const lake_location* loc,
                                        lake_error** err);
+
+/* ------------------------------------------------------------------------ */
+/* A lake root: one directory that records its stage                         */
+/* ------------------------------------------------------------------------ */
+
+/* A lake root (the embedded default: ./lake-data in the CLI). Thread-safe. */
+typedef struct lake_db lake_db;
+
+/* Opens the root at `dir`, creating it if needed. A new root records the
+ * stage `stage_opts` names (an S3 stage via lake_stage_options_set_s3 and
+ * friends; NULL or no stage: a local stage in dir/stage). An existing root
+ * uses the stage it recorded; stage options given for it must agree with
+ * the record (bucket, prefix, and whichever of endpoint, region and path
+ * style were set) or the open fails with LAKE_INVALID_ARGUMENT. A tenant in
+ * `stage_opts` applies to this handle only. `stage_opts` may be freed after
+ * the call. */
+LAKE_API lake_status lake_db_open(const char* dir,
+                                  const lake_stage_options* stage_opts,
+                                  lake_db** out, lake_error** err);
+/* The root's stage, owned by the db (do not free it). */
+LAKE_API lake_stage* lake_db_stage(lake_db* db);
+LAKE_API void lake_db_free(lake_db* db);
 
 /* ------------------------------------------------------------------------ */
 /* Upload                                                                    */

@@ -14,6 +14,7 @@
 #include "engine/data_location.h"
 #include "engine/managed_stage.h"
 #include "engine/object_reader.h"
+#include "engine/stage_descriptor.h"
 #include "include/lake.h"
 #include "io/file_system.h"
 
@@ -39,12 +40,23 @@ struct lake_stage_options {
   std::string local_root;
   std::string tenant;
   std::optional<lake_host_store> host_store;
+  // S3: set by lake_stage_options_set_s3 or a descriptor.
+  bool s3 = false;
+  std::string s3_bucket;
+  std::string s3_prefix;
+  std::string s3_endpoint;  // empty: from the environment
+  std::string s3_region;    // empty: from the environment
+  bool s3_path_style = false;
+  bool s3_path_style_set = false;
+  uint32_t s3_concurrency = 4;
+  uint64_t s3_part_bytes = 64ull << 20;
 };
 
 struct lake_stage {
   std::unique_ptr<lake::ManagedStage> stage;
   lake::io::FileSystem* fs = nullptr;  // reads upload source files
   std::string backend;
+  std::string descriptor;  // canonical JSON
 };
 
 struct lake_upload_options {
@@ -75,6 +87,12 @@ lake_error* NewError(const absl::Status& status);
 lake_status Report(const absl::Status& status, lake_error** err);
 
 lake_location* NewLocation(DataLocation location);
+
+// lake_stage_open without the argument checks (also used by lake_db_open).
+lake_status OpenStage(const lake_stage_options& opts, lake_stage** out, lake_error** err);
+// The descriptor an S3 stage's options name, with the environment's
+// defaults for what they leave unset.
+StageDescriptor S3DescriptorOf(const lake_stage_options& opts);
 
 // Runs `body` (returning lake_status) so that no C++ exception crosses the
 // ABI: an exception becomes LAKE_INTERNAL (LAKE_IO for out-of-memory).

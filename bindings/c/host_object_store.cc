@@ -7,6 +7,7 @@
 #include "engine/integrity_error.h"
 #include "engine/location_uri.h"
 #include "engine/managed_key.h"
+#include "engine/push_upload_bridge.h"
 #include "engine/sha256.h"
 
 namespace lake::c {
@@ -160,17 +161,10 @@ HostObjectStore::~HostObjectStore() {
 
 bool HostObjectStore::Contains(std::string_view uri) const {
   if (!IsStrictlyBeneath(uri, root_uri_)) return false;
-  std::string_view key = uri.substr(root_uri_.size() + 1);
-  if (!tenant_.empty()) {
-    return IsStrictlyBeneath(key, PercentEncodePath(ObjectsPrefix(tenant_)));
-  }
-  if (IsStrictlyBeneath(key, kObjectsDir)) return true;
-  // tenants/<t>/objects/…
-  if (!IsStrictlyBeneath(key, kTenantsDir)) return false;
-  std::string_view rest = key.substr(kTenantsDir.size() + 1);
-  size_t slash = rest.find('/');
-  return slash != std::string_view::npos &&
-         IsStrictlyBeneath(rest.substr(slash + 1), kObjectsDir);
+  // URIs are canonical, so the encoded key decodes to exactly one key; the
+  // managed-key rules only look at '/' and ASCII segment names, which the
+  // encoding leaves as they are.
+  return IsManagedKey(uri.substr(root_uri_.size() + 1), tenant_.empty() ? "" : PercentEncodePath(tenant_));
 }
 
 absl::Status HostObjectStore::CheckContainment(const DataLocation& location) {
@@ -210,10 +204,9 @@ absl::StatusOr<StoredObject> HostObjectStore::Upload(
 }
 
 absl::StatusOr<std::unique_ptr<ObjectWriter>> HostObjectStore::NewWriter(
-    const UploadOptions&) {
-  return absl::UnimplementedError(
-      "push writers need a lake backend; with a host store use "
-      "lake_stage_upload_reader");
+    const UploadOptions& options) {
+  return std::unique_ptr<ObjectWriter>(new PushUploadBridge(
+      [this, options](UploadSource& source) { return Upload(source, options); }));
 }
 
 absl::StatusOr<std::unique_ptr<ObjectStream>> HostObjectStore::Open(

@@ -1,18 +1,79 @@
 // lake_stage: options, open, and the stage-wide calls.
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
 #include "bindings/c/c_handles.h"
 #include "bindings/c/host_object_store.h"
 #include "engine/local/local_object_store.h"
 #include "engine/managed_key.h"
+#include "engine/s3/s3_object_store.h"
+#include "engine/stage_descriptor.h"
 
 namespace {
 
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+}  // namespace
+
+// Region and endpoint as the AWS SDKs default them.
+lake::StageDescriptor lake::c::S3DescriptorOf(const lake_stage_options& opts) {
+  lake::StageDescriptor d;
+  d.kind = lake::StageDescriptor::Kind::kS3;
+  d.bucket = opts.s3_bucket;
+  d.prefix = opts.s3_prefix;
+  d.region = opts.s3_region;
+  if (d.region.empty()) d.region = Env("AWS_REGION");
+  if (d.region.empty()) d.region = Env("AWS_DEFAULT_REGION");
+  if (d.region.empty()) d.region = "us-east-1";
+  d.endpoint = opts.s3_endpoint;
+  if (d.endpoint.empty()) d.endpoint = Env("AWS_ENDPOINT_URL_S3");
+  if (d.endpoint.empty()) d.endpoint = Env("AWS_ENDPOINT_URL");
+  if (d.endpoint.empty()) d.endpoint = lake::s3http::DefaultS3EndpointUrl(d.region);
+  while (!d.endpoint.empty() && d.endpoint.back() == '/') d.endpoint.pop_back();
+  d.path_style = opts.s3_path_style;
+  return d;
+}
+
+namespace {
+
+absl::StatusOr<std::unique_ptr<lake::ManagedObjectStore>> OpenS3Store(
+    const lake_stage_options& opts, lake::StageDescriptor* descriptor) {
+  absl::StatusOr<lake::StageDescriptor> d =
+      lake::ValidateStageDescriptor(lake::c::S3DescriptorOf(opts));
+  if (!d.ok()) return d.status();
+  absl::StatusOr<lake::s3http::S3Endpoint> endpoint =
+      lake::s3http::ParseS3Endpoint(d->endpoint, d->path_style);
+  if (!endpoint.ok()) return endpoint.status();
+  lake::S3StageOptions options;
+  options.bucket = d->bucket;
+  options.prefix = d->prefix;
+  options.tenant = opts.tenant;
+  options.endpoint = *endpoint;
+  options.region = d->region;
+  options.tuning.concurrency = static_cast<int>(opts.s3_concurrency);
+  options.tuning.part_bytes = opts.s3_part_bytes;
+  options.transport.ca_bundle = Env("AWS_CA_BUNDLE");
+  auto store = lake::S3ObjectStore::Open(options, nullptr);
+  if (!store.ok()) return store.status();
+  *descriptor = *d;
+  return std::unique_ptr<lake::ManagedObjectStore>(std::move(*store));
+}
+
 absl::StatusOr<std::unique_ptr<lake::ManagedObjectStore>> OpenStore(
-    const lake_stage_options& opts, lake::io::FileSystem& fs) {
+    const lake_stage_options& opts, lake::io::FileSystem& fs,
+    lake::StageDescriptor* descriptor) {
+  int kinds = (opts.host_store.has_value() ? 1 : 0) + (opts.s3 ? 1 : 0) +
+              (!opts.local_root.empty() ? 1 : 0);
+  if (kinds > 1) {
+    return absl::InvalidArgumentError(
+        "a stage is one of a local root, an S3 stage or a host store");
+  }
+  if (opts.s3) return OpenS3Store(opts, descriptor);
   if (opts.host_store.has_value()) {
-    if (!opts.local_root.empty()) {
-      return absl::InvalidArgumentError(
-          "a stage is either a local root or a host store, not both");
-    }
     auto store = lake::c::HostObjectStore::Create(*opts.host_store, opts.tenant);
     if (!store.ok()) return store.status();
     return std::unique_ptr<lake::ManagedObjectStore>(std::move(*store));
@@ -28,6 +89,25 @@ absl::StatusOr<std::unique_ptr<lake::ManagedObjectStore>> OpenStore(
 }
 
 }  // namespace
+
+lake_status lake::c::OpenStage(const lake_stage_options& opts, lake_stage** out,
+                               lake_error** err) {
+  absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
+  if (!fs.ok()) return lake::c::Report(fs.status(), err);
+  lake::StageDescriptor descriptor;  // local unless the store says otherwise
+  auto store = OpenStore(opts, **fs, &descriptor);
+  if (!store.ok()) return lake::c::Report(store.status(), err);
+  auto stage = std::make_unique<lake_stage>();
+  stage->backend = std::string((*store)->backend_name());
+  // A host store's topology is the host's own: it has no descriptor.
+  if (!opts.host_store.has_value()) {
+    stage->descriptor = lake::StageDescriptorToJson(descriptor);
+  }
+  stage->stage = std::make_unique<lake::ManagedStage>(std::move(*store));
+  stage->fs = *fs;
+  *out = stage.release();
+  return LAKE_OK;
+}
 
 extern "C" {
 
@@ -73,6 +153,112 @@ lake_status lake_stage_options_set_host_store(lake_stage_options* opts,
   });
 }
 
+lake_status lake_stage_options_set_s3(lake_stage_options* opts, const char* stage_uri,
+                                      lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    if (stage_uri == nullptr) return lake::c::NullArgument("stage_uri", err);
+    std::string uri(stage_uri);
+    if (uri.rfind("s3://", 0) != 0) {
+      return lake::c::Report(
+          absl::InvalidArgumentError("an S3 stage is s3://BUCKET[/PREFIX], not \"" + uri + "\""),
+          err);
+    }
+    std::string rest = uri.substr(5);
+    size_t slash = rest.find('/');
+    std::string bucket = rest.substr(0, slash);
+    std::string prefix = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    absl::StatusOr<lake::S3StageLayout> layout = lake::S3StageLayout::Create(bucket, prefix, "");
+    if (!layout.ok()) return lake::c::Report(layout.status(), err);
+    opts->s3 = true;
+    opts->s3_bucket = layout->bucket();
+    opts->s3_prefix = layout->prefix();
+    return LAKE_OK;
+  });
+}
+
+lake_status lake_stage_options_set_s3_endpoint(lake_stage_options* opts, const char* url,
+                                               lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    if (url == nullptr) return lake::c::NullArgument("url", err);
+    absl::StatusOr<lake::s3http::S3Endpoint> endpoint = lake::s3http::ParseS3Endpoint(url, false);
+    if (!endpoint.ok()) return lake::c::Report(endpoint.status(), err);
+    opts->s3_endpoint = url;
+    while (!opts->s3_endpoint.empty() && opts->s3_endpoint.back() == '/') opts->s3_endpoint.pop_back();
+    return LAKE_OK;
+  });
+}
+
+lake_status lake_stage_options_set_s3_region(lake_stage_options* opts, const char* region,
+                                             lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    if (region == nullptr || region[0] == '\0') {
+      return lake::c::Report(absl::InvalidArgumentError("the region must not be empty"), err);
+    }
+    opts->s3_region = region;
+    return LAKE_OK;
+  });
+}
+
+void lake_stage_options_set_s3_path_style(lake_stage_options* opts, int path_style) {
+  if (opts == nullptr) return;
+  opts->s3_path_style = path_style != 0;
+  opts->s3_path_style_set = true;
+}
+
+lake_status lake_stage_options_set_s3_concurrency(lake_stage_options* opts, uint32_t concurrency,
+                                                  lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    if (concurrency < 1 || concurrency > static_cast<uint32_t>(lake::kS3MaxConcurrency)) {
+      return lake::c::Report(absl::InvalidArgumentError(absl::StrCat(
+                                 "S3 upload concurrency must be 1..", lake::kS3MaxConcurrency,
+                                 ", not ", concurrency)),
+                             err);
+    }
+    opts->s3_concurrency = concurrency;
+    return LAKE_OK;
+  });
+}
+
+lake_status lake_stage_options_set_s3_part_size(lake_stage_options* opts, uint64_t bytes,
+                                                lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    if (bytes == 0 || bytes > (uint64_t{5} << 30)) {
+      return lake::c::Report(
+          absl::InvalidArgumentError("the S3 part size must be 1 byte .. 5 GiB"), err);
+    }
+    opts->s3_part_bytes = bytes;
+    return LAKE_OK;
+  });
+}
+
+lake_status lake_stage_options_set_descriptor(lake_stage_options* opts, const char* json,
+                                              size_t len, lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    if (json == nullptr) return lake::c::NullArgument("json", err);
+    absl::StatusOr<lake::StageDescriptor> d =
+        lake::StageDescriptorFromJson(std::string_view(json, len));
+    if (!d.ok()) return lake::c::Report(d.status(), err);
+    if (d->kind == lake::StageDescriptor::Kind::kS3) {
+      opts->s3 = true;
+      opts->s3_bucket = d->bucket;
+      opts->s3_prefix = d->prefix;
+      opts->s3_region = d->region;
+      opts->s3_endpoint = d->endpoint;
+      opts->s3_path_style = d->path_style;
+      opts->s3_path_style_set = true;
+    } else {
+      opts->s3 = false;
+    }
+    return LAKE_OK;
+  });
+}
+
 void lake_stage_options_free(lake_stage_options* opts) { delete opts; }
 
 lake_status lake_stage_open(const lake_stage_options* opts, lake_stage** out,
@@ -80,16 +266,7 @@ lake_status lake_stage_open(const lake_stage_options* opts, lake_stage** out,
   return lake::c::Guarded(err, [&] {
     if (opts == nullptr) return lake::c::NullArgument("opts", err);
     if (out == nullptr) return lake::c::NullArgument("out", err);
-    absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
-    if (!fs.ok()) return lake::c::Report(fs.status(), err);
-    auto store = OpenStore(*opts, **fs);
-    if (!store.ok()) return lake::c::Report(store.status(), err);
-    auto stage = std::make_unique<lake_stage>();
-    stage->backend = std::string((*store)->backend_name());
-    stage->stage = std::make_unique<lake::ManagedStage>(std::move(*store));
-    stage->fs = *fs;
-    *out = stage.release();
-    return LAKE_OK;
+    return lake::c::OpenStage(*opts, out, err);
   });
 }
 
@@ -98,6 +275,27 @@ void lake_stage_free(lake_stage* stage) { delete stage; }
 const char* lake_stage_io_backend(const lake_stage* stage) {
   return stage == nullptr ? "" : stage->backend.c_str();
 }
+
+const char* lake_stage_descriptor(const lake_stage* stage) {
+  return stage == nullptr ? "" : stage->descriptor.c_str();
+}
+
+lake_status lake_stage_presign(lake_stage* stage, const lake_location* loc,
+                               uint32_t ttl_seconds, char** url, lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (stage == nullptr) return lake::c::NullArgument("stage", err);
+    if (loc == nullptr) return lake::c::NullArgument("loc", err);
+    if (url == nullptr) return lake::c::NullArgument("url", err);
+    absl::StatusOr<std::string> presigned =
+        stage->stage->Presign(loc->location, absl::Seconds(ttl_seconds));
+    if (!presigned.ok()) return lake::c::Report(presigned.status(), err);
+    *url = strdup(presigned->c_str());
+    return *url == nullptr ? lake::c::Report(absl::ResourceExhaustedError("out of memory"), err)
+                           : LAKE_OK;
+  });
+}
+
+void lake_string_free(char* text) { free(text); }
 
 lake_status lake_stage_clean_staging(lake_stage* stage, uint64_t* removed,
                                      lake_error** err) {

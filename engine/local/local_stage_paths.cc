@@ -1,9 +1,6 @@
 #include "engine/local/local_stage_paths.h"
 
-#include <vector>
-
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "engine/integrity_error.h"
 #include "engine/location_uri.h"
 #include "engine/managed_key.h"
@@ -43,21 +40,11 @@ absl::StatusOr<std::string> LocalStagePaths::KeyOfLocation(
         "location is outside the stage root " + root_ + ": " + location.uri);
   }
   std::string key = parsed->path.substr(root_.size() + 1);
-  if (!tenant_.empty()) {
-    if (!IsStrictlyBeneath(key, ObjectsPrefix(tenant_))) {
-      return InvalidLocationError("location is outside tenant \"" + tenant_ +
-                                  "\": " + location.uri);
-    }
-    return key;
-  }
-  std::vector<absl::string_view> parts =
-      absl::StrSplit(absl::string_view(key), absl::MaxSplits('/', 3));
-  bool own = parts.size() >= 2 && parts[0] == kObjectsDir.data();
-  bool tenants = parts.size() == 4 && parts[0] == kTenantsDir.data() &&
-                 parts[2] == kObjectsDir.data();
-  if (!own && !tenants) {
+  if (!IsManagedKey(key, tenant_)) {
     return InvalidLocationError(
-        "location is not a managed object of this stage: " + location.uri);
+        tenant_.empty()
+            ? "location is not a managed object of this stage: " + location.uri
+            : "location is outside tenant \"" + tenant_ + "\": " + location.uri);
   }
   return key;
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/s3_fixture.h"
 #include "tests/support/test_files.h"
 
 namespace {
@@ -272,6 +273,70 @@ TEST_CASE("--help works on every command and --version prints the version") {
   WriteSource(dir, "f", 3 * 1024 * 1024, 9);
   Result put = Lake(dir, {"put", "f"});
   CHECK(put.err.empty());
+}
+
+}  // namespace
+
+namespace {
+
+// A root recording an S3 stage on the project's RGW server (scripts/test
+// exports its address and credentials).
+struct S3Root {
+  S3Root() : bucket(lake::testing::UniqueBucketName()) {
+    const char* state = std::getenv("LAKE_S3_STATE_DIR");
+    REQUIRE_MESSAGE(state != nullptr, "S3 CLI tests need scripts/s3-test-server (scripts/test starts it)");
+    std::string mb = std::string("scripts/s3-test-server mb ") + state + " " + bucket + " >/dev/null";
+    REQUIRE(std::system(("cd " + std::string(std::getenv("LAKE_SOURCE_ROOT")) + " && " + mb).c_str()) == 0);
+  }
+  std::vector<std::string> Flags() const {
+    return {"--stage", "s3://" + bucket + "/cli data", "--path-style"};
+  }
+  std::string bucket;
+};
+
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST_CASE("S3 CLI: a root records its S3 stage; put, cat, ranges and presign use it") {
+  TempDir dir;
+  S3Root s3;
+  std::string bytes = WriteSource(dir, "f", 700000, 20);
+  Result put = Lake(dir, Concat({"put", "f"}, s3.Flags()));
+  REQUIRE_MESSAGE(put.exit_code == 0, put.err);
+  CHECK(put.out.rfind("{\"uri\":\"s3://" + s3.bucket + "/cli%20data/objects/", 0) == 0);
+  std::string json = put.out.substr(0, put.out.size() - 1);
+
+  // Later commands need no stage flags: the root remembers.
+  Result describe = Lake(dir, {"stage", "describe"});
+  CHECK(describe.exit_code == 0);
+  CHECK(describe.out.find("\"kind\":\"s3\"") != std::string::npos);
+  CHECK(describe.out.find("\"bucket\":\"" + s3.bucket + "\"") != std::string::npos);
+  CHECK(describe.out.find(std::getenv("AWS_SECRET_ACCESS_KEY")) == std::string::npos);
+  CHECK(Lake(dir, {"cat", json}).out == bytes);
+  CHECK(Lake(dir, {"cat", json, "--range", "100..200"}).out == bytes.substr(100, 100));
+
+  Result presign = Lake(dir, {"presign", json, "--ttl", "120"});
+  CHECK(presign.exit_code == 0);
+  CHECK(presign.out.find("X-Amz-Signature=") != std::string::npos);
+  CHECK(presign.err.empty());
+  CHECK(Lake(dir, {"presign", json, "--ttl", "3601"}).exit_code == 2);
+
+  // Flags that disagree with the record are refused.
+  Result other = Lake(dir, {"--stage", "s3://other-bucket/x", "stage", "describe"});
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("disagree") != std::string::npos);
+  // Flags that agree are accepted.
+  CHECK(Lake(dir, Concat({"stage", "describe"}, s3.Flags())).exit_code == 0);
+}
+
+TEST_CASE("S3 CLI: presign is refused on a local stage; S3 details need --stage") {
+  TempDir dir;
+  WriteSource(dir, "f", 10, 21);
+  std::string json = Put(dir, "f");
+  CHECK(Lake(dir, {"presign", json}).exit_code == 2);
+  CHECK(Lake(dir, {"--endpoint", "http://127.0.0.1:1", "stage", "describe"}).exit_code == 2);
 }
 
 }  // namespace

@@ -1,0 +1,131 @@
+// lake_db: a root directory and the stage it recorded when it was created.
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "bindings/c/c_handles.h"
+#include "engine/root_stage_record.h"
+#include "io/durable_paths.h"
+
+struct lake_db {
+  std::string root;
+  lake_stage* stage = nullptr;
+  ~lake_db() { lake_stage_free(stage); }
+};
+
+namespace {
+
+absl::StatusOr<std::string> AbsoluteRoot(const std::string& dir) {
+  if (dir.empty()) return absl::InvalidArgumentError("the root directory is empty");
+  if (dir.front() == '/') return dir;
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) return absl::UnknownError("getcwd failed");
+  return absl::StrCat(cwd, "/", dir);
+}
+
+// What the options ask for, compared with what the root recorded: only
+// what the caller set explicitly counts.
+absl::Status CheckAgreement(const lake_stage_options& opts, const lake::StageDescriptor& recorded) {
+  using Kind = lake::StageDescriptor::Kind;
+  if (!opts.s3) return absl::OkStatus();
+  auto disagree = [&](const std::string& what, const std::string& asked,
+                      const std::string& has) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the stage options disagree with the root's recorded stage: ", what, " '", asked,
+        "' asked, '", has, "' recorded (", lake::StageDescriptorToJson(recorded), ")"));
+  };
+  if (recorded.kind != Kind::kS3) return disagree("stage", "s3", "local");
+  if (opts.s3_bucket != recorded.bucket) return disagree("bucket", opts.s3_bucket, recorded.bucket);
+  if (opts.s3_prefix != recorded.prefix) return disagree("prefix", opts.s3_prefix, recorded.prefix);
+  if (!opts.s3_endpoint.empty() && opts.s3_endpoint != recorded.endpoint) {
+    return disagree("endpoint", opts.s3_endpoint, recorded.endpoint);
+  }
+  if (!opts.s3_region.empty() && opts.s3_region != recorded.region) {
+    return disagree("region", opts.s3_region, recorded.region);
+  }
+  if (opts.s3_path_style_set && opts.s3_path_style != recorded.path_style) {
+    return disagree("path style", opts.s3_path_style ? "on" : "off",
+                    recorded.path_style ? "on" : "off");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+extern "C" {
+
+lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, lake_db** out,
+                         lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (dir == nullptr) return lake::c::NullArgument("dir", err);
+    if (out == nullptr) return lake::c::NullArgument("out", err);
+    lake_stage_options asked = stage_opts != nullptr ? *stage_opts : lake_stage_options{};
+    if (asked.host_store.has_value() || !asked.local_root.empty()) {
+      return lake::c::Report(
+          absl::InvalidArgumentError("a root's stage is its own local stage or an S3 stage"),
+          err);
+    }
+    absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
+    if (!fs.ok()) return lake::c::Report(fs.status(), err);
+    absl::StatusOr<std::string> root = AbsoluteRoot(dir);
+    if (!root.ok()) return lake::c::Report(root.status(), err);
+    if (absl::Status s = lake::io::CreateDirectoriesDurably(**fs, *root); !s.ok()) {
+      return lake::c::Report(s, err);
+    }
+    absl::StatusOr<std::optional<lake::StageDescriptor>> recorded =
+        lake::ReadRootStageRecord(**fs, *root);
+    if (!recorded.ok()) return lake::c::Report(recorded.status(), err);
+    lake::StageDescriptor descriptor;
+    if (recorded->has_value()) {
+      descriptor = **recorded;
+      if (absl::Status s = CheckAgreement(asked, descriptor); !s.ok()) {
+        return lake::c::Report(s, err);
+      }
+    } else {
+      if (asked.s3) {
+        absl::StatusOr<lake::StageDescriptor> validated =
+            lake::ValidateStageDescriptor(lake::c::S3DescriptorOf(asked));
+        if (!validated.ok()) return lake::c::Report(validated.status(), err);
+        descriptor = *validated;
+      }
+      absl::Status written = lake::WriteRootStageRecord(**fs, *root, descriptor);
+      if (absl::IsAlreadyExists(written)) {  // a racing first open recorded it
+        absl::StatusOr<std::optional<lake::StageDescriptor>> again =
+            lake::ReadRootStageRecord(**fs, *root);
+        if (!again.ok()) return lake::c::Report(again.status(), err);
+        descriptor = **again;
+        if (absl::Status s = CheckAgreement(asked, descriptor); !s.ok()) {
+          return lake::c::Report(s, err);
+        }
+      } else if (!written.ok()) {
+        return lake::c::Report(written, err);
+      }
+    }
+    // Open the recorded stage, with this handle's tenant.
+    lake_stage_options opening;
+    opening.tenant = asked.tenant;
+    if (descriptor.kind == lake::StageDescriptor::Kind::kS3) {
+      opening.s3 = true;
+      opening.s3_bucket = descriptor.bucket;
+      opening.s3_prefix = descriptor.prefix;
+      opening.s3_region = descriptor.region;
+      opening.s3_endpoint = descriptor.endpoint;
+      opening.s3_path_style = descriptor.path_style;
+      opening.s3_concurrency = asked.s3_concurrency;
+      opening.s3_part_bytes = asked.s3_part_bytes;
+    } else {
+      opening.local_root = *root + "/stage";
+    }
+    auto db = std::make_unique<lake_db>();
+    db->root = *root;
+    lake_status status = lake::c::OpenStage(opening, &db->stage, err);
+    if (status != LAKE_OK) return status;
+    *out = db.release();
+    return LAKE_OK;
+  });
+}
+
+lake_stage* lake_db_stage(lake_db* db) { return db == nullptr ? nullptr : db->stage; }
+
+void lake_db_free(lake_db* db) { delete db; }
+
+}  // extern "C"

@@ -1,0 +1,80 @@
+// The S3 backend of ManagedObjectStore: one transport (connection reuse,
+// many requests in flight), one credentials source and one request layer,
+// shared by every operation on the stage. Layout and containment in
+// s3_stage_layout.h, uploads in s3_upload.h, reads in s3_object_stream.h.
+// Thread-safe.
+#ifndef LAKE_ENGINE_S3_S3_OBJECT_STORE_H_
+#define LAKE_ENGINE_S3_S3_OBJECT_STORE_H_
+
+#include <memory>
+#include <string>
+
+#include "engine/managed_object_store.h"
+#include "engine/s3/s3_stage_layout.h"
+#include "engine/s3/s3_upload.h"
+#include "io/s3http/credentials_provider.h"
+#include "io/s3http/http_transport.h"
+#include "io/s3http/s3_client.h"
+
+namespace lake {
+
+// The longest a presigned URL may live: it is a bearer credential.
+inline constexpr absl::Duration kMaxPresignTtl = absl::Hours(1);
+// Ranges of one batch in flight at once.
+inline constexpr size_t kS3RangeBatchWindow = 16;
+
+struct S3StageOptions {
+  std::string bucket;
+  std::string prefix;
+  std::string tenant;
+  s3http::S3Endpoint endpoint;
+  std::string region;
+  S3UploadTuning tuning;
+  s3http::TransportOptions transport;
+  s3http::RetryPolicy retry;
+};
+
+class S3ObjectStore final : public ManagedObjectStore {
+ public:
+  // `credentials` null: the AWS default chain.
+  static absl::StatusOr<std::unique_ptr<S3ObjectStore>> Open(
+      const S3StageOptions& options,
+      std::unique_ptr<s3http::CredentialsProvider> credentials);
+
+  const S3StageLayout& layout() const { return layout_; }
+  s3http::S3Client& client() { return *client_; }
+
+  std::string_view backend_name() const override { return "s3"; }
+  absl::StatusOr<StoredObject> Upload(UploadSource& source,
+                                      const UploadOptions& options) override;
+  absl::StatusOr<std::unique_ptr<ObjectWriter>> NewWriter(
+      const UploadOptions& options) override;
+  absl::Status CheckContainment(const DataLocation& location) override;
+  absl::StatusOr<std::unique_ptr<ObjectStream>> Open(
+      const DataLocation& location, uint64_t start, uint64_t limit) override;
+  void ReadRanges(absl::Span<RangeRead> ranges) override;
+  absl::Status List(
+      const std::function<bool(const ListedObject&)>& emit) override;
+  absl::Status Delete(const DataLocation& location) override;
+  // S3 has no staging area: an interrupted multipart upload is aborted by
+  // lake when it can, and by the bucket's lifecycle rule otherwise.
+  absl::StatusOr<uint64_t> CleanStaging() override { return 0; }
+  absl::StatusOr<std::string> Presign(const DataLocation& location,
+                                      absl::Duration ttl) override;
+
+ private:
+  S3ObjectStore(S3StageOptions options, S3StageLayout layout,
+                std::unique_ptr<s3http::CredentialsProvider> credentials)
+      : options_(std::move(options)), layout_(std::move(layout)),
+        credentials_(std::move(credentials)) {}
+
+  S3StageOptions options_;
+  S3StageLayout layout_;
+  std::unique_ptr<s3http::CredentialsProvider> credentials_;
+  std::unique_ptr<s3http::HttpTransport> transport_;
+  std::unique_ptr<s3http::S3Client> client_;
+};
+
+}  // namespace lake
+
+#endif  // LAKE_ENGINE_S3_S3_OBJECT_STORE_H_

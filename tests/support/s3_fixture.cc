@@ -1,0 +1,76 @@
+#include "tests/support/s3_fixture.h"
+
+#include <cstdlib>
+#include <random>
+#include <stdexcept>
+
+#include "absl/strings/str_cat.h"
+#include "io/s3http/credentials_provider.h"
+#include "tests/support/stage_fixture.h"
+
+namespace lake::testing {
+namespace {
+
+std::string RequiredEnv(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || value[0] == '\0') {
+    throw std::runtime_error(absl::StrCat(
+        name, " is not set: S3 tests run against scripts/s3-test-server (scripts/test starts it)"));
+  }
+  return value;
+}
+
+}  // namespace
+
+s3http::Credentials TestCredentials() {
+  s3http::Credentials credentials;
+  credentials.access_key_id = RequiredEnv("AWS_ACCESS_KEY_ID");
+  credentials.secret_access_key = RequiredEnv("AWS_SECRET_ACCESS_KEY");
+  return credentials;
+}
+
+std::string TestEndpoint() { return RequiredEnv("AWS_ENDPOINT_URL"); }
+
+std::string UniqueBucketName() {
+  static std::mt19937_64 rng(std::random_device{}());
+  return absl::StrCat("lake-test-", absl::Hex(rng(), absl::kZeroPad16));
+}
+
+S3Fixture::S3Fixture(S3FixtureOptions options) {
+  endpoint_ = options.endpoint.empty() ? TestEndpoint() : options.endpoint;
+  bucket_ = UniqueBucketName();
+  stage_ = Open(options);
+  absl::Status created = client().CreateBucket(bucket_);
+  if (!created.ok()) throw std::runtime_error("cannot create the test bucket: " + created.ToString());
+}
+
+std::unique_ptr<ManagedStage> S3Fixture::OpenAnother(S3FixtureOptions options) const {
+  return Open(std::move(options));
+}
+
+std::unique_ptr<ManagedStage> S3Fixture::Open(S3FixtureOptions options) const {
+  S3StageOptions stage;
+  stage.bucket = bucket_;
+  stage.prefix = options.prefix;
+  stage.tenant = options.tenant;
+  absl::StatusOr<s3http::S3Endpoint> endpoint = s3http::ParseS3Endpoint(
+      options.endpoint.empty() ? endpoint_ : options.endpoint, /*path_style=*/true);
+  if (!endpoint.ok()) throw std::runtime_error(endpoint.status().ToString());
+  stage.endpoint = *endpoint;
+  stage.region = "us-east-1";
+  stage.tuning = options.tuning;
+  stage.retry = options.retry;
+  stage.transport = options.transport;
+  absl::StatusOr<std::unique_ptr<S3ObjectStore>> store = S3ObjectStore::Open(
+      stage, std::make_unique<s3http::StaticCredentialsProvider>(TestCredentials()));
+  if (!store.ok()) throw std::runtime_error(store.status().ToString());
+  return std::make_unique<ManagedStage>(std::move(*store));
+}
+
+absl::StatusOr<DataLocation> S3Fixture::UploadBytes(const std::vector<uint8_t>& bytes,
+                                                    UploadOptions options) {
+  MemorySource source(bytes);
+  return stage_->Upload(source, options);
+}
+
+}  // namespace lake::testing
