@@ -64,6 +64,15 @@ absl::Status S3ObjectStream::Resume() {
     }
     return get.status();
   }
+  if (range_) {
+    // The rest of the interval, under the rule of the first answer: exactly
+    // those bytes, of an object of size_bytes.
+    absl::Status checked = s3http::CheckRangeResponse(
+        get->head.status, HeaderOf(get->head, "content-range"),
+        HeaderOf(get->head, "content-length"),
+        s3http::RangeRequest{position_, range_->end, size_bytes_});
+    if (!checked.ok()) return checked;
+  }
   absl::StatusOr<s3http::ContentRange> content_range =
       get->head.status == 206 && get->head.Find("content-range") != nullptr
           ? s3http::ParseContentRange(*get->head.Find("content-range"))

@@ -197,7 +197,8 @@ TEST_CASE("S3: containment: bucket, prefix boundary and tenant, before any reque
   S3FixtureOptions bob_options;
   bob_options.tenant = "bob";
   std::unique_ptr<ManagedStage> bob = f.OpenAnother(bob_options);
-  testing::MemorySource source(testing::RandomBytes(10, 10));
+  std::vector<uint8_t> alice_bytes = testing::RandomBytes(10, 10);
+  testing::MemorySource source(alice_bytes);
   absl::StatusOr<DataLocation> alices = alice->Upload(source, {});
   LAKE_REQUIRE_OK(alices);
   CHECK(absl::StrContains(alices->uri, "/lake-data/tenants/alice/objects/"));
@@ -294,7 +295,8 @@ TEST_CASE("S3: a wrong secret is a typed error that never shows the secret") {
       S3ObjectStore::Open(options, std::make_unique<s3http::StaticCredentialsProvider>(wrong));
   LAKE_REQUIRE_OK(store);
   ManagedStage stage(std::move(*store));
-  testing::MemorySource source(testing::RandomBytes(10, 15));
+  std::vector<uint8_t> bytes = testing::RandomBytes(10, 15);
+  testing::MemorySource source(bytes);
   absl::Status status = stage.Upload(source, {}).status();
   CHECK(absl::IsPermissionDenied(status));
   std::optional<s3http::S3Error> error = s3http::GetS3Error(status);
@@ -343,7 +345,8 @@ TEST_CASE("S3: concurrency must be 1..16") {
   S3Fixture f;
   for (int concurrency : {0, 17}) {
     S3UploadTuning tuning{256 * 1024, concurrency};
-    testing::MemorySource source(testing::RandomBytes(10, 17));
+    std::vector<uint8_t> bytes = testing::RandomBytes(10, 17);
+    testing::MemorySource source(bytes);
     CHECK(absl::IsInvalidArgument(
         UploadToS3(f.client(), f.store().layout(), tuning, source, {}).status()));
   }

@@ -866,7 +866,8 @@ TEST_CASE("junk after the document and a second root are refused") {
 
 TEST_CASE("a document declaring another encoding is still read as UTF-8") {
   // UTF-16 text cannot be UTF-8: refused rather than transcoded.
-  std::string utf16("\xFF\xFE<\0E\0r\0r\0o\0r\0/\0>\0", 20);
+  const char utf16_bytes[] = "\xFF\xFE<\0E\0r\0r\0o\0r\0/\0>\0";
+  std::string utf16(utf16_bytes, sizeof(utf16_bytes) - 1);
   CheckMalformed(ParseS3Error(500, utf16));
   // A Latin-1 declaration over UTF-8 bytes: the bytes are taken as UTF-8.
   absl::StatusOr<S3Error> error = ParseS3Error(

@@ -19,6 +19,8 @@ class MemorySource final : public UploadSource {
  public:
   explicit MemorySource(const std::vector<uint8_t>& bytes, size_t max_chunk = 65536)
       : bytes_(bytes), max_chunk_(max_chunk) {}
+  // The source reads the caller's bytes in place: a temporary would dangle.
+  explicit MemorySource(std::vector<uint8_t>&& bytes, size_t max_chunk = 65536) = delete;
   absl::StatusOr<size_t> Read(uint8_t* dst, size_t len) override;
   uint64_t delivered() const { return offset_; }
 
