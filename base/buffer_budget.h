@@ -47,8 +47,10 @@ class BufferLease {
 class BufferBudget {
  public:
   // Default limit of the process budget, and the smallest a host may set:
-  // the smallest must still hold one operation's minimum (a few MiB).
-  static constexpr uint64_t kDefaultLimitBytes = 64ull << 20;
+  // the smallest must still hold one operation's minimum (a few MiB). The
+  // default holds four S3 uploads at their default 4 x 64 MiB part buffers;
+  // it is a ceiling, not an allocation (leases map pages on demand).
+  static constexpr uint64_t kDefaultLimitBytes = 1ull << 30;
   static constexpr uint64_t kMinimumLimitBytes = 4ull << 20;
   static constexpr size_t kAlignment = 4096;
 

@@ -51,6 +51,10 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       }
       inline_value = args[++i];
     }
+    if (spec->repeatable) {
+      parsed.repeated.emplace_back(spec->name, *inline_value);
+      continue;
+    }
     if (parsed.values.count(spec->name) > 0) {
       return absl::InvalidArgumentError(spec->name + " given twice");
     }

@@ -18,12 +18,16 @@ struct FlagSpec {
   std::string name;        // "--range"
   std::string short_name;  // "-o", or empty
   bool takes_value = false;
+  // May be given many times; its values land in ParsedArgs::repeated.
+  bool repeatable = false;
 };
 
 struct ParsedArgs {
   std::vector<std::string> positionals;
   std::map<std::string, std::string> values;  // by long name
   std::set<std::string> switches;             // by long name
+  // Values of repeatable flags, in argv order: (long name, value).
+  std::vector<std::pair<std::string, std::string>> repeated;
 
   std::optional<std::string> Value(const std::string& name) const;
   bool Has(const std::string& name) const { return switches.count(name) > 0; }

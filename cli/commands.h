@@ -12,6 +12,10 @@ int RunPut(const std::vector<std::string>& args);
 int RunCat(const std::vector<std::string>& args);
 int RunStage(const std::vector<std::string>& args);
 int RunPresign(const std::vector<std::string>& args);
+int RunTable(const std::vector<std::string>& args);
+int RunInsert(const std::vector<std::string>& args);
+int RunQuery(const std::vector<std::string>& args);
+int RunRecover(const std::vector<std::string>& args);
 
 }  // namespace lake::cli
 

@@ -23,6 +23,10 @@ constexpr char kUsage[] =
     "  stage describe        the root's stage descriptor\n"
     "  stage list            list published objects\n"
     "  stage clean-staging   remove leftovers of crashed uploads\n"
+    "  table …               create, list, describe, versions, compact tables\n"
+    "  insert \"INSERT …\"     append rows (FILE values uploaded first)\n"
+    "  query \"SELECT …\"      print rows (--json: one object per line)\n"
+    "  recover [--list]      replay (or list) appends a crash interrupted\n"
     "\n"
     "global options (on any command):\n"
     "  --root DIR    the lake root (default $LAKE_ROOT, else ./lake-data)\n"
@@ -80,6 +84,10 @@ int main(int argc, char** argv) {
   if (command == "cat") return lake::cli::RunCat(rest);
   if (command == "stage") return lake::cli::RunStage(rest);
   if (command == "presign") return lake::cli::RunPresign(rest);
+  if (command == "table") return lake::cli::RunTable(rest);
+  if (command == "insert") return lake::cli::RunInsert(rest);
+  if (command == "query") return lake::cli::RunQuery(rest);
+  if (command == "recover") return lake::cli::RunRecover(rest);
   if (command.empty()) {
     std::fputs(kUsage, stderr);
     return lake::cli::kExitUsage;

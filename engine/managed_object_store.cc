@@ -4,6 +4,25 @@
 
 namespace lake {
 
+absl::StatusOr<uint64_t> ManagedObjectStore::StoredSize(const DataLocation& location) {
+  if (location.size_bytes == 0) {
+    // Nothing to read: opening the object proves it exists.
+    absl::StatusOr<std::unique_ptr<ObjectStream>> stream = Open(location, 0, 1);
+    if (!stream.ok()) return stream.status();
+    uint8_t byte;
+    absl::StatusOr<size_t> n = (*stream)->Read(&byte, 1);
+    if (!n.ok()) return n.status();
+    return uint64_t{*n};
+  }
+  absl::StatusOr<std::unique_ptr<ObjectStream>> stream =
+      Open(location, location.size_bytes - 1, 1);
+  if (!stream.ok()) return stream.status();
+  uint8_t byte;
+  absl::StatusOr<size_t> n = (*stream)->Read(&byte, 1);
+  if (!n.ok()) return n.status();
+  return *n == 1 ? location.size_bytes : location.size_bytes - 1;
+}
+
 void ManagedObjectStore::ReadRanges(absl::Span<RangeRead> ranges) {
   for (RangeRead& range : ranges) {
     if (!range.status.ok()) continue;

@@ -88,6 +88,12 @@ class ManagedObjectStore {
   virtual absl::StatusOr<std::unique_ptr<ObjectStream>> Open(
       const DataLocation& location, uint64_t start, uint64_t limit) = 0;
 
+  // The size of the stored object a contained location names (NotFound
+  // when there is none). The default reads the location's last byte
+  // through Open, which proves at least size_bytes; backends that can stat
+  // return the exact size.
+  virtual absl::StatusOr<uint64_t> StoredSize(const DataLocation& location);
+
   // Fills every range that has an OK status on entry (the others were
   // refused by validation and are left alone). The default opens one stream
   // per range; backends override it to submit ranges together.

@@ -1,6 +1,7 @@
 #include "engine/managed_stage.h"
 
 #include "absl/strings/str_cat.h"
+#include "engine/integrity_error.h"
 #include "engine/range_reader.h"
 #include "engine/verified_reader.h"
 
@@ -101,6 +102,20 @@ absl::StatusOr<std::string> ManagedStage::Presign(const DataLocation& location,
 absl::Status ManagedStage::Delete(const DataLocation& location) {
   if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
   return store_->Delete(location);
+}
+
+absl::Status ManagedStage::CheckExisting(const DataLocation& location) {
+  if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+  absl::StatusOr<uint64_t> stored = store_->StoredSize(location);
+  if (!stored.ok()) return stored.status();
+  if (*stored != location.size_bytes) {
+    return IntegrityError(
+        *stored < location.size_bytes ? IntegrityKind::kSizeShort : IntegrityKind::kSizeLong,
+        location.size_bytes, *stored,
+        absl::StrCat(location.uri, ": the stored object has ", *stored, " bytes, not ",
+                     location.size_bytes));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace lake

@@ -59,6 +59,11 @@ class ManagedStage {
     return store_->List(emit);
   }
   absl::Status Delete(const DataLocation& location);
+  // An existing location a caller hands in (a table's metadata-only FILE
+  // value): contained in this stage, and the stored object exists with
+  // exactly size_bytes (SizeShort/SizeLong otherwise). Its digest is not
+  // re-read here; every full read verifies it.
+  absl::Status CheckExisting(const DataLocation& location);
   // A credential-free GET URL for a contained object, living `ttl`.
   absl::StatusOr<std::string> Presign(const DataLocation& location, absl::Duration ttl);
   absl::StatusOr<uint64_t> CleanStaging() { return store_->CleanStaging(); }

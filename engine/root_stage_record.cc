@@ -1,28 +1,14 @@
 #include "engine/root_stage_record.h"
 
 #include <nlohmann/json.hpp>
-#include <openssl/sha.h>
 
 #include "absl/strings/str_cat.h"
+#include "engine/sha256.h"
 
 namespace lake {
 namespace {
 
 using Json = nlohmann::json;
-
-constexpr size_t kMaxRecordBytes = 32 * 1024;
-
-std::string Sha256Hex(std::string_view text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : digest) {
-    hex.push_back(kHex[c >> 4]);
-    hex.push_back(kHex[c & 15]);
-  }
-  return hex;
-}
 
 absl::Status Corrupt(std::string_view why) {
   return absl::DataLossError(absl::StrCat("the root's stage record is unreadable: ", std::string(why)));
@@ -37,7 +23,7 @@ std::string EncodeRootStageRecord(const StageDescriptor& descriptor) {
 }
 
 absl::StatusOr<StageDescriptor> DecodeRootStageRecord(std::string_view text) {
-  if (text.size() > kMaxRecordBytes) return Corrupt("larger than 32 KiB");
+  if (text.size() > kMaxRootStageRecordBytes) return Corrupt("larger than 32 KiB");
   Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) return Corrupt("not a JSON object");
   if (json.size() != 3 || !json.contains("version") || !json.contains("descriptor") ||

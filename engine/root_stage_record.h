@@ -22,6 +22,8 @@ namespace lake {
 
 inline constexpr std::string_view kRootStageRecordFile = "stage.json";
 inline constexpr int kRootStageRecordVersion = 1;
+// A descriptor's canonical text is far smaller; a larger file is damaged.
+inline constexpr size_t kMaxRootStageRecordBytes = 32 * 1024;
 
 std::string EncodeRootStageRecord(const StageDescriptor& descriptor);
 absl::StatusOr<StageDescriptor> DecodeRootStageRecord(std::string_view text);

@@ -43,4 +43,10 @@ std::string Sha256::FinishHex() {
   return hex;
 }
 
+std::string Sha256Hex(std::string_view bytes) {
+  Sha256 hasher;
+  hasher.Update(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  return hasher.FinishHex();
+}
+
 }  // namespace lake

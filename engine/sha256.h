@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 typedef struct evp_md_ctx_st EVP_MD_CTX;
 
@@ -26,6 +27,9 @@ class Sha256 {
  private:
   EVP_MD_CTX* ctx_;
 };
+
+// The SHA-256 of `bytes` in one call, as 64 lowercase hex characters.
+std::string Sha256Hex(std::string_view bytes);
 
 }  // namespace lake
 

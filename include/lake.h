@@ -112,7 +112,9 @@ LAKE_API void lake_error_free(lake_error* err);
 /* ------------------------------------------------------------------------ */
 
 /* Caps the memory lake uses for in-flight data buffers in this process, over
- * all stages and operations together (default 64 MiB, minimum 4 MiB). An
+ * all stages and operations together (default 1 GiB, minimum 4 MiB; an S3
+ * upload holds concurrency x part size, 256 MiB by default, and gets fewer
+ * parts in flight when the budget is short). An
  * operation that would exceed it waits for buffers to be released (and still
  * honours its cancellation token). Thread-safe. */
 LAKE_API lake_status lake_set_buffer_budget(uint64_t bytes, lake_error** err);
@@ -491,6 +493,219 @@ typedef struct lake_range {
 LAKE_API lake_status lake_stage_read_ranges(lake_stage* stage,
                                             lake_range* ranges, size_t count,
                                             lake_error** err);
+
+
+/* ------------------------------------------------------------------------ */
+/* Tables                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Query results cross the ABI as the Arrow C stream interface: the structs
+ * below are Arrow's C data interface, declared from its public
+ * specification under its own guard macros, so a host that includes
+ * another declaration of them (nanoarrow, Arrow C++, DuckDB) compiles.
+ * Ownership (the specification's release rules): whoever receives a struct
+ * owns it and calls its `release` exactly once; a released struct has
+ * `release` == NULL. Releasing a parent releases the children it still
+ * holds; a consumer may move a child out and release it later. A stream's
+ * get_schema/get_next results live independently of the stream. */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+/* ArrowSchema.flags bits. */
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+/* The type of one array (and of its children): a format string ("l" int64,
+ * "u" utf8, "+s" struct, …), an optional field name, optional key/value
+ * metadata in Arrow's binary encoding, flags, and child types. */
+struct ArrowSchema {
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+
+  void (*release)(struct ArrowSchema*);
+  void* private_data;
+};
+
+/* The data of one array: `length` logical values starting at `offset`
+ * within the buffers, `null_count` of them null (-1: not computed); the
+ * buffers a format defines (validity bitmap first), then children. */
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+
+  void (*release)(struct ArrowArray*);
+  void* private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+/* A pull-style source of arrays of one schema. Each callback returns 0 or
+ * an errno value; after a non-zero return, get_last_error gives a message
+ * (or NULL) valid until the next call on the stream. get_next signals the
+ * end by writing a released array (release == NULL). Callbacks are not
+ * thread-safe: one caller at a time. */
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+
+  void (*release)(struct ArrowArrayStream*);
+  void* private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
+/* Tables are append-only and versioned; each lives in a lake root (a
+ * lake_db). Column types, as the schema DSL writes them: utf8, int64,
+ * float64, bool, binary, timestamp (UTC microseconds), file (a DataLocation
+ * of the root's stage). Every column may hold nulls.
+ *
+ * One process at a time may write a root's tables: the first table call of
+ * a lake_db opened with lake_db_open takes the root's writer lock (another
+ * process's table call then fails with LAKE_CONFLICT naming the holder).
+ * Uploads and reads of objects need no lock. A root opened with
+ * lake_db_open_follower reads tables without the lock, from a view at most
+ * `max_staleness_ms` old. */
+
+/* Opens the root at `dir` (which must exist and have a stage) to read its
+ * tables as a follower of the writer process: before each read its view
+ * catches up when older than max_staleness_ms (0: 1000). Writes through it
+ * fail with LAKE_INVALID_ARGUMENT. Free with lake_db_free. */
+LAKE_API lake_status lake_db_open_follower(const char* dir, uint32_t max_staleness_ms,
+                                           lake_db** out, lake_error** err);
+/* A follower's view age in microseconds (0 for the writer); -1 if no table
+ * call has opened the registry yet. */
+LAKE_API int64_t lake_db_view_age_micros(lake_db* db);
+
+/* Creates the table "ns.table" with `column_count` columns, each "name:type"
+ * (e.g. "video:file"). LAKE_CONFLICT when it exists. */
+LAKE_API lake_status lake_table_create(lake_db* db, const char* table,
+                                       const char* const* columns, size_t column_count,
+                                       lake_error** err);
+/* JSON text the caller frees with lake_string_free:
+ *   lake_table_list      [{"name":"ns.t","table_id":1,"version":3,
+ *                          "columns":[{"name":"c","type":"utf8"},…]},…]
+ *   lake_table_describe  one such object, plus "total_rows" and "fragments"
+ *                        of the current version
+ *   lake_table_versions  [{"version":1,"parent_version":0,"operation_id":…,
+ *                          "committed_at":"…Z","reference_delta_sha256":…},…]
+ * LAKE_NOT_FOUND for an unknown table. */
+LAKE_API lake_status lake_table_list(lake_db* db, char** json_out, lake_error** err);
+LAKE_API lake_status lake_table_describe(lake_db* db, const char* table, char** json_out,
+                                         lake_error** err);
+LAKE_API lake_status lake_table_versions(lake_db* db, const char* table, char** json_out,
+                                         lake_error** err);
+/* Merges the current version's fragments into one new version (the same
+ * rows). *version_out: the new version, or the current one when there was
+ * nothing to merge. */
+LAKE_API lake_status lake_table_compact(lake_db* db, const char* table, uint64_t* version_out,
+                                        lake_error** err);
+
+/* A statement of the SQL subset, prepared against a table:
+ *   INSERT INTO ns.t (c1, …) VALUES (?, …)[, (?, …)]
+ *   SELECT cols|* FROM ns.t [AS OF VERSION n] [WHERE c = ? [AND …]] [LIMIT n]
+ * Values are only ever `?` placeholders, bound by 1-based index. Binding
+ * checks the value against its column's type at once. Not thread-safe; the
+ * db must outlive it. */
+typedef struct lake_statement lake_statement;
+
+/* LAKE_INVALID_ARGUMENT (naming the offending token) for SQL outside the
+ * subset, unknown columns or a bad placeholder layout; LAKE_NOT_FOUND for
+ * an unknown table. Nothing is opened or uploaded. */
+LAKE_API lake_status lake_db_prepare(lake_db* db, const char* sql, lake_statement** out,
+                                     lake_error** err);
+LAKE_API size_t lake_statement_parameter_count(const lake_statement* stmt);
+LAKE_API lake_status lake_statement_bind_null(lake_statement* stmt, size_t index,
+                                              lake_error** err);
+LAKE_API lake_status lake_statement_bind_int64(lake_statement* stmt, size_t index,
+                                               int64_t value, lake_error** err);
+LAKE_API lake_status lake_statement_bind_float64(lake_statement* stmt, size_t index,
+                                                 double value, lake_error** err);
+LAKE_API lake_status lake_statement_bind_bool(lake_statement* stmt, size_t index, int value,
+                                              lake_error** err);
+/* UTF-8 text of `len` bytes (validated). */
+LAKE_API lake_status lake_statement_bind_utf8(lake_statement* stmt, size_t index,
+                                              const char* text, size_t len, lake_error** err);
+LAKE_API lake_status lake_statement_bind_binary(lake_statement* stmt, size_t index,
+                                                const void* bytes, size_t len, lake_error** err);
+LAKE_API lake_status lake_statement_bind_timestamp_micros(lake_statement* stmt, size_t index,
+                                                          int64_t micros, lake_error** err);
+/* Text parsed by the column's type, as the CLI's --param: decimal numbers,
+ * true/false, ISO-8601 with a zone or integer microseconds, base64 for
+ * binary, NULL for null. */
+LAKE_API lake_status lake_statement_bind_text(lake_statement* stmt, size_t index,
+                                              const char* text, lake_error** err);
+/* A FILE value uploaded from `path` when the INSERT runs (content_type NULL:
+ * application/octet-stream). */
+LAKE_API lake_status lake_statement_bind_file_path(lake_statement* stmt, size_t index,
+                                                   const char* path, const char* content_type,
+                                                   lake_error** err);
+/* A FILE value uploaded from `read` (see lake_read_fn) when the INSERT runs;
+ * `read_ctx` must stay valid until then. */
+LAKE_API lake_status lake_statement_bind_file_reader(lake_statement* stmt, size_t index,
+                                                     lake_read_fn read, void* read_ctx,
+                                                     const char* content_type, lake_error** err);
+/* An existing object of the root's stage: nothing is uploaded; containment
+ * is checked now and the stored size when the INSERT runs. `loc` may be
+ * freed after the call. */
+LAKE_API lake_status lake_statement_bind_location(lake_statement* stmt, size_t index,
+                                                  const lake_location* loc, lake_error** err);
+/* Runs an INSERT: every placeholder must be bound. Opens every file and
+ * checks every location first, then uploads each FILE (streaming, hashed),
+ * then appends the rows in one new version (*version_out), which this db
+ * sees at once. On failure the table's version is unchanged; LAKE_CONFLICT
+ * when another append won the race (the uploads stay unreferenced). An
+ * append interrupted after its uploads is replayed by lake_db_recover.
+ * `opts` (may be NULL) gives the cancellation token and progress callback
+ * of the uploads; its content type is not used. */
+LAKE_API lake_status lake_statement_insert(lake_statement* stmt, const lake_upload_options* opts,
+                                           uint64_t* version_out, lake_error** err);
+/* Runs a SELECT: *out receives an Arrow C stream of the result's batches
+ * (the caller releases it; it stays valid after the statement is freed,
+ * and the db must outlive it). FILE columns are
+ * structs {uri, content_type, size_bytes, sha256} with the Arrow extension
+ * name "lake.file". */
+LAKE_API lake_status lake_statement_query(lake_statement* stmt, struct ArrowArrayStream* out,
+                                          lake_error** err);
+LAKE_API void lake_statement_free(lake_statement* stmt);
+
+/* The DataLocation in row `row` of FILE column `column` of a result batch
+ * (as given by a stream of lake_statement_query), for the verified and
+ * range readers. LAKE_INVALID_ARGUMENT for a column that is no lake.file or
+ * a row out of range; LAKE_NOT_FOUND for a null cell. Free with
+ * lake_location_free. */
+LAKE_API lake_status lake_location_from_arrow(const struct ArrowSchema* schema,
+                                              const struct ArrowArray* batch, int64_t column,
+                                              int64_t row, lake_location** out,
+                                              lake_error** err);
+
+/* Append checkpoints (kept under <root>/checkpoints/): an INSERT persists one
+ * after its uploads and before its commit, and removes it once the commit
+ * succeeded or was refused. lake_db_pending_appends lists those left by a
+ * crash, as JSON the caller frees with lake_string_free:
+ *   [{"operation_id":"…","age_seconds":12.5,"size_bytes":123},…]
+ * lake_db_recover replays them: each converges to the version its operation
+ * produced (never a second row or upload), or is rejected (older than
+ * LAKE_APPEND_OPERATION_RETENTION_SECS, default 7 days: removed). It reports
+ *   [{"operation_id":"…","table":"ns.t","result":"committed|already-committed|
+ *     expired|rejected|failed","version":3,"message":"…"},…] */
+LAKE_API lake_status lake_db_pending_appends(lake_db* db, char** json_out, lake_error** err);
+LAKE_API lake_status lake_db_recover(lake_db* db, char** json_out, lake_error** err);
 
 #ifdef __cplusplus
 }  /* extern "C" */

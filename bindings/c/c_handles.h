@@ -17,6 +17,9 @@
 #include "engine/stage_descriptor.h"
 #include "include/lake.h"
 #include "io/file_system.h"
+#include "registry/registry.h"
+#include "engine/table/table_store.h"
+#include "absl/synchronization/mutex.h"
 
 struct lake_error {
   lake_status code = LAKE_OK;
@@ -70,6 +73,19 @@ struct lake_writer {
   std::unique_ptr<lake::LocationWriter> writer;
 };
 
+// A lake root. Its tables (registry and table store) open on the first
+// table call, under tables_mu; the stage is open from the start.
+struct lake_db {
+  std::string root;
+  lake_stage* stage = nullptr;
+  bool follower = false;
+  absl::Duration follower_staleness = absl::Seconds(1);
+  absl::Mutex tables_mu;
+  std::unique_ptr<lake::registry::Registry> registry ABSL_GUARDED_BY(tables_mu);
+  std::unique_ptr<lake::table::TableStore> tables ABSL_GUARDED_BY(tables_mu);
+  ~lake_db();
+};
+
 struct lake_reader {
   std::unique_ptr<lake::ObjectReader> reader;
   bool closed = false;
@@ -88,6 +104,13 @@ lake_status Report(const absl::Status& status, lake_error** err);
 
 lake_location* NewLocation(DataLocation location);
 
+// The upload options a lake_upload_options (may be NULL) gives.
+UploadOptions ToUploadOptions(const lake_upload_options* opts);
+// The table store of `db`, opened on first use (the writer's lock, or a
+// follower's view). The db owns it.
+absl::StatusOr<table::TableStore*> TablesOf(lake_db* db);
+// A malloc'd copy of `text` for the caller to lake_string_free.
+char* CopyString(const std::string& text);
 // lake_stage_open without the argument checks (also used by lake_db_open).
 lake_status OpenStage(const lake_stage_options& opts, lake_stage** out, lake_error** err);
 // The descriptor an S3 stage's options name, with the environment's

@@ -6,11 +6,14 @@
 #include "engine/root_stage_record.h"
 #include "io/durable_paths.h"
 
-struct lake_db {
-  std::string root;
-  lake_stage* stage = nullptr;
-  ~lake_db() { lake_stage_free(stage); }
-};
+lake_db::~lake_db() {
+  {
+    absl::MutexLock lock(&tables_mu);
+    tables.reset();
+    registry.reset();  // releases the writer lock
+  }
+  lake_stage_free(stage);
+}
 
 namespace {
 

@@ -5,21 +5,6 @@
 
 namespace {
 
-lake::UploadOptions ToUploadOptions(const lake_upload_options* opts) {
-  lake::UploadOptions options;
-  if (opts == nullptr) return options;
-  options.content_type = opts->content_type;
-  options.cancel = opts->cancel != nullptr ? &opts->cancel->token : nullptr;
-  if (opts->progress != nullptr) {
-    lake_progress_fn fn = opts->progress;
-    void* ctx = opts->progress_ctx;
-    options.progress = [fn, ctx](uint64_t done, uint64_t total) {
-      fn(ctx, done, total);
-    };
-  }
-  return options;
-}
-
 lake_status Finish(absl::StatusOr<lake::DataLocation> location,
                    lake_location** out, lake_error** err) {
   if (!location.ok()) return lake::c::Report(location.status(), err);
@@ -70,7 +55,7 @@ lake_status lake_stage_upload_path(lake_stage* stage, const char* path,
     if (stage == nullptr) return lake::c::NullArgument("stage", err);
     if (path == nullptr) return lake::c::NullArgument("path", err);
     if (out == nullptr) return lake::c::NullArgument("out", err);
-    lake::UploadOptions options = ToUploadOptions(opts);
+    lake::UploadOptions options = lake::c::ToUploadOptions(opts);
     auto source = lake::FileUploadSource::Open(*stage->fs, path);
     if (!source.ok()) return lake::c::Report(source.status(), err);
     return Finish(stage->stage->Upload(**source, options), out, err);
@@ -85,7 +70,7 @@ lake_status lake_stage_upload_reader(lake_stage* stage, lake_read_fn read,
     if (read == nullptr) return lake::c::NullArgument("read", err);
     if (out == nullptr) return lake::c::NullArgument("out", err);
     lake::c::CallbackUploadSource source(read, ctx);
-    return Finish(stage->stage->Upload(source, ToUploadOptions(opts)), out, err);
+    return Finish(stage->stage->Upload(source, lake::c::ToUploadOptions(opts)), out, err);
   });
 }
 
@@ -94,7 +79,7 @@ lake_status lake_writer_open(lake_stage* stage, const lake_upload_options* opts,
   return lake::c::Guarded(err, [&] {
     if (stage == nullptr) return lake::c::NullArgument("stage", err);
     if (out == nullptr) return lake::c::NullArgument("out", err);
-    auto writer = stage->stage->NewWriter(ToUploadOptions(opts));
+    auto writer = stage->stage->NewWriter(lake::c::ToUploadOptions(opts));
     if (!writer.ok()) return lake::c::Report(writer.status(), err);
     *out = new lake_writer{std::move(*writer)};
     return LAKE_OK;
@@ -133,3 +118,22 @@ lake_status lake_writer_close(lake_writer* writer, lake_location** out,
 void lake_writer_free(lake_writer* writer) { delete writer; }
 
 }  // extern "C"
+
+namespace lake::c {
+
+UploadOptions ToUploadOptions(const lake_upload_options* opts) {
+  UploadOptions options;
+  if (opts == nullptr) return options;
+  options.content_type = opts->content_type;
+  options.cancel = opts->cancel != nullptr ? &opts->cancel->token : nullptr;
+  if (opts->progress != nullptr) {
+    lake_progress_fn fn = opts->progress;
+    void* ctx = opts->progress_ctx;
+    options.progress = [fn, ctx](uint64_t done, uint64_t total) {
+      fn(ctx, done, total);
+    };
+  }
+  return options;
+}
+
+}  // namespace lake::c

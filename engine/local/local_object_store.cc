@@ -88,6 +88,14 @@ absl::StatusOr<std::unique_ptr<io::File>> LocalObjectStore::OpenObjectFile(
   return file;
 }
 
+absl::StatusOr<uint64_t> LocalObjectStore::StoredSize(const DataLocation& location) {
+  absl::StatusOr<std::unique_ptr<io::File>> file = OpenObjectFile(location);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<io::FileInfo> info = (*file)->Stat();
+  if (!info.ok()) return info.status();
+  return info->size;
+}
+
 absl::StatusOr<std::unique_ptr<ObjectStream>> LocalObjectStore::Open(
     const DataLocation& location, uint64_t start, uint64_t limit) {
   absl::StatusOr<std::unique_ptr<io::File>> file = OpenObjectFile(location);

@@ -29,6 +29,7 @@ class LocalObjectStore final : public ManagedObjectStore {
   absl::StatusOr<std::unique_ptr<ObjectWriter>> NewWriter(
       const UploadOptions& options) override;
   absl::Status CheckContainment(const DataLocation& location) override;
+  absl::StatusOr<uint64_t> StoredSize(const DataLocation& location) override;
   absl::StatusOr<std::unique_ptr<ObjectStream>> Open(
       const DataLocation& location, uint64_t start, uint64_t limit) override;
   void ReadRanges(absl::Span<RangeRead> ranges) override;

@@ -62,6 +62,14 @@ absl::Status S3ObjectStore::CheckContainment(const DataLocation& location) {
   return layout_.KeyOfLocation(location).status();
 }
 
+absl::StatusOr<uint64_t> S3ObjectStore::StoredSize(const DataLocation& location) {
+  absl::StatusOr<std::string> key = layout_.KeyOfLocation(location);
+  if (!key.ok()) return key.status();
+  absl::StatusOr<s3http::ObjectInfo> info = client_->HeadObject(layout_.bucket(), *key);
+  if (!info.ok()) return info.status();
+  return info->size;
+}
+
 absl::StatusOr<std::unique_ptr<ObjectStream>> S3ObjectStore::Open(const DataLocation& location,
                                                                  uint64_t start,
                                                                  uint64_t limit) {

@@ -675,7 +675,7 @@ TEST_CASE("S3 stage options are validated") {
   lake_stage_options_free(opts);
 }
 
-TEST_CASE("an S3 stage through the C ABI: upload, verified read, presign, descriptor") {
+TEST_CASE("S3 C ABI: an S3 stage: upload, verified read, presign, descriptor") {
   const char* endpoint = getenv("AWS_ENDPOINT_URL");
   const char* state = getenv("LAKE_S3_STATE_DIR");
   REQUIRE_MESSAGE(endpoint != nullptr, "needs scripts/s3-test-server (scripts/test starts it)");

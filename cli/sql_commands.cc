@@ -1,0 +1,214 @@
+// lake insert "INSERT …" and lake query "SELECT …" [--json], with
+// --param/--file/--location bound in argv order.
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/arrow_rows.h"
+#include "cli/cli_stage.h"
+#include "cli/commands.h"
+#include "cli/exit_status.h"
+#include "cli/statement_params.h"
+
+namespace lake::cli {
+namespace {
+
+constexpr char kInsertUsage[] =
+    "usage: lake [global options] insert \"INSERT INTO NS.T (C, …) VALUES (?, …)\"\n"
+    "            [--param VALUE | --file PATH[:CONTENT_TYPE] | --location JSON|@PATH]…\n"
+    "\n"
+    "Binds the placeholders in argv order (--param text is parsed by the\n"
+    "column's type; NULL is null), uploads every --file, then appends the rows\n"
+    "as one new version, which it prints. --location names an existing object\n"
+    "of the root's stage: nothing is uploaded.\n";
+
+constexpr char kQueryUsage[] =
+    "usage: lake [global options] query \"SELECT C, …|* FROM NS.T [AS OF VERSION N]\n"
+    "            [WHERE C = ? [AND …]] [LIMIT N]\" [--param V | --location L]… [--json]\n"
+    "\n"
+    "Prints the rows: a header and tab-separated cells, or with --json one\n"
+    "JSON object per row per line (FILE cells as DataLocation objects).\n";
+
+constexpr char kRecoverUsage[] =
+    "usage: lake [global options] recover [--list]\n"
+    "\n"
+    "Replays the appends a crash interrupted after their uploads (each\n"
+    "converges on the version its operation produced; none appends twice).\n"
+    "--list only shows the pending ones with their age, oldest first.\n";
+
+using nlohmann::json;
+using DbOwner = std::unique_ptr<lake_db, void (*)(lake_db*)>;
+using StatementOwner = std::unique_ptr<lake_statement, void (*)(lake_statement*)>;
+
+absl::StatusOr<ParsedArgs> Parse(const std::vector<std::string>& argv, bool query) {
+  std::vector<FlagSpec> flags = GlobalFlags();
+  for (FlagSpec& f : ParameterFlags()) flags.push_back(f);
+  if (query) flags.push_back({"--json", "", false});
+  flags.push_back({"--help", "-h", false});
+  return ParseArgs(argv, flags);
+}
+
+int Prepare(const ParsedArgs& args, const std::string& command, DbOwner* db,
+            lake_statement** stmt) {
+  lake_db* opened = nullptr;
+  if (int code = OpenRoot(GlobalOptionsFrom(args), std::nullopt, &opened); code != kExitOk) {
+    return code;
+  }
+  db->reset(opened);
+  lake_error* err = nullptr;
+  lake_status status = lake_db_prepare(opened, args.positionals[0].c_str(), stmt, &err);
+  if (status != LAKE_OK) return ReportFailure(status, err, command);
+  return kExitOk;
+}
+
+std::string TextOf(const json& cell) {
+  if (cell.is_null()) return "NULL";
+  if (cell.is_string()) return cell.get<std::string>();
+  if (cell.is_object()) return cell["uri"].get<std::string>();
+  return cell.dump();
+}
+
+}  // namespace
+
+int RunInsert(const std::vector<std::string>& argv) {
+  absl::StatusOr<ParsedArgs> args = Parse(argv, false);
+  if (!args.ok()) return ReportUsage(args.status(), "insert");
+  if (args->Has("--help")) {
+    std::fputs(kInsertUsage, stdout);
+    return kExitOk;
+  }
+  if (args->positionals.size() != 1) return ReportUsage("insert needs one SQL statement", "insert");
+  DbOwner db(nullptr, lake_db_free);
+  lake_statement* stmt = nullptr;
+  if (int code = Prepare(*args, "insert", &db, &stmt); code != kExitOk) return code;
+  StatementOwner stmt_owner(stmt, lake_statement_free);
+  if (int code = BindParameters(stmt, *args, "insert"); code != kExitOk) return code;
+  uint64_t version = 0;
+  lake_error* err = nullptr;
+  lake_status status = lake_statement_insert(stmt, nullptr, &version, &err);
+  if (status != LAKE_OK) return ReportFailure(status, err, "insert");
+  std::printf("%llu\n", static_cast<unsigned long long>(version));
+  return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
+}
+
+int RunQuery(const std::vector<std::string>& argv) {
+  absl::StatusOr<ParsedArgs> args = Parse(argv, true);
+  if (!args.ok()) return ReportUsage(args.status(), "query");
+  if (args->Has("--help")) {
+    std::fputs(kQueryUsage, stdout);
+    return kExitOk;
+  }
+  if (args->positionals.size() != 1) return ReportUsage("query needs one SQL statement", "query");
+  DbOwner db(nullptr, lake_db_free);
+  lake_statement* stmt = nullptr;
+  if (int code = Prepare(*args, "query", &db, &stmt); code != kExitOk) return code;
+  StatementOwner stmt_owner(stmt, lake_statement_free);
+  if (int code = BindParameters(stmt, *args, "query"); code != kExitOk) return code;
+  ArrowArrayStream stream{};
+  lake_error* err = nullptr;
+  lake_status status = lake_statement_query(stmt, &stream, &err);
+  if (status != LAKE_OK) return ReportFailure(status, err, "query");
+  std::unique_ptr<ArrowArrayStream, void (*)(ArrowArrayStream*)> stream_owner(
+      &stream, [](ArrowArrayStream* s) { s->release(s); });
+  ArrowSchema schema{};
+  if (stream.get_schema(&stream, &schema) != 0) {
+    std::fprintf(stderr, "lake: query: %s\n", stream.get_last_error(&stream));
+    return kExitStorage;
+  }
+  std::unique_ptr<ArrowSchema, void (*)(ArrowSchema*)> schema_owner(
+      &schema, [](ArrowSchema* s) { s->release(s); });
+  absl::StatusOr<std::vector<ResultColumn>> columns = ResultColumns(schema);
+  if (!columns.ok()) {
+    std::fprintf(stderr, "lake: query: %s\n", std::string(columns.status().message()).c_str());
+    return kExitInternal;
+  }
+  bool as_json = args->Has("--json");
+  if (!as_json) {
+    for (size_t c = 0; c < columns->size(); ++c) {
+      std::printf("%s%s", c ? "\t" : "", (*columns)[c].name.c_str());
+    }
+    std::printf("\n");
+  }
+  for (;;) {
+    ArrowArray batch{};
+    if (stream.get_next(&stream, &batch) != 0) {
+      const char* message = stream.get_last_error(&stream);
+      std::fprintf(stderr, "lake: query: %s\n", message != nullptr ? message : "read failed");
+      return kExitStorage;
+    }
+    if (batch.release == nullptr) break;
+    std::unique_ptr<ArrowArray, void (*)(ArrowArray*)> batch_owner(
+        &batch, [](ArrowArray* a) { a->release(a); });
+    for (int64_t row = 0; row < batch.length; ++row) {
+      absl::StatusOr<std::vector<json>> cells = ResultRow(schema, batch, *columns, row);
+      if (!cells.ok()) {
+        std::fprintf(stderr, "lake: query: %s\n", std::string(cells.status().message()).c_str());
+        return kExitIntegrity;
+      }
+      if (as_json) {
+        json object = json::object();
+        for (size_t c = 0; c < columns->size(); ++c) object[(*columns)[c].name] = (*cells)[c];
+        std::printf("%s\n", object.dump().c_str());
+      } else {
+        for (size_t c = 0; c < cells->size(); ++c) {
+          std::printf("%s%s", c ? "\t" : "", TextOf((*cells)[c]).c_str());
+        }
+        std::printf("\n");
+      }
+    }
+  }
+  return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
+}
+
+int RunRecover(const std::vector<std::string>& argv) {
+  std::vector<FlagSpec> flags = GlobalFlags();
+  flags.push_back({"--list", "", false});
+  flags.push_back({"--json", "", false});
+  flags.push_back({"--help", "-h", false});
+  absl::StatusOr<ParsedArgs> args = ParseArgs(argv, flags);
+  if (!args.ok()) return ReportUsage(args.status(), "recover");
+  if (args->Has("--help")) {
+    std::fputs(kRecoverUsage, stdout);
+    return kExitOk;
+  }
+  if (!args->positionals.empty()) return ReportUsage("recover takes no argument", "recover");
+  lake_db* opened = nullptr;
+  if (int code = OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &opened); code != kExitOk) {
+    return code;
+  }
+  DbOwner db(opened, lake_db_free);
+  char* text = nullptr;
+  lake_error* err = nullptr;
+  bool list = args->Has("--list");
+  lake_status status = list ? lake_db_pending_appends(opened, &text, &err)
+                            : lake_db_recover(opened, &text, &err);
+  if (status != LAKE_OK) return ReportFailure(status, err, "recover");
+  json entries = json::parse(text);
+  lake_string_free(text);
+  int code = kExitOk;
+  for (const json& e : entries) {
+    if (args->Has("--json")) {
+      std::printf("%s\n", e.dump().c_str());
+    } else if (list) {
+      std::printf("%s\t%.0f s old\t%llu bytes\n", e["operation_id"].get<std::string>().c_str(),
+                  e["age_seconds"].get<double>(),
+                  static_cast<unsigned long long>(e["size_bytes"].get<uint64_t>()));
+    } else {
+      std::printf("%s\t%s\t%s", e["operation_id"].get<std::string>().c_str(),
+                  e["table"].get<std::string>().c_str(), e["result"].get<std::string>().c_str());
+      if (e.contains("version")) {
+        std::printf("\tversion %llu", static_cast<unsigned long long>(e["version"].get<uint64_t>()));
+      }
+      if (e.contains("message")) std::printf("\t%s", e["message"].get<std::string>().c_str());
+      std::printf("\n");
+    }
+    if (!list && (e["result"] == "failed" || e["result"] == "rejected")) code = kExitStorage;
+  }
+  if (list && !args->Has("--json") && entries.empty()) {
+    std::fprintf(stderr, "no pending appends\n");
+  }
+  return std::fflush(stdout) == 0 ? code : kExitStorage;
+}
+
+}  // namespace lake::cli

@@ -1,0 +1,250 @@
+#include "engine/sql/prepared_statement.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "engine/file_upload_source.h"
+#include "engine/table/cell_text.h"
+
+namespace lake::sql {
+namespace {
+
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+std::string TypeName(table::ColumnType type) { return std::string(table::ColumnTypeName(type)); }
+
+// The rows of a SELECT: the scan's batches, filtered, projected and cut at
+// the LIMIT.
+class ScanQueryResult final : public QueryResult {
+ public:
+  ScanQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
+                  std::vector<table::CellValue> where)
+      : scan_(std::move(scan)), select_(std::move(select)), where_(std::move(where)) {}
+
+  const table::Schema& schema() const override { return select_.output_schema; }
+  uint64_t version() const override { return scan_->version(); }
+
+  absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
+    for (;;) {
+      if (select_.limit && produced_ >= *select_.limit) return std::optional<table::ColumnBatch>();
+      absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
+      if (!batch.ok() || !batch->has_value()) return batch;
+      size_t remaining = select_.limit ? *select_.limit - produced_
+                                       : std::numeric_limits<size_t>::max();
+      bool whole = select_.where.empty() && (*batch)->num_rows <= remaining &&
+                   select_.projection.size() == select_.schema.columns.size();
+      for (size_t i = 0; whole && i < select_.projection.size(); ++i) {
+        whole = select_.projection[i] == i;
+      }
+      if (whole) {
+        produced_ += (*batch)->num_rows;
+        if ((*batch)->num_rows == 0) continue;
+        return batch;
+      }
+      absl::StatusOr<std::vector<size_t>> rows =
+          MatchingRows(**batch, select_, where_, remaining);
+      if (!rows.ok()) return rows.status();
+      if (rows->empty()) continue;
+      absl::StatusOr<table::ColumnBatch> projected = ProjectRows(**batch, select_, *rows);
+      if (!projected.ok()) return projected.status();
+      produced_ += projected->num_rows;
+      return std::optional<table::ColumnBatch>(std::move(*projected));
+    }
+  }
+
+ private:
+  std::unique_ptr<table::TableScan> scan_;
+  BoundSelect select_;
+  std::vector<table::CellValue> where_;
+  uint64_t produced_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PreparedStatement>> PreparedStatement::Prepare(
+    table::TableStore& tables, std::string_view sql) {
+  absl::StatusOr<Statement> statement = ParseStatement(sql);
+  if (!statement.ok()) return statement.status();
+  const table::TableName& name =
+      std::visit([](const auto& s) -> const table::TableName& { return s.table; }, *statement);
+  absl::StatusOr<registry::TableRecord> table = tables.GetTable(name);
+  if (!table.ok()) return table.status();
+  std::optional<BoundInsert> insert;
+  std::optional<BoundSelect> select;
+  std::vector<BoundParameter> parameters;
+  if (const auto* s = std::get_if<InsertStatement>(&*statement)) {
+    absl::StatusOr<BoundInsert> bound = BindInsert(*s, table->schema);
+    if (!bound.ok()) return bound.status();
+    parameters = bound->parameters;
+    insert = std::move(*bound);
+  } else {
+    absl::StatusOr<BoundSelect> bound =
+        BindSelect(std::get<SelectStatement>(*statement), table->schema);
+    if (!bound.ok()) return bound.status();
+    parameters = bound->where;
+    select = std::move(*bound);
+  }
+  return std::unique_ptr<PreparedStatement>(new PreparedStatement(
+      tables, std::move(*table), std::move(insert), std::move(select), std::move(parameters)));
+}
+
+PreparedStatement::PreparedStatement(table::TableStore& tables, registry::TableRecord table,
+                                     std::optional<BoundInsert> insert,
+                                     std::optional<BoundSelect> select,
+                                     std::vector<BoundParameter> parameters)
+    : tables_(tables),
+      table_(std::move(table)),
+      insert_(std::move(insert)),
+      select_(std::move(select)),
+      parameters_(std::move(parameters)),
+      slots_(parameters_.size()) {}
+
+table::ColumnType PreparedStatement::ParameterType(size_t index) const {
+  return parameters_[index - 1].type;
+}
+
+absl::Status PreparedStatement::Bind(size_t index, StatementParameter value) {
+  if (index < 1 || index > slots_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("SQL: parameter ", index,
+                                                   " does not exist (the statement has ",
+                                                   slots_.size(), " placeholders)"));
+  }
+  const BoundParameter& target = parameters_[index - 1];
+  const std::string& column = table_.schema.columns[target.column].name;
+  auto refuse = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat("SQL: parameter ", index, " (column '", column,
+                                                   "') is ", TypeName(target.type), ", not ",
+                                                   what));
+  };
+  if (auto* text = std::get_if<ParameterText>(&value)) {
+    absl::StatusOr<table::CellValue> parsed = table::ParseCellText(target.type, text->text);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("SQL: parameter ", index, " (column '",
+                                                     column, "'): ",
+                                                     std::string(parsed.status().message())));
+    }
+    value = std::move(*parsed);
+  }
+  bool is_file_upload =
+      std::holds_alternative<FileFromPath>(value) || std::holds_alternative<FileFromSource>(value);
+  if (is_file_upload) {
+    if (target.type != table::ColumnType::kFile) return refuse("a file");
+    if (select_) return refuse("a file to upload (a SELECT takes an existing location)");
+    const std::string& content_type = std::holds_alternative<FileFromPath>(value)
+                                          ? std::get<FileFromPath>(value).content_type
+                                          : std::get<FileFromSource>(value).content_type;
+    if (!content_type.empty()) {
+      if (absl::Status s = ValidateContentType(content_type); !s.ok()) return s;
+    }
+    if (const auto* source = std::get_if<FileFromSource>(&value); source && !source->source) {
+      return absl::InvalidArgumentError(absl::StrCat("SQL: parameter ", index, " has no source"));
+    }
+  } else {
+    const table::CellValue& cell = std::get<table::CellValue>(value);
+    if (!std::holds_alternative<std::monostate>(cell) &&
+        table::CellValueType(cell) != target.type) {
+      return refuse(TypeName(table::CellValueType(cell)));
+    }
+    if (const auto* location = std::get_if<DataLocation>(&cell)) {
+      // Public SQL never reaches outside the stage (checked again, with
+      // the stored size, before the append).
+      if (absl::Status s = tables_.stage().store().CheckContainment(*location); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  slots_[index - 1] = std::move(value);
+  return absl::OkStatus();
+}
+
+void PreparedStatement::ClearBindings() {
+  for (auto& slot : slots_) slot.reset();
+}
+
+absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
+    const UploadOptions& upload_options) {
+  if (!insert_) return absl::InvalidArgumentError("SQL: a SELECT is run with a query, not an insert");
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (!slots_[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SQL: parameter ", i + 1, " of ", slots_.size(), " is not bound"));
+    }
+  }
+  // The table as the append will build on: the same registration.
+  absl::StatusOr<registry::TableRecord> table = tables_.GetTable(table_.name);
+  if (!table.ok()) return table.status();
+  if (table->table_id != table_.table_id || !(table->schema == table_.schema)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
+  }
+  // Open every file and check every existing location before the first
+  // upload.
+  std::vector<std::unique_ptr<FileUploadSource>> opened(slots_.size());
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (const auto* path = std::get_if<FileFromPath>(&*slots_[i])) {
+      absl::StatusOr<std::unique_ptr<FileUploadSource>> source =
+          FileUploadSource::Open(tables_.fs(), path->path);
+      if (!source.ok()) {
+        return absl::Status(source.status().code(),
+                            absl::StrCat("parameter ", i + 1, ": ", path->path, ": ",
+                                         std::string(source.status().message())));
+      }
+      opened[i] = std::move(*source);
+    } else if (const auto* cell = std::get_if<table::CellValue>(&*slots_[i])) {
+      if (const auto* location = std::get_if<DataLocation>(cell)) {
+        if (absl::Status s = tables_.stage().CheckExisting(*location); !s.ok()) return s;
+      }
+    }
+  }
+  std::vector<table::CellValue> values(slots_.size());
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    UploadSource* source = nullptr;
+    std::string content_type;
+    if (const auto* path = std::get_if<FileFromPath>(&*slots_[i])) {
+      source = opened[i].get();
+      content_type = path->content_type;
+    } else if (const auto* from = std::get_if<FileFromSource>(&*slots_[i])) {
+      source = from->source;
+      content_type = from->content_type;
+    } else {
+      values[i] = std::get<table::CellValue>(*slots_[i]);
+      continue;
+    }
+    UploadOptions options = upload_options;
+    options.content_type = content_type.empty() ? std::string(kDefaultContentType) : content_type;
+    absl::StatusOr<DataLocation> location = tables_.stage().Upload(*source, options);
+    if (!location.ok()) return location.status();
+    values[i] = std::move(*location);
+  }
+  absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, values);
+  if (!rows.ok()) return rows.status();
+  return tables_.AppendBatch(*table, *rows);
+}
+
+absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
+  if (!select_) return absl::InvalidArgumentError("SQL: an INSERT is run with an insert, not a query");
+  std::vector<table::CellValue> where(slots_.size());
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (!slots_[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SQL: parameter ", i + 1, " of ", slots_.size(), " is not bound"));
+    }
+    where[i] = std::get<table::CellValue>(*slots_[i]);
+  }
+  absl::StatusOr<std::unique_ptr<table::TableScan>> scan =
+      tables_.Scan(table_.name, select_->as_of_version);
+  if (!scan.ok()) return scan.status();
+  if (!((*scan)->schema() == select_->schema)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
+  }
+  return std::unique_ptr<QueryResult>(
+      new ScanQueryResult(std::move(*scan), *select_, std::move(where)));
+}
+
+}  // namespace lake::sql

@@ -1,0 +1,104 @@
+// A statement of the SQL subset prepared against one table of a root: its
+// parameters bound one by one, then executed — an INSERT through the
+// append path (table_store.h), a SELECT as a stream of batches.
+//
+// Order of an INSERT's execution (ARCHITECTURE.md, durability rule 2):
+//   1. prepare: parse, look the table up, bind names and types;
+//   2. bind: each parameter is checked against its column's type when it
+//      is bound (text is parsed by that type, cell_text.h);
+//   3. execute: every placeholder bound, then every FILE path opened and
+//      every existing DataLocation checked (containment and stored size),
+//      then each FILE uploaded (streaming, hashed), then the rows are
+//      appended. Any failure before the append leaves the table's version
+//      unchanged; objects uploaded by then stay unreferenced (for GC).
+//
+// Thread safety: a statement is used by one thread at a time.
+#ifndef LAKE_ENGINE_SQL_PREPARED_STATEMENT_H_
+#define LAKE_ENGINE_SQL_PREPARED_STATEMENT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/managed_object_store.h"
+#include "engine/sql/sql_binding.h"
+#include "engine/sql/sql_statement.h"
+#include "engine/table/table_store.h"
+#include "engine/upload_source.h"
+
+namespace lake::sql {
+
+// A FILE parameter uploaded from a local path.
+struct FileFromPath {
+  std::string path;
+  std::string content_type;  // empty: application/octet-stream
+};
+// A FILE parameter uploaded from a caller's source, which must outlive the
+// execution.
+struct FileFromSource {
+  UploadSource* source = nullptr;
+  std::string content_type;
+};
+// Text parsed by the target column's type (cell_text.h).
+struct ParameterText {
+  std::string text;
+};
+// What may be bound to a placeholder. A table::CellValue holding a
+// DataLocation is an existing object of the stage (nothing is uploaded).
+using StatementParameter = std::variant<table::CellValue, ParameterText, FileFromPath,
+                                        FileFromSource>;
+
+// The rows of a SELECT, batch by batch.
+class QueryResult {
+ public:
+  virtual ~QueryResult() = default;
+  virtual const table::Schema& schema() const = 0;
+  // The version read.
+  virtual uint64_t version() const = 0;
+  // The next non-empty batch; nullopt at the end.
+  virtual absl::StatusOr<std::optional<table::ColumnBatch>> Next() = 0;
+};
+
+class PreparedStatement {
+ public:
+  // Parses `sql` and binds it to its table's current schema. NotFound
+  // when the table does not exist.
+  static absl::StatusOr<std::unique_ptr<PreparedStatement>> Prepare(table::TableStore& tables,
+                                                                    std::string_view sql);
+
+  bool is_insert() const { return insert_.has_value(); }
+  size_t parameter_count() const { return slots_.size(); }
+  // The column type placeholder `index` (1-based) takes.
+  table::ColumnType ParameterType(size_t index) const;
+
+  // Binds placeholder `index` (1-based). InvalidArgument when the index is
+  // out of range or the value does not fit the column (a FILE source for a
+  // non-FILE column, a value of another type, text that does not parse).
+  absl::Status Bind(size_t index, StatementParameter value);
+  // Unbinds every placeholder.
+  void ClearBindings();
+
+  // An INSERT: steps 3.. above. Returns the committed version.
+  absl::StatusOr<table::AppendOutcome> ExecuteInsert(const UploadOptions& upload_options);
+  // A SELECT.
+  absl::StatusOr<std::unique_ptr<QueryResult>> ExecuteQuery();
+
+ private:
+  PreparedStatement(table::TableStore& tables, registry::TableRecord table,
+                    std::optional<BoundInsert> insert, std::optional<BoundSelect> select,
+                    std::vector<BoundParameter> parameters);
+
+  table::TableStore& tables_;
+  registry::TableRecord table_;
+  std::optional<BoundInsert> insert_;
+  std::optional<BoundSelect> select_;
+  std::vector<BoundParameter> parameters_;
+  std::vector<std::optional<StatementParameter>> slots_;
+};
+
+}  // namespace lake::sql
+
+#endif  // LAKE_ENGINE_SQL_PREPARED_STATEMENT_H_

@@ -1,0 +1,106 @@
+// Checks a parsed statement against its table's schema and evaluates the
+// parts of it that need no I/O: the rows an INSERT appends, the rows a
+// SELECT's WHERE keeps and the columns it projects. Every check here runs
+// before the first side effect (no file opened, nothing uploaded).
+//
+// Parameters are std::vector<table::CellValue>, one per placeholder in
+// statement order. A parameter is std::monostate (null) or a value of its
+// target column's type (table::CellValueType); anything else is refused.
+//
+// Errors are InvalidArgument starting "SQL: " and name the column or the
+// parameter (1-based) at fault.
+#ifndef LAKE_ENGINE_SQL_SQL_BINDING_H_
+#define LAKE_ENGINE_SQL_SQL_BINDING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/sql/sql_statement.h"
+#include "engine/table/column_batch.h"
+#include "engine/table/schema.h"
+
+namespace lake::sql {
+
+// Where one placeholder's value goes: a column of the bound schema.
+struct BoundParameter {
+  size_t column = 0;  // index into the bound schema's columns
+  table::ColumnType type = table::ColumnType::kUtf8;
+
+  bool operator==(const BoundParameter&) const = default;
+};
+
+// Invariants: schema is the schema bound against; columns are distinct
+// indexes into it, in statement order; parameters.size() == row_count *
+// columns.size(), and parameter k targets columns[k % columns.size()].
+struct BoundInsert {
+  table::TableName table;
+  table::Schema schema;
+  std::vector<size_t> columns;
+  size_t row_count = 0;
+  std::vector<BoundParameter> parameters;
+};
+
+// Invariants: schema is the schema bound against; projection holds distinct
+// indexes into it (every column, in schema order, for SELECT *), and
+// output_schema is those columns in that order; where holds one entry per
+// placeholder, in statement order.
+struct BoundSelect {
+  table::TableName table;
+  table::Schema schema;
+  std::vector<size_t> projection;
+  table::Schema output_schema;
+  std::optional<uint64_t> as_of_version;
+  std::vector<BoundParameter> where;
+  std::optional<uint64_t> limit;
+};
+
+// Every listed column exists (exact name) and appears once. Columns the
+// statement does not list are null in every inserted row (every column is
+// nullable, schema.h).
+absl::StatusOr<BoundInsert> BindInsert(const InsertStatement& statement, const table::Schema& schema);
+
+// Every projected and WHERE column exists; a projected column appears once
+// (the output is a schema, whose names are unique). A WHERE column may
+// repeat: both conditions must hold.
+absl::StatusOr<BoundSelect> BindSelect(const SelectStatement& statement, const table::Schema& schema);
+
+// "SQL: 3 placeholders, 2 parameters bound" unless expected == given.
+absl::Status CheckParameterCount(size_t expected, size_t given);
+
+// The count (CheckParameterCount), then every parameter is null or of its
+// column's type: "SQL: parameter 2 (column 'size') is int64, not utf8".
+absl::Status CheckParameters(const table::Schema& schema, const std::vector<BoundParameter>& bound,
+                             const std::vector<table::CellValue>& parameters);
+
+// The rows an INSERT appends: a batch of the bound schema with row_count
+// rows, listed columns from the parameters, the others null. Checks the
+// parameters first (CheckParameters) and a utf8 value's encoding.
+absl::StatusOr<table::ColumnBatch> InsertRows(const BoundInsert& insert,
+                                              const std::vector<table::CellValue>& parameters);
+
+// The indexes, ascending, of the rows of `batch` that satisfy every WHERE
+// condition, at most `max_rows` of them (the first ones). Equality is
+// exact: float64 by ==, a FILE cell equals a parameter when the whole
+// DataLocation (uri, content type, size, digest) does. A null cell matches
+// nothing, and a null parameter matches nothing (as SQL's `= NULL`). No
+// condition: every row. InvalidArgument when batch.schema is not
+// select.schema or the parameters do not fit (CheckParameters).
+absl::StatusOr<std::vector<size_t>> MatchingRows(const table::ColumnBatch& batch, const BoundSelect& select,
+                                                 const std::vector<table::CellValue>& parameters,
+                                                 size_t max_rows = std::numeric_limits<size_t>::max());
+
+// A batch of select.output_schema holding the projected columns of `rows`
+// of `batch`, in the order given. Precondition: every row index is below
+// batch.num_rows and no index repeats (so the result's string columns fit,
+// as the input's did). InvalidArgument when batch.schema is not
+// select.schema.
+absl::StatusOr<table::ColumnBatch> ProjectRows(const table::ColumnBatch& batch, const BoundSelect& select,
+                                               const std::vector<size_t>& rows);
+
+}  // namespace lake::sql
+
+#endif  // LAKE_ENGINE_SQL_SQL_BINDING_H_

@@ -1,0 +1,144 @@
+#include "engine/table/append_checkpoint_store.h"
+
+#include <algorithm>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "engine/operation_id.h"
+#include "io/durable_paths.h"
+#include "io/whole_file.h"
+
+namespace lake::table {
+namespace {
+
+// The payload of the pending-append error: the operation id (fixed
+// length), a newline, then the path.
+absl::Status PendingAppendError(const absl::Status& cause, const std::string& operation_id,
+                                const std::string& path) {
+  absl::Status status = absl::UnavailableError(absl::StrCat(
+      "append checkpoint ", operation_id, " is published at ", path,
+      " but its directory entry may not be durable (", cause.ToString(),
+      "): the append is pending, neither committed nor abandoned"));
+  status.SetPayload(std::string(kPendingAppendPayload),
+                    absl::Cord(absl::StrCat(operation_id, "\n", path)));
+  return status;
+}
+
+// The operation id a checkpoint file name holds, if it is one.
+std::optional<OperationId> OperationIdOfName(std::string_view name) {
+  if (name.size() != kOperationIdLength + kAppendCheckpointSuffix.size() ||
+      !name.ends_with(kAppendCheckpointSuffix)) {
+    return std::nullopt;
+  }
+  absl::StatusOr<OperationId> id = ParseOperationId(name.substr(0, kOperationIdLength));
+  if (!id.ok()) return std::nullopt;
+  return *id;
+}
+
+bool IsTemporaryName(std::string_view name) {
+  return name.size() > 1 && name[0] == '.' && name.ends_with(kAppendCheckpointTempSuffix);
+}
+
+}  // namespace
+
+std::optional<PendingAppendInfo> GetPendingAppend(const absl::Status& status) {
+  if (!absl::IsUnavailable(status)) return std::nullopt;
+  auto payload = status.GetPayload(std::string(kPendingAppendPayload));
+  if (!payload) return std::nullopt;
+  std::string text(*payload);
+  if (text.size() <= kOperationIdLength + 1 || text[kOperationIdLength] != '\n') {
+    return std::nullopt;
+  }
+  return PendingAppendInfo{text.substr(0, kOperationIdLength),
+                           text.substr(kOperationIdLength + 1)};
+}
+
+absl::StatusOr<AppendCheckpointStore> AppendCheckpointStore::Open(io::FileSystem& fs,
+                                                                  std::string checkpoints_dir) {
+  if (absl::Status s = io::CreateDirectoriesDurably(fs, checkpoints_dir); !s.ok()) return s;
+  return AppendCheckpointStore(fs, std::move(checkpoints_dir));
+}
+
+std::string AppendCheckpointStore::PathOf(std::string_view operation_id) const {
+  return absl::StrCat(dir_, "/", std::string(operation_id), std::string(kAppendCheckpointSuffix));
+}
+
+absl::StatusOr<std::string> AppendCheckpointStore::Publish(const AppendCheckpoint& checkpoint) {
+  // Encoding validates the operation id first, so it is safe in a path.
+  absl::StatusOr<std::string> bytes = EncodeAppendCheckpoint(checkpoint);
+  if (!bytes.ok()) return bytes.status();
+  std::string path = PathOf(checkpoint.operation_id);
+  std::string temp = absl::StrCat(dir_, "/.", checkpoint.operation_id,
+                                  std::string(kAppendCheckpointTempSuffix));
+  bool published = false;
+  absl::Status written = io::WriteWholeFileDurably(*fs_, path, temp, *bytes, &published);
+  if (written.ok()) return path;
+  if (published) return PendingAppendError(written, checkpoint.operation_id, path);
+  return written;
+}
+
+absl::StatusOr<PendingCheckpointList> AppendCheckpointStore::List(size_t max_entries,
+                                                                  absl::Time now) const {
+  absl::StatusOr<std::vector<std::string>> names = fs_->ListDirectory(dir_);
+  if (!names.ok()) return names.status();
+  std::vector<OperationId> ids;
+  for (const std::string& name : *names) {
+    if (std::optional<OperationId> id = OperationIdOfName(name)) ids.push_back(std::move(*id));
+  }
+  PendingCheckpointList list;
+  if (ids.size() > max_entries) {
+    std::nth_element(ids.begin(), ids.begin() + max_entries, ids.end());
+    list.more = ids.size() - max_entries;
+    ids.erase(ids.begin() + max_entries, ids.end());
+  }
+  std::sort(ids.begin(), ids.end());
+  for (const OperationId& id : ids) {
+    std::string path = PathOf(id.text());
+    absl::StatusOr<io::FileInfo> info = fs_->Stat(path);
+    if (absl::IsNotFound(info.status())) continue;  // removed since the listing
+    if (!info.ok()) return info.status();
+    if (!info->is_regular) continue;
+    absl::Time time = OperationIdTime(id);
+    list.entries.push_back({id.text(), std::move(path), info->size, time, now - time});
+  }
+  return list;
+}
+
+absl::StatusOr<AppendCheckpoint> AppendCheckpointStore::Load(std::string_view operation_id) const {
+  if (absl::Status s = ParseOperationId(operation_id).status(); !s.ok()) return s;
+  std::string path = PathOf(operation_id);
+  absl::StatusOr<std::string> bytes = io::ReadWholeFile(*fs_, path, kMaxAppendCheckpointBytes);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<AppendCheckpoint> checkpoint = DecodeAppendCheckpoint(*bytes);
+  if (!checkpoint.ok()) {
+    return absl::DataLossError(absl::StrCat(path, ": ", checkpoint.status().message()));
+  }
+  if (checkpoint->operation_id != operation_id) {
+    return absl::DataLossError(absl::StrCat(path, " holds the checkpoint of another operation, ",
+                                            checkpoint->operation_id));
+  }
+  return checkpoint;
+}
+
+absl::Status AppendCheckpointStore::Remove(std::string_view operation_id) const {
+  if (absl::Status s = ParseOperationId(operation_id).status(); !s.ok()) return s;
+  absl::Status removed = fs_->Remove(PathOf(operation_id));
+  if (absl::IsNotFound(removed)) return absl::OkStatus();
+  return removed;
+}
+
+absl::StatusOr<uint64_t> AppendCheckpointStore::CleanTemporaryFiles() const {
+  absl::StatusOr<std::vector<std::string>> names = fs_->ListDirectory(dir_);
+  if (!names.ok()) return names.status();
+  uint64_t removed = 0;
+  for (const std::string& name : *names) {
+    if (!IsTemporaryName(name)) continue;
+    absl::Status s = fs_->Remove(absl::StrCat(dir_, "/", name));
+    if (absl::IsNotFound(s)) continue;
+    if (!s.ok()) return s;
+    ++removed;
+  }
+  return removed;
+}
+
+}  // namespace lake::table

@@ -1,0 +1,136 @@
+// The directory of append checkpoints (<root>/checkpoints/ in a lake
+// root): one file per append that has uploaded its objects but may not
+// have committed.
+//
+// Names in the directory:
+//   <operation_id>.append        a published checkpoint (the format is in
+//                                append_checkpoint_format.h)
+//   .<operation_id>.append.tmp   one being written; a crash can leave it
+//                                behind, CleanTemporaryFiles removes it
+// Anything else is ignored.
+//
+// Lifecycle of a checkpoint: Publish after all uploads and before the first
+// commit attempt; Remove once the commit succeeded or was explicitly
+// rejected; kept after an ambiguous failure, for recovery to List, Load,
+// ValidateForReplay (append_checkpoint_replay.h), replay and Remove.
+//
+// Thread safety: a store is a cheap handle on a FileSystem it does not own
+// (which must outlive it). Calls on different operation ids may run
+// concurrently, from any number of processes. CleanTemporaryFiles must not
+// overlap a Publish (hold the root's lock): it would remove the temporary
+// file being written, and that Publish would fail before publishing.
+#ifndef LAKE_ENGINE_TABLE_APPEND_CHECKPOINT_STORE_H_
+#define LAKE_ENGINE_TABLE_APPEND_CHECKPOINT_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "engine/table/append_checkpoint_format.h"
+#include "io/file_system.h"
+
+namespace lake::table {
+
+inline constexpr std::string_view kAppendCheckpointsDir = "checkpoints";
+inline constexpr std::string_view kAppendCheckpointSuffix = ".append";
+inline constexpr std::string_view kAppendCheckpointTempSuffix = ".append.tmp";
+
+// Recovery lists at most this many checkpoints at a time, so a directory
+// flooded with them costs bounded memory and time; it replays the oldest
+// and lists again.
+inline constexpr size_t kMaxListedAppendCheckpoints = 1024;
+
+// The payload type URL of the "published but not durable" error.
+inline constexpr std::string_view kPendingAppendPayload = "lake.dev/PendingAppend";
+
+struct PendingCheckpointEntry {
+  std::string operation_id;
+  std::string path;
+  uint64_t size_bytes = 0;    // from stat; the payload is not read
+  absl::Time operation_time;  // the UUIDv7 time prefix
+  absl::Duration age;         // the listing's `now` minus operation_time
+
+  bool operator==(const PendingCheckpointEntry&) const = default;
+};
+
+struct PendingCheckpointList {
+  std::vector<PendingCheckpointEntry> entries;  // oldest first (operation id order)
+  uint64_t more = 0;  // checkpoints past max_entries, not listed
+};
+
+// What the error of a Publish whose rename happened but whose directory
+// sync failed hands back: the checkpoint is complete at published_path but
+// may vanish at a power loss; the append is pending, neither committed nor
+// abandoned.
+struct PendingAppendInfo {
+  std::string operation_id;
+  std::string published_path;
+
+  bool operator==(const PendingAppendInfo&) const = default;
+};
+
+// The pending append a Publish error carries (an Unavailable status with
+// kPendingAppendPayload); nullopt for any other status.
+std::optional<PendingAppendInfo> GetPendingAppend(const absl::Status& status);
+
+class AppendCheckpointStore {
+ public:
+  // The store in `checkpoints_dir`, which is created (with its missing
+  // parents, each durably) when absent.
+  static absl::StatusOr<AppendCheckpointStore> Open(io::FileSystem& fs,
+                                                    std::string checkpoints_dir);
+
+  const std::string& dir() const { return dir_; }
+  // <dir>/<operation_id>.append
+  std::string PathOf(std::string_view operation_id) const;
+
+  // Writes `checkpoint` durably (io/whole_file.h: temporary file, sync,
+  // rename, directory sync) and returns its path. Never replaces a
+  // checkpoint: AlreadyExists when one with this operation id exists.
+  // InvalidArgument when a field is invalid (EncodeAppendCheckpoint).
+  // When the rename succeeded but the directory sync failed: Unavailable,
+  // carrying the PendingAppendInfo (GetPendingAppend). Any other error
+  // means no checkpoint was published.
+  absl::StatusOr<std::string> Publish(const AppendCheckpoint& checkpoint);
+
+  // The oldest `max_entries` checkpoints, from their names and a stat
+  // each: never opens a checkpoint file. Temporary files and names that
+  // are not <operation_id>.append are skipped.
+  absl::StatusOr<PendingCheckpointList> List(size_t max_entries = kMaxListedAppendCheckpoints,
+                                             absl::Time now = absl::Now()) const;
+
+  // The checkpoint of `operation_id`, read whole under
+  // kMaxAppendCheckpointBytes and decoded. InvalidArgument for an id that
+  // is not canonical; NotFound when there is none; DataLoss when it is
+  // damaged or holds another operation id than its name.
+  absl::StatusOr<AppendCheckpoint> Load(std::string_view operation_id) const;
+
+  // Unlinks the checkpoint of `operation_id`; one already gone is OK.
+  // InvalidArgument for an id that is not canonical.
+  //
+  // The directory is not synced: a power loss may bring the checkpoint
+  // back, and that is safe — replaying it converges to the version its
+  // operation committed (the commit is recognised by operation id, so no
+  // second row and no second upload), or it is rejected as expired and
+  // removed again. Skipping the sync saves a directory fsync per append.
+  absl::Status Remove(std::string_view operation_id) const;
+
+  // Removes the temporary files a crash left behind; returns how many.
+  absl::StatusOr<uint64_t> CleanTemporaryFiles() const;
+
+ private:
+  AppendCheckpointStore(io::FileSystem& fs, std::string dir) : fs_(&fs), dir_(std::move(dir)) {}
+
+  io::FileSystem* fs_;
+  std::string dir_;
+};
+
+}  // namespace lake::table
+
+#endif  // LAKE_ENGINE_TABLE_APPEND_CHECKPOINT_STORE_H_

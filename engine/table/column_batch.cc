@@ -1,0 +1,237 @@
+#include "engine/table/column_batch.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/utf8.h"
+
+namespace lake::table {
+namespace {
+
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+// Variable-length bytes one cell adds to its column's StringColumn(s).
+uint64_t StringBytesOf(const CellValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) return s->size();
+  if (const auto* b = std::get_if<Binary>(&value)) return b->bytes.size();
+  if (const auto* l = std::get_if<DataLocation>(&value)) return l->uri.size();
+  return 0;
+}
+
+void AppendNull(ColumnData& column) {
+  column.valid.push_back(0);
+  switch (column.type) {
+    case ColumnType::kUtf8:
+    case ColumnType::kBinary:
+      column.strings.Append("");
+      break;
+    case ColumnType::kInt64:
+    case ColumnType::kTimestamp:
+      column.int64s.push_back(0);
+      break;
+    case ColumnType::kFloat64:
+      column.float64s.push_back(0);
+      break;
+    case ColumnType::kBool:
+      column.bools.push_back(0);
+      break;
+    case ColumnType::kFile:
+      column.strings.Append("");
+      column.content_types.Append("");
+      column.int64s.push_back(0);
+      column.sha256s.Append("");
+      break;
+  }
+}
+
+// Precondition: CellValueType(value) == column.type.
+void AppendValue(ColumnData& column, const CellValue& value) {
+  column.valid.push_back(1);
+  std::visit(Overloaded{
+                 [](const std::monostate&) {},
+                 [&](const std::string& v) { column.strings.Append(v); },
+                 [&](int64_t v) { column.int64s.push_back(v); },
+                 [&](double v) { column.float64s.push_back(v); },
+                 [&](bool v) { column.bools.push_back(v ? 1 : 0); },
+                 [&](const Binary& v) { column.strings.Append(v.bytes); },
+                 [&](const TimestampMicros& v) { column.int64s.push_back(v.micros); },
+                 [&](const DataLocation& v) {
+                   column.strings.Append(v.uri);
+                   column.content_types.Append(v.content_type);
+                   column.int64s.push_back(static_cast<int64_t>(v.size_bytes));
+                   column.sha256s.Append(v.sha256);
+                 },
+             },
+             value);
+}
+
+absl::Status CheckStrings(const StringColumn& s, size_t rows, std::string_view what) {
+  if (s.offsets.size() != rows + 1 || s.offsets.front() != 0 || s.offsets.back() != s.bytes.size() ||
+      s.bytes.size() > kMaxStringColumnBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(what), ": string offsets do not match"));
+  }
+  for (size_t i = 0; i + 1 < s.offsets.size(); ++i) {
+    if (s.offsets[i] > s.offsets[i + 1]) {
+      return absl::InvalidArgumentError(absl::StrCat(std::string(what), ": string offsets decrease"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ColumnType CellValueType(const CellValue& value) {
+  return std::visit(Overloaded{
+                        [](const std::monostate&) { return ColumnType::kUtf8; },
+                        [](const std::string&) { return ColumnType::kUtf8; },
+                        [](int64_t) { return ColumnType::kInt64; },
+                        [](double) { return ColumnType::kFloat64; },
+                        [](bool) { return ColumnType::kBool; },
+                        [](const Binary&) { return ColumnType::kBinary; },
+                        [](const TimestampMicros&) { return ColumnType::kTimestamp; },
+                        [](const DataLocation&) { return ColumnType::kFile; },
+                    },
+                    value);
+}
+
+ColumnBatch ColumnBatch::Empty(const Schema& schema) {
+  ColumnBatch batch;
+  batch.schema = schema;
+  for (const ColumnSpec& spec : schema.columns) {
+    ColumnData column;
+    column.type = spec.type;
+    batch.columns.push_back(std::move(column));
+  }
+  return batch;
+}
+
+absl::Status ColumnBatch::AppendRow(const std::vector<CellValue>& row) {
+  if (row.size() != columns.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a row has ", row.size(), " values for ", columns.size(), " columns"));
+  }
+  for (size_t i = 0; i < row.size(); ++i) {
+    const CellValue& value = row[i];
+    const std::string& name = schema.columns[i].name;
+    if (std::holds_alternative<std::monostate>(value)) continue;
+    if (CellValueType(value) != columns[i].type) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "column '", name, "' is ", std::string(ColumnTypeName(columns[i].type)), ", not ",
+          std::string(ColumnTypeName(CellValueType(value)))));
+    }
+    if (const auto* s = std::get_if<std::string>(&value); s && !IsValidUtf8(*s)) {
+      return absl::InvalidArgumentError(absl::StrCat("column '", name, "': text is not UTF-8"));
+    }
+    if (columns[i].strings.bytes.size() + StringBytesOf(value) > kMaxStringColumnBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("column '", name, "': more than 2 GiB of bytes in one batch"));
+    }
+  }
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (std::holds_alternative<std::monostate>(row[i])) {
+      AppendNull(columns[i]);
+    } else {
+      AppendValue(columns[i], row[i]);
+    }
+  }
+  ++num_rows;
+  return absl::OkStatus();
+}
+
+CellValue ColumnBatch::Cell(size_t row, size_t column) const {
+  const ColumnData& c = columns[column];
+  if (c.IsNull(row)) return std::monostate{};
+  switch (c.type) {
+    case ColumnType::kUtf8:
+      return std::string(c.strings.At(row));
+    case ColumnType::kInt64:
+      return c.int64s[row];
+    case ColumnType::kFloat64:
+      return c.float64s[row];
+    case ColumnType::kBool:
+      return c.bools[row] != 0;
+    case ColumnType::kBinary:
+      return Binary{std::string(c.strings.At(row))};
+    case ColumnType::kTimestamp:
+      return TimestampMicros{c.int64s[row]};
+    case ColumnType::kFile:
+      return DataLocation{std::string(c.strings.At(row)), std::string(c.content_types.At(row)),
+                          static_cast<uint64_t>(c.int64s[row]), std::string(c.sha256s.At(row))};
+  }
+  return std::monostate{};
+}
+
+void ColumnBatch::AppendRows(const ColumnBatch& other, size_t begin, size_t end) {
+  for (size_t row = begin; row < end; ++row) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      CellValue value = other.Cell(row, i);
+      if (std::holds_alternative<std::monostate>(value)) {
+        AppendNull(columns[i]);
+      } else {
+        AppendValue(columns[i], value);
+      }
+    }
+    ++num_rows;
+  }
+}
+
+absl::Status ColumnBatch::Validate() const {
+  if (absl::Status s = ValidateSchema(schema); !s.ok()) return s;
+  if (columns.size() != schema.columns.size()) {
+    return absl::InvalidArgumentError("a batch's columns do not match its schema");
+  }
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const ColumnData& c = columns[i];
+    const std::string& name = schema.columns[i].name;
+    auto bad = [&](std::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat("column '", name, "': ", std::string(why)));
+    };
+    if (c.type != schema.columns[i].type) return bad("type differs from the schema");
+    if (c.valid.size() != num_rows) return bad("row count differs");
+    for (uint8_t v : c.valid) {
+      if (v > 1) return bad("validity is not 0 or 1");
+    }
+    bool uses_strings = c.type == ColumnType::kUtf8 || c.type == ColumnType::kBinary ||
+                        c.type == ColumnType::kFile;
+    bool uses_int64s = c.type == ColumnType::kInt64 || c.type == ColumnType::kTimestamp ||
+                       c.type == ColumnType::kFile;
+    bool is_file = c.type == ColumnType::kFile;
+    if (absl::Status s = CheckStrings(c.strings, uses_strings ? num_rows : 0, name); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckStrings(c.content_types, is_file ? num_rows : 0, name); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckStrings(c.sha256s, is_file ? num_rows : 0, name); !s.ok()) return s;
+    if (c.int64s.size() != (uses_int64s ? num_rows : 0)) return bad("int64 count differs");
+    if (c.float64s.size() != (c.type == ColumnType::kFloat64 ? num_rows : 0)) {
+      return bad("float64 count differs");
+    }
+    if (c.bools.size() != (c.type == ColumnType::kBool ? num_rows : 0)) {
+      return bad("bool count differs");
+    }
+    for (size_t row = 0; row < num_rows; ++row) {
+      if (c.IsNull(row)) continue;
+      if (c.type == ColumnType::kBool && c.bools[row] > 1) return bad("a bool is not 0 or 1");
+      if (c.type == ColumnType::kUtf8 && !IsValidUtf8(c.strings.At(row))) {
+        return bad("text is not UTF-8");
+      }
+      if (is_file) {
+        if (c.int64s[row] < 0) return bad("a negative size");
+        absl::StatusOr<DataLocation> location =
+            MakeDataLocation(c.strings.At(row), c.content_types.At(row),
+                             static_cast<uint64_t>(c.int64s[row]), c.sha256s.At(row));
+        if (!location.ok()) return bad(std::string(location.status().message()));
+        if (location->sha256 != c.sha256s.At(row) || location->uri != c.strings.At(row)) {
+          return bad("a location is not in canonical form");
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace lake::table

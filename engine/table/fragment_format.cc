@@ -1,0 +1,378 @@
+// The fragment file format; its note is in fragment_format.h.
+#include "engine/table/fragment_format.h"
+
+#include <zstd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "base/utf8.h"
+#include "engine/data_location.h"
+#include "engine/sha256.h"
+#include "engine/table/byte_codec.h"
+
+namespace lake::table {
+namespace {
+
+enum class Codec : uint8_t { kStored = 0, kZstd = 1 };
+
+constexpr size_t kHeaderFixedBytes = 8 + 4 + 8 + 4;
+constexpr size_t kBlockHeaderBytes = 1 + 4 + 4 + 8;
+
+absl::Status Damaged(std::string_view why) {
+  return absl::DataLossError(absl::StrCat("fragment is damaged: ", std::string(why)));
+}
+
+// One compression and one decompression context per thread: creating them
+// costs more than a small block's work.
+struct ZstdContexts {
+  ZstdContexts() : compress(ZSTD_createCCtx()), decompress(ZSTD_createDCtx()) {
+    if (compress == nullptr || decompress == nullptr) std::abort();  // out of memory
+    ZSTD_CCtx_setParameter(compress, ZSTD_c_compressionLevel, kFragmentZstdLevel);
+    ZSTD_CCtx_setParameter(compress, ZSTD_c_contentSizeFlag, 1);
+  }
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(compress);
+    ZSTD_freeDCtx(decompress);
+  }
+  ZSTD_CCtx* compress;
+  ZSTD_DCtx* decompress;
+};
+
+ZstdContexts& Zstd() {
+  thread_local ZstdContexts contexts;
+  return contexts;
+}
+
+// ---- Encoding ----
+
+// Appends one block holding `size` bytes at `data`: zstd when that is
+// smaller, the bytes as they are otherwise.
+void WriteBlock(std::string& out, const void* data, size_t size) {
+  size_t header_at = out.size();
+  out.resize(header_at + kBlockHeaderBytes);
+  size_t stored_at = out.size();
+  Codec codec = Codec::kStored;
+  if (size > 0) {
+    out.resize(stored_at + ZSTD_compressBound(size));
+    size_t n = ZSTD_compress2(Zstd().compress, out.data() + stored_at, out.size() - stored_at, data,
+                              size);
+    if (!ZSTD_isError(n) && n < size) {
+      codec = Codec::kZstd;
+      out.resize(stored_at + n);
+    }
+  }
+  if (codec == Codec::kStored) {
+    out.resize(stored_at);
+    out.append(static_cast<const char*>(data), size);
+  }
+  std::string_view stored = std::string_view(out).substr(stored_at);
+  std::string header;
+  ByteWriter w(&header);
+  w.U8(static_cast<uint8_t>(codec));
+  w.U32(static_cast<uint32_t>(size));
+  w.U32(static_cast<uint32_t>(stored.size()));
+  w.U64(Checksum64(stored));
+  std::memcpy(out.data() + header_at, header.data(), kBlockHeaderBytes);
+}
+
+template <typename T>
+void WriteFixed(std::string& out, const std::vector<T>& values) {
+  WriteBlock(out, values.data(), values.size() * sizeof(T));
+}
+
+void WriteStrings(std::string& out, const StringColumn& strings) {
+  std::vector<uint32_t> lengths(strings.size());
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    lengths[i] = strings.offsets[i + 1] - strings.offsets[i];
+  }
+  WriteFixed(out, lengths);
+  WriteBlock(out, strings.bytes.data(), strings.bytes.size());
+}
+
+void WriteColumn(std::string& out, const ColumnData& column) {
+  WriteFixed(out, column.valid);
+  switch (column.type) {
+    case ColumnType::kUtf8:
+    case ColumnType::kBinary:
+      WriteStrings(out, column.strings);
+      break;
+    case ColumnType::kInt64:
+    case ColumnType::kTimestamp:
+      WriteFixed(out, column.int64s);
+      break;
+    case ColumnType::kFloat64:
+      WriteFixed(out, column.float64s);
+      break;
+    case ColumnType::kBool:
+      WriteFixed(out, column.bools);
+      break;
+    case ColumnType::kFile:
+      WriteStrings(out, column.strings);
+      WriteStrings(out, column.content_types);
+      WriteFixed(out, column.int64s);
+      WriteStrings(out, column.sha256s);
+      break;
+  }
+}
+
+void WriteHeader(std::string& out, const ColumnBatch& batch) {
+  ByteWriter w(&out);
+  w.Bytes(kFragmentMagic);
+  w.U32(kFragmentFormatVersion);
+  w.U64(batch.num_rows);
+  WriteSchema(w, batch.schema);
+}
+
+// ---- Decoding ----
+
+struct Header {
+  uint64_t rows = 0;
+  Schema schema;
+};
+
+// The bytes before the digest, once the digest matches them.
+absl::StatusOr<std::string_view> CheckDigest(std::string_view bytes) {
+  if (bytes.size() < kHeaderFixedBytes + kChecksum128Bytes) return Damaged("shorter than a header");
+  std::string_view body = bytes.substr(0, bytes.size() - kChecksum128Bytes);
+  if (bytes.substr(0, kFragmentMagic.size()) != kFragmentMagic) {
+    return Damaged("not a fragment (wrong magic)");
+  }
+  if (kChecksumsEnforced && Checksum128(body) != bytes.substr(body.size())) {
+    return Damaged("its digest does not match its bytes");
+  }
+  return body;
+}
+
+absl::StatusOr<Header> ReadHeader(ByteReader& r) {
+  std::string_view magic;
+  uint32_t version = 0;
+  Header header;
+  if (!r.Bytes(kFragmentMagic.size(), &magic) || !r.U32(&version) || !r.U64(&header.rows)) {
+    return Damaged("shorter than a header");
+  }
+  if (magic != kFragmentMagic) return Damaged("not a fragment (wrong magic)");
+  if (version != kFragmentFormatVersion) {
+    return Damaged(absl::StrCat("unknown format version ", version, " (this lake reads ",
+                                kFragmentFormatVersion, ")"));
+  }
+  if (header.rows > kMaxFragmentRows) {
+    return Damaged(absl::StrCat(header.rows, " rows is more than ", kMaxFragmentRows));
+  }
+  absl::StatusOr<Schema> schema = ReadSchema(r, "fragment is damaged");
+  if (!schema.ok()) return schema.status();
+  header.schema = std::move(*schema);
+  return header;
+}
+
+struct Block {
+  Codec codec = Codec::kStored;
+  uint32_t raw_bytes = 0;
+  std::string_view stored;
+};
+
+// The next block, which must hold exactly `expected_raw` bytes once
+// decompressed; checked before anything is allocated for it.
+absl::StatusOr<Block> ReadBlock(ByteReader& r, uint64_t expected_raw, std::string_view what) {
+  uint8_t codec = 0;
+  uint32_t raw_bytes = 0;
+  uint32_t stored_bytes = 0;
+  uint64_t checksum = 0;
+  Block block;
+  if (!r.U8(&codec) || !r.U32(&raw_bytes) || !r.U32(&stored_bytes) || !r.U64(&checksum) ||
+      !r.Bytes(stored_bytes, &block.stored)) {
+    return Damaged(absl::StrCat("the ", std::string(what), " block ends early"));
+  }
+  auto bad = [&](std::string_view why) {
+    return Damaged(absl::StrCat("the ", std::string(what), " block ", std::string(why)));
+  };
+  if (raw_bytes != expected_raw) {
+    return bad(absl::StrCat("holds ", raw_bytes, " bytes, not ", expected_raw));
+  }
+  if (codec == static_cast<uint8_t>(Codec::kStored)) {
+    if (stored_bytes != raw_bytes) return bad("stores a different size than it holds");
+  } else if (codec == static_cast<uint8_t>(Codec::kZstd)) {
+    if (stored_bytes == 0 || raw_bytes > uint64_t{stored_bytes} * kMaxZstdExpansion) {
+      return bad("claims more bytes than zstd can expand to");
+    }
+  } else {
+    return bad(absl::StrCat("has unknown codec ", codec));
+  }
+  if (kChecksumsEnforced && Checksum64(block.stored) != checksum) {
+    return bad("does not match its checksum");
+  }
+  block.codec = static_cast<Codec>(codec);
+  block.raw_bytes = raw_bytes;
+  return block;
+}
+
+// Fills `dest` (block.raw_bytes long) with the block's bytes.
+absl::Status Inflate(const Block& block, void* dest, std::string_view what) {
+  if (block.codec == Codec::kStored) {
+    if (block.raw_bytes > 0) std::memcpy(dest, block.stored.data(), block.raw_bytes);
+    return absl::OkStatus();
+  }
+  size_t n = ZSTD_decompressDCtx(Zstd().decompress, dest, block.raw_bytes, block.stored.data(),
+                                 block.stored.size());
+  if (ZSTD_isError(n) || n != block.raw_bytes) {
+    return Damaged(absl::StrCat("the ", std::string(what), " block does not decompress"));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status ReadFixed(ByteReader& r, uint64_t rows, std::vector<T>* out, std::string_view what) {
+  absl::StatusOr<Block> block = ReadBlock(r, rows * sizeof(T), what);
+  if (!block.ok()) return block.status();
+  out->resize(rows);
+  return Inflate(*block, out->data(), what);
+}
+
+// The lengths block becomes the offsets in place (offsets[0] = 0, then a
+// running sum), then the bytes block must hold exactly their total.
+absl::Status ReadStrings(ByteReader& r, uint64_t rows, StringColumn* strings,
+                         std::string_view what) {
+  std::string lengths_what = absl::StrCat(std::string(what), " lengths");
+  absl::StatusOr<Block> lengths = ReadBlock(r, rows * sizeof(uint32_t), lengths_what);
+  if (!lengths.ok()) return lengths.status();
+  strings->offsets.resize(rows + 1);
+  strings->offsets[0] = 0;
+  if (absl::Status s = Inflate(*lengths, strings->offsets.data() + 1, lengths_what); !s.ok()) {
+    return s;
+  }
+  uint64_t total = 0;
+  for (size_t i = 1; i <= rows; ++i) {
+    total += strings->offsets[i];
+    if (total > kMaxStringColumnBytes) {
+      return Damaged(absl::StrCat("the ", std::string(what), " cells pass 2 GiB"));
+    }
+    strings->offsets[i] = static_cast<uint32_t>(total);
+  }
+  std::string bytes_what = absl::StrCat(std::string(what), " bytes");
+  absl::StatusOr<Block> bytes = ReadBlock(r, total, bytes_what);
+  if (!bytes.ok()) return bytes.status();
+  strings->bytes.resize(total);
+  return Inflate(*bytes, strings->bytes.data(), bytes_what);
+}
+
+absl::Status ReadColumn(ByteReader& r, uint64_t rows, const std::string& name, ColumnData* column) {
+  std::string what = absl::StrCat("column '", name, "'");
+  if (absl::Status s = ReadFixed(r, rows, &column->valid, what + " validity"); !s.ok()) return s;
+  switch (column->type) {
+    case ColumnType::kUtf8:
+    case ColumnType::kBinary:
+      return ReadStrings(r, rows, &column->strings, what);
+    case ColumnType::kInt64:
+    case ColumnType::kTimestamp:
+      return ReadFixed(r, rows, &column->int64s, what + " int64");
+    case ColumnType::kFloat64:
+      return ReadFixed(r, rows, &column->float64s, what + " float64");
+    case ColumnType::kBool:
+      return ReadFixed(r, rows, &column->bools, what + " bool");
+    case ColumnType::kFile:
+      if (absl::Status s = ReadStrings(r, rows, &column->strings, what + " uri"); !s.ok()) return s;
+      if (absl::Status s = ReadStrings(r, rows, &column->content_types, what + " content_type");
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = ReadFixed(r, rows, &column->int64s, what + " size"); !s.ok()) return s;
+      return ReadStrings(r, rows, &column->sha256s, what + " sha256");
+  }
+  return Damaged("a column has an unknown type");
+}
+
+bool IsAscii(std::string_view bytes) {
+  unsigned char any = 0;
+  for (char c : bytes) any |= static_cast<unsigned char>(c);
+  return any < 0x80;
+}
+
+bool IsLowerHex64(std::string_view text) {
+  if (text.size() != 64) return false;
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+bool IsContentType(std::string_view text) {
+  if (text.empty() || text.size() > kMaxContentTypeBytes) return false;
+  for (char c : text) {
+    if (c < 0x20 || c > 0x7E) return false;
+  }
+  return true;
+}
+
+// The checks of FragmentCheck::kFast beyond the buffer sizes and offsets
+// that decoding itself enforced.
+absl::Status CheckCells(const ColumnData& c, const std::string& name) {
+  auto bad = [&](std::string_view why) {
+    return Damaged(absl::StrCat("column '", name, "': ", std::string(why)));
+  };
+  for (uint8_t v : c.valid) {
+    if (v > 1) return bad("validity is not 0 or 1");
+  }
+  // Text that is all ASCII is valid UTF-8 however it is cut into cells.
+  bool check_utf8 = c.type == ColumnType::kUtf8 && !IsAscii(c.strings.bytes);
+  for (size_t row = 0; row < c.valid.size(); ++row) {
+    if (c.IsNull(row)) continue;
+    if (c.type == ColumnType::kBool && c.bools[row] > 1) return bad("a bool is not 0 or 1");
+    if (check_utf8 && !IsValidUtf8(c.strings.At(row))) return bad("text is not UTF-8");
+    if (c.type == ColumnType::kFile &&
+        (c.int64s[row] < 0 || c.strings.At(row).empty() || !IsLowerHex64(c.sha256s.At(row)) ||
+         !IsContentType(c.content_types.At(row)))) {
+      return bad(absl::StrCat("the file cell of row ", row, " is not a valid location"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EncodeFragment(const ColumnBatch& batch) {
+  if (absl::Status s = batch.Validate(); !s.ok()) return s;
+  if (batch.num_rows > kMaxFragmentRows) {
+    return absl::InvalidArgumentError(absl::StrCat("a fragment holds at most ", kMaxFragmentRows,
+                                                   " rows, not ", batch.num_rows));
+  }
+  std::string out;
+  WriteHeader(out, batch);
+  for (const ColumnData& column : batch.columns) WriteColumn(out, column);
+  out.append(Checksum128(out));
+  return out;
+}
+
+absl::StatusOr<ColumnBatch> DecodeFragment(std::string_view bytes, const Schema& expected_schema,
+                                           FragmentCheck check) {
+  absl::StatusOr<std::string_view> body = CheckDigest(bytes);
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  absl::StatusOr<Header> header = ReadHeader(r);
+  if (!header.ok()) return header.status();
+  if (header->schema != expected_schema) return Damaged("its schema is not the table's");
+  ColumnBatch batch = ColumnBatch::Empty(header->schema);
+  batch.num_rows = header->rows;
+  for (size_t i = 0; i < batch.columns.size(); ++i) {
+    const std::string& name = header->schema.columns[i].name;
+    if (absl::Status s = ReadColumn(r, header->rows, name, &batch.columns[i]); !s.ok()) return s;
+    if (absl::Status s = CheckCells(batch.columns[i], name); !s.ok()) return s;
+  }
+  if (r.remaining() != 0) return Damaged("bytes follow the last block");
+  if (check == FragmentCheck::kFull) {
+    if (absl::Status s = batch.Validate(); !s.ok()) return Damaged(std::string(s.message()));
+  }
+  return batch;
+}
+
+absl::StatusOr<FragmentSummary> SummarizeFragment(std::string_view bytes) {
+  absl::StatusOr<std::string_view> body = CheckDigest(bytes);
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  absl::StatusOr<Header> header = ReadHeader(r);
+  if (!header.ok()) return header.status();
+  return FragmentSummary{header->rows, bytes.size(), Sha256Hex(bytes), std::move(header->schema)};
+}
+
+}  // namespace lake::table

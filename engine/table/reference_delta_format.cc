@@ -1,0 +1,356 @@
+// The reference delta format; its note is in reference_delta_format.h.
+#include "engine/table/reference_delta_format.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "engine/table/byte_codec.h"
+
+namespace lake::table {
+namespace {
+
+constexpr size_t kHeaderChecksummedBytes = ReferenceDeltaReader::kHeaderBytes - 8;
+
+absl::Status Damaged(uint64_t child_version, std::string_view why) {
+  return absl::DataLossError(absl::StrCat("the reference delta of version ", child_version,
+                                          " is damaged: ", std::string(why)));
+}
+
+// OK when `location` is what MakeDataLocation gives back for its fields,
+// with a uri short enough to encode; `why` is the complaint otherwise.
+bool IsCanonicalEntry(const DataLocation& location, std::string* why) {
+  if (location.uri.size() > kMaxReferenceUriBytes) {
+    *why = absl::StrCat("a uri is longer than ", kMaxReferenceUriBytes, " bytes");
+    return false;
+  }
+  absl::StatusOr<DataLocation> made = MakeDataLocation(location.uri, location.content_type,
+                                                       location.size_bytes, location.sha256);
+  if (!made.ok()) {
+    *why = std::string(made.status().message());
+    return false;
+  }
+  if (*made != location) {
+    *why = "a location is not in canonical form";
+    return false;
+  }
+  return true;
+}
+
+void WriteEntry(ByteWriter& w, const DataLocation& location) {
+  w.U16(static_cast<uint16_t>(location.uri.size()));
+  w.Bytes(location.uri);
+  w.U8(static_cast<uint8_t>(location.content_type.size()));
+  w.Bytes(location.content_type);
+  w.U64(location.size_bytes);
+  w.Sha256(*Sha256FromHex(location.sha256));
+}
+
+bool ReadEntry(ByteReader& r, DataLocation* location) {
+  uint16_t uri_bytes = 0;
+  uint8_t content_type_bytes = 0;
+  std::string_view uri;
+  std::string_view content_type;
+  Sha256Raw sha256;
+  if (!r.U16(&uri_bytes) || !r.Bytes(uri_bytes, &uri) || !r.U8(&content_type_bytes) ||
+      !r.Bytes(content_type_bytes, &content_type) || !r.U64(&location->size_bytes) ||
+      !r.Sha256(&sha256)) {
+    return false;
+  }
+  location->uri = std::string(uri);
+  location->content_type = std::string(content_type);
+  location->sha256 = Sha256ToHex(sha256);
+  return true;
+}
+
+void WriteChunk(std::string& out, absl::Span<const DataLocation> entries) {
+  std::string payload;
+  ByteWriter p(&payload);
+  for (const DataLocation& location : entries) WriteEntry(p, location);
+  ByteWriter w(&out);
+  w.U32(static_cast<uint32_t>(entries.size()));
+  w.U32(static_cast<uint32_t>(payload.size()));
+  w.U64(Checksum64(payload));
+  w.Bytes(payload);
+}
+
+absl::Status AddFileCells(const ColumnBatch& batch, std::vector<DataLocation>* out) {
+  for (size_t i = 0; i < batch.columns.size(); ++i) {
+    const ColumnData& c = batch.columns[i];
+    if (c.type != ColumnType::kFile) continue;
+    if (c.valid.size() != batch.num_rows || c.strings.size() != batch.num_rows ||
+        c.content_types.size() != batch.num_rows || c.int64s.size() != batch.num_rows ||
+        c.sha256s.size() != batch.num_rows) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("column '", batch.schema.columns[i].name, "': row count differs"));
+    }
+    for (size_t row = 0; row < batch.num_rows; ++row) {
+      if (c.IsNull(row)) continue;
+      out->push_back(DataLocation{std::string(c.strings.At(row)),
+                                  std::string(c.content_types.At(row)),
+                                  static_cast<uint64_t>(c.int64s[row]),
+                                  std::string(c.sha256s.At(row))});
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool ReferenceLess(const DataLocation& a, const DataLocation& b) {
+  return std::tie(a.uri, a.content_type, a.size_bytes, a.sha256) <
+         std::tie(b.uri, b.content_type, b.size_bytes, b.sha256);
+}
+
+void CanonicalizeReferences(std::vector<DataLocation>* references) {
+  std::sort(references->begin(), references->end(), ReferenceLess);
+  references->erase(std::unique(references->begin(), references->end()), references->end());
+}
+
+absl::StatusOr<ReferenceDelta> BuildReferenceDelta(uint64_t table_id, uint64_t parent_version,
+                                                   uint64_t child_version, const Schema& schema,
+                                                   absl::Span<const ColumnBatch> batches) {
+  if (child_version <= parent_version) {
+    return absl::InvalidArgumentError(absl::StrCat("child version ", child_version,
+                                                   " is not after parent version ", parent_version));
+  }
+  ReferenceDelta delta{table_id, parent_version, child_version, {}, {}};
+  for (const ColumnBatch& batch : batches) {
+    if (batch.schema != schema || batch.columns.size() != schema.columns.size()) {
+      return absl::InvalidArgumentError("a batch is not of the table's schema");
+    }
+    if (absl::Status s = AddFileCells(batch, &delta.added); !s.ok()) return s;
+  }
+  CanonicalizeReferences(&delta.added);
+  return delta;
+}
+
+absl::StatusOr<EncodedReferenceDelta> EncodeReferenceDelta(const ReferenceDelta& delta) {
+  if (!delta.removed.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the delta of version ", delta.child_version, " removes ", delta.removed.size(),
+        " references: tables are append-only, so a delta only adds"));
+  }
+  if (delta.child_version <= delta.parent_version) {
+    return absl::InvalidArgumentError(absl::StrCat("child version ", delta.child_version,
+                                                   " is not after parent version ",
+                                                   delta.parent_version));
+  }
+  std::vector<DataLocation> added = delta.added;
+  CanonicalizeReferences(&added);
+  for (const DataLocation& location : added) {
+    std::string why;
+    if (!IsCanonicalEntry(location, &why)) {
+      return absl::InvalidArgumentError(absl::StrCat("reference '", location.uri.substr(0, 128),
+                                                     "' cannot be recorded: ", why));
+    }
+  }
+  EncodedReferenceDelta encoded;
+  std::string& out = encoded.bytes;
+  ByteWriter w(&out);
+  w.Bytes(kReferenceDeltaMagic);
+  w.U32(kReferenceDeltaFormatVersion);
+  w.U32(0);  // removed_count
+  w.U64(delta.table_id);
+  w.U64(delta.parent_version);
+  w.U64(delta.child_version);
+  w.U64(added.size());
+  w.U64(Checksum64(out));
+  absl::Span<const DataLocation> rest(added);
+  while (!rest.empty()) {
+    size_t n = std::min(rest.size(), kReferenceDeltaChunkEntries);
+    WriteChunk(out, rest.subspan(0, n));
+    rest.remove_prefix(n);
+  }
+  encoded.digest = Sha256Hex(out);
+  w.Sha256(*Sha256FromHex(encoded.digest));
+  return encoded;
+}
+
+absl::StatusOr<ReferenceDelta> DecodeReferenceDelta(std::string_view bytes) {
+  ReferenceDeltaReader reader;
+  ReferenceDelta delta;
+  std::vector<DataLocation> entries;
+  ByteReader r(bytes);
+  while (!reader.done()) {
+    std::string_view piece;
+    if (!r.Bytes(reader.next_piece_bytes(), &piece)) {
+      return absl::DataLossError("the reference delta is damaged: it ends early");
+    }
+    if (absl::Status s = reader.Next(piece, &entries); !s.ok()) return s;
+    delta.added.insert(delta.added.end(), std::make_move_iterator(entries.begin()),
+                       std::make_move_iterator(entries.end()));
+  }
+  if (r.remaining() != 0) {
+    return Damaged(reader.header().child_version, "bytes follow its trailer");
+  }
+  delta.table_id = reader.header().table_id;
+  delta.parent_version = reader.header().parent_version;
+  delta.child_version = reader.header().child_version;
+  return delta;
+}
+
+// ---- ReferenceDeltaReader ----
+
+size_t ReferenceDeltaReader::next_piece_bytes() const {
+  switch (stage_) {
+    case Stage::kHeader:
+      return kHeaderBytes;
+    case Stage::kChunkFrame:
+      return kChunkFrameBytes;
+    case Stage::kChunkPayload:
+      return chunk_payload_bytes_;
+    case Stage::kTrailer:
+      return kTrailerBytes;
+    case Stage::kDone:
+    case Stage::kFailed:
+      return 0;
+  }
+  return 0;
+}
+
+absl::Status ReferenceDeltaReader::Next(std::string_view piece, std::vector<DataLocation>* entries) {
+  entries->clear();
+  if (stage_ == Stage::kFailed || stage_ == Stage::kDone) {
+    return absl::FailedPreconditionError("the reference delta reader has finished");
+  }
+  if (piece.size() != next_piece_bytes()) {
+    return absl::InvalidArgumentError("a piece of the wrong size was given to the delta reader");
+  }
+  absl::Status status;
+  switch (stage_) {
+    case Stage::kHeader:
+      status = ReadHeader(piece);
+      break;
+    case Stage::kChunkFrame:
+      status = ReadChunkFrame(piece);
+      break;
+    case Stage::kChunkPayload:
+      status = ReadChunkPayload(piece, entries);
+      break;
+    case Stage::kTrailer:
+      status = ReadTrailer(piece);
+      break;
+    case Stage::kDone:
+    case Stage::kFailed:
+      break;
+  }
+  if (!status.ok()) {
+    stage_ = Stage::kFailed;
+    entries->clear();
+  }
+  return status;
+}
+
+ReferenceDeltaReader::Stage ReferenceDeltaReader::AfterEntries() const {
+  return entries_read_ < header_.added_count ? Stage::kChunkFrame : Stage::kTrailer;
+}
+
+absl::Status ReferenceDeltaReader::ReadHeader(std::string_view piece) {
+  ByteReader r(piece);
+  std::string_view magic;
+  uint32_t version = 0;
+  uint32_t removed_count = 0;
+  uint64_t checksum = 0;
+  r.Bytes(kReferenceDeltaMagic.size(), &magic);
+  r.U32(&version);
+  r.U32(&removed_count);
+  r.U64(&header_.table_id);
+  r.U64(&header_.parent_version);
+  r.U64(&header_.child_version);
+  r.U64(&header_.added_count);
+  r.U64(&checksum);  // the piece is exactly kHeaderBytes, so every read succeeded
+  uint64_t child = header_.child_version;
+  if (magic != kReferenceDeltaMagic) {
+    return absl::DataLossError("the file is not a reference delta (wrong magic)");
+  }
+  if (kChecksumsEnforced && Checksum64(piece.substr(0, kHeaderChecksummedBytes)) != checksum) {
+    return absl::DataLossError(
+        "a reference delta is damaged: its header does not match its checksum");
+  }
+  if (version != kReferenceDeltaFormatVersion) {
+    return Damaged(child, absl::StrCat("unknown format version ", version, " (this lake reads ",
+                                       kReferenceDeltaFormatVersion, ")"));
+  }
+  if (removed_count != 0) {
+    return Damaged(child, absl::StrCat("it removes ", removed_count,
+                                       " references, which an append-only table never does"));
+  }
+  if (header_.child_version <= header_.parent_version) {
+    return Damaged(child, absl::StrCat("its parent version ", header_.parent_version,
+                                       " is not before it"));
+  }
+  hasher_.Update(reinterpret_cast<const uint8_t*>(piece.data()), piece.size());
+  stage_ = AfterEntries();
+  return absl::OkStatus();
+}
+
+absl::Status ReferenceDeltaReader::ReadChunkFrame(std::string_view piece) {
+  ByteReader r(piece);
+  r.U32(&chunk_entries_);
+  r.U32(&chunk_payload_bytes_);
+  r.U64(&chunk_checksum_);
+  uint64_t expected =
+      std::min<uint64_t>(header_.added_count - entries_read_, kReferenceDeltaChunkEntries);
+  uint64_t child = header_.child_version;
+  if (chunk_entries_ != expected) {
+    return Damaged(child, absl::StrCat("a chunk holds ", chunk_entries_, " entries, not ", expected));
+  }
+  if (chunk_payload_bytes_ > kMaxReferenceChunkBytes) {
+    return Damaged(child, absl::StrCat("a chunk of ", chunk_payload_bytes_, " bytes is too large"));
+  }
+  hasher_.Update(reinterpret_cast<const uint8_t*>(piece.data()), piece.size());
+  stage_ = Stage::kChunkPayload;
+  return absl::OkStatus();
+}
+
+absl::Status ReferenceDeltaReader::ReadChunkPayload(std::string_view piece,
+                                                    std::vector<DataLocation>* entries) {
+  uint64_t child = header_.child_version;
+  if (kChecksumsEnforced && Checksum64(piece) != chunk_checksum_) {
+    return Damaged(child, absl::StrCat("the chunk after entry ", entries_read_,
+                                       " does not match its checksum"));
+  }
+  ByteReader r(piece);
+  entries->reserve(chunk_entries_);
+  for (uint32_t i = 0; i < chunk_entries_; ++i) {
+    DataLocation location;
+    if (!ReadEntry(r, &location)) {
+      return Damaged(child, absl::StrCat("entry ", entries_read_ + i, " ends early"));
+    }
+    std::string why;
+    if (!IsCanonicalEntry(location, &why)) {
+      return Damaged(child, absl::StrCat("entry ", entries_read_ + i, ": ", why));
+    }
+    const DataLocation& previous = entries->empty() ? last_ : entries->back();
+    if ((has_last_ || !entries->empty()) && !ReferenceLess(previous, location)) {
+      return Damaged(child, absl::StrCat("entry ", entries_read_ + i,
+                                         " is out of order or repeated"));
+    }
+    entries->push_back(std::move(location));
+  }
+  if (r.remaining() != 0) return Damaged(child, "a chunk has bytes after its entries");
+  hasher_.Update(reinterpret_cast<const uint8_t*>(piece.data()), piece.size());
+  entries_read_ += chunk_entries_;
+  if (!entries->empty()) {
+    last_ = entries->back();
+    has_last_ = true;
+  }
+  stage_ = AfterEntries();
+  return absl::OkStatus();
+}
+
+absl::Status ReferenceDeltaReader::ReadTrailer(std::string_view piece) {
+  std::string digest = hasher_.FinishHex();
+  ByteReader r(piece);
+  Sha256Raw stored;
+  r.Sha256(&stored);
+  if (kChecksumsEnforced && Sha256ToHex(stored) != digest) {
+    return Damaged(header_.child_version, "its digest does not match its bytes");
+  }
+  digest_ = std::move(digest);
+  stage_ = Stage::kDone;
+  return absl::OkStatus();
+}
+
+}  // namespace lake::table

@@ -1,0 +1,164 @@
+#include "engine/table/reference_journal.h"
+
+#include <memory>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "engine/managed_key.h"
+#include "io/durable_paths.h"
+#include "io/whole_file.h"
+
+namespace lake::table {
+namespace {
+
+std::string RefsDir(const std::string& table_dir) {
+  return absl::StrCat(table_dir, "/", std::string(kObjectRefsDir));
+}
+
+std::string DeltaPath(const std::string& table_dir, uint64_t child_version) {
+  return absl::StrCat(table_dir, "/", ReferenceDeltaRelativePath(child_version));
+}
+
+absl::Status EdgeError(uint64_t child_version, std::string_view why) {
+  return absl::DataLossError(absl::StrCat("the reference lineage is broken at version ",
+                                          child_version, ": ", std::string(why)));
+}
+
+// Exactly `len` bytes at `offset` into `buf`; false when the file ends first.
+absl::StatusOr<bool> ReadExactly(io::File& file, uint64_t offset, size_t len, std::string* buf) {
+  buf->resize(len);
+  size_t done = 0;
+  while (done < len) {
+    absl::StatusOr<size_t> n =
+        file.PRead(reinterpret_cast<uint8_t*>(buf->data()) + done, len - done, offset + done);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return false;
+    done += *n;
+  }
+  return true;
+}
+
+absl::Status CheckEdges(const std::vector<LineageEdge>& edges) {
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const LineageEdge& edge = edges[i];
+    if (edge.child_version <= edge.parent_version) {
+      return EdgeError(edge.child_version,
+                       absl::StrCat("its parent ", edge.parent_version, " is not before it"));
+    }
+    if (i > 0 && edge.parent_version != edges[i - 1].child_version) {
+      return EdgeError(edge.child_version,
+                       absl::StrCat("its parent ", edge.parent_version,
+                                    " is not the previous version ", edges[i - 1].child_version));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The header must hold the registry's edge, of the same table as the
+// first delta of the walk.
+absl::Status CheckHeader(const ReferenceDeltaHeader& header, const LineageEdge& edge,
+                         std::optional<uint64_t>* table_id) {
+  if (header.parent_version != edge.parent_version || header.child_version != edge.child_version) {
+    return EdgeError(edge.child_version,
+                     absl::StrCat("its delta holds the edge ", header.parent_version, " -> ",
+                                  header.child_version, ", not ", edge.parent_version, " -> ",
+                                  edge.child_version));
+  }
+  if (table_id->has_value() && **table_id != header.table_id) {
+    return EdgeError(edge.child_version, absl::StrCat("its delta belongs to table ", header.table_id,
+                                                      ", not ", **table_id));
+  }
+  *table_id = header.table_id;
+  return absl::OkStatus();
+}
+
+// Reads the delta of one edge piece by piece, visiting each chunk.
+absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const LineageEdge& edge,
+                       std::optional<uint64_t>* table_id, ReferenceVisitor visit) {
+  std::string path = DeltaPath(table_dir, edge.child_version);
+  absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(path);
+  if (absl::IsNotFound(file.status())) {
+    return EdgeError(edge.child_version, absl::StrCat("its delta ", path, " is missing"));
+  }
+  if (!file.ok()) return file.status();
+  ReferenceDeltaReader reader;
+  std::string piece;
+  std::vector<DataLocation> entries;
+  uint64_t offset = 0;
+  while (!reader.done()) {
+    absl::StatusOr<bool> read = ReadExactly(**file, offset, reader.next_piece_bytes(), &piece);
+    if (!read.ok()) return read.status();
+    if (!*read) return EdgeError(edge.child_version, absl::StrCat("its delta ", path, " ends early"));
+    offset += piece.size();
+    bool header_piece = offset == ReferenceDeltaReader::kHeaderBytes;
+    if (absl::Status s = reader.Next(piece, &entries); !s.ok()) {
+      return EdgeError(edge.child_version, std::string(s.message()));
+    }
+    if (header_piece) {
+      if (absl::Status s = CheckHeader(reader.header(), edge, table_id); !s.ok()) return s;
+    }
+    if (!entries.empty()) {
+      if (absl::Status s = visit(edge.child_version, entries); !s.ok()) return s;
+    }
+  }
+  absl::StatusOr<bool> more = ReadExactly(**file, offset, 1, &piece);
+  if (!more.ok()) return more.status();
+  if (*more) return EdgeError(edge.child_version, absl::StrCat("bytes follow its delta's trailer"));
+  if (reader.digest() != edge.delta_sha256) {
+    return EdgeError(edge.child_version,
+                     absl::StrCat("its delta's digest ", reader.digest(),
+                                  " is not the registry's ", edge.delta_sha256.substr(0, 64)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ReferenceDeltaRelativePath(uint64_t child_version) {
+  return absl::StrFormat("%s/%020u.refs", std::string(kObjectRefsDir), child_version);
+}
+
+absl::StatusOr<std::string> WriteReferenceDelta(io::FileSystem& fs, const std::string& table_dir,
+                                                const ReferenceDelta& delta) {
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(delta);
+  if (!encoded.ok()) return encoded.status();
+  if (absl::Status s = io::CreateDirectoriesDurably(fs, RefsDir(table_dir)); !s.ok()) return s;
+  std::string path = DeltaPath(table_dir, delta.child_version);
+  std::string temp = absl::StrCat(path, ".", NewUuidV7(), ".tmp");
+  absl::Status written = io::WriteWholeFileDurably(fs, path, temp, encoded->bytes);
+  if (absl::IsAlreadyExists(written)) {
+    // A retry finds its own earlier write; anything else is another delta.
+    absl::StatusOr<std::string> present =
+        io::ReadWholeFile(fs, path, encoded->bytes.size());
+    if (!present.ok() || *present != encoded->bytes) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "a different reference delta of version ", delta.child_version, " is present at ", path));
+    }
+    written = io::SyncParentDirectory(fs, path);
+  }
+  if (!written.ok()) return written;
+  return encoded->digest;
+}
+
+absl::Status RemoveUncommittedReferenceDelta(io::FileSystem& fs, const std::string& table_dir,
+                                             uint64_t child_version) {
+  std::string path = DeltaPath(table_dir, child_version);
+  absl::Status removed = fs.Remove(path);
+  if (absl::IsNotFound(removed)) return absl::OkStatus();
+  if (!removed.ok()) return removed;
+  return io::SyncParentDirectory(fs, path);
+}
+
+absl::Status EnumerateReferences(io::FileSystem& fs, const std::string& table_dir,
+                                 const std::vector<LineageEdge>& edges_from_registry,
+                                 ReferenceVisitor visit) {
+  if (absl::Status s = CheckEdges(edges_from_registry); !s.ok()) return s;
+  std::optional<uint64_t> table_id;
+  for (const LineageEdge& edge : edges_from_registry) {
+    if (absl::Status s = WalkDelta(fs, table_dir, edge, &table_id, visit); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace lake::table

@@ -1,0 +1,79 @@
+// The reference journal of a table: one reference delta file per version
+// (reference_delta_format.h), at
+//   <table_dir>/_lake/object_refs/<child_version as 20 decimal digits>.refs
+//
+// A version's delta is written durably before the registry commits the
+// version, and never changed afterwards. The registry keeps, per version,
+// the lineage edge (parent, child, delta digest); enumerating a table's
+// references walks those edges and reads every delta, failing closed.
+#ifndef LAKE_ENGINE_TABLE_REFERENCE_JOURNAL_H_
+#define LAKE_ENGINE_TABLE_REFERENCE_JOURNAL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "engine/data_location.h"
+#include "engine/table/reference_delta_format.h"
+#include "io/file_system.h"
+
+namespace lake::table {
+
+inline constexpr std::string_view kObjectRefsDir = "_lake/object_refs";
+
+// "_lake/object_refs/00000000000000000007.refs": the delta's path relative
+// to the table directory (what a manifest records).
+std::string ReferenceDeltaRelativePath(uint64_t child_version);
+
+// Writes the delta of `delta.child_version` durably (temporary file, file
+// fsync, rename without replacing, directory fsync; directories created as
+// needed) and returns its digest (64 lowercase hex), which the caller
+// records in the registry with the version.
+//
+// Writing the same delta again is OK (a retry after a failure). When a
+// different delta of that version is present — left by an attempt whose
+// version was never committed — AlreadyExists; the caller, which holds the
+// table's commit lock and knows the registry has no such version, may
+// remove it with RemoveUncommittedReferenceDelta and retry. Encoding errors
+// as EncodeReferenceDelta (Unimplemented for removals).
+absl::StatusOr<std::string> WriteReferenceDelta(io::FileSystem& fs, const std::string& table_dir,
+                                                const ReferenceDelta& delta);
+
+// Removes the delta file of `child_version` durably; OK when absent.
+// Only for a version the registry never committed.
+absl::Status RemoveUncommittedReferenceDelta(io::FileSystem& fs, const std::string& table_dir,
+                                             uint64_t child_version);
+
+// One edge of a table's retained lineage, as the registry records it.
+struct LineageEdge {
+  uint64_t parent_version = 0;
+  uint64_t child_version = 0;
+  std::string delta_sha256;  // the delta's digest, 64 lowercase hex
+
+  bool operator==(const LineageEdge&) const = default;
+};
+
+// Receives one chunk of a version's added references (canonical order
+// within the version). A non-OK status stops the walk and is returned.
+using ReferenceVisitor =
+    absl::FunctionRef<absl::Status(uint64_t child_version, const std::vector<DataLocation>& chunk)>;
+
+// Walks `edges` in order, reading each edge's delta one chunk at a time
+// and handing every chunk to `visit`. Fails closed — DataLoss naming the
+// version — when an edge is not monotonic (child <= parent, or its parent
+// is not the previous edge's child), a delta is missing, damaged, holds
+// another edge or another table than the first delta, or its digest is not
+// the registry's. Chunks already visited when a failure is found were
+// checked by their own checksums, but the walk as a whole is the verdict:
+// a caller must discard what it gathered unless the call returns OK.
+// Other I/O errors are returned as they are. Memory: one chunk.
+absl::Status EnumerateReferences(io::FileSystem& fs, const std::string& table_dir,
+                                 const std::vector<LineageEdge>& edges_from_registry,
+                                 ReferenceVisitor visit);
+
+}  // namespace lake::table
+
+#endif  // LAKE_ENGINE_TABLE_REFERENCE_JOURNAL_H_

@@ -1,0 +1,537 @@
+#include "engine/table/table_store.h"
+
+#include <cstdio>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/failpoint.h"
+#include "engine/managed_key.h"
+#include "engine/operation_id.h"
+#include "engine/sha256.h"
+#include "engine/table/append_checkpoint_format.h"
+#include "engine/table/append_checkpoint_replay.h"
+#include "engine/table/fragment_format.h"
+#include "engine/table/reference_delta_format.h"
+#include "io/durable_paths.h"
+#include "io/whole_file.h"
+#include "registry/commit_errors.h"
+
+namespace lake::table {
+namespace {
+
+constexpr std::string_view kDataDir = "data";
+constexpr std::string_view kVersionsDir = "_versions";
+// A manifest lists fragments; a fragment holds at most 64 MiB of encoded
+// batch plus compaction's larger outputs.
+constexpr size_t kMaxManifestBytes = size_t{256} << 20;
+constexpr size_t kMaxFragmentBytes = size_t{2} << 30;
+
+std::string ManifestRelativePath(uint64_t version) {
+  return absl::StrFormat("%s/%020u.manifest", std::string(kVersionsDir), version);
+}
+
+int64_t NowMicros() { return absl::ToUnixMicros(absl::Now()); }
+
+// Writes `bytes` as `path` durably, replacing an uncommitted leftover of a
+// crashed attempt (the caller knows no committed version names it).
+absl::Status WriteReplacingLeftover(io::FileSystem& fs, const std::string& path,
+                                    std::string_view bytes) {
+  std::string temp = absl::StrCat(path, ".", NewUuidV7(), ".tmp");
+  absl::Status written = io::WriteWholeFileDurably(fs, path, temp, bytes);
+  if (absl::IsAlreadyExists(written)) {
+    if (absl::Status s = fs.Remove(path); !s.ok() && !absl::IsNotFound(s)) return s;
+    written = io::WriteWholeFileDurably(fs, path, temp, bytes);
+  }
+  return written;
+}
+
+}  // namespace
+
+std::string_view RecoveredAppendResultName(RecoveredAppend::Result result) {
+  switch (result) {
+    case RecoveredAppend::Result::kCommitted: return "committed";
+    case RecoveredAppend::Result::kAlreadyCommitted: return "already-committed";
+    case RecoveredAppend::Result::kExpired: return "expired";
+    case RecoveredAppend::Result::kRejected: return "rejected";
+    case RecoveredAppend::Result::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+absl::StatusOr<std::optional<ColumnBatch>> TableScan::Next() {
+  if (next_fragment_ >= manifest_.fragments.size()) return std::optional<ColumnBatch>();
+  const FragmentRef& ref = manifest_.fragments[next_fragment_++];
+  absl::StatusOr<std::string> bytes =
+      io::ReadWholeFile(fs_, absl::StrCat(table_dir_, "/", ref.path), kMaxFragmentBytes);
+  if (absl::IsNotFound(bytes.status())) {
+    return absl::DataLossError(absl::StrCat("version ", manifest_.version, ": fragment ",
+                                            ref.path, " is missing"));
+  }
+  if (!bytes.ok()) return bytes.status();
+  if (bytes->size() != ref.size_bytes) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", bytes->size(),
+                                            " bytes, its manifest says ", ref.size_bytes));
+  }
+  absl::StatusOr<ColumnBatch> batch = DecodeFragment(*bytes, manifest_.schema);
+  if (!batch.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("fragment ", ref.path, ": ", std::string(batch.status().message())));
+  }
+  if (batch->num_rows != ref.rows) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch->num_rows,
+                                            " rows, its manifest says ", ref.rows));
+  }
+  return std::optional<ColumnBatch>(std::move(*batch));
+}
+
+absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
+                                                             std::string root_dir,
+                                                             registry::Registry& registry,
+                                                             ManagedStage& stage,
+                                                             std::string stage_identity,
+                                                             TableStoreOptions options) {
+  std::optional<AppendCheckpointStore> checkpoints;
+  if (options.append_checkpoints && !registry.read_only()) {
+    absl::StatusOr<AppendCheckpointStore> store = AppendCheckpointStore::Open(
+        fs, absl::StrCat(root_dir, "/", std::string(kAppendCheckpointsDir)));
+    if (!store.ok()) return store.status();
+    checkpoints = std::move(*store);
+    // Only the writer (which holds the root's lock) publishes checkpoints.
+    if (absl::StatusOr<uint64_t> s = checkpoints->CleanTemporaryFiles(); !s.ok()) {
+      return s.status();
+    }
+  }
+  return std::unique_ptr<TableStore>(new TableStore(fs, std::move(root_dir), registry, stage,
+                                                    std::move(stage_identity), options,
+                                                    std::move(checkpoints)));
+}
+
+TableStore::TableStore(io::FileSystem& fs, std::string root_dir, registry::Registry& registry,
+                       ManagedStage& stage, std::string stage_identity,
+                       TableStoreOptions options,
+                       std::optional<AppendCheckpointStore> checkpoints)
+    : fs_(fs),
+      root_dir_(std::move(root_dir)),
+      registry_(registry),
+      stage_(stage),
+      stage_identity_(std::move(stage_identity)),
+      options_(options),
+      checkpoints_(std::move(checkpoints)) {}
+
+std::string TableStore::TableDir(const TableName& name) const {
+  return absl::StrCat(root_dir_, "/", std::string(kTablesDir), "/", name.ns, "/", name.table);
+}
+
+absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& name,
+                                                              const Schema& schema) {
+  if (absl::Status s = ValidateSchema(schema); !s.ok()) return s;
+  // The directories first: a registered table always has them.
+  std::string dir = TableDir(name);
+  for (std::string_view sub : {kDataDir, kVersionsDir, kObjectRefsDir}) {
+    if (absl::Status s = io::CreateDirectoriesDurably(fs_, absl::StrCat(dir, "/", std::string(sub)));
+        !s.ok()) {
+      return s;
+    }
+  }
+  return registry_.CreateTable(name, schema);
+}
+
+absl::StatusOr<registry::TableRecord> TableStore::GetTable(const TableName& name) {
+  return registry_.GetTable(name);
+}
+
+absl::StatusOr<std::vector<registry::TableRecord>> TableStore::ListTables() {
+  return registry_.ListTables();
+}
+
+absl::StatusOr<std::vector<registry::VersionRecord>> TableStore::ListVersions(
+    const TableName& name) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  return registry_.ListVersions(table->table_id);
+}
+
+absl::StatusOr<FragmentRef> TableStore::WriteFragment(const std::string& table_dir,
+                                                      const std::string& fragment_bytes,
+                                                      uint64_t rows) {
+  std::string relative = absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag");
+  std::string path = absl::StrCat(table_dir, "/", relative);
+  if (absl::Status s = io::WriteWholeFileDurably(fs_, path, path + ".tmp", fragment_bytes);
+      !s.ok()) {
+    return s;
+  }
+  return FragmentRef{relative, rows, fragment_bytes.size(), Sha256Hex(fragment_bytes)};
+}
+
+absl::StatusOr<Manifest> TableStore::ReadManifest(const std::string& table_dir,
+                                                  const std::string& manifest_path) {
+  absl::StatusOr<std::string> bytes =
+      io::ReadWholeFile(fs_, absl::StrCat(table_dir, "/", manifest_path), kMaxManifestBytes);
+  if (absl::IsNotFound(bytes.status())) {
+    return absl::DataLossError(absl::StrCat("manifest ", manifest_path, " is missing"));
+  }
+  if (!bytes.ok()) return bytes.status();
+  return DecodeManifest(*bytes);
+}
+
+absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
+    const registry::TableRecord& table, uint64_t base, std::vector<FragmentRef> fragments,
+    bool replace_fragments, const ReferenceDelta& delta, const std::string& operation_id,
+    const std::string& batch_sha256, bool record_operation) {
+  std::string table_dir = TableDir(table.name);
+  // The version the new one builds on: its fragments come along.
+  absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
+  if (!current.ok()) return current.status();
+  if (current->current_version != base) {
+    return registry::VersionConflictError(
+        registry::VersionConflict{table.table_id, base, current->current_version});
+  }
+  Manifest manifest;
+  if (base > 0) {
+    absl::StatusOr<Manifest> parent = ReadManifest(table_dir, current->manifest_path);
+    if (!parent.ok()) return parent.status();
+    manifest = std::move(*parent);
+  } else {
+    manifest.schema = table.schema;
+  }
+  if (replace_fragments) manifest.fragments.clear();
+  for (FragmentRef& f : fragments) manifest.fragments.push_back(std::move(f));
+  uint64_t rows = 0;
+  for (const FragmentRef& f : manifest.fragments) rows += f.rows;
+  manifest.total_rows = rows;
+  manifest.table_id = table.table_id;
+  manifest.version = base + 1;
+  manifest.parent_version = base;
+
+  absl::StatusOr<std::string> delta_digest = WriteReferenceDelta(fs_, table_dir, delta);
+  if (absl::IsAlreadyExists(delta_digest.status())) {
+    // A delta of base+1 left by an attempt that never committed.
+    if (absl::Status s = RemoveUncommittedReferenceDelta(fs_, table_dir, base + 1); !s.ok()) {
+      return s;
+    }
+    delta_digest = WriteReferenceDelta(fs_, table_dir, delta);
+  }
+  if (!delta_digest.ok()) return delta_digest.status();
+  manifest.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
+  manifest.reference_delta_sha256 = *delta_digest;
+  manifest.created_unix_micros = NowMicros();
+  absl::StatusOr<std::string> manifest_bytes = EncodeManifest(manifest);
+  if (!manifest_bytes.ok()) return manifest_bytes.status();
+  std::string manifest_path = ManifestRelativePath(base + 1);
+  if (absl::Status s = WriteReplacingLeftover(
+          fs_, absl::StrCat(table_dir, "/", manifest_path), *manifest_bytes);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = LAKE_FAILPOINT("table_append.reference_delta_written"); !s.ok()) return s;
+
+  registry::VersionRecord next;
+  next.version = base + 1;
+  next.parent_version = base;
+  next.manifest_path = manifest_path;
+  next.reference_delta_sha256 = *delta_digest;
+  next.operation_id = operation_id;
+  next.committed_unix_micros = NowMicros();
+  std::optional<registry::AppendOperationRecord> operation;
+  if (record_operation) {
+    operation = registry::AppendOperationRecord{operation_id, table.table_id, base + 1,
+                                                batch_sha256, next.committed_unix_micros};
+  }
+  return registry_.CommitVersion(table.table_id, base, next, operation);
+}
+
+absl::StatusOr<AppendOutcome> TableStore::Commit(const registry::TableRecord& table,
+                                                 uint64_t base, const std::string& operation_id,
+                                                 const ColumnBatch& batch,
+                                                 const std::string& batch_sha256) {
+  std::string table_dir = TableDir(table.name);
+  absl::StatusOr<std::string> fragment_bytes = EncodeFragment(batch);
+  if (!fragment_bytes.ok()) return fragment_bytes.status();
+  absl::StatusOr<FragmentRef> fragment = WriteFragment(table_dir, *fragment_bytes, batch.num_rows);
+  if (!fragment.ok()) return fragment.status();
+  if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
+  absl::StatusOr<ReferenceDelta> delta = BuildReferenceDelta(
+      table.table_id, base, base + 1, table.schema, absl::MakeConstSpan(&batch, 1));
+  if (!delta.ok()) return delta.status();
+
+  absl::StatusOr<registry::TableRecord> committed;
+  {
+    absl::MutexLock lock(&commit_mu_);
+    committed = CommitVersionLocked(table, base, {*fragment}, /*replace_fragments=*/false,
+                                    *delta, operation_id, batch_sha256,
+                                    /*record_operation=*/true);
+  }
+  if (!committed.ok()) return committed.status();
+  if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) return s;
+  return AppendOutcome{table.table_id, committed->current_version, operation_id, batch.num_rows};
+}
+
+void TableStore::RemoveCheckpoint(const std::string& operation_id) {
+  if (!checkpoints_) return;
+  if (absl::Status s = checkpoints_->Remove(operation_id); !s.ok()) {
+    // A leftover checkpoint is replay-safe: the result stands.
+    std::fprintf(stderr, "lake: could not remove append checkpoint %s: %s\n",
+                 operation_id.c_str(), s.ToString().c_str());
+  }
+}
+
+absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecord& table,
+                                                      const ColumnBatch& batch) {
+  if (registry_.read_only()) {
+    return absl::FailedPreconditionError("this root is open read-only: appends need the writer");
+  }
+  if (!(batch.schema == table.schema)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the batch's schema is not the schema of ", table.name.ToString()));
+  }
+  if (absl::Status s = batch.Validate(); !s.ok()) return s;
+  for (size_t c = 0; c < batch.columns.size(); ++c) {
+    if (batch.columns[c].type != ColumnType::kFile) continue;
+    for (size_t row = 0; row < batch.num_rows; ++row) {
+      if (batch.columns[c].IsNull(row)) continue;
+      CellValue cell = batch.Cell(row, c);
+      if (absl::Status s = stage_.store().CheckContainment(std::get<DataLocation>(cell));
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  if (absl::Status s = LAKE_FAILPOINT("table_append.prepared"); !s.ok()) return s;
+  std::string operation_id = NewUuidV7();
+  std::string batch_sha256;
+  if (checkpoints_) {
+    AppendCheckpoint checkpoint;
+    checkpoint.operation_id = operation_id;
+    checkpoint.table_name = table.name.ToString();
+    checkpoint.table_id = table.table_id;
+    checkpoint.base_version = table.current_version;
+    checkpoint.stage_identity = stage_identity_;
+    absl::StatusOr<std::string> encoded = EncodeFragment(batch);
+    if (!encoded.ok()) return encoded.status();
+    checkpoint.batch = std::move(*encoded);
+    checkpoint.batch_sha256 = Sha256Hex(checkpoint.batch);
+    batch_sha256 = checkpoint.batch_sha256;
+    absl::StatusOr<std::string> published = checkpoints_->Publish(checkpoint);
+    if (!published.ok()) return published.status();
+    if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
+  } else {
+    absl::StatusOr<std::string> encoded = EncodeFragment(batch);
+    if (!encoded.ok()) return encoded.status();
+    batch_sha256 = Sha256Hex(*encoded);
+  }
+  absl::StatusOr<AppendOutcome> outcome =
+      Commit(table, table.current_version, operation_id, batch, batch_sha256);
+  if (outcome.ok()) {
+    if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) return s;
+    RemoveCheckpoint(operation_id);
+    return outcome;
+  }
+  // A lost race is an explicit rejection: nothing of it will ever commit.
+  // Anything else may have committed after all: the checkpoint stays.
+  if (registry::GetVersionConflict(outcome.status()).has_value()) RemoveCheckpoint(operation_id);
+  return outcome.status();
+}
+
+absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& name,
+                                                            std::optional<uint64_t> version) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  uint64_t wanted = version.value_or(table->current_version);
+  std::string table_dir = TableDir(name);
+  if (wanted == 0) {
+    Manifest empty;
+    empty.table_id = table->table_id;
+    empty.schema = table->schema;
+    return std::unique_ptr<TableScan>(new TableScan(fs_, table_dir, std::move(empty)));
+  }
+  if (wanted > table->current_version) {
+    return absl::NotFoundError(absl::StrCat(name.ToString(), " has no version ", wanted,
+                                            " (its current version is ",
+                                            table->current_version, ")"));
+  }
+  absl::StatusOr<registry::VersionRecord> record = registry_.GetVersion(table->table_id, wanted);
+  if (!record.ok()) return record.status();
+  absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, record->manifest_path);
+  if (!manifest.ok()) return manifest.status();
+  if (manifest->table_id != table->table_id || manifest->version != wanted ||
+      manifest->reference_delta_sha256 != record->reference_delta_sha256) {
+    return absl::DataLossError(absl::StrCat("manifest ", record->manifest_path,
+                                            " does not describe version ", wanted, " of ",
+                                            name.ToString()));
+  }
+  return std::unique_ptr<TableScan>(new TableScan(fs_, table_dir, std::move(*manifest)));
+}
+
+absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName& name) {
+  if (registry_.read_only()) {
+    return absl::FailedPreconditionError("this root is open read-only: compaction needs the writer");
+  }
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  absl::StatusOr<std::unique_ptr<TableScan>> scan = Scan(name, table->current_version);
+  if (!scan.ok()) return scan.status();
+  if ((*scan)->manifest_.fragments.size() <= 1) return std::optional<AppendOutcome>();
+  ColumnBatch merged = ColumnBatch::Empty(table->schema);
+  for (;;) {
+    absl::StatusOr<std::optional<ColumnBatch>> batch = (*scan)->Next();
+    if (!batch.ok()) return batch.status();
+    if (!batch->has_value()) break;
+    merged.AppendRows(**batch, 0, (*batch)->num_rows);
+  }
+  std::string table_dir = TableDir(name);
+  absl::StatusOr<std::string> fragment_bytes = EncodeFragment(merged);
+  if (!fragment_bytes.ok()) return fragment_bytes.status();
+  absl::StatusOr<FragmentRef> fragment =
+      WriteFragment(table_dir, *fragment_bytes, merged.num_rows);
+  if (!fragment.ok()) return fragment.status();
+  std::string operation_id = NewUuidV7();
+  // The same references, no new ones: an edge that adds nothing.
+  ReferenceDelta delta;
+  delta.table_id = table->table_id;
+  delta.parent_version = table->current_version;
+  delta.child_version = table->current_version + 1;
+  absl::StatusOr<registry::TableRecord> committed;
+  {
+    absl::MutexLock lock(&commit_mu_);
+    committed = CommitVersionLocked(*table, table->current_version, {*fragment},
+                                    /*replace_fragments=*/true, delta, operation_id, "",
+                                    /*record_operation=*/false);
+  }
+  if (!committed.ok()) return committed.status();
+  return std::optional<AppendOutcome>(
+      AppendOutcome{table->table_id, committed->current_version, operation_id, merged.num_rows});
+}
+
+absl::Status TableStore::EnumerateReferences(const TableName& name, ReferenceVisitor visit) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  absl::StatusOr<std::vector<registry::VersionRecord>> versions =
+      registry_.ListVersions(table->table_id);
+  if (!versions.ok()) return versions.status();
+  std::vector<LineageEdge> edges;
+  for (const registry::VersionRecord& v : *versions) {
+    edges.push_back(LineageEdge{v.parent_version, v.version, v.reference_delta_sha256});
+  }
+  return table::EnumerateReferences(fs_, TableDir(name), edges, visit);
+}
+
+absl::StatusOr<PendingCheckpointList> TableStore::PendingAppends() {
+  if (checkpoints_) return checkpoints_->List();
+  // A follower (or a store without checkpoints) lists without a store of
+  // its own: open one read-only on the directory if it exists.
+  absl::StatusOr<io::FileInfo> info =
+      fs_.Stat(absl::StrCat(root_dir_, "/", std::string(kAppendCheckpointsDir)));
+  if (absl::IsNotFound(info.status())) return PendingCheckpointList{};
+  if (registry_.read_only()) {
+    absl::StatusOr<AppendCheckpointStore> store = AppendCheckpointStore::Open(
+        fs_, absl::StrCat(root_dir_, "/", std::string(kAppendCheckpointsDir)));
+    if (!store.ok()) return store.status();
+    return store->List();
+  }
+  return PendingCheckpointList{};
+}
+
+RecoveredAppend TableStore::RecoverOne(const std::string& operation_id) {
+  RecoveredAppend result;
+  result.operation_id = operation_id;
+  absl::StatusOr<AppendCheckpoint> checkpoint = checkpoints_->Load(operation_id);
+  if (!checkpoint.ok()) {
+    result.result = RecoveredAppend::Result::kRejected;
+    result.message = checkpoint.status().ToString();
+    return result;
+  }
+  result.table = checkpoint->table_name;
+  absl::StatusOr<absl::Duration> retention = AppendOperationRetention();
+  absl::Status valid =
+      retention.ok() ? ValidateForReplay(*checkpoint, stage_identity_, absl::Now(), *retention)
+                     : retention.status();
+  // A commit that happened is recognised before anything else.
+  absl::StatusOr<std::optional<registry::AppendOperationRecord>> record =
+      registry_.GetAppendOperation(operation_id);
+  if (!record.ok()) {
+    result.message = record.status().ToString();
+    return result;
+  }
+  if (record->has_value() && valid.ok()) {
+    result.result = RecoveredAppend::Result::kAlreadyCommitted;
+    result.version = (*record)->version;
+    RemoveCheckpoint(operation_id);
+    return result;
+  }
+  if (IsExpiredOperation(valid)) {
+    result.result = RecoveredAppend::Result::kExpired;
+    result.message = std::string(valid.message());
+    RemoveCheckpoint(operation_id);
+    return result;
+  }
+  if (!valid.ok()) {
+    result.result = RecoveredAppend::Result::kRejected;
+    result.message = valid.ToString();
+    return result;
+  }
+  absl::StatusOr<TableName> name = ParseTableName(checkpoint->table_name);
+  absl::StatusOr<registry::TableRecord> table =
+      name.ok() ? registry_.GetTable(*name) : absl::StatusOr<registry::TableRecord>(name.status());
+  if (!table.ok() || table->table_id != checkpoint->table_id) {
+    result.result = RecoveredAppend::Result::kRejected;
+    result.message = table.ok() ? "the table was dropped and created again"
+                                : table.status().ToString();
+    return result;
+  }
+  absl::StatusOr<ColumnBatch> batch = DecodeFragment(checkpoint->batch, table->schema);
+  absl::Status files = batch.status();
+  for (size_t c = 0; files.ok() && c < batch->columns.size(); ++c) {
+    if (batch->columns[c].type != ColumnType::kFile) continue;
+    for (size_t row = 0; files.ok() && row < batch->num_rows; ++row) {
+      if (batch->columns[c].IsNull(row)) continue;
+      files = stage_.store().CheckContainment(std::get<DataLocation>(batch->Cell(row, c)));
+    }
+  }
+  if (!files.ok()) {
+    result.result = RecoveredAppend::Result::kRejected;
+    result.message = files.ToString();
+    return result;
+  }
+  absl::StatusOr<AppendOutcome> outcome =
+      Commit(*table, table->current_version, operation_id, *batch, checkpoint->batch_sha256);
+  if (!outcome.ok()) {
+    if (std::optional<registry::CommittedOperation> committed =
+            registry::GetCommittedOperation(outcome.status())) {
+      result.result = RecoveredAppend::Result::kAlreadyCommitted;
+      result.version = committed->version;
+      RemoveCheckpoint(operation_id);
+      return result;
+    }
+    result.message = outcome.status().ToString();
+    return result;
+  }
+  result.result = RecoveredAppend::Result::kCommitted;
+  result.version = outcome->version;
+  RemoveCheckpoint(operation_id);
+  return result;
+}
+
+absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
+  if (registry_.read_only()) {
+    return absl::FailedPreconditionError("this root is open read-only: recovery needs the writer");
+  }
+  std::vector<RecoveredAppend> results;
+  if (!checkpoints_) return results;
+  std::set<std::string> seen;
+  for (;;) {
+    absl::StatusOr<PendingCheckpointList> pending = checkpoints_->List();
+    if (!pending.ok()) return pending.status();
+    bool progress = false;
+    for (const PendingCheckpointEntry& entry : pending->entries) {
+      if (!seen.insert(entry.operation_id).second) continue;
+      progress = true;
+      results.push_back(RecoverOne(entry.operation_id));
+    }
+    if (!progress || pending->more == 0) break;
+  }
+  return results;
+}
+
+}  // namespace lake::table

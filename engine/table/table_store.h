@@ -1,0 +1,213 @@
+// The tables of a lake root: registrations in the registry, files under
+// <root>/tables/<ns>/<table>/, and the append path that joins them.
+//
+// A table directory:
+//   data/<uuidv7>.frag            fragments (fragment_format.h); a fresh name
+//                                 per written fragment, so a crashed attempt
+//                                 never collides with a later one
+//   _versions/<version>.manifest  one manifest per committed version
+//                                 (manifest_format.h), 20 decimal digits
+//   _lake/object_refs/<version>.refs   reference deltas (reference_journal.h)
+// A file becomes part of the table only when the registry's version
+// compare-and-set names its manifest; until then it is invisible, and an
+// uncommitted manifest or delta of the next version is replaced by the next
+// commit (under the commit lock, which knows the registry never committed
+// that version).
+//
+// The append path, in order (each step a failpoint, kTableAppendFailpoints):
+//   1. the caller validated the statement and uploaded every FILE;
+//   2. the append checkpoint is published (<root>/checkpoints/, on by
+//      default): operation id, table, base version, stage identity, batch;
+//   3. the fragment is written durably;
+//   4. under the commit lock: the table must still be at the base version
+//      (else Aborted, a lost race); the reference delta of base+1 is written
+//      durably, then the manifest;
+//   5. the registry's compare-and-set commits version base+1 with the
+//      operation record (synced);
+//   6. the checkpoint is removed (a failure there is logged, never returned).
+// A failure before 5 leaves the version unchanged; the objects of step 1
+// stay unreferenced (for GC). A replay of a checkpoint (Recover) finds the
+// operation's record when 5 happened and converges on that version;
+// otherwise it commits the batch on the table's current version.
+//
+// Thread safety: every method may be called from any thread.
+#ifndef LAKE_ENGINE_TABLE_TABLE_STORE_H_
+#define LAKE_ENGINE_TABLE_TABLE_STORE_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "engine/managed_stage.h"
+#include "engine/table/append_checkpoint_store.h"
+#include "engine/table/column_batch.h"
+#include "engine/table/manifest_format.h"
+#include "engine/table/reference_journal.h"
+#include "engine/table/schema.h"
+#include "io/file_system.h"
+#include "registry/registry.h"
+
+namespace lake::table {
+
+inline constexpr std::string_view kTablesDir = "tables";
+
+// The append path's steps, in order.
+inline constexpr std::array<std::string_view, 6> kTableAppendFailpoints = {
+    "table_append.prepared",               // uploads done, nothing persisted yet
+    "table_append.checkpoint_published",   // the checkpoint is durable
+    "table_append.fragment_written",       // the fragment is durable
+    "table_append.reference_delta_written",  // the delta and manifest are durable
+    "table_append.committed",              // the registry commit is durable
+    "table_append.removing_checkpoint",    // just before the checkpoint goes
+};
+
+struct TableStoreOptions {
+  // Append checkpoints (on by default; off only for hosts that keep their
+  // own intent log).
+  bool append_checkpoints = true;
+  // How long an unfinished append stays replayable.
+  absl::Duration retention = absl::Hours(7 * 24);
+};
+
+struct AppendOutcome {
+  uint64_t table_id = 0;
+  uint64_t version = 0;
+  std::string operation_id;
+  uint64_t rows = 0;
+};
+
+// What recovery did with one checkpoint.
+struct RecoveredAppend {
+  enum class Result {
+    kCommitted,         // replayed now: committed as `version`
+    kAlreadyCommitted,  // its commit had happened: converged on `version`
+    kExpired,           // past the retention horizon: rejected and removed
+    kRejected,          // invalid for this root (other stage, damaged, table gone): kept
+    kFailed,            // the replay failed (storage): kept for the next recovery
+  };
+  std::string operation_id;
+  std::string table;
+  Result result = Result::kFailed;
+  uint64_t version = 0;
+  std::string message;  // why, for kExpired/kRejected/kFailed
+};
+std::string_view RecoveredAppendResultName(RecoveredAppend::Result result);
+
+// The rows of one table version, one fragment at a time.
+class TableScan {
+ public:
+  const Schema& schema() const { return manifest_.schema; }
+  uint64_t version() const { return manifest_.version; }
+  uint64_t total_rows() const { return manifest_.total_rows; }
+  size_t fragment_count() const { return manifest_.fragments.size(); }
+  // The next fragment's rows; nullopt after the last. DataLoss when a
+  // fragment is missing or damaged.
+  absl::StatusOr<std::optional<ColumnBatch>> Next();
+
+ private:
+  friend class TableStore;
+  TableScan(io::FileSystem& fs, std::string table_dir, Manifest manifest)
+      : fs_(fs), table_dir_(std::move(table_dir)), manifest_(std::move(manifest)) {}
+  io::FileSystem& fs_;
+  std::string table_dir_;
+  Manifest manifest_;
+  size_t next_fragment_ = 0;
+};
+
+class TableStore {
+ public:
+  // `registry`, `stage` and `fs` must outlive the store. `stage_identity`
+  // is the root's canonical stage descriptor JSON (credential-free).
+  static absl::StatusOr<std::unique_ptr<TableStore>> Open(io::FileSystem& fs,
+                                                          std::string root_dir,
+                                                          registry::Registry& registry,
+                                                          ManagedStage& stage,
+                                                          std::string stage_identity,
+                                                          TableStoreOptions options = {});
+
+  io::FileSystem& fs() { return fs_; }
+  registry::Registry& registry() { return registry_; }
+  ManagedStage& stage() { return stage_; }
+  const std::string& root_dir() const { return root_dir_; }
+  std::string TableDir(const TableName& name) const;
+
+  absl::StatusOr<registry::TableRecord> CreateTable(const TableName& name, const Schema& schema);
+  absl::StatusOr<registry::TableRecord> GetTable(const TableName& name);
+  absl::StatusOr<std::vector<registry::TableRecord>> ListTables();
+  absl::StatusOr<std::vector<registry::VersionRecord>> ListVersions(const TableName& name);
+
+  // Steps 2..6 of the append path for a batch whose FILE cells are
+  // DataLocations of this stage (already uploaded or checked), prepared
+  // against `table` as read before the uploads. Aborted (VersionConflict)
+  // when another commit won since; the checkpoint is removed then.
+  absl::StatusOr<AppendOutcome> AppendBatch(const registry::TableRecord& table,
+                                            const ColumnBatch& batch);
+
+  // The rows of `version` (the current one when nullopt). NotFound for a
+  // version the table never had.
+  absl::StatusOr<std::unique_ptr<TableScan>> Scan(const TableName& name,
+                                                  std::optional<uint64_t> version);
+
+  // Merges the current version's fragments into one new version (same
+  // rows, same order), with an empty reference delta: the lineage edge of
+  // a version that adds no reference. A table with at most one fragment is
+  // left as it is (nullopt).
+  absl::StatusOr<std::optional<AppendOutcome>> Compact(const TableName& name);
+
+  // Every reference of the table's current lineage, chunk by chunk,
+  // verified edge by edge against the registry (fails closed).
+  absl::Status EnumerateReferences(const TableName& name, ReferenceVisitor visit);
+
+  // Pending append checkpoints, oldest first (without reading them).
+  absl::StatusOr<PendingCheckpointList> PendingAppends();
+  // Replays or rejects every pending checkpoint (at most
+  // kMaxListedAppendCheckpoints per listing, until none is left or none
+  // made progress).
+  absl::StatusOr<std::vector<RecoveredAppend>> Recover();
+
+ private:
+  TableStore(io::FileSystem& fs, std::string root_dir, registry::Registry& registry,
+             ManagedStage& stage, std::string stage_identity, TableStoreOptions options,
+             std::optional<AppendCheckpointStore> checkpoints);
+
+  // Steps 3..5 for `operation_id`, on `base` (the table's current version
+  // for a replay).
+  absl::StatusOr<AppendOutcome> Commit(const registry::TableRecord& table, uint64_t base,
+                                       const std::string& operation_id, const ColumnBatch& batch,
+                                       const std::string& batch_sha256);
+  // Writes a fragment file of `batch`; returns its manifest entry.
+  absl::StatusOr<FragmentRef> WriteFragment(const std::string& table_dir,
+                                            const std::string& fragment_bytes, uint64_t rows);
+  // Under commit_mu_: delta, manifest and compare-and-set of base+1, whose
+  // fragments are base's plus `fragments` (or only `fragments`, when
+  // replacing: compaction).
+  absl::StatusOr<registry::TableRecord> CommitVersionLocked(
+      const registry::TableRecord& table, uint64_t base, std::vector<FragmentRef> fragments,
+      bool replace_fragments, const ReferenceDelta& delta, const std::string& operation_id,
+      const std::string& batch_sha256, bool record_operation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  absl::StatusOr<Manifest> ReadManifest(const std::string& table_dir,
+                                        const std::string& manifest_path);
+  RecoveredAppend RecoverOne(const std::string& operation_id);
+  void RemoveCheckpoint(const std::string& operation_id);
+
+  io::FileSystem& fs_;
+  const std::string root_dir_;
+  registry::Registry& registry_;
+  ManagedStage& stage_;
+  const std::string stage_identity_;
+  const TableStoreOptions options_;
+  std::optional<AppendCheckpointStore> checkpoints_;
+  absl::Mutex commit_mu_;
+};
+
+}  // namespace lake::table
+
+#endif  // LAKE_ENGINE_TABLE_TABLE_STORE_H_

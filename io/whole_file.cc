@@ -1,0 +1,88 @@
+#include "io/whole_file.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/failpoint.h"
+#include "io/durable_paths.h"
+
+namespace lake::io {
+namespace {
+
+absl::Status WriteAll(File& file, std::string_view bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    absl::StatusOr<size_t> n = file.PWrite(reinterpret_cast<const uint8_t*>(bytes.data()) + done,
+                                           bytes.size() - done, done);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return absl::UnknownError(absl::StrCat("a write to ", file.path(), " made no progress"));
+    done += *n;
+  }
+  return absl::OkStatus();
+}
+
+// Steps 1 of the header: the temporary file holds every byte durably.
+absl::Status WriteSyncedTemporary(FileSystem& fs, const std::string& temp_path,
+                                  std::string_view bytes) {
+  absl::StatusOr<std::unique_ptr<File>> file = fs.CreateNew(temp_path, /*want_direct=*/false);
+  if (!file.ok()) return file.status();
+  if (absl::Status s = WriteAll(**file, bytes); !s.ok()) return s;
+  if (absl::Status s = LAKE_FAILPOINT(kWholeFileFailpoints[0]); !s.ok()) return s;
+  if (absl::Status s = (*file)->Sync(); !s.ok()) return s;
+  if (absl::Status s = (*file)->Close(); !s.ok()) return s;
+  return LAKE_FAILPOINT(kWholeFileFailpoints[1]);
+}
+
+}  // namespace
+
+absl::Status WriteWholeFileDurably(FileSystem& fs, const std::string& path,
+                                   const std::string& temp_path, std::string_view bytes,
+                                   bool* published) {
+  if (published != nullptr) *published = false;
+  absl::Status written = WriteSyncedTemporary(fs, temp_path, bytes);
+  if (!written.ok()) {
+    // An AlreadyExists temporary is someone else's: never remove it.
+    if (!absl::IsAlreadyExists(written)) (void)fs.Remove(temp_path);
+    return written;
+  }
+  if (absl::Status renamed = fs.RenameNoReplace(temp_path, path); !renamed.ok()) {
+    (void)fs.Remove(temp_path);
+    return renamed;
+  }
+  if (published != nullptr) *published = true;
+  if (absl::Status s = LAKE_FAILPOINT(kWholeFileFailpoints[2]); !s.ok()) return s;
+  if (absl::Status s = SyncParentDirectory(fs, path); !s.ok()) return s;
+  return LAKE_FAILPOINT(kWholeFileFailpoints[3]);
+}
+
+absl::StatusOr<std::string> ReadWholeFile(FileSystem& fs, const std::string& path,
+                                          size_t max_bytes) {
+  absl::StatusOr<std::unique_ptr<File>> file = fs.OpenRead(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<FileInfo> info = (*file)->Stat();
+  if (!info.ok()) return info.status();
+  // One byte past the ceiling tells an oversized file; the buffer starts at
+  // the size stat saw and grows only if the file grows while being read.
+  const size_t limit = max_bytes + 1;
+  std::string bytes(static_cast<size_t>(std::min<uint64_t>(info->size + 1, limit)), '\0');
+  size_t total = 0;
+  for (;;) {
+    if (total == bytes.size()) {
+      if (bytes.size() == limit) break;
+      bytes.resize(std::min(limit, bytes.size() * 2));
+    }
+    absl::StatusOr<size_t> n = (*file)->PRead(reinterpret_cast<uint8_t*>(bytes.data()) + total,
+                                              bytes.size() - total, total);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;
+    total += *n;
+  }
+  if (total > max_bytes) {
+    return absl::DataLossError(
+        absl::StrCat(path, " is larger than its ceiling of ", max_bytes, " bytes"));
+  }
+  bytes.resize(total);
+  return bytes;
+}
+
+}  // namespace lake::io

@@ -1,0 +1,533 @@
+#include "registry/registry.h"
+
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "io/durable_paths.h"
+#include "io/file_system.h"
+#include "registry/registry_keys.h"
+#include "registry/rocksdb_status.h"
+#include "registry/writer_lock.h"
+#include "rocksdb/db.h"
+#include "rocksdb/iterator.h"
+#include "rocksdb/options.h"
+#include "rocksdb/write_batch.h"
+
+namespace lake::registry {
+namespace {
+
+rocksdb::Options WriterOptions() {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.paranoid_checks = true;
+  options.keep_log_file_num = 4;  // RocksDB's own info logs
+  return options;
+}
+
+rocksdb::Options FollowerOptions() {
+  rocksdb::Options options;
+  options.paranoid_checks = true;
+  // A secondary instance keeps every table file open, so the writer's
+  // compactions cannot pull a file from under it (RocksDB requires it).
+  options.max_open_files = -1;
+  return options;
+}
+
+std::string TempRoot() {
+  const char* env = std::getenv("TMPDIR");
+  return env != nullptr && env[0] == '/' ? std::string(env) : std::string("/tmp");
+}
+
+// A fresh private directory for a follower's RocksDB files.
+absl::StatusOr<std::string> CreateFollowerDir(io::FileSystem& fs) {
+  std::random_device random;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    uint64_t nonce = (uint64_t{random()} << 32) | random();
+    std::string dir = absl::StrFormat("%s/lake-registry-follower-%d-%016x", TempRoot(),
+                                      ::getpid(), nonce);
+    absl::Status created = fs.CreateDirectory(dir);
+    if (created.ok()) return dir;
+    if (!absl::IsAlreadyExists(created)) return created;
+  }
+  return absl::AlreadyExistsError("could not name a fresh follower directory");
+}
+
+// The follower directory holds RocksDB's info logs and options files only.
+void RemoveFollowerDir(io::FileSystem& fs, const std::string& dir) {
+  absl::StatusOr<std::vector<std::string>> names = fs.ListDirectory(dir);
+  if (names.ok()) {
+    for (const std::string& name : *names) fs.Remove(dir + "/" + name).IgnoreError();
+  }
+  fs.Remove(dir).IgnoreError();
+}
+
+absl::StatusOr<io::FileSystem*> FileSystem() { return io::DefaultFileSystem(); }
+
+absl::Status ValidateTableName(const table::TableName& name) {
+  if (absl::Status s = table::ValidateIdentifier(name.ns, "namespace"); !s.ok()) return s;
+  return table::ValidateIdentifier(name.table, "table name");
+}
+
+absl::Status KeyMismatch(const std::string& key, absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("registry record at key \"", key,
+                                          "\" is damaged: it holds ", what));
+}
+
+// Incremental SHA-256 (OpenSSL EVP), lowercase hex at the end.
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
+  ~Sha256() { EVP_MD_CTX_free(ctx_); }
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+
+  void Update(std::string_view bytes) { EVP_DigestUpdate(ctx_, bytes.data(), bytes.size()); }
+  std::string HexDigest() {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx_, digest, &len);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (unsigned int i = 0; i < len; ++i) {
+      hex.push_back(kHex[digest[i] >> 4]);
+      hex.push_back(kHex[digest[i] & 15]);
+    }
+    return hex;
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+std::string LengthPrefix(size_t n) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return out;
+}
+
+absl::Status CheckOperationMatches(uint64_t table_id, const VersionRecord& next,
+                                   const AppendOperationRecord& operation) {
+  if (absl::Status s = ValidateAppendOperationRecord(operation); !s.ok()) return s;
+  if (operation.table_id != table_id || operation.version != next.version ||
+      operation.operation_id != next.operation_id) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "operation ", operation.operation_id, " records table ", operation.table_id,
+        " version ", operation.version, ", but the commit is table ", table_id, " version ",
+        next.version, " by operation \"", next.operation_id, "\""));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Registry>> Registry::Open(const std::string& registry_dir,
+                                                         const std::string& lock_path,
+                                                         RegistryOptions options) {
+  absl::StatusOr<io::FileSystem*> fs = FileSystem();
+  if (!fs.ok()) return fs.status();
+  rocksdb::DB* db = nullptr;
+  absl::Time opening = options.clock ? options.clock() : absl::Now();
+  if (options.read_only) {
+    absl::StatusOr<io::FileInfo> current = (*fs)->Stat(registry_dir + "/CURRENT");
+    if (absl::IsNotFound(current.status())) {
+      return absl::NotFoundError(absl::StrCat("there is no registry at ", registry_dir));
+    }
+    if (!current.ok()) return current.status();
+    absl::StatusOr<std::string> follower_dir = CreateFollowerDir(**fs);
+    if (!follower_dir.ok()) return follower_dir.status();
+    rocksdb::Status opened =
+        rocksdb::DB::OpenAsSecondary(FollowerOptions(), registry_dir, *follower_dir, &db);
+    if (!opened.ok()) {
+      RemoveFollowerDir(**fs, *follower_dir);
+      return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir,
+                                                    " read-only"));
+    }
+    return std::unique_ptr<Registry>(
+        new Registry(registry_dir, std::move(options), opening, nullptr, *follower_dir, db));
+  }
+
+  if (absl::Status s = io::CreateDirectoriesDurably(**fs, io::ParentPath(lock_path)); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::unique_ptr<WriterLock>> lock =
+      WriterLock::Acquire(**fs, lock_path, registry_dir);
+  if (!lock.ok()) return lock.status();
+  if (absl::Status s = io::CreateDirectoriesDurably(**fs, registry_dir); !s.ok()) return s;
+  rocksdb::Status opened = rocksdb::DB::Open(WriterOptions(), registry_dir, &db);
+  if (!opened.ok()) {
+    return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir));
+  }
+  return std::unique_ptr<Registry>(
+      new Registry(registry_dir, std::move(options), opening, std::move(*lock), "", db));
+}
+
+Registry::Registry(std::string registry_dir, RegistryOptions options, absl::Time view_time,
+                   std::unique_ptr<WriterLock> lock, std::string follower_dir, rocksdb::DB* db)
+    : registry_dir_(std::move(registry_dir)),
+      read_only_(options.read_only),
+      options_(std::move(options)),
+      lock_(std::move(lock)),
+      follower_dir_(std::move(follower_dir)),
+      db_(db) {
+  absl::MutexLock view_lock(&view_mu_);
+  view_time_ = view_time;
+}
+
+Registry::~Registry() {
+  if (db_ != nullptr) db_->Close().PermitUncheckedError();
+  db_.reset();
+  lock_.reset();
+  if (!follower_dir_.empty()) {
+    absl::StatusOr<io::FileSystem*> fs = FileSystem();
+    if (fs.ok()) RemoveFollowerDir(**fs, follower_dir_);
+  }
+}
+
+absl::Time Registry::Now() const { return options_.clock ? options_.clock() : absl::Now(); }
+
+absl::Duration Registry::ViewAge() const {
+  if (!read_only_) return absl::ZeroDuration();
+  absl::MutexLock lock(&view_mu_);
+  return Now() - view_time_;
+}
+
+absl::Status Registry::CatchUp() {
+  if (!read_only_) return absl::OkStatus();
+  absl::MutexLock serial(&catch_up_mu_);
+  // The view is at least as new as the moment the catch-up began.
+  absl::Time began = Now();
+  rocksdb::Status caught_up = db_->TryCatchUpWithPrimary();
+  if (!caught_up.ok()) {
+    return FromRocksDbStatus(caught_up, absl::StrCat("catch up with registry ", registry_dir_));
+  }
+  absl::MutexLock lock(&view_mu_);
+  if (began > view_time_) view_time_ = began;
+  return absl::OkStatus();
+}
+
+absl::Status Registry::PrepareRead() {
+  if (!read_only_ || ViewAge() <= options_.follower_max_staleness) return absl::OkStatus();
+  return CatchUp();
+}
+
+absl::Status Registry::RefuseIfReadOnly(const char* operation) const {
+  if (!read_only_) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the registry at ", registry_dir_, " is open read-only: ", operation,
+      " needs the writer"));
+}
+
+absl::StatusOr<std::optional<std::string>> Registry::ReadValue(const std::string& key) {
+  std::string value;
+  rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), key, &value);
+  if (got.IsNotFound()) return std::nullopt;
+  if (!got.ok()) return FromRocksDbStatus(got, absl::StrCat("read registry key ", key));
+  return value;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Registry::ScanPrefix(
+    const std::string& prefix) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    out.emplace_back(it->key().ToString(), it->value().ToString());
+  }
+  if (!it->status().ok()) {
+    return FromRocksDbStatus(it->status(), absl::StrCat("scan registry keys ", prefix));
+  }
+  return out;
+}
+
+absl::Status Registry::WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what) {
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;
+  return FromRocksDbStatus(db_->Write(write_options, &batch),
+                           absl::StrCat(what, " in registry ", registry_dir_));
+}
+
+absl::StatusOr<std::optional<TableRecord>> Registry::ReadTable(const table::TableName& name) {
+  std::string key = TableKey(name);
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(key);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::nullopt;
+  absl::StatusOr<TableRecord> record = DecodeTableRecord(**value);
+  if (!record.ok()) return record.status();
+  if (!(record->name == name)) return KeyMismatch(key, "table " + record->name.ToString());
+  return *record;
+}
+
+absl::StatusOr<std::optional<TableRecord>> Registry::ReadTableById(uint64_t table_id) {
+  std::string key = TableIdKey(table_id);
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(key);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::nullopt;
+  absl::StatusOr<table::TableName> name = DecodeTableIdIndexRecord(**value);
+  if (!name.ok()) return name.status();
+  absl::StatusOr<std::optional<TableRecord>> record = ReadTable(*name);
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) {
+    return KeyMismatch(key, absl::StrCat("table ", name->ToString(), ", which is not registered"));
+  }
+  if ((*record)->table_id != table_id) {
+    return KeyMismatch(key, absl::StrCat("table ", name->ToString(), ", whose id is ",
+                                         (*record)->table_id));
+  }
+  return record;
+}
+
+absl::StatusOr<std::optional<AppendOperationRecord>> Registry::ReadAppendOperation(
+    const std::string& operation_id) {
+  std::string key = OperationKey(operation_id);
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(key);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::nullopt;
+  absl::StatusOr<AppendOperationRecord> record = DecodeAppendOperationRecord(**value);
+  if (!record.ok()) return record.status();
+  if (record->operation_id != operation_id) {
+    return KeyMismatch(key, "operation " + record->operation_id);
+  }
+  return *record;
+}
+
+absl::StatusOr<std::optional<std::string>> Registry::GetStageDescriptor() {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::optional<std::string>> value =
+      ReadValue(std::string(kStageDescriptorKey));
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::nullopt;
+  absl::StatusOr<std::string> json = DecodeStageDescriptorRecord(**value);
+  if (!json.ok()) return json.status();
+  return *json;
+}
+
+absl::Status Registry::PutStageDescriptorIfAbsent(const std::string& descriptor_json) {
+  if (absl::Status s = RefuseIfReadOnly("recording the stage descriptor"); !s.ok()) return s;
+  if (absl::Status s = ValidateStageDescriptorJson(descriptor_json); !s.ok()) return s;
+  absl::MutexLock serial(&write_mu_);
+  absl::StatusOr<std::optional<std::string>> present = GetStageDescriptor();
+  if (!present.ok()) return present.status();
+  if (present->has_value()) {
+    if (**present == descriptor_json) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the root's stage descriptor is already ", **present, "; it cannot become ",
+        descriptor_json));
+  }
+  rocksdb::WriteBatch batch;
+  batch.Put(std::string(kStageDescriptorKey), EncodeStageDescriptorRecord(descriptor_json));
+  return WriteBatchSynced(batch, "record the stage descriptor");
+}
+
+absl::Status Registry::CreateNamespace(const std::string& name) {
+  if (absl::Status s = RefuseIfReadOnly("creating a namespace"); !s.ok()) return s;
+  if (absl::Status s = table::ValidateIdentifier(name, "namespace"); !s.ok()) return s;
+  absl::MutexLock serial(&write_mu_);
+  std::string key = NamespaceKey(name);
+  absl::StatusOr<std::optional<std::string>> present = ReadValue(key);
+  if (!present.ok()) return present.status();
+  if (present->has_value()) {
+    return absl::AlreadyExistsError(absl::StrCat("namespace ", name, " already exists"));
+  }
+  rocksdb::WriteBatch batch;
+  batch.Put(key, EncodeNamespaceRecord({name, absl::ToUnixMicros(Now())}));
+  return WriteBatchSynced(batch, absl::StrCat("create namespace ", name).c_str());
+}
+
+absl::StatusOr<std::vector<std::string>> Registry::ListNamespaces() {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> entries =
+      ScanPrefix(std::string(kNamespacePrefix));
+  if (!entries.ok()) return entries.status();
+  std::vector<std::string> names;
+  for (const auto& [key, value] : *entries) {
+    absl::StatusOr<NamespaceRecord> record = DecodeNamespaceRecord(value);
+    if (!record.ok()) return record.status();
+    if (key != NamespaceKey(record->name)) return KeyMismatch(key, "namespace " + record->name);
+    names.push_back(record->name);
+  }
+  return names;
+}
+
+absl::StatusOr<TableRecord> Registry::CreateTable(const table::TableName& name,
+                                                  const table::Schema& schema) {
+  if (absl::Status s = RefuseIfReadOnly("creating a table"); !s.ok()) return s;
+  if (absl::Status s = ValidateTableName(name); !s.ok()) return s;
+  if (absl::Status s = table::ValidateSchema(schema); !s.ok()) return s;
+  absl::MutexLock serial(&write_mu_);
+  absl::StatusOr<std::optional<TableRecord>> present = ReadTable(name);
+  if (!present.ok()) return present.status();
+  if (present->has_value()) {
+    return absl::AlreadyExistsError(absl::StrCat("table ", name.ToString(), " already exists"));
+  }
+  absl::StatusOr<std::optional<std::string>> counter =
+      ReadValue(std::string(kNextTableIdKey));
+  if (!counter.ok()) return counter.status();
+  uint64_t table_id = 1;
+  if (counter->has_value()) {
+    absl::StatusOr<uint64_t> next = DecodeCounterRecord(**counter);
+    if (!next.ok()) return next.status();
+    table_id = *next;
+  }
+  absl::StatusOr<std::optional<std::string>> ns = ReadValue(NamespaceKey(name.ns));
+  if (!ns.ok()) return ns.status();
+
+  int64_t now = absl::ToUnixMicros(Now());
+  TableRecord record{table_id, name, schema, 0, "", now};
+  rocksdb::WriteBatch batch;
+  if (!ns->has_value()) batch.Put(NamespaceKey(name.ns), EncodeNamespaceRecord({name.ns, now}));
+  batch.Put(TableKey(name), EncodeTableRecord(record));
+  batch.Put(TableIdKey(table_id), EncodeTableIdIndexRecord(name));
+  batch.Put(std::string(kNextTableIdKey), EncodeCounterRecord(table_id + 1));
+  if (absl::Status s =
+          WriteBatchSynced(batch, absl::StrCat("create table ", name.ToString()).c_str());
+      !s.ok()) {
+    return s;
+  }
+  return record;
+}
+
+absl::StatusOr<TableRecord> Registry::GetTable(const table::TableName& name) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::optional<TableRecord>> record = ReadTable(name);
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) {
+    return absl::NotFoundError(absl::StrCat("no table ", name.ToString()));
+  }
+  return **record;
+}
+
+absl::StatusOr<TableRecord> Registry::GetTableById(uint64_t table_id) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::optional<TableRecord>> record = ReadTableById(table_id);
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
+  return **record;
+}
+
+absl::StatusOr<std::vector<TableRecord>> Registry::ListTables() {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> entries =
+      ScanPrefix(std::string(kTablePrefix));
+  if (!entries.ok()) return entries.status();
+  std::vector<TableRecord> tables;
+  for (const auto& [key, value] : *entries) {
+    absl::StatusOr<TableRecord> record = DecodeTableRecord(value);
+    if (!record.ok()) return record.status();
+    if (key != TableKey(record->name)) {
+      return KeyMismatch(key, "table " + record->name.ToString());
+    }
+    tables.push_back(std::move(*record));
+  }
+  return tables;
+}
+
+absl::StatusOr<VersionRecord> Registry::GetVersion(uint64_t table_id, uint64_t version) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  std::string key = VersionKey(table_id, version);
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(key);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) {
+    return absl::NotFoundError(absl::StrCat("table ", table_id, " has no version ", version));
+  }
+  absl::StatusOr<VersionRecord> record = DecodeVersionRecord(**value, table_id);
+  if (!record.ok()) return record.status();
+  if (record->version != version) {
+    return KeyMismatch(key, absl::StrCat("version ", record->version));
+  }
+  return *record;
+}
+
+absl::StatusOr<std::vector<VersionRecord>> Registry::ListVersions(uint64_t table_id) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  if (!table.ok()) return table.status();
+  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> entries =
+      ScanPrefix(TableVersionsPrefix(table_id));
+  if (!entries.ok()) return entries.status();
+  std::vector<VersionRecord> versions;
+  for (const auto& [key, value] : *entries) {
+    absl::StatusOr<VersionRecord> record = DecodeVersionRecord(value, table_id);
+    if (!record.ok()) return record.status();
+    if (key != VersionKey(table_id, record->version)) {
+      return KeyMismatch(key, absl::StrCat("version ", record->version));
+    }
+    versions.push_back(std::move(*record));
+  }
+  return versions;
+}
+
+absl::StatusOr<std::optional<AppendOperationRecord>> Registry::GetAppendOperation(
+    const std::string& operation_id) {
+  if (absl::Status s = ValidateOperationId(operation_id); !s.ok()) return s;
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  return ReadAppendOperation(operation_id);
+}
+
+absl::StatusOr<TableRecord> Registry::CommitVersion(
+    uint64_t table_id, uint64_t expected_current_version, const VersionRecord& next,
+    const std::optional<AppendOperationRecord>& operation) {
+  if (absl::Status s = RefuseIfReadOnly("committing a version"); !s.ok()) return s;
+  if (absl::Status s = ValidateVersionRecord(next); !s.ok()) return s;
+  if (next.parent_version != expected_current_version) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "version ", next.version, " has parent version ", next.parent_version,
+        ", but it is committed on version ", expected_current_version));
+  }
+  if (operation.has_value()) {
+    if (absl::Status s = CheckOperationMatches(table_id, next, *operation); !s.ok()) return s;
+  }
+
+  absl::MutexLock serial(&write_mu_);
+  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  if (!table.ok()) return table.status();
+  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
+  if (operation.has_value()) {
+    absl::StatusOr<std::optional<AppendOperationRecord>> done =
+        ReadAppendOperation(operation->operation_id);
+    if (!done.ok()) return done.status();
+    if (done->has_value()) {
+      return OperationCommittedError(operation->operation_id,
+                                     {(*done)->table_id, (*done)->version});
+    }
+  }
+  if ((*table)->current_version != expected_current_version) {
+    return VersionConflictError(
+        {table_id, expected_current_version, (*table)->current_version});
+  }
+
+  TableRecord updated = **table;
+  updated.current_version = next.version;
+  updated.manifest_path = next.manifest_path;
+  rocksdb::WriteBatch batch;
+  batch.Put(TableKey(updated.name), EncodeTableRecord(updated));
+  batch.Put(VersionKey(table_id, next.version), EncodeVersionRecord(table_id, next));
+  if (operation.has_value()) {
+    batch.Put(OperationKey(operation->operation_id), EncodeAppendOperationRecord(*operation));
+  }
+  if (absl::Status s = WriteBatchSynced(
+          batch, absl::StrCat("commit version ", next.version, " of table ", table_id).c_str());
+      !s.ok()) {
+    return s;
+  }
+  return updated;
+}
+
+absl::StatusOr<std::string> Registry::Fingerprint() {
+  absl::StatusOr<std::vector<TableRecord>> tables = ListTables();
+  if (!tables.ok()) return tables.status();
+  Sha256 hash;
+  for (const TableRecord& table : *tables) {
+    std::string encoded = EncodeTableRecord(table);
+    hash.Update(LengthPrefix(encoded.size()));
+    hash.Update(encoded);
+  }
+  return hash.HexDigest();
+}
+
+}  // namespace lake::registry

@@ -1,0 +1,190 @@
+// The registry of a lake root: what tables exist and which version of each
+// is current, kept in RocksDB (<root>/registry/).
+//
+// It holds the root's stage descriptor, namespaces, table registrations
+// (id, name, schema, current version, manifest pointer), one record per
+// committed version (with the digest of its reference delta), and one
+// record per committed append operation, keyed by operation id, so a
+// replayed append converges instead of committing twice. Keys are described
+// in registry_keys.h, values in registry_records.h.
+//
+// Writers and followers. One process at a time opens a root's registry for
+// writing: it holds an exclusive flock on `lock_path` (writer_lock.h) for
+// the life of the Registry; a second writer, in this process or another,
+// gets Aborted naming the holder's pid. Any number of processes may open it
+// read-only as followers (a RocksDB secondary instance): a follower's view
+// is as of its last catch-up with the writer, and before each read it
+// catches up if that view is older than `follower_max_staleness`. A
+// follower refuses writes with FailedPrecondition.
+//
+// Invariants (kept by the writer, which serialises every write):
+//   - table ids are allocated from a counter starting at 1, never reused;
+//   - a table's current_version only grows, by CommitVersion, and the
+//     table record, the version record and the operation record of one
+//     commit are written in one synced RocksDB write batch: all or nothing;
+//   - an operation id has at most one record, written with the version it
+//     produced.
+//
+// Thread safety: every method may be called from any thread at once.
+// Destroying the Registry releases the lock; a crashed writer's lock dies
+// with its process.
+#ifndef LAKE_REGISTRY_REGISTRY_H_
+#define LAKE_REGISTRY_REGISTRY_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "engine/table/schema.h"
+#include "registry/commit_errors.h"
+#include "registry/registry_records.h"
+
+namespace rocksdb {
+class DB;
+class WriteBatch;
+}
+
+namespace lake::registry {
+
+class WriterLock;
+
+struct RegistryOptions {
+  // Open as a follower (RocksDB secondary instance) instead of the writer.
+  bool read_only = false;
+  // A follower catches up with the writer before a read when its view is
+  // older than this. The writer's view is always current.
+  absl::Duration follower_max_staleness = absl::Seconds(1);
+  // The time used for staleness and for created_unix_micros of new
+  // namespaces and tables; absl::Now when empty (tests inject a fake).
+  std::function<absl::Time()> clock;
+};
+
+class Registry {
+ public:
+  // Opens the registry at `registry_dir`.
+  // Writer: takes the lock at `lock_path` (creating its directory and the
+  // registry directory as needed): Aborted "<registry_dir> is open for
+  // writing by another process (pid N)" when it is held.
+  // Follower: NotFound when `registry_dir` holds no registry; it keeps its
+  // private RocksDB files in a fresh directory under $TMPDIR (default /tmp),
+  // removed when the Registry is destroyed; `lock_path` is not used.
+  static absl::StatusOr<std::unique_ptr<Registry>> Open(const std::string& registry_dir,
+                                                        const std::string& lock_path,
+                                                        RegistryOptions options = {});
+
+  // Closes RocksDB, then releases the lock (writer) or removes the private
+  // directory (follower).
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  bool read_only() const { return read_only_; }
+
+  // How old the view is: the time since the follower's last catch-up began
+  // (zero for the writer).
+  absl::Duration ViewAge() const;
+  // Catches up with the writer now (a no-op for the writer).
+  absl::Status CatchUp();
+
+  // The root's stage descriptor (JSON whose meaning the engine owns);
+  // nullopt when none has been recorded.
+  absl::StatusOr<std::optional<std::string>> GetStageDescriptor();
+  // Records the descriptor once. The same text again is OK; another text
+  // is FailedPrecondition naming both.
+  absl::Status PutStageDescriptorIfAbsent(const std::string& descriptor_json);
+
+  // InvalidArgument for a name that is no identifier; AlreadyExists.
+  absl::Status CreateNamespace(const std::string& name);
+  // Every namespace, sorted.
+  absl::StatusOr<std::vector<std::string>> ListNamespaces();
+
+  // Registers a table at version 0 (no manifest), creating its namespace if
+  // missing, with the next table id. AlreadyExists when the name is taken;
+  // InvalidArgument for a bad name or schema.
+  absl::StatusOr<TableRecord> CreateTable(const table::TableName& name,
+                                          const table::Schema& schema);
+  // NotFound when absent.
+  absl::StatusOr<TableRecord> GetTable(const table::TableName& name);
+  absl::StatusOr<TableRecord> GetTableById(uint64_t table_id);
+  // Every table, sorted by name (namespace, then table).
+  absl::StatusOr<std::vector<TableRecord>> ListTables();
+
+  // NotFound when absent (version 0 never has a record).
+  absl::StatusOr<VersionRecord> GetVersion(uint64_t table_id, uint64_t version);
+  // Every version record of the table, ascending; empty at version 0.
+  absl::StatusOr<std::vector<VersionRecord>> ListVersions(uint64_t table_id);
+
+  absl::StatusOr<std::optional<AppendOperationRecord>> GetAppendOperation(
+      const std::string& operation_id);
+
+  // The version compare-and-set. Atomically, when the table is at
+  // `expected_current_version`: records `next` as the table's current
+  // version (its manifest becomes the table's manifest) and the operation
+  // record, if any. Checks, in order:
+  //   - InvalidArgument: `next` invalid (ValidateVersionRecord), its
+  //     parent_version is not `expected_current_version`, or `operation`
+  //     does not name this table, next.version and next.operation_id;
+  //   - NotFound: no table `table_id`;
+  //   - AlreadyExists with a CommittedOperation payload (commit_errors.h):
+  //     the operation id already has a record — checked before the version,
+  //     so a replay after a commit that went through converges;
+  //   - Aborted with a VersionConflict payload: the table is at another
+  //     version (a lost race).
+  // On any error nothing changes. Returns the new table record.
+  absl::StatusOr<TableRecord> CommitVersion(uint64_t table_id,
+                                            uint64_t expected_current_version,
+                                            const VersionRecord& next,
+                                            const std::optional<AppendOperationRecord>& operation);
+
+  // SHA-256 (64 lowercase hex) over every table registration in name order:
+  // for each, its encoded record's length (u32 little-endian) and bytes.
+  // Equal fingerprints mean no table was created or committed between.
+  absl::StatusOr<std::string> Fingerprint();
+
+ private:
+  // `view_time`: when the opening of `db` began.
+  Registry(std::string registry_dir, RegistryOptions options, absl::Time view_time,
+           std::unique_ptr<WriterLock> lock, std::string follower_dir, rocksdb::DB* db);
+
+  absl::Time Now() const;
+  absl::Status RefuseIfReadOnly(const char* operation) const;
+  // A follower's catch-up when its view is older than the bound.
+  absl::Status PrepareRead();
+  // The value at `key`, nullopt when absent; no catch-up.
+  absl::StatusOr<std::optional<std::string>> ReadValue(const std::string& key);
+  absl::StatusOr<std::optional<TableRecord>> ReadTable(const table::TableName& name);
+  absl::StatusOr<std::optional<TableRecord>> ReadTableById(uint64_t table_id);
+  absl::StatusOr<std::optional<AppendOperationRecord>> ReadAppendOperation(
+      const std::string& operation_id);
+  // Every value whose key starts with `prefix`, in key order.
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ScanPrefix(
+      const std::string& prefix);
+  absl::Status WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what);
+
+  const std::string registry_dir_;
+  const bool read_only_;
+  const RegistryOptions options_;
+  std::unique_ptr<WriterLock> lock_;  // writer only
+  const std::string follower_dir_;    // follower only
+  std::unique_ptr<rocksdb::DB> db_;
+
+  // Serialises the writer's read-check-write sequences.
+  absl::Mutex write_mu_;
+  // Serialises a follower's catch-ups.
+  absl::Mutex catch_up_mu_;
+  mutable absl::Mutex view_mu_;
+  absl::Time view_time_ ABSL_GUARDED_BY(view_mu_);
+};
+
+}  // namespace lake::registry
+
+#endif  // LAKE_REGISTRY_REGISTRY_H_

@@ -1,0 +1,32 @@
+#include "registry/registry_keys.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace lake::registry {
+
+std::string NamespaceKey(std::string_view ns) {
+  return absl::StrCat(std::string(kNamespacePrefix), std::string(ns));
+}
+
+std::string TableKey(const table::TableName& name) {
+  return absl::StrCat(std::string(kTablePrefix), name.ns, ".", name.table);
+}
+
+std::string TableIdKey(uint64_t table_id) {
+  return absl::StrFormat("%s%016x", std::string(kTableIdPrefix), table_id);
+}
+
+std::string TableVersionsPrefix(uint64_t table_id) {
+  return absl::StrFormat("%s%016x/", std::string(kVersionPrefix), table_id);
+}
+
+std::string VersionKey(uint64_t table_id, uint64_t version) {
+  return absl::StrFormat("%s%020u", TableVersionsPrefix(table_id), version);
+}
+
+std::string OperationKey(std::string_view operation_id) {
+  return absl::StrCat(std::string(kOperationPrefix), std::string(operation_id));
+}
+
+}  // namespace lake::registry

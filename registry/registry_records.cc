@@ -1,0 +1,406 @@
+#include "registry/registry_records.h"
+
+#include <openssl/sha.h>
+
+#include <cstring>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+
+namespace lake::registry {
+namespace {
+
+constexpr size_t kHeaderBytes = 2;  // format version, kind
+constexpr size_t kDigestBytes = 8;
+
+std::string_view KindName(RecordKind kind) {
+  switch (kind) {
+    case RecordKind::kStageDescriptor: return "stage descriptor";
+    case RecordKind::kNamespace: return "namespace";
+    case RecordKind::kTable: return "table";
+    case RecordKind::kTableIdIndex: return "table id index";
+    case RecordKind::kVersion: return "version";
+    case RecordKind::kAppendOperation: return "append operation";
+    case RecordKind::kCounter: return "counter";
+  }
+  return "unknown";
+}
+
+absl::Status Damaged(RecordKind kind, absl::string_view why) {
+  return absl::DataLossError(absl::StrCat("registry ", std::string(KindName(kind)),
+                                          " record is damaged: ", why));
+}
+
+void Digest(std::string_view bytes, unsigned char out[SHA256_DIGEST_LENGTH]) {
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out);
+}
+
+// Builds one value: header, body fields, then the digest.
+class ValueWriter {
+ public:
+  explicit ValueWriter(RecordKind kind) {
+    out_.push_back(static_cast<char>(kRecordFormatVersion));
+    out_.push_back(static_cast<char>(kind));
+  }
+  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void U32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  }
+  void U64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  }
+  void I64(int64_t v) { U64(static_cast<uint64_t>(v)); }
+  void Str(std::string_view s) {
+    U32(static_cast<uint32_t>(s.size()));
+    out_.append(s.data(), s.size());
+  }
+  std::string Finish() && {
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    Digest(out_, digest);
+    out_.append(reinterpret_cast<const char*>(digest), kDigestBytes);
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_;
+};
+
+// Reads one value's body after Open() has checked its frame. Every read
+// fails (returns false) rather than run past the end.
+class ValueReader {
+ public:
+  // Checks the format version, digest and kind; positions at the body.
+  static absl::StatusOr<ValueReader> Open(std::string_view value, RecordKind kind) {
+    if (value.size() < kHeaderBytes + kDigestBytes) return Damaged(kind, "too short");
+    uint8_t version = static_cast<uint8_t>(value[0]);
+    if (version != kRecordFormatVersion) {
+      return Damaged(kind, absl::StrCat("unknown format version ", version,
+                                        " (this lake reads version ",
+                                        kRecordFormatVersion, ")"));
+    }
+    std::string_view framed = value.substr(0, value.size() - kDigestBytes);
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    Digest(framed, digest);
+    if (std::memcmp(digest, value.data() + framed.size(), kDigestBytes) != 0) {
+      return Damaged(kind, "its digest does not match");
+    }
+    if (static_cast<uint8_t>(value[1]) != static_cast<uint8_t>(kind)) {
+      return Damaged(kind, absl::StrCat("it holds record kind ",
+                                        static_cast<uint8_t>(value[1])));
+    }
+    return ValueReader(kind, framed.substr(kHeaderBytes));
+  }
+
+  bool U8(uint8_t* v) {
+    if (rest_.empty()) return false;
+    *v = static_cast<uint8_t>(rest_[0]);
+    rest_.remove_prefix(1);
+    return true;
+  }
+  bool U32(uint32_t* v) {
+    if (rest_.size() < 4) return false;
+    *v = 0;
+    for (int i = 0; i < 4; ++i) *v |= uint32_t{static_cast<uint8_t>(rest_[i])} << (8 * i);
+    rest_.remove_prefix(4);
+    return true;
+  }
+  bool U64(uint64_t* v) {
+    if (rest_.size() < 8) return false;
+    *v = 0;
+    for (int i = 0; i < 8; ++i) *v |= uint64_t{static_cast<uint8_t>(rest_[i])} << (8 * i);
+    rest_.remove_prefix(8);
+    return true;
+  }
+  bool I64(int64_t* v) {
+    uint64_t u = 0;
+    if (!U64(&u)) return false;
+    *v = static_cast<int64_t>(u);
+    return true;
+  }
+  bool Str(std::string* s, size_t max_bytes) {
+    uint32_t len = 0;
+    if (!U32(&len) || len > max_bytes || len > rest_.size()) return false;
+    s->assign(rest_.data(), len);
+    rest_.remove_prefix(len);
+    return true;
+  }
+  // The verdict once every field has been read: a failed read or bytes
+  // left over are damage; otherwise `content` (a validation) decides.
+  absl::Status Finish(bool read_ok, const absl::Status& content) const {
+    if (!read_ok) return Damaged(kind_, "its body is short or a length is out of range");
+    if (!rest_.empty()) return Damaged(kind_, "bytes follow its body");
+    if (!content.ok()) return Damaged(kind_, content.message());
+    return absl::OkStatus();
+  }
+
+ private:
+  ValueReader(RecordKind kind, std::string_view body) : kind_(kind), rest_(body) {}
+
+  RecordKind kind_;
+  std::string_view rest_;
+};
+
+void WriteSchema(ValueWriter& w, const table::Schema& schema) {
+  w.U32(static_cast<uint32_t>(schema.columns.size()));
+  for (const table::ColumnSpec& column : schema.columns) {
+    w.Str(column.name);
+    w.U8(static_cast<uint8_t>(column.type));
+  }
+}
+
+bool ReadSchema(ValueReader& r, table::Schema* schema) {
+  uint32_t count = 0;
+  if (!r.U32(&count) || count > table::kMaxColumns) return false;
+  schema->columns.resize(count);
+  for (table::ColumnSpec& column : schema->columns) {
+    uint8_t code = 0;
+    if (!r.Str(&column.name, table::kMaxIdentifierBytes) || !r.U8(&code) ||
+        !table::IsKnownColumnType(code)) {
+      return false;
+    }
+    column.type = static_cast<table::ColumnType>(code);
+  }
+  return true;
+}
+
+absl::Status ValidateTableName(const table::TableName& name) {
+  if (absl::Status s = table::ValidateIdentifier(name.ns, "namespace"); !s.ok()) return s;
+  return table::ValidateIdentifier(name.table, "table name");
+}
+
+}  // namespace
+
+absl::Status ValidateStageDescriptorJson(std::string_view json) {
+  if (json.empty() || json.size() > kMaxStageDescriptorBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a stage descriptor must be 1..", kMaxStageDescriptorBytes, " bytes, not ",
+        json.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateSha256Hex(std::string_view text, std::string_view what) {
+  bool ok = text.size() == 64;
+  for (char c : text) ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      std::string(what), " must be 64 lowercase hex digits, not \"", std::string(text),
+      "\""));
+}
+
+absl::Status ValidateOperationId(std::string_view text) {
+  bool ok = !text.empty() && text.size() <= kMaxOperationIdBytes;
+  for (char c : text) ok = ok && c >= 0x21 && c <= 0x7e;
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "an operation id must be 1..", kMaxOperationIdBytes,
+      " printable ASCII bytes without spaces, not \"", std::string(text), "\""));
+}
+
+absl::Status ValidateManifestPath(std::string_view text) {
+  if (!text.empty() && text.size() <= kMaxManifestPathBytes &&
+      text.find('\0') == std::string_view::npos) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "a manifest path must be 1..", kMaxManifestPathBytes,
+      " bytes without NUL, not \"", std::string(text), "\""));
+}
+
+absl::Status ValidateTableRecord(const TableRecord& record) {
+  if (absl::Status s = ValidateTableName(record.name); !s.ok()) return s;
+  if (absl::Status s = table::ValidateSchema(record.schema); !s.ok()) return s;
+  if (record.table_id == 0) return absl::InvalidArgumentError("table id 0 is never allocated");
+  if (record.current_version == 0) {
+    if (!record.manifest_path.empty()) {
+      return absl::InvalidArgumentError("version 0 of a table has no manifest");
+    }
+    return absl::OkStatus();
+  }
+  return ValidateManifestPath(record.manifest_path);
+}
+
+absl::Status ValidateVersionRecord(const VersionRecord& record) {
+  if (record.version == 0) {
+    return absl::InvalidArgumentError("version 0 is the empty table and has no record");
+  }
+  if (record.parent_version >= record.version) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "version ", record.version, " cannot have parent version ", record.parent_version));
+  }
+  if (absl::Status s = ValidateManifestPath(record.manifest_path); !s.ok()) return s;
+  if (absl::Status s = ValidateSha256Hex(record.reference_delta_sha256,
+                                         "reference_delta_sha256");
+      !s.ok()) {
+    return s;
+  }
+  if (record.operation_id.empty()) return absl::OkStatus();
+  return ValidateOperationId(record.operation_id);
+}
+
+absl::Status ValidateAppendOperationRecord(const AppendOperationRecord& record) {
+  if (absl::Status s = ValidateOperationId(record.operation_id); !s.ok()) return s;
+  if (record.table_id == 0) return absl::InvalidArgumentError("table id 0 is never allocated");
+  if (record.version == 0) {
+    return absl::InvalidArgumentError("an append operation cannot produce version 0");
+  }
+  return ValidateSha256Hex(record.batch_sha256, "batch_sha256");
+}
+
+std::string EncodeStageDescriptorRecord(std::string_view descriptor_json) {
+  ValueWriter w(RecordKind::kStageDescriptor);
+  w.Str(descriptor_json);
+  return std::move(w).Finish();
+}
+
+std::string EncodeNamespaceRecord(const NamespaceRecord& record) {
+  ValueWriter w(RecordKind::kNamespace);
+  w.Str(record.name);
+  w.I64(record.created_unix_micros);
+  return std::move(w).Finish();
+}
+
+std::string EncodeTableRecord(const TableRecord& record) {
+  ValueWriter w(RecordKind::kTable);
+  w.U64(record.table_id);
+  w.Str(record.name.ns);
+  w.Str(record.name.table);
+  WriteSchema(w, record.schema);
+  w.U64(record.current_version);
+  w.Str(record.manifest_path);
+  w.I64(record.created_unix_micros);
+  return std::move(w).Finish();
+}
+
+std::string EncodeTableIdIndexRecord(const table::TableName& name) {
+  ValueWriter w(RecordKind::kTableIdIndex);
+  w.Str(name.ns);
+  w.Str(name.table);
+  return std::move(w).Finish();
+}
+
+std::string EncodeVersionRecord(uint64_t table_id, const VersionRecord& record) {
+  ValueWriter w(RecordKind::kVersion);
+  w.U64(table_id);
+  w.U64(record.version);
+  w.U64(record.parent_version);
+  w.Str(record.manifest_path);
+  w.Str(record.reference_delta_sha256);
+  w.Str(record.operation_id);
+  w.I64(record.committed_unix_micros);
+  return std::move(w).Finish();
+}
+
+std::string EncodeAppendOperationRecord(const AppendOperationRecord& record) {
+  ValueWriter w(RecordKind::kAppendOperation);
+  w.Str(record.operation_id);
+  w.U64(record.table_id);
+  w.U64(record.version);
+  w.Str(record.batch_sha256);
+  w.I64(record.committed_unix_micros);
+  return std::move(w).Finish();
+}
+
+std::string EncodeCounterRecord(uint64_t next) {
+  ValueWriter w(RecordKind::kCounter);
+  w.U64(next);
+  return std::move(w).Finish();
+}
+
+absl::StatusOr<std::string> DecodeStageDescriptorRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kStageDescriptor);
+  if (!r.ok()) return r.status();
+  std::string json;
+  bool ok = r->Str(&json, kMaxStageDescriptorBytes);
+  if (absl::Status s = r->Finish(ok, ok ? ValidateStageDescriptorJson(json) : absl::OkStatus());
+      !s.ok()) {
+    return s;
+  }
+  return json;
+}
+
+absl::StatusOr<NamespaceRecord> DecodeNamespaceRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kNamespace);
+  if (!r.ok()) return r.status();
+  NamespaceRecord record;
+  bool ok = r->Str(&record.name, table::kMaxIdentifierBytes) &&
+            r->I64(&record.created_unix_micros);
+  absl::Status content =
+      ok ? table::ValidateIdentifier(record.name, "namespace") : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<TableRecord> DecodeTableRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kTable);
+  if (!r.ok()) return r.status();
+  TableRecord record;
+  bool ok = r->U64(&record.table_id) &&
+            r->Str(&record.name.ns, table::kMaxIdentifierBytes) &&
+            r->Str(&record.name.table, table::kMaxIdentifierBytes) &&
+            ReadSchema(*r, &record.schema) && r->U64(&record.current_version) &&
+            r->Str(&record.manifest_path, kMaxManifestPathBytes) &&
+            r->I64(&record.created_unix_micros);
+  absl::Status content = ok ? ValidateTableRecord(record) : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<table::TableName> DecodeTableIdIndexRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kTableIdIndex);
+  if (!r.ok()) return r.status();
+  table::TableName name;
+  bool ok = r->Str(&name.ns, table::kMaxIdentifierBytes) &&
+            r->Str(&name.table, table::kMaxIdentifierBytes);
+  absl::Status content = ok ? ValidateTableName(name) : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return name;
+}
+
+absl::StatusOr<VersionRecord> DecodeVersionRecord(std::string_view value,
+                                                  uint64_t table_id) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kVersion);
+  if (!r.ok()) return r.status();
+  uint64_t stored_table_id = 0;
+  VersionRecord record;
+  bool ok = r->U64(&stored_table_id) && r->U64(&record.version) &&
+            r->U64(&record.parent_version) &&
+            r->Str(&record.manifest_path, kMaxManifestPathBytes) &&
+            r->Str(&record.reference_delta_sha256, 64) &&
+            r->Str(&record.operation_id, kMaxOperationIdBytes) &&
+            r->I64(&record.committed_unix_micros);
+  absl::Status content = absl::OkStatus();
+  if (ok) content = ValidateVersionRecord(record);
+  if (ok && content.ok() && stored_table_id != table_id) {
+    content = absl::InvalidArgumentError(absl::StrCat(
+        "it belongs to table ", stored_table_id, ", not table ", table_id));
+  }
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<AppendOperationRecord> DecodeAppendOperationRecord(
+    std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kAppendOperation);
+  if (!r.ok()) return r.status();
+  AppendOperationRecord record;
+  bool ok = r->Str(&record.operation_id, kMaxOperationIdBytes) &&
+            r->U64(&record.table_id) && r->U64(&record.version) &&
+            r->Str(&record.batch_sha256, 64) && r->I64(&record.committed_unix_micros);
+  absl::Status content = ok ? ValidateAppendOperationRecord(record) : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<uint64_t> DecodeCounterRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kCounter);
+  if (!r.ok()) return r.status();
+  uint64_t next = 0;
+  bool ok = r->U64(&next);
+  absl::Status content = absl::OkStatus();
+  if (ok && next == 0) content = absl::InvalidArgumentError("table ids start at 1");
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return next;
+}
+
+}  // namespace lake::registry

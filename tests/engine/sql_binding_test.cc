@@ -1,0 +1,302 @@
+// Binding parsed statements to a schema, checking parameters, and the rows
+// an INSERT appends or a SELECT's WHERE keeps and projects.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/data_location.h"
+#include "engine/sql/sql_binding.h"
+#include "engine/sql/sql_statement.h"
+#include "tests/support/status_checks.h"
+
+namespace lake::sql {
+namespace {
+
+using table::Binary;
+using table::CellValue;
+using table::ColumnBatch;
+using table::ColumnType;
+using table::Schema;
+using table::TimestampMicros;
+
+Schema TestSchema() {
+  return Schema{{{"id", ColumnType::kInt64},
+                 {"name", ColumnType::kUtf8},
+                 {"score", ColumnType::kFloat64},
+                 {"ok", ColumnType::kBool},
+                 {"blob", ColumnType::kBinary},
+                 {"at", ColumnType::kTimestamp},
+                 {"video", ColumnType::kFile}}};
+}
+
+DataLocation Location(std::string_view uri, std::string_view content_type, uint64_t size, char digit) {
+  absl::StatusOr<DataLocation> location = MakeDataLocation(uri, content_type, size, std::string(64, digit));
+  REQUIRE_MESSAGE(location.ok(), location.status().ToString());
+  return *location;
+}
+
+template <typename T>
+T Parse(std::string_view sql) {
+  absl::StatusOr<Statement> statement = ParseStatement(sql);
+  REQUIRE_MESSAGE(statement.ok(), statement.status().ToString());
+  REQUIRE(std::holds_alternative<T>(*statement));
+  return std::get<T>(*statement);
+}
+
+BoundInsert Insert(std::string_view sql) {
+  absl::StatusOr<BoundInsert> bound = BindInsert(Parse<InsertStatement>(sql), TestSchema());
+  REQUIRE_MESSAGE(bound.ok(), bound.status().ToString());
+  return *bound;
+}
+
+BoundSelect Select(std::string_view sql) {
+  absl::StatusOr<BoundSelect> bound = BindSelect(Parse<SelectStatement>(sql), TestSchema());
+  REQUIRE_MESSAGE(bound.ok(), bound.status().ToString());
+  return *bound;
+}
+
+template <typename T>
+std::string ErrorOf(const absl::StatusOr<T>& result) {
+  REQUIRE(!result.ok());
+  CHECK(result.status().code() == absl::StatusCode::kInvalidArgument);
+  return std::string(result.status().message());
+}
+std::string ErrorOf(const absl::Status& status) {
+  REQUIRE(!status.ok());
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  return std::string(status.message());
+}
+
+// Six rows covering every type, with nulls in rows 3 and 5.
+ColumnBatch TestBatch() {
+  ColumnBatch batch = ColumnBatch::Empty(TestSchema());
+  DataLocation a = Location("file:///srv/lake/a", "video/mp4", 10, 'a');
+  DataLocation b = Location("file:///srv/lake/b", "video/mp4", 20, 'b');
+  std::vector<std::vector<CellValue>> rows = {
+      {int64_t{1}, std::string("ann"), 1.5, true, Binary{"\x01"}, TimestampMicros{100}, a},
+      {int64_t{2}, std::string("bob"), 2.5, false, Binary{"\x02"}, TimestampMicros{200}, b},
+      {int64_t{1}, std::string("bob"), 1.5, true, Binary{"\x01"}, TimestampMicros{100}, a},
+      {std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{},
+       std::monostate{}, std::monostate{}},
+      {int64_t{3}, std::string(""), -0.0, false, Binary{""}, TimestampMicros{-5}, b},
+      {int64_t{1}, std::monostate{}, 0.0, std::monostate{}, Binary{"\x01"}, TimestampMicros{100},
+       std::monostate{}},
+  };
+  for (const std::vector<CellValue>& row : rows) REQUIRE(batch.AppendRow(row).ok());
+  return batch;
+}
+
+std::vector<size_t> Matching(std::string_view sql, const std::vector<CellValue>& parameters,
+                             size_t max_rows = SIZE_MAX) {
+  absl::StatusOr<std::vector<size_t>> rows = MatchingRows(TestBatch(), Select(sql), parameters, max_rows);
+  REQUIRE_MESSAGE(rows.ok(), rows.status().ToString());
+  return *rows;
+}
+
+TEST_CASE("BindInsert maps each placeholder to its column and type") {
+  BoundInsert bound = Insert("INSERT INTO ns.t (name, id) VALUES (?, ?), (?, ?)");
+  CHECK(bound.table == table::TableName{"ns", "t"});
+  CHECK(bound.schema == TestSchema());
+  CHECK(bound.columns == std::vector<size_t>{1, 0});
+  CHECK(bound.row_count == 2);
+  CHECK(bound.parameters == std::vector<BoundParameter>{{1, ColumnType::kUtf8},
+                                                        {0, ColumnType::kInt64},
+                                                        {1, ColumnType::kUtf8},
+                                                        {0, ColumnType::kInt64}});
+}
+
+TEST_CASE("BindInsert refuses unknown and repeated columns") {
+  Schema schema = TestSchema();
+  CHECK(ErrorOf(BindInsert(Parse<InsertStatement>("INSERT INTO ns.t (id, nope) VALUES (?, ?)"), schema)) ==
+        "SQL: table ns.t has no column 'nope'");
+  CHECK(ErrorOf(BindInsert(Parse<InsertStatement>("INSERT INTO ns.t (ID) VALUES (?)"), schema)) ==
+        "SQL: table ns.t has no column 'ID'");
+  CHECK(ErrorOf(BindInsert(Parse<InsertStatement>("INSERT INTO ns.t (id, name, id) VALUES (?, ?, ?)"),
+                           schema)) == "SQL: column 'id' is listed twice");
+}
+
+TEST_CASE("CheckParameterCount names both counts") {
+  LAKE_CHECK_OK(CheckParameterCount(2, 2));
+  CHECK(ErrorOf(CheckParameterCount(3, 2)) == "SQL: 3 placeholders, 2 parameters bound");
+  CHECK(ErrorOf(CheckParameterCount(1, 0)) == "SQL: 1 placeholder, 0 parameters bound");
+  CHECK(ErrorOf(CheckParameterCount(0, 1)) == "SQL: 0 placeholders, 1 parameter bound");
+}
+
+TEST_CASE("CheckParameters accepts null or the column's type and names a mismatch") {
+  BoundInsert bound = Insert("INSERT INTO ns.t (id, name) VALUES (?, ?)");
+  LAKE_CHECK_OK(CheckParameters(bound.schema, bound.parameters, {int64_t{1}, std::string("x")}));
+  LAKE_CHECK_OK(CheckParameters(bound.schema, bound.parameters, {std::monostate{}, std::monostate{}}));
+  CHECK(ErrorOf(CheckParameters(bound.schema, bound.parameters, {int64_t{1}, int64_t{2}})) ==
+        "SQL: parameter 2 (column 'name') is utf8, not int64");
+  CHECK(ErrorOf(CheckParameters(bound.schema, bound.parameters, {TimestampMicros{1}, std::string("x")})) ==
+        "SQL: parameter 1 (column 'id') is int64, not timestamp");
+  CHECK(ErrorOf(CheckParameters(bound.schema, bound.parameters, {int64_t{1}})) ==
+        "SQL: 2 placeholders, 1 parameter bound");
+}
+
+TEST_CASE("InsertRows fills the listed columns and leaves the others null") {
+  BoundInsert bound = Insert("INSERT INTO ns.t (name, id, video) VALUES (?, ?, ?), (?, ?, ?)");
+  DataLocation a = Location("file:///srv/lake/a", "video/mp4", 10, 'a');
+  absl::StatusOr<ColumnBatch> batch = InsertRows(
+      bound, {std::string("ann"), int64_t{7}, a, std::monostate{}, int64_t{8}, std::monostate{}});
+  LAKE_REQUIRE_OK(batch);
+  LAKE_CHECK_OK(batch->Validate());
+  ColumnBatch expected = ColumnBatch::Empty(TestSchema());
+  REQUIRE(expected
+              .AppendRow({int64_t{7}, std::string("ann"), std::monostate{}, std::monostate{},
+                          std::monostate{}, std::monostate{}, a})
+              .ok());
+  REQUIRE(expected
+              .AppendRow({int64_t{8}, std::monostate{}, std::monostate{}, std::monostate{},
+                          std::monostate{}, std::monostate{}, std::monostate{}})
+              .ok());
+  CHECK(*batch == expected);
+}
+
+TEST_CASE("InsertRows refuses wrong parameters and text that is not UTF-8") {
+  BoundInsert bound = Insert("INSERT INTO ns.t (id, name) VALUES (?, ?), (?, ?)");
+  CHECK(ErrorOf(InsertRows(bound, {int64_t{1}, std::string("a")})) == "SQL: 4 placeholders, 2 parameters bound");
+  CHECK(ErrorOf(InsertRows(bound, {int64_t{1}, std::string("a"), 1.0, std::string("b")})) ==
+        "SQL: parameter 3 (column 'id') is int64, not float64");
+  CHECK(ErrorOf(InsertRows(bound, {int64_t{1}, std::string("a"), int64_t{2}, std::string("\xff")})) ==
+        "SQL: row 2: column 'name': text is not UTF-8");
+}
+
+TEST_CASE("BindSelect of * projects every column in schema order") {
+  BoundSelect bound = Select("SELECT * FROM ns.t AS OF VERSION 4 LIMIT 9");
+  CHECK(bound.projection == std::vector<size_t>{0, 1, 2, 3, 4, 5, 6});
+  CHECK(bound.output_schema == TestSchema());
+  CHECK(bound.as_of_version == 4u);
+  CHECK(bound.limit == 9u);
+  CHECK(bound.where.empty());
+}
+
+TEST_CASE("BindSelect projects named columns in statement order and types the WHERE placeholders") {
+  BoundSelect bound = Select("SELECT video, id FROM ns.t WHERE name = ? AND at = ? AND name = ?");
+  CHECK(bound.projection == std::vector<size_t>{6, 0});
+  CHECK(bound.output_schema ==
+        Schema{{{"video", ColumnType::kFile}, {"id", ColumnType::kInt64}}});
+  CHECK(bound.where == std::vector<BoundParameter>{{1, ColumnType::kUtf8},
+                                                   {5, ColumnType::kTimestamp},
+                                                   {1, ColumnType::kUtf8}});
+  CHECK(!bound.as_of_version.has_value());
+  CHECK(!bound.limit.has_value());
+}
+
+TEST_CASE("BindSelect refuses unknown columns and a column selected twice") {
+  Schema schema = TestSchema();
+  CHECK(ErrorOf(BindSelect(Parse<SelectStatement>("SELECT id, nope FROM ns.t"), schema)) ==
+        "SQL: table ns.t has no column 'nope'");
+  CHECK(ErrorOf(BindSelect(Parse<SelectStatement>("SELECT * FROM ns.t WHERE Name = ?"), schema)) ==
+        "SQL: table ns.t has no column 'Name'");
+  CHECK(ErrorOf(BindSelect(Parse<SelectStatement>("SELECT id, name, id FROM ns.t"), schema)) ==
+        "SQL: column 'id' is selected twice");
+}
+
+TEST_CASE("without WHERE every row matches, up to max_rows") {
+  CHECK(Matching("SELECT * FROM ns.t", {}) == std::vector<size_t>{0, 1, 2, 3, 4, 5});
+  CHECK(Matching("SELECT * FROM ns.t", {}, 2) == std::vector<size_t>{0, 1});
+  CHECK(Matching("SELECT * FROM ns.t", {}, 0).empty());
+}
+
+TEST_CASE("WHERE compares int64 and utf8 exactly") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ?", {int64_t{1}}) == std::vector<size_t>{0, 2, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ?", {int64_t{4}}).empty());
+  CHECK(Matching("SELECT * FROM ns.t WHERE name = ?", {std::string("bob")}) == std::vector<size_t>{1, 2});
+  CHECK(Matching("SELECT * FROM ns.t WHERE name = ?", {std::string("Bob")}).empty());
+  CHECK(Matching("SELECT * FROM ns.t WHERE name = ?", {std::string("")}) == std::vector<size_t>{4});
+}
+
+TEST_CASE("WHERE compares float64, bool, binary and timestamp") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE score = ?", {1.5}) == std::vector<size_t>{0, 2});
+  // IEEE equality: -0.0 == 0.0.
+  CHECK(Matching("SELECT * FROM ns.t WHERE score = ?", {0.0}) == std::vector<size_t>{4, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE ok = ?", {false}) == std::vector<size_t>{1, 4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE ok = ?", {true}) == std::vector<size_t>{0, 2});
+  CHECK(Matching("SELECT * FROM ns.t WHERE blob = ?", {Binary{"\x01"}}) == std::vector<size_t>{0, 2, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE blob = ?", {Binary{""}}) == std::vector<size_t>{4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE at = ?", {TimestampMicros{-5}}) == std::vector<size_t>{4});
+}
+
+TEST_CASE("WHERE on a file column compares the whole DataLocation") {
+  DataLocation a = Location("file:///srv/lake/a", "video/mp4", 10, 'a');
+  CHECK(Matching("SELECT * FROM ns.t WHERE video = ?", {a}) == std::vector<size_t>{0, 2});
+  CHECK(Matching("SELECT * FROM ns.t WHERE video = ?", {Location("file:///srv/lake/a", "video/mp4", 10, 'c')})
+            .empty());
+  CHECK(Matching("SELECT * FROM ns.t WHERE video = ?", {Location("file:///srv/lake/a", "video/mp4", 11, 'a')})
+            .empty());
+  CHECK(Matching("SELECT * FROM ns.t WHERE video = ?", {Location("file:///srv/lake/a", "video/webm", 10, 'a')})
+            .empty());
+  CHECK(Matching("SELECT * FROM ns.t WHERE video = ?", {Location("file:///srv/lake/b", "video/mp4", 10, 'a')})
+            .empty());
+}
+
+TEST_CASE("conditions are AND-ed") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ? AND name = ?", {int64_t{1}, std::string("bob")}) ==
+        std::vector<size_t>{2});
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ? AND id = ?", {int64_t{1}, int64_t{2}}).empty());
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ? AND blob = ? AND at = ?",
+                 {int64_t{1}, Binary{"\x01"}, TimestampMicros{100}}, 2) == std::vector<size_t>{0, 2});
+}
+
+TEST_CASE("a null parameter or a null cell matches nothing") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ?", {std::monostate{}}).empty());
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ? AND name = ?", {int64_t{1}, std::monostate{}}).empty());
+  // Row 3 is all null and row 5's name is null: neither equals anything.
+  CHECK(Matching("SELECT * FROM ns.t WHERE ok = ?", {true}) == std::vector<size_t>{0, 2});
+  CHECK(Matching("SELECT * FROM ns.t WHERE at = ?", {TimestampMicros{0}}).empty());
+}
+
+TEST_CASE("MatchingRows refuses wrong parameters and a batch of another schema") {
+  BoundSelect bound = Select("SELECT * FROM ns.t WHERE id = ?");
+  CHECK(ErrorOf(MatchingRows(TestBatch(), bound, {})) == "SQL: 1 placeholder, 0 parameters bound");
+  CHECK(ErrorOf(MatchingRows(TestBatch(), bound, {std::string("1")})) ==
+        "SQL: parameter 1 (column 'id') is int64, not utf8");
+  ColumnBatch other = ColumnBatch::Empty(Schema{{{"id", ColumnType::kInt64}}});
+  CHECK(ErrorOf(MatchingRows(other, bound, {int64_t{1}})) ==
+        "SQL: the batch's schema is not the schema the statement was bound to");
+  CHECK(ErrorOf(ProjectRows(other, bound, {})) ==
+        "SQL: the batch's schema is not the schema the statement was bound to");
+}
+
+TEST_CASE("ProjectRows keeps the projected columns of the given rows, nulls included") {
+  BoundSelect bound = Select("SELECT video, name, score FROM ns.t");
+  absl::StatusOr<ColumnBatch> projected = ProjectRows(TestBatch(), bound, {1, 3, 5});
+  LAKE_REQUIRE_OK(projected);
+  LAKE_CHECK_OK(projected->Validate());
+  ColumnBatch expected = ColumnBatch::Empty(bound.output_schema);
+  DataLocation b = Location("file:///srv/lake/b", "video/mp4", 20, 'b');
+  REQUIRE(expected.AppendRow({b, std::string("bob"), 2.5}).ok());
+  REQUIRE(expected.AppendRow({std::monostate{}, std::monostate{}, std::monostate{}}).ok());
+  REQUIRE(expected.AppendRow({std::monostate{}, std::monostate{}, 0.0}).ok());
+  CHECK(*projected == expected);
+}
+
+TEST_CASE("ProjectRows of * over every row reproduces the batch") {
+  ColumnBatch batch = TestBatch();
+  absl::StatusOr<ColumnBatch> projected = ProjectRows(batch, Select("SELECT * FROM ns.t"), {0, 1, 2, 3, 4, 5});
+  LAKE_REQUIRE_OK(projected);
+  CHECK(*projected == batch);
+  absl::StatusOr<ColumnBatch> none = ProjectRows(batch, Select("SELECT id FROM ns.t"), {});
+  LAKE_REQUIRE_OK(none);
+  CHECK(none->num_rows == 0);
+  CHECK(*none == ColumnBatch::Empty(Schema{{{"id", ColumnType::kInt64}}}));
+}
+
+TEST_CASE("a SELECT runs end to end: parse, bind, filter, project") {
+  BoundSelect bound = Select("select at, blob from ns.t where name = ? and ok = ? limit 5");
+  std::vector<CellValue> parameters = {std::string("bob"), true};
+  absl::StatusOr<std::vector<size_t>> rows = MatchingRows(TestBatch(), bound, parameters, *bound.limit);
+  LAKE_REQUIRE_OK(rows);
+  CHECK(*rows == std::vector<size_t>{2});
+  absl::StatusOr<ColumnBatch> out = ProjectRows(TestBatch(), bound, *rows);
+  LAKE_REQUIRE_OK(out);
+  REQUIRE(out->num_rows == 1);
+  CHECK(out->Cell(0, 0) == CellValue(TimestampMicros{100}));
+  CHECK(out->Cell(0, 1) == CellValue(Binary{"\x01"}));
+}
+
+}  // namespace
+}  // namespace lake::sql

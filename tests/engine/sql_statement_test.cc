@@ -1,0 +1,340 @@
+// The SQL subset: the statements it accepts, the AST they give, and the
+// error (naming the offending token and its offset) for everything else.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <variant>
+
+#include "engine/sql/sql_lexer.h"
+#include "engine/sql/sql_statement.h"
+#include "tests/support/status_checks.h"
+
+namespace lake::sql {
+namespace {
+
+InsertStatement ParseInsert(std::string_view sql) {
+  absl::StatusOr<Statement> statement = ParseStatement(sql);
+  REQUIRE_MESSAGE(statement.ok(), statement.status().ToString());
+  REQUIRE(std::holds_alternative<InsertStatement>(*statement));
+  return std::get<InsertStatement>(*statement);
+}
+
+SelectStatement ParseSelect(std::string_view sql) {
+  absl::StatusOr<Statement> statement = ParseStatement(sql);
+  REQUIRE_MESSAGE(statement.ok(), statement.status().ToString());
+  REQUIRE(std::holds_alternative<SelectStatement>(*statement));
+  return std::get<SelectStatement>(*statement);
+}
+
+// The message of the InvalidArgument that `sql` must give.
+std::string ErrorOf(std::string_view sql) {
+  absl::StatusOr<Statement> statement = ParseStatement(sql);
+  REQUIRE_MESSAGE(!statement.ok(), sql);
+  CHECK(statement.status().code() == absl::StatusCode::kInvalidArgument);
+  return std::string(statement.status().message());
+}
+
+TEST_CASE("INSERT of one row lists its columns and counts its placeholders") {
+  InsertStatement insert = ParseInsert("INSERT INTO media.videos (id, title) VALUES (?, ?)");
+  CHECK(insert.table == table::TableName{"media", "videos"});
+  CHECK(insert.columns == std::vector<std::string>{"id", "title"});
+  CHECK(insert.row_count == 1);
+  CHECK(insert.placeholder_count == 2);
+}
+
+TEST_CASE("INSERT of several rows has one placeholder per column per row") {
+  InsertStatement insert = ParseInsert("INSERT INTO ns.t (a, b) VALUES (?, ?), (?, ?), (?, ?)");
+  CHECK(insert.columns == std::vector<std::string>{"a", "b"});
+  CHECK(insert.row_count == 3);
+  CHECK(insert.placeholder_count == 6);
+}
+
+TEST_CASE("keywords ignore case while names keep theirs") {
+  InsertStatement insert = ParseInsert("insert InTo Ns.T (Col_A) vAlUeS (?)");
+  CHECK(insert.table == table::TableName{"Ns", "T"});
+  CHECK(insert.columns == std::vector<std::string>{"Col_A"});
+  SelectStatement select = ParseSelect("select A from ns.t as of version 2 where B = ? and c = ? limit 1");
+  CHECK(select.columns == std::vector<std::string>{"A"});
+  CHECK(select.where_columns == std::vector<std::string>{"B", "c"});
+  CHECK(select.as_of_version == 2u);
+  CHECK(select.limit == 1u);
+}
+
+TEST_CASE("whitespace is optional between tokens and may be any ASCII space") {
+  InsertStatement insert = ParseInsert("INSERT INTO ns.t(a,b)VALUES(?,?),(?,?);");
+  CHECK(insert.row_count == 2);
+  CHECK(insert.placeholder_count == 4);
+  SelectStatement select = ParseSelect("\n\tSELECT\r\n*\fFROM\vns . t\n;\n");
+  CHECK(select.all_columns);
+  CHECK(select.table == table::TableName{"ns", "t"});
+}
+
+TEST_CASE("a trailing semicolon is optional") {
+  CHECK(ParseSelect("SELECT * FROM ns.t;") == ParseSelect("SELECT * FROM ns.t"));
+  CHECK(ParseInsert("INSERT INTO ns.t (a) VALUES (?);") == ParseInsert("INSERT INTO ns.t (a) VALUES (?)"));
+}
+
+TEST_CASE("SELECT * has no columns and no clauses by default") {
+  SelectStatement select = ParseSelect("SELECT * FROM ns.t");
+  CHECK(select.table == table::TableName{"ns", "t"});
+  CHECK(select.all_columns);
+  CHECK(select.columns.empty());
+  CHECK(!select.as_of_version.has_value());
+  CHECK(select.where_columns.empty());
+  CHECK(!select.limit.has_value());
+  CHECK(select.placeholder_count == 0);
+}
+
+TEST_CASE("SELECT with every clause keeps the columns and conditions in order") {
+  SelectStatement select =
+      ParseSelect("SELECT c, a, b FROM ns.t AS OF VERSION 7 WHERE b = ? AND a = ? AND b = ? LIMIT 10");
+  CHECK(!select.all_columns);
+  CHECK(select.columns == std::vector<std::string>{"c", "a", "b"});
+  CHECK(select.as_of_version == 7u);
+  CHECK(select.where_columns == std::vector<std::string>{"b", "a", "b"});
+  CHECK(select.limit == 10u);
+  CHECK(select.placeholder_count == 3);
+}
+
+TEST_CASE("each SELECT clause may appear alone") {
+  SelectStatement version = ParseSelect("SELECT a FROM ns.t AS OF VERSION 0");
+  CHECK(version.as_of_version == 0u);
+  CHECK(version.where_columns.empty());
+  SelectStatement where = ParseSelect("SELECT a FROM ns.t WHERE a = ?");
+  CHECK(!where.as_of_version.has_value());
+  CHECK(where.where_columns == std::vector<std::string>{"a"});
+  CHECK(where.placeholder_count == 1);
+  SelectStatement limit = ParseSelect("SELECT a FROM ns.t LIMIT 0");
+  CHECK(limit.limit == 0u);
+  SelectStatement both = ParseSelect("SELECT a FROM ns.t AS OF VERSION 3 LIMIT 4");
+  CHECK(both.as_of_version == 3u);
+  CHECK(both.limit == 4u);
+}
+
+TEST_CASE("integers take the whole uint64 range") {
+  SelectStatement select =
+      ParseSelect("SELECT a FROM ns.t AS OF VERSION 18446744073709551615 LIMIT 00042");
+  CHECK(select.as_of_version == 18446744073709551615u);
+  CHECK(select.limit == 42u);
+  CHECK(ErrorOf("SELECT a FROM ns.t LIMIT 18446744073709551616") ==
+        "SQL: integer '18446744073709551616' at offset 25 is out of range");
+}
+
+TEST_CASE("keywords are not reserved: columns may be named like them") {
+  SelectStatement select = ParseSelect("SELECT version, limit, from FROM ns.t WHERE and = ? AND where = ?");
+  CHECK(select.columns == std::vector<std::string>{"version", "limit", "from"});
+  CHECK(select.where_columns == std::vector<std::string>{"and", "where"});
+  InsertStatement insert = ParseInsert("INSERT INTO select.values (values, into) VALUES (?, ?)");
+  CHECK(insert.table == table::TableName{"select", "values"});
+  CHECK(insert.columns == std::vector<std::string>{"values", "into"});
+}
+
+TEST_CASE("a statement other than INSERT or SELECT is named") {
+  CHECK(ErrorOf("UPDATE ns.t SET a = ?") == "SQL: UPDATE is not supported (INSERT or SELECT)");
+  CHECK(ErrorOf("delete from ns.t") == "SQL: DELETE is not supported (INSERT or SELECT)");
+  CHECK(ErrorOf("DROP TABLE ns.t") == "SQL: DROP is not supported (INSERT or SELECT)");
+  CHECK(ErrorOf("(SELECT * FROM ns.t)") == "SQL: expected INSERT or SELECT, found '(' at offset 0");
+  CHECK(ErrorOf("") == "SQL: the statement is empty (INSERT or SELECT)");
+  CHECK(ErrorOf(" \n\t") == "SQL: the statement is empty (INSERT or SELECT)");
+  CHECK(ErrorOf(";") == "SQL: expected INSERT or SELECT, found ';' at offset 0");
+}
+
+TEST_CASE("INSERT errors name the token where the statement left the grammar") {
+  CHECK(ErrorOf("INSERT INTO ns.t (a, b) VALUE (?, ?)") ==
+        "SQL: expected VALUES, found 'VALUE' at offset 24");
+  CHECK(ErrorOf("INSERT ns.t (a) VALUES (?)") == "SQL: expected INTO, found 'ns' at offset 7");
+  CHECK(ErrorOf("INSERT INTO ns.t VALUES (?)") ==
+        "SQL: expected '(' and the column list, found 'VALUES' at offset 17");
+  CHECK(ErrorOf("INSERT INTO ns.t () VALUES (?)") ==
+        "SQL: expected a column name, found ')' at offset 18");
+  CHECK(ErrorOf("INSERT INTO ns.t (a b) VALUES (?)") == "SQL: expected ',' or ')', found 'b' at offset 20");
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES") ==
+        "SQL: expected '(' and a row of VALUES, found end of statement at offset 27");
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES (?) RETURNING a") ==
+        "SQL: expected ',', ';' or end of statement, found 'RETURNING' at offset 32");
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES (?), ") ==
+        "SQL: expected '(' and a row of VALUES, found end of statement at offset 33");
+  CHECK(ErrorOf("INSERT INTO ns.t (a) SELECT * FROM ns.u") ==
+        "SQL: expected VALUES, found 'SELECT' at offset 21");
+}
+
+TEST_CASE("VALUES holds only placeholders") {
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES (42)") ==
+        "SQL: only ? placeholders may appear in VALUES, found '42' at offset 29");
+  CHECK(ErrorOf("INSERT INTO ns.t (a, b) VALUES (?, NULL)") ==
+        "SQL: only ? placeholders may appear in VALUES, found 'NULL' at offset 35");
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES (?,)") == "SQL: expected ?, found ')' at offset 31");
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES ()") == "SQL: expected ?, found ')' at offset 29");
+  CHECK(ErrorOf("INSERT INTO ns.t (a, b) VALUES (? ?)") ==
+        "SQL: expected ',' or ')', found '?' at offset 34");
+}
+
+TEST_CASE("every row of VALUES has one placeholder per column") {
+  CHECK(ErrorOf("INSERT INTO ns.t (a, b) VALUES (?, ?), (?)") ==
+        "SQL: row 2 of VALUES has 1 value for 2 columns (the row ends at offset 41)");
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES (?, ?)") ==
+        "SQL: row 1 of VALUES has 2 values for 1 column (the row ends at offset 33)");
+}
+
+TEST_CASE("quoted text is refused without echoing it") {
+  std::string uri = ErrorOf("INSERT INTO ns.t (a) VALUES ('s3://other-bucket/key')");
+  CHECK(uri == "SQL: quoted text at offset 29 is not supported: bind values with ? placeholders, "
+               "name columns unquoted");
+  std::string secret = ErrorOf("SELECT * FROM ns.t WHERE key = 'AKIAIOSFODNN7EXAMPLE'");
+  CHECK(secret.find("AKIA") == std::string::npos);
+  CHECK(secret.find("offset 31") != std::string::npos);
+  CHECK(ErrorOf("SELECT \"a\" FROM ns.t") ==
+        "SQL: quoted text at offset 7 is not supported: bind values with ? placeholders, name columns "
+        "unquoted");
+  CHECK(ErrorOf("SELECT `a` FROM ns.t").find("quoted text at offset 7") != std::string::npos);
+}
+
+TEST_CASE("a storage URI outside a quote is an unexpected token") {
+  CHECK(ErrorOf("SELECT * FROM s3://bucket/t") == "SQL: unexpected token '://bucket/t' at offset 16");
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES (file:///etc/passwd)") ==
+        "SQL: unexpected token ':///etc/passwd' at offset 33");
+}
+
+TEST_CASE("table names are NAMESPACE.TABLE") {
+  CHECK(ErrorOf("SELECT * FROM t") ==
+        "SQL: expected '.' between namespace and table (NAMESPACE.TABLE), found end of statement at offset 15");
+  CHECK(ErrorOf("SELECT * FROM a.b.c") ==
+        "SQL: expected AS OF VERSION, WHERE, LIMIT, ';' or end of statement, found '.' at offset 17");
+  CHECK(ErrorOf("SELECT * FROM .t") == "SQL: expected a table name (NAMESPACE.TABLE), found '.' at offset 14");
+  CHECK(ErrorOf("SELECT * FROM ns.") == "SQL: expected a table name, found end of statement at offset 17");
+  CHECK(ErrorOf("SELECT * FROM ns.*") == "SQL: expected a table name, found '*' at offset 17");
+}
+
+TEST_CASE("identifiers are at most 128 bytes") {
+  std::string longest(128, 'c');
+  SelectStatement select = ParseSelect("SELECT " + longest + " FROM ns.t");
+  CHECK(select.columns == std::vector<std::string>{longest});
+  std::string too_long(129, 'c');
+  CHECK(ErrorOf("SELECT " + too_long + " FROM ns.t") ==
+        "SQL: column name '" + std::string(64, 'c') + "...' is longer than 128 bytes (at offset 7)");
+  CHECK(ErrorOf("SELECT * FROM " + too_long + ".t") ==
+        "SQL: namespace name '" + std::string(64, 'c') + "...' is longer than 128 bytes (at offset 14)");
+}
+
+TEST_CASE("SELECT list errors name the token") {
+  CHECK(ErrorOf("SELECT") == "SQL: expected '*' or a column name, found end of statement at offset 6");
+  CHECK(ErrorOf("SELECT FROM ns.t") == "SQL: expected ',' or FROM, found 'ns' at offset 12");
+  CHECK(ErrorOf("SELECT count(*) FROM ns.t") == "SQL: expected ',' or FROM, found '(' at offset 12");
+  CHECK(ErrorOf("SELECT *, a FROM ns.t") == "SQL: expected FROM, found ',' at offset 8");
+  CHECK(ErrorOf("SELECT a, FROM ns.t") == "SQL: expected ',' or FROM, found 'ns' at offset 15");
+  CHECK(ErrorOf("SELECT a,, b FROM ns.t") == "SQL: expected a column name, found ',' at offset 9");
+  CHECK(ErrorOf("SELECT DISTINCT a FROM ns.t") == "SQL: expected ',' or FROM, found 'a' at offset 16");
+}
+
+TEST_CASE("WHERE takes only column = ? conditions joined by AND") {
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = 5") ==
+        "SQL: only ? placeholders may appear in WHERE, found '5' at offset 29");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = b") ==
+        "SQL: only ? placeholders may appear in WHERE, found 'b' at offset 29");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a > ?") == "SQL: unexpected token '>' at offset 27");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a <> ?") == "SQL: unexpected token '<>' at offset 27");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a") ==
+        "SQL: expected '=' after column 'a' (conditions are column = ?), found end of statement at offset 26");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a IS NULL") ==
+        "SQL: expected '=' after column 'a' (conditions are column = ?), found 'IS' at offset 27");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = ? OR b = ?") ==
+        "SQL: expected AND, LIMIT, ';' or end of statement, found 'OR' at offset 31");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE") ==
+        "SQL: expected a column name, found end of statement at offset 24");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = ? AND") ==
+        "SQL: expected a column name, found end of statement at offset 34");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE ? = a") == "SQL: expected a column name, found '?' at offset 25");
+}
+
+TEST_CASE("AS OF VERSION and LIMIT take an integer literal") {
+  CHECK(ErrorOf("SELECT a FROM ns.t LIMIT ?") == "SQL: expected an integer after LIMIT, found '?' at offset 25");
+  CHECK(ErrorOf("SELECT a FROM ns.t LIMIT -1") == "SQL: unexpected token '-1' at offset 25");
+  CHECK(ErrorOf("SELECT a FROM ns.t LIMIT 1.5") == "SQL: unexpected token '1.5' at offset 25");
+  CHECK(ErrorOf("SELECT a FROM ns.t LIMIT 10abc") == "SQL: unexpected token '10abc' at offset 25");
+  CHECK(ErrorOf("SELECT a FROM ns.t AS OF 3") == "SQL: expected VERSION, found '3' at offset 25");
+  CHECK(ErrorOf("SELECT a FROM ns.t AS x") == "SQL: expected OF, found 'x' at offset 22");
+  CHECK(ErrorOf("SELECT a FROM ns.t AS OF VERSION") ==
+        "SQL: expected an integer after AS OF VERSION, found end of statement at offset 32");
+}
+
+TEST_CASE("SELECT clauses come in grammar order, once each") {
+  CHECK(ErrorOf("SELECT a FROM ns.t LIMIT 1 WHERE a = ?") ==
+        "SQL: expected ';' or end of statement, found 'WHERE' at offset 27");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = ? AS OF VERSION 1") ==
+        "SQL: expected AND, LIMIT, ';' or end of statement, found 'AS' at offset 31");
+  CHECK(ErrorOf("SELECT a FROM ns.t AS OF VERSION 1 AS OF VERSION 2") ==
+        "SQL: expected WHERE, LIMIT, ';' or end of statement, found 'AS' at offset 35");
+  CHECK(ErrorOf("SELECT a FROM ns.t ORDER BY a") ==
+        "SQL: expected AS OF VERSION, WHERE, LIMIT, ';' or end of statement, found 'ORDER' at offset 19");
+}
+
+TEST_CASE("one statement only") {
+  CHECK(ErrorOf("SELECT * FROM ns.t; SELECT * FROM ns.t") ==
+        "SQL: one statement only, found 'SELECT' at offset 20 after ';'");
+  CHECK(ErrorOf("SELECT * FROM ns.t;;") == "SQL: one statement only, found ';' at offset 19 after ';'");
+}
+
+TEST_CASE("anything that is not a token is named with its offset") {
+  CHECK(ErrorOf("SELECT * FROM ns.t -- comment") == "SQL: unexpected token '--' at offset 19");
+  CHECK(ErrorOf("SELECT * FROM ns.t /* c */") == "SQL: unexpected token '/' at offset 19");
+  CHECK(ErrorOf("SELECT * FROM ns.t\xc3\xa4") == "SQL: unexpected token '\\xc3\\xa4' at offset 18");
+  CHECK(ErrorOf(std::string("SELECT * FROM ns.t\0", 19)) == "SQL: unexpected token '\\x00' at offset 18");
+  CHECK(ErrorOf("SELECT @a FROM ns.t") == "SQL: unexpected token '@a' at offset 7");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = :name") == "SQL: unexpected token ':name' at offset 29");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = $1") == "SQL: unexpected token '$1' at offset 29");
+}
+
+TEST_CASE("a long offending token is cut in the message") {
+  std::string junk(100, '#');
+  CHECK(ErrorOf("SELECT " + junk) == "SQL: unexpected token '" + std::string(64, '#') + "...' at offset 7");
+}
+
+TEST_CASE("a statement is at most 1 MiB") {
+  std::string base = "SELECT * FROM ns.t";
+  std::string largest = base + std::string(kMaxStatementBytes - base.size(), ' ');
+  CHECK(ParseSelect(largest).all_columns);
+  CHECK(ErrorOf(largest + " ") == "SQL: the statement is 1048577 bytes, more than 1048576");
+}
+
+TEST_CASE("a statement holds at most 65,536 placeholders") {
+  std::string most = "INSERT INTO ns.t (a) VALUES (?)";
+  for (size_t i = 1; i < kMaxPlaceholders; ++i) most += ",(?)";
+  InsertStatement insert = ParseInsert(most);
+  CHECK(insert.row_count == 65536);
+  CHECK(insert.placeholder_count == 65536);
+  std::string one_more = most + ",(?)";
+  CHECK(ErrorOf(one_more) == "SQL: more than 65536 placeholders (the next is at offset " +
+                                 std::to_string(one_more.size() - 2) + ")");
+}
+
+TEST_CASE("the lexer gives kinds, texts and byte offsets") {
+  absl::StatusOr<std::vector<Token>> tokens = TokenizeSql("SELECT a,* FROM n.t WHERE x=? LIMIT 9;");
+  LAKE_REQUIRE_OK(tokens);
+  std::vector<TokenKind> kinds;
+  std::vector<std::string> texts;
+  std::vector<size_t> offsets;
+  for (const Token& token : *tokens) {
+    kinds.push_back(token.kind);
+    texts.emplace_back(token.text);
+    offsets.push_back(token.offset);
+  }
+  using K = TokenKind;
+  CHECK(kinds == std::vector<K>{K::kWord, K::kWord, K::kComma, K::kStar, K::kWord, K::kWord, K::kDot,
+                                K::kWord, K::kWord, K::kWord, K::kEquals, K::kPlaceholder, K::kWord,
+                                K::kInteger, K::kSemicolon, K::kEnd});
+  CHECK(texts == std::vector<std::string>{"SELECT", "a", ",", "*", "FROM", "n", ".", "t", "WHERE", "x", "=",
+                                          "?", "LIMIT", "9", ";", ""});
+  CHECK(offsets == std::vector<size_t>{0, 7, 8, 9, 11, 16, 17, 18, 20, 26, 27, 28, 30, 36, 37, 38});
+  CHECK(tokens->at(13).integer == 9);
+}
+
+TEST_CASE("keywords compare ignoring ASCII case, and only words are keywords") {
+  CHECK(IsKeyword(Token{TokenKind::kWord, "sElEcT", 0, 0}, "SELECT"));
+  CHECK(!IsKeyword(Token{TokenKind::kWord, "SELECTS", 0, 0}, "SELECT"));
+  CHECK(!IsKeyword(Token{TokenKind::kInteger, "1", 0, 1}, "1"));
+  CHECK(DescribeToken(Token{TokenKind::kEnd, "", 5, 0}) == "end of statement");
+  CHECK(DescribeToken(Token{TokenKind::kWord, "ab", 0, 0}) == "'ab'");
+}
+
+}  // namespace
+}  // namespace lake::sql

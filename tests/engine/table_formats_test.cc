@@ -1,0 +1,805 @@
+// The table's file formats: fragments (engine/table/fragment_format.h),
+// manifests (manifest_format.h) and reference deltas
+// (reference_delta_format.h). Golden bytes pin each format: a change to
+// one shows here, and must come with a new format version.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "engine/sha256.h"
+#include "engine/table/byte_codec.h"
+#include "engine/table/fragment_format.h"
+#include "engine/table/manifest_format.h"
+#include "engine/table/reference_delta_format.h"
+#include "tests/support/sample_batch.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/test_files.h"
+
+namespace lake::table {
+namespace {
+
+// ---- Helpers ----
+
+std::string Hex(std::string_view bytes) {
+  return absl::BytesToHexString(absl::string_view(bytes.data(), bytes.size()));
+}
+
+std::string FromHex(std::string_view hex) {
+  std::string compact;
+  for (char c : hex) {
+    if (c != ' ' && c != '\n') compact.push_back(c);
+  }
+  return absl::HexStringToBytes(compact);
+}
+
+std::string Message(const absl::Status& status) { return std::string(status.message()); }
+
+bool Contains(const absl::Status& status, std::string_view text) {
+  return Message(status).find(text) != std::string::npos;
+}
+
+DataLocation Location(std::string_view uri, std::string_view content_type, uint64_t size,
+                      std::string_view sha256) {
+  absl::StatusOr<DataLocation> location = MakeDataLocation(uri, content_type, size, sha256);
+  REQUIRE_MESSAGE(location.ok(), location.status().ToString());
+  return *location;
+}
+
+constexpr std::string_view kShaAbc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+constexpr std::string_view kShaEmpty =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+// Calls `decode` on every single-byte change of `bytes` (all 255 other
+// values at every position) and on every proper prefix; returns a
+// description of each one that was not refused with DataLoss.
+template <typename Decode>
+std::vector<std::string> DamageNotRefused(const std::string& bytes, Decode decode) {
+  std::vector<std::string> missed;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string damaged = bytes;
+    for (int delta = 1; delta < 256; ++delta) {
+      damaged[i] = static_cast<char>(static_cast<uint8_t>(bytes[i]) ^ delta);
+      absl::Status status = decode(damaged);
+      if (!absl::IsDataLoss(status)) {
+        missed.push_back(absl::StrCat("byte ", i, " ^ ", delta, ": ", status.ToString()));
+      }
+    }
+  }
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    absl::Status status = decode(bytes.substr(0, n));
+    if (!absl::IsDataLoss(status)) {
+      missed.push_back(absl::StrCat("prefix of ", n, ": ", status.ToString()));
+    }
+  }
+  return missed;
+}
+
+// ---- Fragments ----
+
+Schema TinySchema() {
+  return Schema{{{"name", ColumnType::kUtf8}, {"n", ColumnType::kInt64}, {"video", ColumnType::kFile}}};
+}
+
+// Two rows: ("a", 7, file), ("", null, null).
+ColumnBatch TinyBatch() {
+  ColumnBatch batch = ColumnBatch::Empty(TinySchema());
+  LAKE_REQUIRE_OK(batch.AppendRow(
+      {std::string("a"), int64_t{7}, Location("file:///s/objects/x", "text/plain", 3, kShaAbc)}));
+  LAKE_REQUIRE_OK(batch.AppendRow({std::string(""), std::monostate{}, std::monostate{}}));
+  return batch;
+}
+
+// EncodeFragment(TinyBatch()), format version 1. Every block is stored
+// except the sha256 bytes, which zstd shrinks (codec 01): decoding these
+// bytes is what keeps old files readable. (Another zstd release could
+// compress that block differently; the decoding half must pass regardless.)
+constexpr std::string_view kGoldenFragmentHex = R"(
+4c414b45465241470100000002000000000000000300000001046e616d650201
+6e0705766964656f000200000002000000f36568a7d6800d0701010008000000
+080000002e79db643559bc2f01000000000000000001000000010000001f4e96
+1eb632c6e661000200000002000000c07672ce0aac94ab010000100000001000
+0000bedba8589911d34707000000000000000000000000000000000200000002
+000000c07672ce0aac94ab01000008000000080000002e676d8aafbb6b141300
+00000000000000130000001300000052b704f241983ff366696c653a2f2f2f73
+2f6f626a656374732f78000800000008000000752897a8e91bade60a00000000
+000000000a0000000a0000002384feb8e9b2aca4746578742f706c61696e0010
+00000010000000cbea45ca59e12f6e0300000000000000000000000000000000
+08000000080000006796c5f512fe4586400000000000000001400000003b0000
+00fa33cbf66e116abe28b52ffd204095010002840b0dc0eb248dab4cc94aca26
+19e09cc6a124bdf6b3758558881a01ae01f200111d9b700cabd5f279293f7ed6
+217c0100930f76295baf2e8dd50967c40f638e54
+)";
+
+absl::Status DecodeTinyFragment(std::string_view bytes) {
+  return DecodeFragment(bytes, TinySchema()).status();
+}
+
+TEST_CASE("a fragment round-trips every column type with nulls") {
+  ColumnBatch batch = testing::SampleBatch(0, 200);
+  absl::StatusOr<std::string> bytes = EncodeFragment(batch);
+  LAKE_REQUIRE_OK(bytes);
+  CHECK(bytes->substr(0, 8) == "LAKEFRAG");
+  absl::StatusOr<ColumnBatch> back = DecodeFragment(*bytes, batch.schema);
+  LAKE_REQUIRE_OK(back);
+  CHECK(back->num_rows == 200);
+  CHECK(*back == batch);
+  CHECK(back->Cell(3, 0) == CellValue{});
+  CHECK(back->Cell(4, 0) == CellValue{std::string("row-4")});
+  CHECK(back->Cell(2, 6) == CellValue{});
+  CHECK(back->Cell(1, 6) == CellValue{Location(testing::SampleUri(1), "video/mp4", 1001,
+                                               testing::SampleSha256(1))});
+}
+
+TEST_CASE("a fragment keeps empty strings, empty binaries and zero rows") {
+  Schema schema{{{"s", ColumnType::kUtf8}, {"b", ColumnType::kBinary}, {"t", ColumnType::kBool}}};
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  LAKE_REQUIRE_OK(batch.AppendRow({std::string(""), Binary{""}, false}));
+  LAKE_REQUIRE_OK(batch.AppendRow({std::monostate{}, Binary{std::string("\0\xff", 2)}, true}));
+  LAKE_REQUIRE_OK(batch.AppendRow({std::string("é"), std::monostate{}, std::monostate{}}));
+  absl::StatusOr<ColumnBatch> back = DecodeFragment(*EncodeFragment(batch), schema);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == batch);
+  CHECK(back->Cell(0, 0) == CellValue{std::string("")});
+  CHECK(back->Cell(1, 0) == CellValue{});
+  CHECK(back->Cell(0, 1) == CellValue{Binary{""}});
+
+  ColumnBatch empty = ColumnBatch::Empty(schema);
+  absl::StatusOr<ColumnBatch> empty_back = DecodeFragment(*EncodeFragment(empty), schema);
+  LAKE_REQUIRE_OK(empty_back);
+  CHECK(*empty_back == empty);
+  CHECK(empty_back->num_rows == 0);
+}
+
+TEST_CASE("a fragment keeps extreme numbers bit for bit") {
+  Schema schema{{{"i", ColumnType::kInt64}, {"f", ColumnType::kFloat64}, {"t", ColumnType::kTimestamp}}};
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  LAKE_REQUIRE_OK(batch.AppendRow({INT64_MIN, -0.0, TimestampMicros{INT64_MAX}}));
+  LAKE_REQUIRE_OK(batch.AppendRow({INT64_MAX, 1e308, TimestampMicros{-1}}));
+  LAKE_REQUIRE_OK(batch.AppendRow({int64_t{0}, std::numeric_limits<double>::infinity(), std::monostate{}}));
+  absl::StatusOr<ColumnBatch> back = DecodeFragment(*EncodeFragment(batch), schema);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == batch);
+  CHECK(std::signbit(back->columns[1].float64s[0]));
+}
+
+TEST_CASE("a large fragment compresses its blocks and decodes back") {
+  ColumnBatch batch = testing::SampleBatch(0, 5000);
+  absl::StatusOr<std::string> bytes = EncodeFragment(batch);
+  LAKE_REQUIRE_OK(bytes);
+  size_t raw = 0;
+  for (const ColumnData& c : batch.columns) {
+    raw += c.valid.size() + c.strings.bytes.size() + 4 * c.strings.size() +
+           c.content_types.bytes.size() + c.sha256s.bytes.size() + 8 * c.int64s.size() +
+           8 * c.float64s.size() + c.bools.size();
+  }
+  CHECK(bytes->size() < raw / 2);
+  absl::StatusOr<ColumnBatch> back = DecodeFragment(*bytes, batch.schema);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == batch);
+  CHECK(*EncodeFragment(*back) == *bytes);  // deterministic
+}
+
+TEST_CASE("the fragment format matches its golden bytes") {
+  absl::StatusOr<std::string> bytes = EncodeFragment(TinyBatch());
+  LAKE_REQUIRE_OK(bytes);
+  INFO("encoded: ", Hex(*bytes));
+  CHECK(Hex(*bytes) == Hex(FromHex(kGoldenFragmentHex)));
+  absl::StatusOr<ColumnBatch> golden = DecodeFragment(FromHex(kGoldenFragmentHex), TinySchema());
+  LAKE_REQUIRE_OK(golden);
+  CHECK(*golden == TinyBatch());
+}
+
+TEST_CASE("every single-byte change and every truncation of a fragment is refused") {
+  std::string bytes = *EncodeFragment(TinyBatch());
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeTinyFragment);
+  CHECK_MESSAGE(missed.empty(), missed.size(), " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK(absl::IsDataLoss(DecodeTinyFragment(bytes + "x")));
+}
+
+TEST_CASE("a fragment of another schema is refused") {
+  std::string bytes = *EncodeFragment(TinyBatch());
+  Schema renamed = TinySchema();
+  renamed.columns[1].name = "m";
+  Schema retyped = TinySchema();
+  retyped.columns[1].type = ColumnType::kTimestamp;
+  Schema wider = TinySchema();
+  wider.columns.push_back({"extra", ColumnType::kBool});
+  for (const Schema& schema : {renamed, retyped, wider}) {
+    absl::Status status = DecodeFragment(bytes, schema).status();
+    CHECK(absl::IsDataLoss(status));
+    CHECK(Contains(status, "schema is not the table's"));
+  }
+}
+
+TEST_CASE("a fragment summary gives the rows, size and SHA-256 of the file") {
+  std::string bytes = *EncodeFragment(testing::SampleBatch(0, 30));
+  absl::StatusOr<FragmentSummary> summary = SummarizeFragment(bytes);
+  LAKE_REQUIRE_OK(summary);
+  CHECK(summary->rows == 30);
+  CHECK(summary->schema == testing::SampleSchema());
+  CHECK(summary->size_bytes == bytes.size());
+  CHECK(summary->sha256 ==
+        testing::Sha256Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  bytes[20] ^= 1;
+  CHECK(absl::IsDataLoss(SummarizeFragment(bytes).status()));
+}
+
+TEST_CASE("an invalid batch is not encoded as a fragment") {
+  ColumnBatch batch = TinyBatch();
+  batch.columns[1].int64s.pop_back();
+  CHECK(absl::IsInvalidArgument(EncodeFragment(batch).status()));
+  ColumnBatch bad_utf8 = TinyBatch();
+  bad_utf8.columns[0].strings = StringColumn{};
+  bad_utf8.columns[0].strings.Append("\xff");
+  bad_utf8.columns[0].strings.Append("");
+  CHECK(absl::IsInvalidArgument(EncodeFragment(bad_utf8).status()));
+}
+
+// A fragment written by hand per the format note: one column of `type`
+// named "c", `rows` rows, then `blocks`, then the digest.
+std::string HandFragment(ColumnType type, uint64_t rows, std::string_view blocks) {
+  std::string out;
+  ByteWriter w(&out);
+  w.Bytes("LAKEFRAG");
+  w.U32(1);
+  w.U64(rows);
+  w.U32(1);
+  w.U8(static_cast<uint8_t>(type));
+  w.U8(1);
+  w.Bytes("c");
+  w.Bytes(blocks);
+  out += Checksum128(out);
+  return out;
+}
+
+std::string HandBlock(uint8_t codec, uint32_t raw_bytes, std::string_view stored,
+                      uint32_t stored_bytes_field = UINT32_MAX) {
+  std::string out;
+  ByteWriter w(&out);
+  w.U8(codec);
+  w.U32(raw_bytes);
+  w.U32(stored_bytes_field == UINT32_MAX ? static_cast<uint32_t>(stored.size()) : stored_bytes_field);
+  w.U64(Checksum64(stored));
+  w.Bytes(stored);
+  return out;
+}
+
+std::string Le64(uint64_t v) {
+  std::string out;
+  ByteWriter(&out).U64(v);
+  return out;
+}
+
+TEST_CASE("a hand-written fragment per the format note decodes") {
+  Schema schema{{{"c", ColumnType::kInt64}}};
+  std::string bytes = HandFragment(ColumnType::kInt64, 2,
+                                   HandBlock(0, 2, std::string("\1\0", 2)) +
+                                       HandBlock(0, 16, Le64(5) + Le64(0)));
+  absl::StatusOr<ColumnBatch> batch = DecodeFragment(bytes, schema);
+  LAKE_REQUIRE_OK(batch);
+  CHECK(batch->Cell(0, 0) == CellValue{int64_t{5}});
+  CHECK(batch->Cell(1, 0) == CellValue{});
+}
+
+std::string Lengths(std::initializer_list<uint32_t> lengths) {
+  std::string out;
+  ByteWriter w(&out);
+  for (uint32_t n : lengths) w.U32(n);
+  return out;
+}
+
+// One file cell, by hand: the blocks of a file column of one row.
+std::string HandFileBlocks(std::string_view uri, std::string_view content_type, uint64_t size,
+                           std::string_view sha256) {
+  auto strings = [](std::string_view cell) {
+    return HandBlock(0, 4, Lengths({static_cast<uint32_t>(cell.size())})) +
+           HandBlock(0, static_cast<uint32_t>(cell.size()), cell);
+  };
+  return HandBlock(0, 1, "\1") + strings(uri) + strings(content_type) + HandBlock(0, 8, Le64(size)) +
+         strings(sha256);
+}
+
+TEST_CASE("a fragment's cheap checks catch broken file cells, the full check every location") {
+  Schema files{{{"c", ColumnType::kFile}}};
+  std::string good = HandFragment(ColumnType::kFile, 1,
+                                  HandFileBlocks("file:///a/b", "a/b", 1, kShaAbc));
+  absl::StatusOr<ColumnBatch> batch = DecodeFragment(good, files, FragmentCheck::kFull);
+  LAKE_REQUIRE_OK(batch);
+  CHECK(batch->Cell(0, 0) == CellValue{Location("file:///a/b", "a/b", 1, kShaAbc)});
+
+  for (std::string bad : {HandFileBlocks("file:///a/b", "a/b", 1, std::string(64, 'A')),
+                          HandFileBlocks("file:///a/b", "", 1, kShaAbc),
+                          HandFileBlocks("file:///a/b", "a\tb", 1, kShaAbc),
+                          HandFileBlocks("", "a/b", 1, kShaAbc),
+                          HandFileBlocks("file:///a/b", "a/b", uint64_t{1} << 63, kShaAbc)}) {
+    absl::Status status = DecodeFragment(HandFragment(ColumnType::kFile, 1, bad), files).status();
+    CHECK(absl::IsDataLoss(status));
+    CHECK(Contains(status, "row 0 is not a valid location"));
+  }
+  // A uri in another spelling than the canonical one passes the cheap
+  // checks; only the full check parses it.
+  std::string odd = HandFragment(ColumnType::kFile, 1, HandFileBlocks("file:///a/%7e", "a/b", 1, kShaAbc));
+  LAKE_CHECK_OK(DecodeFragment(odd, files, FragmentCheck::kFast));
+  CHECK(absl::IsDataLoss(DecodeFragment(odd, files, FragmentCheck::kFull).status()));
+}
+
+TEST_CASE("a fragment's lengths are bounded before anything is allocated") {
+  Schema ints{{{"c", ColumnType::kInt64}}};
+  Schema texts{{{"c", ColumnType::kUtf8}}};
+  // More rows than a fragment may hold.
+  absl::Status too_many = DecodeFragment(HandFragment(ColumnType::kInt64, kMaxFragmentRows + 1, ""), ints).status();
+  CHECK(absl::IsDataLoss(too_many));
+  CHECK(Contains(too_many, "16777217 rows"));
+  // A 16 MiB validity buffer claimed from one stored byte.
+  absl::Status expands = DecodeFragment(
+      HandFragment(ColumnType::kInt64, kMaxFragmentRows, HandBlock(1, kMaxFragmentRows, "x")), ints)
+                             .status();
+  CHECK(absl::IsDataLoss(expands));
+  CHECK(Contains(expands, "more bytes than zstd can expand to"));
+  // A block whose stored bytes run past the file.
+  absl::Status past_end = DecodeFragment(
+      HandFragment(ColumnType::kInt64, 1, HandBlock(0, 1, "\1") + HandBlock(0, 8, "", 1u << 30)), ints)
+                              .status();
+  CHECK(absl::IsDataLoss(past_end));
+  CHECK(Contains(past_end, "ends early"));
+  // A block of the wrong size for the rows.
+  absl::Status wrong_size =
+      DecodeFragment(HandFragment(ColumnType::kInt64, 1, HandBlock(0, 2, std::string("\1\1"))), ints)
+          .status();
+  CHECK(absl::IsDataLoss(wrong_size));
+  CHECK(Contains(wrong_size, "holds 2 bytes, not 1"));
+  // String lengths adding up past 2 GiB.
+  std::string lengths = Lengths({0x7FFFFFFF, 2});
+  absl::Status huge_strings = DecodeFragment(
+      HandFragment(ColumnType::kUtf8, 2, HandBlock(0, 2, "\1\1") + HandBlock(0, 8, lengths)), texts)
+                                  .status();
+  CHECK(absl::IsDataLoss(huge_strings));
+  CHECK(Contains(huge_strings, "pass 2 GiB"));
+  // A decoded batch that breaks an invariant (text that is not UTF-8).
+  absl::Status not_utf8 = DecodeFragment(
+      HandFragment(ColumnType::kUtf8, 1, HandBlock(0, 1, "\1") + HandBlock(0, 4, Lengths({1})) + HandBlock(0, 1, "\xff")),
+      texts).status();
+  CHECK(absl::IsDataLoss(not_utf8));
+  CHECK(Contains(not_utf8, "UTF-8"));
+}
+
+// ---- Manifests ----
+
+Manifest TinyManifest() {
+  Manifest m;
+  m.table_id = 42;
+  m.version = 3;
+  m.parent_version = 2;
+  m.schema = TinySchema();
+  m.fragments = {FragmentRef{"data/00000000000000000001.frag", 2, 400, std::string(kShaAbc)},
+                 FragmentRef{"data/00000000000000000003.frag", 5, 900, std::string(kShaEmpty)}};
+  m.total_rows = 7;
+  m.reference_delta_path = "_lake/object_refs/00000000000000000003.refs";
+  m.reference_delta_sha256 = std::string(kShaEmpty);
+  m.created_unix_micros = 1700000000000000;
+  return m;
+}
+
+// EncodeManifest(TinyManifest()), format version 1.
+constexpr std::string_view kGoldenManifestHex = R"(
+4c414b454d4e4654010000002a00000000000000030000000000000002000000
+0000000000401e18240a060007000000000000000300000001046e616d650201
+6e0705766964656f2b005f6c616b652f6f626a6563745f726566732f30303030
+303030303030303030303030303030332e72656673e3b0c44298fc1c149afbf4
+c8996fb92427ae41e4649b934ca495991b7852b855020000001e00646174612f
+30303030303030303030303030303030303030312e6672616702000000000000
+009001000000000000ba7816bf8f01cfea414140de5dae2223b00361a396177a
+9cb410ff61f20015ad1e00646174612f30303030303030303030303030303030
+303030332e6672616705000000000000008403000000000000e3b0c44298fc1c
+149afbf4c8996fb92427ae41e4649b934ca495991b7852b8558887536ef43914
+e0f6b64240a3c7d29d
+)";
+
+absl::Status DecodeManifestStatus(std::string_view bytes) { return DecodeManifest(bytes).status(); }
+
+TEST_CASE("a manifest round-trips") {
+  absl::StatusOr<std::string> bytes = EncodeManifest(TinyManifest());
+  LAKE_REQUIRE_OK(bytes);
+  absl::StatusOr<Manifest> back = DecodeManifest(*bytes);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == TinyManifest());
+
+  Manifest first;  // a table's first, empty version
+  first.table_id = 1;
+  first.version = 1;
+  first.schema = Schema{{{"x", ColumnType::kBool}}};
+  first.reference_delta_path = "_lake/object_refs/00000000000000000001.refs";
+  first.reference_delta_sha256 = std::string(kShaAbc);
+  absl::StatusOr<Manifest> first_back = DecodeManifest(*EncodeManifest(first));
+  LAKE_REQUIRE_OK(first_back);
+  CHECK(*first_back == first);
+}
+
+TEST_CASE("the manifest format matches its golden bytes") {
+  absl::StatusOr<std::string> bytes = EncodeManifest(TinyManifest());
+  LAKE_REQUIRE_OK(bytes);
+  INFO("encoded: ", Hex(*bytes));
+  CHECK(Hex(*bytes) == Hex(FromHex(kGoldenManifestHex)));
+  absl::StatusOr<Manifest> golden = DecodeManifest(FromHex(kGoldenManifestHex));
+  LAKE_REQUIRE_OK(golden);
+  CHECK(*golden == TinyManifest());
+}
+
+TEST_CASE("every single-byte change and every truncation of a manifest is refused") {
+  std::string bytes = *EncodeManifest(TinyManifest());
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size(), " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK(absl::IsDataLoss(DecodeManifestStatus(bytes + "x")));
+}
+
+TEST_CASE("a table path is relative and stays inside the table directory") {
+  for (std::string_view good : std::vector<std::string_view>{"a", "data/x.frag", "_lake/object_refs/1.refs", "a-b_c.d/e"}) {
+    CAPTURE(std::string(good));
+    LAKE_CHECK_OK(ValidateTablePath(good, "path"));
+  }
+  for (std::string_view bad : std::vector<std::string_view>{"", "/etc/passwd", "../x", "a/../b", "a/..", "./a", "a//b", "a/",
+                               "a\\b", "a b", "caf\xc3\xa9", std::string_view("a\0b", 3)}) {
+    CAPTURE(std::string(bad));
+    CHECK(absl::IsInvalidArgument(ValidateTablePath(bad, "path")));
+  }
+  CHECK(absl::IsInvalidArgument(ValidateTablePath(std::string(kMaxTablePathBytes + 1, 'a'), "path")));
+  LAKE_CHECK_OK(ValidateTablePath(std::string(kMaxTablePathBytes, 'a'), "path"));
+}
+
+TEST_CASE("an invalid manifest is not encoded") {
+  auto refused = [](void (*change)(Manifest&), std::string_view text) {
+    Manifest m = TinyManifest();
+    change(m);
+    absl::Status status = EncodeManifest(m).status();
+    CHECK_MESSAGE(absl::IsInvalidArgument(status), status.ToString());
+    CHECK_MESSAGE(Contains(status, text), status.ToString());
+  };
+  refused([](Manifest& m) { m.fragments[0].path = "/abs/x.frag"; }, "empty segment");
+  refused([](Manifest& m) { m.fragments[1].path = "data/../x"; }, "'..' segment");
+  refused([](Manifest& m) { m.reference_delta_path = "../refs"; }, "reference delta path");
+  refused([](Manifest& m) { m.fragments[1].path = m.fragments[0].path; }, "listed twice");
+  refused([](Manifest& m) { m.total_rows = 8; }, "total_rows is 8");
+  refused([](Manifest& m) { m.parent_version = 3; }, "version 3");
+  refused([](Manifest& m) { m.version = 0; m.parent_version = 0; }, "above 0");
+  refused([](Manifest& m) { m.fragments[0].sha256 = std::string(64, 'A'); }, "lowercase hex");
+  refused([](Manifest& m) { m.reference_delta_sha256 = "abc"; }, "reference_delta_sha256");
+  refused([](Manifest& m) { m.format_version = 2; }, "format version 2");
+  refused([](Manifest& m) { m.schema.columns.clear(); }, "needs a column");
+  refused([](Manifest& m) { m.created_unix_micros = -1; }, "created_unix_micros");
+  refused([](Manifest& m) { m.fragments[0].rows = kMaxFragmentRows + 1; m.total_rows += kMaxFragmentRows - 1; },
+          "more than");
+}
+
+// The manifest per the format note, written by hand (`fragment_count`
+// may lie); the digest recomputed.
+std::string HandManifest(const Manifest& m, uint32_t fragment_count) {
+  std::string out;
+  ByteWriter w(&out);
+  w.Bytes("LAKEMNFT");
+  w.U32(m.format_version);
+  w.U64(m.table_id);
+  w.U64(m.version);
+  w.U64(m.parent_version);
+  w.U64(static_cast<uint64_t>(m.created_unix_micros));
+  w.U64(m.total_rows);
+  WriteSchema(w, m.schema);
+  w.U16(static_cast<uint16_t>(m.reference_delta_path.size()));
+  w.Bytes(m.reference_delta_path);
+  w.Sha256(*Sha256FromHex(m.reference_delta_sha256));
+  w.U32(fragment_count);
+  for (const FragmentRef& f : m.fragments) {
+    w.U16(static_cast<uint16_t>(f.path.size()));
+    w.Bytes(f.path);
+    w.U64(f.rows);
+    w.U64(f.size_bytes);
+    w.Sha256(*Sha256FromHex(f.sha256));
+  }
+  out += Checksum128(out);
+  return out;
+}
+
+TEST_CASE("the manifest encoder writes what the format note says") {
+  CHECK(Hex(HandManifest(TinyManifest(), 2)) == Hex(*EncodeManifest(TinyManifest())));
+}
+
+TEST_CASE("a manifest with an intact digest but broken content is refused") {
+  Manifest m = TinyManifest();
+  absl::Status huge_count = DecodeManifestStatus(HandManifest(m, UINT32_MAX));
+  CHECK(absl::IsDataLoss(huge_count));
+  CHECK(Contains(huge_count, "4294967295 fragments cannot fit"));
+  CHECK(absl::IsDataLoss(DecodeManifestStatus(HandManifest(m, 1))));  // trailing bytes
+  m.total_rows = 6;
+  absl::Status wrong_total = DecodeManifestStatus(HandManifest(m, 2));
+  CHECK(absl::IsDataLoss(wrong_total));
+  CHECK(Contains(wrong_total, "total_rows is 6"));
+  m = TinyManifest();
+  m.fragments[0].path = "../../escape";
+  absl::Status escape = DecodeManifestStatus(HandManifest(m, 2));
+  CHECK(absl::IsDataLoss(escape));
+  CHECK(Contains(escape, "'..' segment"));
+  m = TinyManifest();
+  m.format_version = 2;
+  absl::Status version = DecodeManifestStatus(HandManifest(m, 2));
+  CHECK(absl::IsDataLoss(version));
+  CHECK(Contains(version, "unknown format version 2"));
+}
+
+// ---- Reference deltas ----
+
+ReferenceDelta TinyDelta() {
+  ReferenceDelta delta;
+  delta.table_id = 42;
+  delta.parent_version = 2;
+  delta.child_version = 3;
+  delta.added = {Location("file:///s/objects/a", "text/plain", 3, kShaAbc),
+                 Location("s3://bucket/objects/b", "video/mp4", 0, kShaEmpty)};
+  return delta;
+}
+
+// EncodeReferenceDelta(TinyDelta()), format version 1: header, one chunk of
+// two entries, and the trailer (the digest).
+constexpr std::string_view kGoldenDeltaHex = R"(
+4c414b455245465301000000000000002a000000000000000200000000000000
+030000000000000002000000000000002d7d428e42ecf06f0200000091000000
+50dbeceab2e30727130066696c653a2f2f2f732f6f626a656374732f610a7465
+78742f706c61696e0300000000000000ba7816bf8f01cfea414140de5dae2223
+b00361a396177a9cb410ff61f20015ad150073333a2f2f6275636b65742f6f62
+6a656374732f6209766964656f2f6d70340000000000000000e3b0c44298fc1c
+149afbf4c8996fb92427ae41e4649b934ca495991b7852b8556ea553d1b87f5e
+3d6b6f8d17299b35dc0d8f1d8c78a81651db3f9608321fae97
+)";
+
+absl::Status DecodeDeltaStatus(std::string_view bytes) { return DecodeReferenceDelta(bytes).status(); }
+
+std::vector<DataLocation> ManyLocations(size_t n) {
+  std::vector<DataLocation> out;
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back(Location(absl::StrCat("file:///stage/objects/", i), "application/octet-stream",
+                           i, absl::StrFormat("%064x", i)));
+  }
+  return out;
+}
+
+TEST_CASE("a reference delta is built from the file cells of the appended batches") {
+  ColumnBatch first = testing::SampleBatch(0, 6);
+  ColumnBatch again = testing::SampleBatch(3, 4);  // rows 3..6: 3, 4 and 6 repeat
+  absl::StatusOr<ReferenceDelta> delta =
+      BuildReferenceDelta(9, 4, 5, testing::SampleSchema(), {first, again});
+  LAKE_REQUIRE_OK(delta);
+  CHECK(delta->table_id == 9);
+  CHECK(delta->parent_version == 4);
+  CHECK(delta->child_version == 5);
+  CHECK(delta->removed.empty());
+  // Non-null video cells are rows with row % 3 != 2: 0, 1, 3, 4, 6.
+  std::vector<DataLocation> expected;
+  for (int64_t row : {0, 1, 3, 4, 6}) {
+    expected.push_back(Location(testing::SampleUri(row), "video/mp4", static_cast<uint64_t>(1000 + row),
+                                testing::SampleSha256(row)));
+  }
+  CanonicalizeReferences(&expected);
+  CHECK(delta->added == expected);
+  CHECK(std::is_sorted(delta->added.begin(), delta->added.end(), ReferenceLess));
+
+  CHECK(absl::IsInvalidArgument(
+      BuildReferenceDelta(9, 5, 5, testing::SampleSchema(), {first}).status()));
+  CHECK(absl::IsInvalidArgument(BuildReferenceDelta(9, 4, 5, TinySchema(), {first}).status()));
+}
+
+TEST_CASE("the canonical order is uri, then content type, size and sha256") {
+  std::vector<DataLocation> refs = {
+      Location("file:///b", "a/b", 1, kShaAbc), Location("file:///a", "z/z", 1, kShaAbc),
+      Location("file:///a", "a/b", 2, kShaAbc), Location("file:///a", "a/b", 1, kShaEmpty),
+      Location("file:///a", "a/b", 1, kShaAbc), Location("file:///a", "a/b", 1, kShaAbc)};
+  CanonicalizeReferences(&refs);
+  REQUIRE(refs.size() == 5);
+  CHECK(refs[0] == Location("file:///a", "a/b", 1, kShaAbc));
+  CHECK(refs[1] == Location("file:///a", "a/b", 1, kShaEmpty));
+  CHECK(refs[2] == Location("file:///a", "a/b", 2, kShaAbc));
+  CHECK(refs[3] == Location("file:///a", "z/z", 1, kShaAbc));
+  CHECK(refs[4] == Location("file:///b", "a/b", 1, kShaAbc));
+}
+
+TEST_CASE("a reference delta round-trips and its digest is the SHA-256 before the trailer") {
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(TinyDelta());
+  LAKE_REQUIRE_OK(encoded);
+  const std::string& bytes = encoded->bytes;
+  std::string before_trailer = bytes.substr(0, bytes.size() - 32);
+  CHECK(encoded->digest == testing::Sha256Hex(reinterpret_cast<const uint8_t*>(before_trailer.data()),
+                                              before_trailer.size()));
+  CHECK(Hex(bytes.substr(bytes.size() - 32)) == encoded->digest);
+  absl::StatusOr<ReferenceDelta> back = DecodeReferenceDelta(bytes);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == TinyDelta());
+}
+
+TEST_CASE("a reference delta's digest is a pure function of its canonical content") {
+  ReferenceDelta shuffled = TinyDelta();
+  std::reverse(shuffled.added.begin(), shuffled.added.end());
+  shuffled.added.push_back(shuffled.added[0]);  // a duplicate
+  EncodedReferenceDelta a = *EncodeReferenceDelta(TinyDelta());
+  EncodedReferenceDelta b = *EncodeReferenceDelta(shuffled);
+  CHECK(a.bytes == b.bytes);
+  CHECK(a.digest == b.digest);
+  ReferenceDelta other_table = TinyDelta();
+  other_table.table_id = 43;
+  CHECK(EncodeReferenceDelta(other_table)->digest != a.digest);
+  ReferenceDelta other_size = TinyDelta();
+  other_size.added[0].size_bytes = 4;
+  CHECK(EncodeReferenceDelta(other_size)->digest != a.digest);
+}
+
+TEST_CASE("the reference delta format matches its golden bytes") {
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(TinyDelta());
+  LAKE_REQUIRE_OK(encoded);
+  INFO("encoded: ", Hex(encoded->bytes));
+  CHECK(Hex(encoded->bytes) == Hex(FromHex(kGoldenDeltaHex)));
+  absl::StatusOr<ReferenceDelta> golden = DecodeReferenceDelta(FromHex(kGoldenDeltaHex));
+  LAKE_REQUIRE_OK(golden);
+  CHECK(*golden == TinyDelta());
+}
+
+TEST_CASE("every single-byte change and every truncation of a reference delta is refused") {
+  std::string bytes = EncodeReferenceDelta(TinyDelta())->bytes;
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeDeltaStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size(), " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK(absl::IsDataLoss(DecodeDeltaStatus(bytes + "x")));
+}
+
+TEST_CASE("a compaction's delta adds nothing and still records its edge") {
+  ReferenceDelta compaction{42, 7, 8, {}, {}};
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(compaction);
+  LAKE_REQUIRE_OK(encoded);
+  CHECK(encoded->bytes.size() == ReferenceDeltaReader::kHeaderBytes + ReferenceDeltaReader::kTrailerBytes);
+  absl::StatusOr<ReferenceDelta> back = DecodeReferenceDelta(encoded->bytes);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == compaction);
+}
+
+TEST_CASE("a reference delta is read one chunk at a time") {
+  ReferenceDelta delta{1, 0, 1, ManyLocations(2 * kReferenceDeltaChunkEntries + 5), {}};
+  CanonicalizeReferences(&delta.added);
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(delta);
+  LAKE_REQUIRE_OK(encoded);
+  ReferenceDeltaReader reader;
+  std::vector<size_t> chunk_sizes;
+  std::vector<DataLocation> all;
+  std::vector<DataLocation> entries;
+  size_t offset = 0;
+  size_t largest_piece = 0;
+  while (!reader.done()) {
+    size_t n = reader.next_piece_bytes();
+    largest_piece = std::max(largest_piece, n);
+    LAKE_REQUIRE_OK(reader.Next(std::string_view(encoded->bytes).substr(offset, n), &entries));
+    offset += n;
+    if (!entries.empty()) chunk_sizes.push_back(entries.size());
+    all.insert(all.end(), entries.begin(), entries.end());
+  }
+  CHECK(offset == encoded->bytes.size());
+  CHECK(chunk_sizes == std::vector<size_t>{4096, 4096, 5});
+  CHECK(all == delta.added);
+  CHECK(reader.digest() == encoded->digest);
+  CHECK(reader.header().added_count == delta.added.size());
+  CHECK(largest_piece < encoded->bytes.size() / 2);
+  CHECK(absl::IsFailedPrecondition(reader.Next("", &entries)));
+}
+
+TEST_CASE("a reference delta with removals is refused") {
+  ReferenceDelta delta = TinyDelta();
+  delta.removed.push_back(delta.added[0]);
+  absl::Status status = EncodeReferenceDelta(delta).status();
+  CHECK(absl::IsUnimplemented(status));
+  CHECK(Contains(status, "append-only"));
+}
+
+TEST_CASE("a reference delta of invalid entries or versions is not encoded") {
+  ReferenceDelta backwards = TinyDelta();
+  backwards.child_version = 2;
+  CHECK(absl::IsInvalidArgument(EncodeReferenceDelta(backwards).status()));
+  ReferenceDelta upper = TinyDelta();
+  upper.added[0].sha256 = std::string(64, 'A');
+  CHECK(absl::IsInvalidArgument(EncodeReferenceDelta(upper).status()));
+  ReferenceDelta long_uri = TinyDelta();
+  long_uri.added[0] = Location("file:///" + std::string(kMaxReferenceUriBytes, 'a'), "a/b", 1, kShaAbc);
+  absl::Status status = EncodeReferenceDelta(long_uri).status();
+  CHECK(absl::IsInvalidArgument(status));
+  CHECK(Contains(status, "longer than 4096"));
+  ReferenceDelta bad_uri = TinyDelta();
+  bad_uri.added[0].uri = "file:///a/../b";
+  CHECK(absl::IsInvalidArgument(EncodeReferenceDelta(bad_uri).status()));
+}
+
+// A delta per the format note, written by hand with every checksum right:
+// the entries in the order given, `removed_count` as given.
+std::string HandDelta(uint64_t parent, uint64_t child, const std::vector<DataLocation>& entries,
+                      uint32_t removed_count = 0) {
+  std::string out;
+  ByteWriter w(&out);
+  w.Bytes("LAKEREFS");
+  w.U32(1);
+  w.U32(removed_count);
+  w.U64(42);
+  w.U64(parent);
+  w.U64(child);
+  w.U64(entries.size());
+  w.U64(Checksum64(out));
+  for (size_t start = 0; start < entries.size(); start += kReferenceDeltaChunkEntries) {
+    std::string payload;
+    ByteWriter p(&payload);
+    size_t end = std::min(entries.size(), start + kReferenceDeltaChunkEntries);
+    for (size_t i = start; i < end; ++i) {
+      p.U16(static_cast<uint16_t>(entries[i].uri.size()));
+      p.Bytes(entries[i].uri);
+      p.U8(static_cast<uint8_t>(entries[i].content_type.size()));
+      p.Bytes(entries[i].content_type);
+      p.U64(entries[i].size_bytes);
+      p.Sha256(*Sha256FromHex(entries[i].sha256));
+    }
+    w.U32(static_cast<uint32_t>(end - start));
+    w.U32(static_cast<uint32_t>(payload.size()));
+    w.U64(Checksum64(payload));
+    w.Bytes(payload);
+  }
+  w.Sha256(*Sha256FromHex(Sha256Hex(out)));
+  return out;
+}
+
+TEST_CASE("the reference delta encoder writes what the format note says") {
+  ReferenceDelta delta = TinyDelta();
+  CHECK(Hex(HandDelta(2, 3, delta.added)) == Hex(EncodeReferenceDelta(delta)->bytes));
+  ReferenceDelta big{42, 2, 3, ManyLocations(kReferenceDeltaChunkEntries + 1), {}};
+  CanonicalizeReferences(&big.added);
+  CHECK(HandDelta(2, 3, big.added) == EncodeReferenceDelta(big)->bytes);
+}
+
+TEST_CASE("a reference delta file with intact checksums but broken content is refused") {
+  std::vector<DataLocation> sorted = TinyDelta().added;
+  absl::Status removal = DecodeDeltaStatus(HandDelta(2, 3, sorted, 1));
+  CHECK(absl::IsDataLoss(removal));
+  CHECK(Contains(removal, "removes 1 references"));
+  std::vector<DataLocation> reversed(sorted.rbegin(), sorted.rend());
+  absl::Status order = DecodeDeltaStatus(HandDelta(2, 3, reversed));
+  CHECK(absl::IsDataLoss(order));
+  CHECK(Contains(order, "out of order"));
+  std::vector<DataLocation> repeated = {sorted[0], sorted[0]};
+  CHECK(Contains(DecodeDeltaStatus(HandDelta(2, 3, repeated)), "out of order or repeated"));
+  absl::Status backwards = DecodeDeltaStatus(HandDelta(3, 3, sorted));
+  CHECK(absl::IsDataLoss(backwards));
+  CHECK(Contains(backwards, "parent version 3 is not before it"));
+  std::vector<DataLocation> upper = {sorted[0]};
+  upper[0].uri = "file:///s/objects/%7e";  // percent-encodes an unreserved byte
+  absl::Status non_canonical = DecodeDeltaStatus(HandDelta(2, 3, upper));
+  CHECK(absl::IsDataLoss(non_canonical));
+  // Order across chunks is checked too: the second chunk starts before the first ends.
+  std::vector<DataLocation> many = ManyLocations(kReferenceDeltaChunkEntries + 1);
+  CanonicalizeReferences(&many);
+  std::swap(many[kReferenceDeltaChunkEntries - 1], many[kReferenceDeltaChunkEntries]);
+  CHECK(Contains(DecodeDeltaStatus(HandDelta(2, 3, many)), "entry 4096 is out of order"));
+}
+
+TEST_CASE("a reference delta chunk's size is bounded before it is read") {
+  std::string bytes = HandDelta(2, 3, TinyDelta().added);
+  // The payload_bytes field of the first chunk, at 56 + 4.
+  std::string huge = bytes;
+  uint32_t too_big = static_cast<uint32_t>(kMaxReferenceChunkBytes + 1);
+  std::memcpy(huge.data() + 60, &too_big, 4);
+  ReferenceDeltaReader reader;
+  std::vector<DataLocation> entries;
+  LAKE_REQUIRE_OK(reader.Next(std::string_view(huge).substr(0, 56), &entries));
+  absl::Status status = reader.Next(std::string_view(huge).substr(56, 16), &entries);
+  CHECK(absl::IsDataLoss(status));
+  CHECK(Contains(status, "too large"));
+  CHECK(reader.next_piece_bytes() == 0);
+}
+
+}  // namespace
+}  // namespace lake::table

@@ -1,0 +1,393 @@
+// Tables end to end below the C ABI: create, INSERT with FILE uploads and
+// existing locations, scans and time travel, the version CAS race, SQL
+// errors that leave no trace, compaction, the reference journal, and
+// append recovery.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "engine/managed_key.h"
+#include "engine/operation_id.h"
+#include "engine/table/append_checkpoint_format.h"
+#include "engine/table/append_checkpoint_store.h"
+#include "engine/table/fragment_format.h"
+#include "registry/commit_errors.h"
+#include "tests/support/stage_fixture.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/table_fixture.h"
+#include "tests/support/test_files.h"
+
+namespace lake {
+namespace {
+
+using table::CellValue;
+using testing::TableRoot;
+
+constexpr char kEpisodes[] = "robots.episodes";
+constexpr char kInsert[] =
+    "INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, ?, ?)";
+
+std::unique_ptr<TableRoot> OpenRoot(const std::string& dir) {
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  REQUIRE(fs.ok());
+  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(**fs, dir);
+  LAKE_REQUIRE_OK(root);
+  return std::move(*root);
+}
+
+void CreateEpisodes(TableRoot& root) {
+  table::Schema schema;
+  schema.columns = {{"episode_id", table::ColumnType::kUtf8},
+                    {"n", table::ColumnType::kInt64},
+                    {"video", table::ColumnType::kFile}};
+  LAKE_REQUIRE_OK(root.tables->CreateTable(*table::ParseTableName(kEpisodes), schema));
+}
+
+struct Source {
+  std::vector<uint8_t> bytes;
+  testing::MemorySource source;
+  explicit Source(size_t n, uint64_t seed) : bytes(testing::RandomBytes(n, seed)), source(bytes) {}
+};
+
+std::vector<sql::StatementParameter> Episode(const std::string& id, int64_t n, Source& video) {
+  return {CellValue{id}, CellValue{n}, sql::FileFromSource{&video.source, "video/mp4"}};
+}
+
+TEST_CASE("tables: an INSERT uploads its FILE, appends one version, and the row reads back") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  Source video(100000, 1);
+  absl::StatusOr<table::AppendOutcome> outcome = root->Insert(kInsert, Episode("ep-1", 7, video));
+  LAKE_REQUIRE_OK(outcome);
+  CHECK(outcome->version == 1);
+  CHECK(outcome->rows == 1);
+  auto rows = root->Rows(kEpisodes);
+  LAKE_REQUIRE_OK(rows);
+  REQUIRE(rows->size() == 1);
+  CHECK(std::get<std::string>((*rows)[0][0]) == "ep-1");
+  CHECK(std::get<int64_t>((*rows)[0][1]) == 7);
+  const DataLocation& location = std::get<DataLocation>((*rows)[0][2]);
+  CHECK(location.size_bytes == 100000);
+  CHECK(location.sha256 == testing::Sha256Hex(video.bytes));
+  CHECK(location.content_type == "video/mp4");
+  // The object is readable, verified, through the stage.
+  absl::StatusOr<std::unique_ptr<ObjectReader>> reader = root->stage->OpenVerified(location);
+  LAKE_REQUIRE_OK(reader);
+  std::vector<uint8_t> back;
+  LAKE_CHECK_OK(testing::ReadAll(**reader, &back));
+  CHECK(back == video.bytes);
+  // Its reference is in the journal.
+  auto refs = root->References(kEpisodes);
+  LAKE_REQUIRE_OK(refs);
+  REQUIRE(refs->size() == 1);
+  CHECK((*refs)[0] == location);
+  // No checkpoint is left behind.
+  CHECK(testing::FilesUnder(dir.Join("checkpoints")).empty());
+}
+
+TEST_CASE("tables: each version sees exactly its rows (time travel), WHERE and LIMIT") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  for (int i = 1; i <= 3; ++i) {
+    sources.push_back(std::make_unique<Source>(1000 * i, 10 + i));
+    LAKE_REQUIRE_OK(root->Insert(
+        "INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, ?, ?), (?, ?, ?)",
+        {CellValue{absl::StrCat("a", i)}, CellValue{int64_t{i}},
+         sql::FileFromSource{&sources.back()->source, ""}, CellValue{absl::StrCat("b", i)},
+         CellValue{int64_t{i * 10}}, CellValue{}}));
+  }
+  for (uint64_t v = 0; v <= 3; ++v) {
+    CAPTURE(v);
+    auto rows = root->Rows(kEpisodes, v);
+    LAKE_REQUIRE_OK(rows);
+    CHECK(rows->size() == 2 * v);
+  }
+  CHECK(absl::IsNotFound(root->Rows(kEpisodes, 4).status()));
+  auto b2 = root->Query("SELECT n FROM robots.episodes WHERE episode_id = ?", {CellValue{"b2"}});
+  LAKE_REQUIRE_OK(b2);
+  REQUIRE(b2->size() == 1);
+  CHECK(std::get<int64_t>((*b2)[0][0]) == 20);
+  auto limited = root->Query("SELECT episode_id FROM robots.episodes LIMIT 3");
+  LAKE_REQUIRE_OK(limited);
+  CHECK(limited->size() == 3);
+  auto nulls = root->Query("SELECT video FROM robots.episodes WHERE n = ?", {CellValue{int64_t{30}}});
+  LAKE_REQUIRE_OK(nulls);
+  REQUIRE(nulls->size() == 1);
+  CHECK(std::holds_alternative<std::monostate>((*nulls)[0][0]));
+  // Three references: the NULL FILE cells add none.
+  auto refs = root->References(kEpisodes);
+  LAKE_REQUIRE_OK(refs);
+  CHECK(refs->size() == 3);
+}
+
+TEST_CASE("tables: an existing location is appended without an upload; outsiders are refused") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<uint8_t> bytes = testing::RandomBytes(5000, 3);
+  testing::MemorySource source(bytes);
+  absl::StatusOr<DataLocation> uploaded = root->stage->Upload(source, {});
+  LAKE_REQUIRE_OK(uploaded);
+  LAKE_REQUIRE_OK(root->Insert(kInsert, {CellValue{"x"}, CellValue{int64_t{1}}, CellValue{*uploaded}}));
+  CHECK(root->StageObjects().size() == 1);
+  // A wrong size is refused before anything is appended.
+  DataLocation wrong = *uploaded;
+  wrong.size_bytes = 4999;
+  absl::Status refused =
+      root->Insert(kInsert, {CellValue{"y"}, CellValue{int64_t{2}}, CellValue{wrong}}).status();
+  CHECK(absl::IsDataLoss(refused));
+  // A location outside the stage is refused at bind time.
+  absl::StatusOr<DataLocation> outside = MakeDataLocation(
+      "file:///etc/passwd", "text/plain", 10, std::string(64, 'a'));
+  LAKE_REQUIRE_OK(outside);
+  CHECK(absl::IsInvalidArgument(
+      root->Insert(kInsert, {CellValue{"z"}, CellValue{int64_t{3}}, CellValue{*outside}}).status()));
+  absl::StatusOr<registry::TableRecord> table =
+      root->tables->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(table);
+  CHECK(table->current_version == 1);
+}
+
+TEST_CASE("tables: every SQL error is refused before any upload and leaves nothing behind") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  Source video(1000, 4);
+  struct Case {
+    std::string sql;
+    size_t params;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {"INSERT INTO robots.episodes (episode_id, nope, video) VALUES (?, ?, ?)", 3, "nope"},
+      {"INSERT INTO robots.missing (episode_id) VALUES (?)", 1, "missing"},
+      {"UPDATE robots.episodes SET n = 1", 0, "UPDATE"},
+      {"INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, ?)", 2, "3 columns"},
+      {"INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, 42, ?)", 2, "42"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.sql);
+    absl::Status status = root->Insert(c.sql, {}).status();
+    CHECK_FALSE(status.ok());
+    CHECK(std::string(status.message()).find(c.message) != std::string::npos);
+  }
+  // A wrongly typed parameter, bound after a FILE: nothing is uploaded.
+  absl::Status typed = root->Insert(kInsert, {CellValue{"e"}, CellValue{"not a number"},
+                                              sql::FileFromSource{&video.source, ""}})
+                           .status();
+  CHECK(absl::IsInvalidArgument(typed));
+  // Too few parameters.
+  CHECK(absl::IsInvalidArgument(root->Insert(kInsert, {CellValue{"e"}}).status()));
+  // A missing file path is found before anything is uploaded.
+  Source other(1000, 5);
+  absl::Status missing =
+      root->Insert("INSERT INTO robots.episodes (video, episode_id) VALUES (?, ?), (?, ?)",
+                   {sql::FileFromSource{&other.source, ""}, CellValue{"a"},
+                    sql::FileFromPath{dir.Join("no-such-file"), ""}, CellValue{"b"}})
+          .status();
+  CHECK(absl::IsNotFound(missing));
+  CHECK(root->StageObjects().empty());
+  CHECK(video.source.delivered() == 0);
+  CHECK(other.source.delivered() == 0);
+  absl::StatusOr<registry::TableRecord> table =
+      root->tables->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(table);
+  CHECK(table->current_version == 0);
+}
+
+TEST_CASE("tables: two appends racing the CAS from one version: one commits, one conflicts") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  absl::StatusOr<registry::TableRecord> table =
+      root->tables->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(table);
+  // Both prepared against version 0, uploads done.
+  std::vector<table::ColumnBatch> batches;
+  std::vector<std::unique_ptr<Source>> sources;
+  for (int i = 0; i < 2; ++i) {
+    sources.push_back(std::make_unique<Source>(2000, 20 + i));
+    absl::StatusOr<DataLocation> location = root->stage->Upload(sources.back()->source, {});
+    LAKE_REQUIRE_OK(location);
+    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
+    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
+                                     CellValue{*location}}));
+    batches.push_back(std::move(batch));
+  }
+  std::vector<absl::StatusOr<table::AppendOutcome>> outcomes(2, absl::UnknownError("unset"));
+  std::thread a([&] { outcomes[0] = root->tables->AppendBatch(*table, batches[0]); });
+  std::thread b([&] { outcomes[1] = root->tables->AppendBatch(*table, batches[1]); });
+  a.join();
+  b.join();
+  int won = outcomes[0].ok() + outcomes[1].ok();
+  CHECK(won == 1);
+  const absl::Status& lost = outcomes[0].ok() ? outcomes[1].status() : outcomes[0].status();
+  CHECK(absl::IsAborted(lost));
+  CHECK(registry::GetVersionConflict(lost).has_value());
+  auto rows = root->Rows(kEpisodes);
+  LAKE_REQUIRE_OK(rows);
+  CHECK(rows->size() == 1);
+  // The loser's object stays in the stage, unreferenced; no checkpoint is left.
+  CHECK(root->StageObjects().size() == 2);
+  auto refs = root->References(kEpisodes);
+  LAKE_REQUIRE_OK(refs);
+  CHECK(refs->size() == 1);
+  CHECK(testing::FilesUnder(dir.Join("checkpoints")).empty());
+}
+
+TEST_CASE("tables: compaction merges fragments into one version with the same rows") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  for (int i = 0; i < 4; ++i) {
+    sources.push_back(std::make_unique<Source>(100 + i, 30 + i));
+    LAKE_REQUIRE_OK(root->Insert(kInsert, Episode(absl::StrCat("e", i), i, *sources.back())));
+  }
+  auto before = root->Rows(kEpisodes);
+  LAKE_REQUIRE_OK(before);
+  absl::StatusOr<std::optional<table::AppendOutcome>> compacted =
+      root->tables->Compact(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());
+  CHECK((*compacted)->version == 5);
+  auto after = root->Rows(kEpisodes);
+  LAKE_REQUIRE_OK(after);
+  CHECK(*after == *before);
+  absl::StatusOr<std::unique_ptr<table::TableScan>> scan =
+      root->tables->Scan(*table::ParseTableName(kEpisodes), std::nullopt);
+  LAKE_REQUIRE_OK(scan);
+  CHECK((*scan)->fragment_count() == 1);
+  // The lineage still enumerates the four references (the compaction edge adds none).
+  auto refs = root->References(kEpisodes);
+  LAKE_REQUIRE_OK(refs);
+  CHECK(refs->size() == 4);
+  // Version 4 is still readable as it was.
+  auto v4 = root->Rows(kEpisodes, 4);
+  LAKE_REQUIRE_OK(v4);
+  CHECK(*v4 == *before);
+  // A single fragment: nothing to do.
+  absl::StatusOr<std::optional<table::AppendOutcome>> again =
+      root->tables->Compact(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(again);
+  CHECK_FALSE(again->has_value());
+}
+
+TEST_CASE("tables: a corrupted reference delta makes enumeration fail closed") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  Source video(300, 40);
+  LAKE_REQUIRE_OK(root->Insert(kInsert, Episode("c", 1, video)));
+  std::string delta =
+      dir.Join("tables/robots/episodes/_lake/object_refs/00000000000000000001.refs");
+  REQUIRE(std::filesystem::exists(delta));
+  {
+    std::fstream f(delta, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(70);
+    char c;
+    f.read(&c, 1);
+    f.seekp(70);
+    c ^= 0x20;
+    f.write(&c, 1);
+  }
+  absl::Status enumerated = root->References(kEpisodes).status();
+  CHECK(absl::IsDataLoss(enumerated));
+  std::filesystem::remove(delta);
+  CHECK(absl::IsDataLoss(root->References(kEpisodes).status()));
+}
+
+TEST_CASE("tables: a second writer process is refused; a follower reads without the lock") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  REQUIRE(fs.ok());
+  absl::StatusOr<std::unique_ptr<TableRoot>> second = TableRoot::Open(**fs, dir.path());
+  CHECK(absl::IsAborted(second.status()));
+  registry::RegistryOptions options;
+  options.read_only = true;
+  options.follower_max_staleness = absl::ZeroDuration();
+  absl::StatusOr<std::unique_ptr<registry::Registry>> follower = registry::Registry::Open(
+      dir.Join("registry"), dir.Join("writer.lock"), options);
+  LAKE_REQUIRE_OK(follower);
+  Source video(300, 41);
+  LAKE_REQUIRE_OK(root->Insert(kInsert, Episode("f", 1, video)));
+  absl::StatusOr<registry::TableRecord> seen =
+      (*follower)->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(seen);
+  CHECK(seen->current_version == 1);
+}
+
+TEST_CASE("tables: recovery replays a pending append once and rejects an expired one") {
+  testing::TempDir dir;
+  std::string operation_id;
+  {
+    auto root = OpenRoot(dir.path());
+    CreateEpisodes(*root);
+    absl::StatusOr<registry::TableRecord> table =
+        root->tables->GetTable(*table::ParseTableName(kEpisodes));
+    LAKE_REQUIRE_OK(table);
+    Source video(700, 50);
+    absl::StatusOr<DataLocation> location = root->stage->Upload(video.source, {});
+    LAKE_REQUIRE_OK(location);
+    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
+    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{"p"}, CellValue{int64_t{9}}, CellValue{*location}}));
+    // A checkpoint as a crashed append leaves it, and an expired one.
+    absl::StatusOr<table::AppendCheckpointStore> store =
+        table::AppendCheckpointStore::Open(root->tables->fs(), dir.Join("checkpoints"));
+    LAKE_REQUIRE_OK(store);
+    table::AppendCheckpoint checkpoint;
+    checkpoint.operation_id = NewUuidV7();
+    operation_id = checkpoint.operation_id;
+    checkpoint.table_name = kEpisodes;
+    checkpoint.table_id = table->table_id;
+    checkpoint.stage_identity = testing::LocalStageIdentity(dir.path());
+    absl::StatusOr<std::string> encoded = table::EncodeFragment(batch);
+    LAKE_REQUIRE_OK(encoded);
+    checkpoint.batch = *encoded;
+    checkpoint.batch_sha256 = testing::Sha256Hex(
+        std::vector<uint8_t>(encoded->begin(), encoded->end()));
+    LAKE_REQUIRE_OK(store->Publish(checkpoint));
+    table::AppendCheckpoint old = checkpoint;
+    // A UUIDv7 from 2020: far past the 7-day horizon.
+    old.operation_id = "01700000-0000-7000-8000-000000000001";
+    LAKE_REQUIRE_OK(store->Publish(old));
+  }
+  auto root = OpenRoot(dir.path());
+  absl::StatusOr<table::PendingCheckpointList> pending = root->tables->PendingAppends();
+  LAKE_REQUIRE_OK(pending);
+  CHECK(pending->entries.size() == 2);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 2);
+  int committed = 0, expired = 0;
+  for (const table::RecoveredAppend& r : *recovered) {
+    if (r.result == table::RecoveredAppend::Result::kCommitted) {
+      ++committed;
+      CHECK(r.operation_id == operation_id);
+      CHECK(r.version == 1);
+    }
+    if (r.result == table::RecoveredAppend::Result::kExpired) ++expired;
+  }
+  CHECK(committed == 1);
+  CHECK(expired == 1);
+  auto rows = root->Rows(kEpisodes);
+  LAKE_REQUIRE_OK(rows);
+  CHECK(rows->size() == 1);
+  CHECK(testing::FilesUnder(dir.Join("checkpoints")).empty());
+  // Recovering again finds nothing and appends nothing.
+  absl::StatusOr<std::vector<table::RecoveredAppend>> again = root->tables->Recover();
+  LAKE_REQUIRE_OK(again);
+  CHECK(again->empty());
+  CHECK(root->Rows(kEpisodes)->size() == 1);
+}
+
+}  // namespace
+}  // namespace lake

@@ -1,0 +1,172 @@
+// The registry's value encodings: canonical, and failing closed on damage.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "absl/strings/escaping.h"
+#include "registry/registry_keys.h"
+#include "registry/registry_records.h"
+#include "tests/support/status_checks.h"
+
+namespace lake::registry {
+namespace {
+
+using table::ColumnType;
+
+TableRecord SampleTable() {
+  return TableRecord{7,
+                     {"media", "clips"},
+                     table::Schema{{{"id", ColumnType::kInt64}, {"video", ColumnType::kFile}}},
+                     3,
+                     "tables/media/clips/_lake/manifests/3.manifest",
+                     1700000000000000};
+}
+
+VersionRecord SampleVersion() {
+  return VersionRecord{3, 2, "tables/media/clips/_lake/manifests/3.manifest",
+                       std::string(64, 'c'), "op-3", 1700000000000003};
+}
+
+AppendOperationRecord SampleOperation() {
+  return AppendOperationRecord{"op-3", 7, 3, std::string(64, 'e'), 1700000000000003};
+}
+
+// Every strict prefix and every single-bit change of `value` fails `decode`
+// with DataLoss.
+template <typename Decode>
+void CheckEveryDamageIsDataLoss(const std::string& value, Decode decode) {
+  for (size_t len = 0; len < value.size(); ++len) {
+    CAPTURE(len);
+    CHECK(absl::IsDataLoss(decode(value.substr(0, len)).status()));
+  }
+  for (size_t i = 0; i < value.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string damaged = value;
+      damaged[i] = static_cast<char>(damaged[i] ^ (1 << bit));
+      CAPTURE(i);
+      CAPTURE(bit);
+      CHECK(absl::IsDataLoss(decode(damaged).status()));
+    }
+  }
+  CHECK(absl::IsDataLoss(decode(value + "x").status()));
+}
+
+TEST_CASE("the counter record's encoding is fixed (golden)") {
+  CHECK(absl::BytesToHexString(EncodeCounterRecord(42)) ==
+        "01072a0000000000000038249ac03e5e140d");
+  CHECK(*DecodeCounterRecord(absl::HexStringToBytes("01072a0000000000000038249ac03e5e140d")) ==
+        42);
+}
+
+TEST_CASE("records round-trip") {
+  CHECK(*DecodeStageDescriptorRecord(EncodeStageDescriptorRecord("{\"kind\":\"local\"}")) ==
+        "{\"kind\":\"local\"}");
+  NamespaceRecord ns{"media", -5};
+  CHECK(*DecodeNamespaceRecord(EncodeNamespaceRecord(ns)) == ns);
+  CHECK(*DecodeTableRecord(EncodeTableRecord(SampleTable())) == SampleTable());
+  CHECK(*DecodeTableIdIndexRecord(EncodeTableIdIndexRecord({"media", "clips"})) ==
+        table::TableName{"media", "clips"});
+  CHECK(*DecodeVersionRecord(EncodeVersionRecord(7, SampleVersion()), 7) == SampleVersion());
+  CHECK(*DecodeAppendOperationRecord(EncodeAppendOperationRecord(SampleOperation())) ==
+        SampleOperation());
+  CHECK(*DecodeCounterRecord(EncodeCounterRecord(1)) == 1);
+}
+
+TEST_CASE("a table at version 0 has no manifest") {
+  TableRecord empty = SampleTable();
+  empty.current_version = 0;
+  empty.manifest_path = "";
+  CHECK(*DecodeTableRecord(EncodeTableRecord(empty)) == empty);
+  TableRecord inconsistent = empty;
+  inconsistent.manifest_path = "m";
+  CHECK(absl::IsInvalidArgument(ValidateTableRecord(inconsistent)));
+  CHECK(absl::IsDataLoss(DecodeTableRecord(EncodeTableRecord(inconsistent)).status()));
+}
+
+TEST_CASE("every truncation and bit flip is DataLoss") {
+  SUBCASE("table") {
+    CheckEveryDamageIsDataLoss(EncodeTableRecord(SampleTable()),
+                               [](std::string_view v) { return DecodeTableRecord(v); });
+  }
+  SUBCASE("version") {
+    CheckEveryDamageIsDataLoss(EncodeVersionRecord(7, SampleVersion()),
+                               [](std::string_view v) { return DecodeVersionRecord(v, 7); });
+  }
+  SUBCASE("append operation") {
+    CheckEveryDamageIsDataLoss(EncodeAppendOperationRecord(SampleOperation()),
+                               [](std::string_view v) { return DecodeAppendOperationRecord(v); });
+  }
+  SUBCASE("counter") {
+    CheckEveryDamageIsDataLoss(EncodeCounterRecord(9),
+                               [](std::string_view v) { return DecodeCounterRecord(v); });
+  }
+}
+
+TEST_CASE("an unknown format version is DataLoss, named") {
+  std::string value = EncodeCounterRecord(9);
+  value[0] = 2;
+  absl::StatusOr<uint64_t> decoded = DecodeCounterRecord(value);
+  CHECK(absl::IsDataLoss(decoded.status()));
+  CHECK(decoded.status().message() ==
+        "registry counter record is damaged: unknown format version 2 (this lake reads "
+        "version 1)");
+}
+
+TEST_CASE("a record of another kind is DataLoss") {
+  absl::StatusOr<TableRecord> decoded = DecodeTableRecord(EncodeCounterRecord(9));
+  CHECK(absl::IsDataLoss(decoded.status()));
+  CHECK(decoded.status().message() == "registry table record is damaged: it holds record kind 7");
+}
+
+TEST_CASE("a version record of another table is DataLoss") {
+  absl::StatusOr<VersionRecord> decoded =
+      DecodeVersionRecord(EncodeVersionRecord(7, SampleVersion()), 8);
+  CHECK(absl::IsDataLoss(decoded.status()));
+  CHECK(decoded.status().message() ==
+        "registry version record is damaged: it belongs to table 7, not table 8");
+}
+
+TEST_CASE("well-framed records with invalid content are DataLoss") {
+  TableRecord bad_name = SampleTable();
+  bad_name.name.table = "no-dashes";
+  CHECK(absl::IsDataLoss(DecodeTableRecord(EncodeTableRecord(bad_name)).status()));
+  TableRecord bad_schema = SampleTable();
+  bad_schema.schema.columns.push_back(bad_schema.schema.columns[0]);  // duplicate name
+  CHECK(absl::IsDataLoss(DecodeTableRecord(EncodeTableRecord(bad_schema)).status()));
+  VersionRecord bad_digest = SampleVersion();
+  bad_digest.reference_delta_sha256 = "abc";
+  CHECK(absl::IsDataLoss(DecodeVersionRecord(EncodeVersionRecord(7, bad_digest), 7).status()));
+  AppendOperationRecord bad_op = SampleOperation();
+  bad_op.operation_id = "with space";
+  CHECK(absl::IsDataLoss(DecodeAppendOperationRecord(EncodeAppendOperationRecord(bad_op)).status()));
+  CHECK(absl::IsDataLoss(DecodeCounterRecord(EncodeCounterRecord(0)).status()));
+  CHECK(absl::IsDataLoss(DecodeStageDescriptorRecord(EncodeStageDescriptorRecord("")).status()));
+}
+
+TEST_CASE("content checks name what is wrong") {
+  CHECK(ValidateSha256Hex(std::string(64, '0'), "x").ok());
+  CHECK(ValidateSha256Hex(std::string(64, 'F'), "batch_sha256").message() ==
+        "batch_sha256 must be 64 lowercase hex digits, not \"" + std::string(64, 'F') + "\"");
+  CHECK(ValidateOperationId("0f8a-uuid:1").ok());
+  CHECK(absl::IsInvalidArgument(ValidateOperationId("")));
+  CHECK(absl::IsInvalidArgument(ValidateOperationId(std::string(kMaxOperationIdBytes + 1, 'a'))));
+  CHECK(absl::IsInvalidArgument(ValidateOperationId("tab\there")));
+  CHECK(absl::IsInvalidArgument(ValidateManifestPath("")));
+  CHECK(absl::IsInvalidArgument(ValidateManifestPath(std::string("a\0b", 3))));
+}
+
+TEST_CASE("keys sort as their records do") {
+  CHECK(TableKey({"ns", "t"}) == "t/ns.t");
+  CHECK(TableIdKey(255) == "i/00000000000000ff");
+  CHECK(VersionKey(255, 12) == "v/00000000000000ff/00000000000000000012");
+  CHECK(TableVersionsPrefix(255) == "v/00000000000000ff/");
+  CHECK(OperationKey("op") == "o/op");
+  CHECK(NamespaceKey("ns") == "n/ns");
+  CHECK(VersionKey(1, 9) < VersionKey(1, 10));
+  CHECK(VersionKey(1, UINT64_MAX) < VersionKey(2, 0));
+  CHECK(TableKey({"a", "z"}) < TableKey({"a0", "b"}));
+  CHECK(TableKey({"a", "z"}) < TableKey({"a_", "b"}));
+}
+
+}  // namespace
+}  // namespace lake::registry

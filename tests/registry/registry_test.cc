@@ -1,0 +1,577 @@
+// The registry: tables and versions in RocksDB, a version compare-and-set,
+// operation records, one writer per root and read-only followers.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <latch>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "registry/registry.h"
+#include "registry/registry_keys.h"
+#include "rocksdb/db.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/test_files.h"
+
+namespace lake::registry {
+namespace {
+
+using table::ColumnType;
+using table::Schema;
+using table::TableName;
+
+Schema TwoColumns() { return Schema{{{"id", ColumnType::kInt64}, {"video", ColumnType::kFile}}}; }
+
+std::string Hex64(char c) { return std::string(64, c); }
+
+VersionRecord Version(uint64_t version, uint64_t parent, std::string operation_id = "") {
+  return VersionRecord{version,
+                       parent,
+                       absl::StrCat("tables/ns/t/_lake/manifests/", version, ".manifest"),
+                       Hex64('a' + static_cast<char>(version % 6)),
+                       std::move(operation_id),
+                       1700000000000000 + static_cast<int64_t>(version)};
+}
+
+AppendOperationRecord Operation(std::string id, uint64_t table_id, uint64_t version) {
+  return AppendOperationRecord{std::move(id), table_id, version, Hex64('f'), 1700000000000123};
+}
+
+// A clock tests move by hand.
+struct FakeClock {
+  std::shared_ptr<std::atomic<int64_t>> micros =
+      std::make_shared<std::atomic<int64_t>>(1700000000000000);
+
+  std::function<absl::Time()> Function() const {
+    auto m = micros;
+    return [m] { return absl::FromUnixMicros(m->load()); };
+  }
+  void Advance(absl::Duration d) { *micros += absl::ToInt64Microseconds(d); }
+  int64_t Now() const { return micros->load(); }
+};
+
+// A root directory with a registry and its lock inside.
+struct Root {
+  testing::TempDir dir;
+  std::string registry_dir() const { return dir.Join("registry"); }
+  std::string lock_path() const { return dir.Join("registry.lock"); }
+
+  std::unique_ptr<Registry> OpenWriter(RegistryOptions options = {}) {
+    absl::StatusOr<std::unique_ptr<Registry>> opened =
+        Registry::Open(registry_dir(), lock_path(), std::move(options));
+    REQUIRE_MESSAGE(opened.ok(), opened.status().ToString());
+    return std::move(*opened);
+  }
+  std::unique_ptr<Registry> OpenFollower(RegistryOptions options = {}) {
+    options.read_only = true;
+    absl::StatusOr<std::unique_ptr<Registry>> opened =
+        Registry::Open(registry_dir(), lock_path(), std::move(options));
+    REQUIRE_MESSAGE(opened.ok(), opened.status().ToString());
+    return std::move(*opened);
+  }
+};
+
+TEST_CASE("a new registry is empty") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  CHECK_FALSE(registry->read_only());
+  CHECK(*registry->GetStageDescriptor() == std::nullopt);
+  CHECK(registry->ListNamespaces()->empty());
+  CHECK(registry->ListTables()->empty());
+  CHECK(registry->ViewAge() == absl::ZeroDuration());
+  CHECK(absl::IsNotFound(registry->GetTable({"ns", "t"}).status()));
+  CHECK(absl::IsNotFound(registry->GetTableById(1).status()));
+}
+
+TEST_CASE("the stage descriptor is recorded once") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  const std::string local = "{\"version\":1,\"kind\":\"local\"}";
+  LAKE_REQUIRE_OK(registry->PutStageDescriptorIfAbsent(local));
+  CHECK(*registry->GetStageDescriptor() == local);
+  LAKE_CHECK_OK(registry->PutStageDescriptorIfAbsent(local));  // the same again
+
+  absl::Status other = registry->PutStageDescriptorIfAbsent("{\"kind\":\"s3\"}");
+  CHECK(absl::IsFailedPrecondition(other));
+  CHECK(other.message() == absl::StrCat("the root's stage descriptor is already ", local,
+                                        "; it cannot become {\"kind\":\"s3\"}"));
+  CHECK(*registry->GetStageDescriptor() == local);
+  CHECK(absl::IsInvalidArgument(registry->PutStageDescriptorIfAbsent("")));
+}
+
+TEST_CASE("namespaces are created once and listed sorted") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  LAKE_REQUIRE_OK(registry->CreateNamespace("zeta"));
+  LAKE_REQUIRE_OK(registry->CreateNamespace("alpha"));
+  LAKE_REQUIRE_OK(registry->CreateNamespace("alpha_2"));
+  absl::Status again = registry->CreateNamespace("zeta");
+  CHECK(absl::IsAlreadyExists(again));
+  CHECK(again.message() == "namespace zeta already exists");
+  CHECK(absl::IsInvalidArgument(registry->CreateNamespace("no.dots")));
+  CHECK(absl::IsInvalidArgument(registry->CreateNamespace("")));
+  CHECK(*registry->ListNamespaces() == std::vector<std::string>{"alpha", "alpha_2", "zeta"});
+}
+
+TEST_CASE("a table is created at version 0 with the next id") {
+  Root root;
+  FakeClock clock;
+  std::unique_ptr<Registry> registry = root.OpenWriter({.clock = clock.Function()});
+  absl::StatusOr<TableRecord> created = registry->CreateTable({"media", "clips"}, TwoColumns());
+  LAKE_REQUIRE_OK(created);
+  const TableRecord expected{1, {"media", "clips"}, TwoColumns(), 0, "", clock.Now()};
+  CHECK(*created == expected);
+  CHECK(*registry->GetTable({"media", "clips"}) == expected);
+  CHECK(*registry->GetTableById(1) == expected);
+  CHECK(*registry->ListNamespaces() == std::vector<std::string>{"media"});  // implicitly
+  CHECK(registry->ListVersions(1)->empty());
+  CHECK(absl::IsNotFound(registry->GetVersion(1, 0).status()));
+
+  absl::StatusOr<TableRecord> second = registry->CreateTable({"media", "frames"}, TwoColumns());
+  LAKE_REQUIRE_OK(second);
+  CHECK(second->table_id == 2);
+
+  absl::StatusOr<TableRecord> taken = registry->CreateTable({"media", "clips"}, TwoColumns());
+  CHECK(absl::IsAlreadyExists(taken.status()));
+  CHECK(taken.status().message() == "table media.clips already exists");
+}
+
+TEST_CASE("bad table names and schemas are refused") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  CHECK(absl::IsInvalidArgument(registry->CreateTable({"ns", "bad-name"}, TwoColumns()).status()));
+  CHECK(absl::IsInvalidArgument(registry->CreateTable({"", "t"}, TwoColumns()).status()));
+  CHECK(absl::IsInvalidArgument(registry->CreateTable({"ns", "t"}, Schema{}).status()));
+  CHECK(registry->ListTables()->empty());
+  CHECK(registry->ListNamespaces()->empty());
+}
+
+TEST_CASE("tables are listed by namespace, then table") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  // '.' separates namespace and table in the keys; "a_b" must still sort
+  // after every table of "a", as TableName's order says.
+  for (TableName name : {TableName{"a_b", "c"}, TableName{"b", "x"}, TableName{"a", "z"},
+                         TableName{"a", "b"}, TableName{"A", "q"}}) {
+    LAKE_REQUIRE_OK(registry->CreateTable(name, TwoColumns()));
+  }
+  absl::StatusOr<std::vector<TableRecord>> tables = registry->ListTables();
+  LAKE_REQUIRE_OK(tables);
+  std::vector<std::string> names;
+  std::vector<uint64_t> ids;
+  for (const TableRecord& t : *tables) {
+    names.push_back(t.name.ToString());
+    ids.push_back(t.table_id);
+  }
+  CHECK(names == std::vector<std::string>{"A.q", "a.b", "a.z", "a_b.c", "b.x"});
+  CHECK(ids == std::vector<uint64_t>{5, 4, 3, 1, 2});
+}
+
+TEST_CASE("a commit on the expected version advances the table") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  TableRecord table = *registry->CreateTable({"ns", "t"}, TwoColumns());
+
+  absl::StatusOr<TableRecord> v1 =
+      registry->CommitVersion(table.table_id, 0, Version(1, 0, "op-1"),
+                              Operation("op-1", table.table_id, 1));
+  LAKE_REQUIRE_OK(v1);
+  CHECK(v1->current_version == 1);
+  CHECK(v1->manifest_path == Version(1, 0).manifest_path);
+  CHECK(*registry->GetTable({"ns", "t"}) == *v1);
+
+  // Versions need not be consecutive, and a commit need not be an append.
+  absl::StatusOr<TableRecord> v3 =
+      registry->CommitVersion(table.table_id, 1, Version(3, 1), std::nullopt);
+  LAKE_REQUIRE_OK(v3);
+  CHECK(v3->current_version == 3);
+
+  CHECK(*registry->GetVersion(table.table_id, 1) == Version(1, 0, "op-1"));
+  CHECK(*registry->GetVersion(table.table_id, 3) == Version(3, 1));
+  CHECK(absl::IsNotFound(registry->GetVersion(table.table_id, 2).status()));
+  CHECK(*registry->ListVersions(table.table_id) ==
+        std::vector<VersionRecord>{Version(1, 0, "op-1"), Version(3, 1)});
+  CHECK(**registry->GetAppendOperation("op-1") == Operation("op-1", table.table_id, 1));
+  CHECK(*registry->GetAppendOperation("op-2") == std::nullopt);
+}
+
+TEST_CASE("a commit on a stale version is a typed conflict and changes nothing") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  TableRecord table = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  LAKE_REQUIRE_OK(registry->CommitVersion(table.table_id, 0, Version(1, 0), std::nullopt));
+  std::string before = *registry->Fingerprint();
+
+  absl::StatusOr<TableRecord> lost = registry->CommitVersion(
+      table.table_id, 0, Version(2, 0, "late"), Operation("late", table.table_id, 2));
+  CHECK(absl::IsAborted(lost.status()));
+  CHECK(lost.status().message() ==
+        "version conflict on table 1: expected version 0, but the table is at version 1");
+  CHECK(GetVersionConflict(lost.status()) == VersionConflict{table.table_id, 0, 1});
+  CHECK(GetCommittedOperation(lost.status()) == std::nullopt);
+
+  CHECK(*registry->Fingerprint() == before);
+  CHECK(registry->GetTable({"ns", "t"})->current_version == 1);
+  CHECK(registry->ListVersions(table.table_id)->size() == 1);
+  CHECK(absl::IsNotFound(registry->GetVersion(table.table_id, 2).status()));
+  CHECK(*registry->GetAppendOperation("late") == std::nullopt);
+}
+
+TEST_CASE("threads racing a commit from the same version: exactly one wins") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  TableRecord table = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  constexpr int kRounds = 10;
+  constexpr int kThreads = 4;
+  for (int round = 0; round < kRounds; ++round) {
+    uint64_t from = registry->GetTable({"ns", "t"})->current_version;
+    std::latch start(kThreads);
+    std::atomic<int> wins = 0;
+    std::atomic<int> conflicts = 0;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        std::string op = absl::StrCat("round", round, "-thread", t);
+        start.arrive_and_wait();
+        absl::StatusOr<TableRecord> result = registry->CommitVersion(
+            table.table_id, from, Version(from + 1, from, op),
+            Operation(op, table.table_id, from + 1));
+        if (result.ok()) ++wins;
+        if (GetVersionConflict(result.status()) ==
+            VersionConflict{table.table_id, from, from + 1}) {
+          ++conflicts;
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    CHECK(wins == 1);
+    CHECK(conflicts == kThreads - 1);
+    CHECK(registry->GetTable({"ns", "t"})->current_version == from + 1);
+  }
+  CHECK(registry->ListVersions(table.table_id)->size() == kRounds);
+}
+
+TEST_CASE("a replayed operation is refused with the version it produced") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  TableRecord table = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  LAKE_REQUIRE_OK(registry->CommitVersion(table.table_id, 0, Version(1, 0, "op-a"),
+                                          Operation("op-a", table.table_id, 1)));
+  std::string before = *registry->Fingerprint();
+
+  // The replay of a commit that went through: its expected version is now
+  // stale, and still the answer is the operation's own version.
+  absl::StatusOr<TableRecord> replay = registry->CommitVersion(
+      table.table_id, 0, Version(1, 0, "op-a"), Operation("op-a", table.table_id, 1));
+  CHECK(absl::IsAlreadyExists(replay.status()));
+  CHECK(replay.status().message() == "operation op-a already committed version 1 of table 1");
+  CHECK(GetCommittedOperation(replay.status()) == CommittedOperation{table.table_id, 1});
+
+  // On the current version too.
+  absl::StatusOr<TableRecord> again = registry->CommitVersion(
+      table.table_id, 1, Version(2, 1, "op-a"), Operation("op-a", table.table_id, 2));
+  CHECK(GetCommittedOperation(again.status()) == CommittedOperation{table.table_id, 1});
+  CHECK(*registry->Fingerprint() == before);
+  CHECK(registry->ListVersions(table.table_id)->size() == 1);
+}
+
+TEST_CASE("inconsistent commits are refused") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  TableRecord table = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  const uint64_t id = table.table_id;
+  auto status = [&](uint64_t expected, const VersionRecord& next,
+                    const std::optional<AppendOperationRecord>& op) {
+    return registry->CommitVersion(id, expected, next, op).status();
+  };
+  CHECK(absl::IsInvalidArgument(status(0, Version(2, 1), std::nullopt)));  // parent != expected
+  CHECK(absl::IsInvalidArgument(status(0, Version(0, 0), std::nullopt)));  // not above
+  VersionRecord bad_digest = Version(1, 0);
+  bad_digest.reference_delta_sha256 = Hex64('A');
+  CHECK(absl::IsInvalidArgument(status(0, bad_digest, std::nullopt)));
+  VersionRecord no_manifest = Version(1, 0);
+  no_manifest.manifest_path = "";
+  CHECK(absl::IsInvalidArgument(status(0, no_manifest, std::nullopt)));
+  CHECK(absl::IsInvalidArgument(status(0, Version(1, 0, "op"), Operation("other", id, 1))));
+  CHECK(absl::IsInvalidArgument(status(0, Version(1, 0, "op"), Operation("op", id, 2))));
+  CHECK(absl::IsInvalidArgument(status(0, Version(1, 0, "op"), Operation("op", id + 1, 1))));
+  CHECK(absl::IsInvalidArgument(status(0, Version(1, 0, "has space"), std::nullopt)));
+  CHECK(absl::IsNotFound(
+      registry->CommitVersion(id + 7, 0, Version(1, 0), std::nullopt).status()));
+  CHECK(registry->GetTable({"ns", "t"})->current_version == 0);
+}
+
+TEST_CASE("a second writer in the same process is refused, naming the pid") {
+  Root root;
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  absl::StatusOr<std::unique_ptr<Registry>> second =
+      Registry::Open(root.registry_dir(), root.lock_path(), {});
+  CHECK(absl::IsAborted(second.status()));
+  CHECK(second.status().message() ==
+        absl::StrCat(root.registry_dir(), " is open for writing by another process (pid ",
+                     ::getpid(), ")"));
+}
+
+TEST_CASE("a second writer process is refused, naming the holder's pid") {
+  Root root;
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The child reports its outcome as "<code> <message>" and leaves.
+    ::close(pipe_fds[0]);
+    absl::StatusOr<std::unique_ptr<Registry>> opened =
+        Registry::Open(root.registry_dir(), root.lock_path(), {});
+    std::string report = absl::StrCat(static_cast<int>(opened.status().code()), " ",
+                                      opened.status().message());
+    ssize_t ignored = ::write(pipe_fds[1], report.data(), report.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string report;
+  char buf[512];
+  ssize_t n;
+  while ((n = ::read(pipe_fds[0], buf, sizeof(buf))) > 0) report.append(buf, n);
+  ::close(pipe_fds[0]);
+  int wait_status = 0;
+  REQUIRE(::waitpid(child, &wait_status, 0) == child);
+  CHECK(report == absl::StrCat(static_cast<int>(absl::StatusCode::kAborted), " ",
+                               root.registry_dir(),
+                               " is open for writing by another process (pid ", ::getpid(),
+                               ")"));
+}
+
+TEST_CASE("closing the writer releases the lock and keeps everything") {
+  Root root;
+  TableRecord committed;
+  {
+    std::unique_ptr<Registry> writer = root.OpenWriter();
+    LAKE_REQUIRE_OK(writer->PutStageDescriptorIfAbsent("{\"kind\":\"local\"}"));
+    LAKE_REQUIRE_OK(writer->CreateNamespace("empty"));
+    TableRecord t = *writer->CreateTable({"ns", "t"}, TwoColumns());
+    committed = *writer->CommitVersion(t.table_id, 0, Version(1, 0, "op"),
+                                       Operation("op", t.table_id, 1));
+  }
+  CHECK_FALSE(testing::PathExists(root.lock_path()));
+  std::unique_ptr<Registry> reopened = root.OpenWriter();
+  CHECK(*reopened->GetStageDescriptor() == "{\"kind\":\"local\"}");
+  CHECK(*reopened->ListNamespaces() == std::vector<std::string>{"empty", "ns"});
+  CHECK(*reopened->GetTable({"ns", "t"}) == committed);
+  CHECK(*reopened->ListVersions(committed.table_id) ==
+        std::vector<VersionRecord>{Version(1, 0, "op")});
+  CHECK(**reopened->GetAppendOperation("op") == Operation("op", committed.table_id, 1));
+  // Ids are never reused: the counter survived.
+  CHECK(reopened->CreateTable({"ns", "u"}, TwoColumns())->table_id == committed.table_id + 1);
+}
+
+TEST_CASE("a lock file left by a crashed writer does not block the next") {
+  Root root;
+  testing::WriteFile(root.lock_path(), {'4', '2', '\n'});
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  std::vector<uint8_t> pid = testing::ReadFile(root.lock_path());
+  CHECK(std::string(pid.begin(), pid.end()) == absl::StrCat(::getpid(), "\n"));
+}
+
+TEST_CASE("a follower catches up once its view is older than the bound") {
+  Root root;
+  FakeClock clock;
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  TableRecord table = *writer->CreateTable({"ns", "t"}, TwoColumns());
+  std::unique_ptr<Registry> follower = root.OpenFollower({.clock = clock.Function()});
+  CHECK(follower->read_only());
+  CHECK(follower->ViewAge() == absl::ZeroDuration());
+  CHECK(follower->GetTable({"ns", "t"})->current_version == 0);
+
+  LAKE_REQUIRE_OK(writer->CommitVersion(table.table_id, 0, Version(1, 0), std::nullopt));
+  clock.Advance(absl::Milliseconds(900));
+  CHECK(follower->ViewAge() == absl::Milliseconds(900));
+  // Within the bound (1 s by default) the follower reads its own view.
+  CHECK(follower->GetTable({"ns", "t"})->current_version == 0);
+
+  clock.Advance(absl::Milliseconds(200));
+  CHECK(follower->ViewAge() == absl::Milliseconds(1100));
+  CHECK(follower->GetTable({"ns", "t"})->current_version == 1);
+  CHECK(follower->ViewAge() == absl::ZeroDuration());
+  CHECK(*follower->GetVersion(table.table_id, 1) == Version(1, 0));
+
+  // An explicit catch-up does not wait for the bound.
+  LAKE_REQUIRE_OK(writer->CreateTable({"ns", "u"}, TwoColumns()));
+  clock.Advance(absl::Milliseconds(10));
+  LAKE_REQUIRE_OK(follower->CatchUp());
+  CHECK(follower->ViewAge() == absl::ZeroDuration());
+  CHECK(follower->ListTables()->size() == 2);
+  CHECK(*follower->Fingerprint() == *writer->Fingerprint());
+}
+
+TEST_CASE("a follower keeps following across a restart of the writer") {
+  Root root;
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  TableRecord table = *writer->CreateTable({"ns", "t"}, TwoColumns());
+  std::unique_ptr<Registry> follower = root.OpenFollower();
+  LAKE_REQUIRE_OK(writer->CommitVersion(table.table_id, 0, Version(1, 0), std::nullopt));
+  writer.reset();  // its reopening flushes the log into a table file
+  writer = root.OpenWriter();
+  LAKE_REQUIRE_OK(writer->CommitVersion(table.table_id, 1, Version(2, 1), std::nullopt));
+  LAKE_REQUIRE_OK(follower->CatchUp());
+  CHECK(follower->GetTable({"ns", "t"})->current_version == 2);
+  CHECK(*follower->ListVersions(table.table_id) ==
+        std::vector<VersionRecord>{Version(1, 0), Version(2, 1)});
+}
+
+TEST_CASE("a follower's bound is configurable") {
+  Root root;
+  FakeClock clock;
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  std::unique_ptr<Registry> follower = root.OpenFollower(
+      {.follower_max_staleness = absl::ZeroDuration(), .clock = clock.Function()});
+  LAKE_REQUIRE_OK(writer->CreateNamespace("ns"));
+  clock.Advance(absl::Microseconds(1));
+  CHECK(*follower->ListNamespaces() == std::vector<std::string>{"ns"});
+}
+
+TEST_CASE("a follower refuses writes") {
+  Root root;
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  TableRecord table = *writer->CreateTable({"ns", "t"}, TwoColumns());
+  std::unique_ptr<Registry> follower = root.OpenFollower();
+  absl::Status refused = follower->CreateNamespace("other");
+  CHECK(absl::IsFailedPrecondition(refused));
+  CHECK(refused.message() == absl::StrCat("the registry at ", root.registry_dir(),
+                                          " is open read-only: creating a namespace needs "
+                                          "the writer"));
+  CHECK(absl::IsFailedPrecondition(follower->CreateTable({"ns", "u"}, TwoColumns()).status()));
+  CHECK(absl::IsFailedPrecondition(follower->PutStageDescriptorIfAbsent("{}")));
+  CHECK(absl::IsFailedPrecondition(
+      follower->CommitVersion(table.table_id, 0, Version(1, 0), std::nullopt).status()));
+  LAKE_REQUIRE_OK(follower->CatchUp());
+  CHECK(writer->GetTable({"ns", "t"})->current_version == 0);
+  CHECK(*writer->ListNamespaces() == std::vector<std::string>{"ns"});
+}
+
+TEST_CASE("a follower of a missing registry is NotFound") {
+  Root root;
+  absl::StatusOr<std::unique_ptr<Registry>> opened =
+      Registry::Open(root.registry_dir(), root.lock_path(), {.read_only = true});
+  CHECK(absl::IsNotFound(opened.status()));
+  CHECK(opened.status().message() == absl::StrCat("there is no registry at ", root.registry_dir()));
+}
+
+TEST_CASE("a follower's private directory is removed when it closes") {
+  Root root;
+  testing::TempDir tmp;
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  const char* saved = std::getenv("TMPDIR");
+  std::string saved_value = saved != nullptr ? saved : "";
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  {
+    std::unique_ptr<Registry> follower = root.OpenFollower();
+    CHECK(testing::FilesUnder(tmp.path()).size() > 0);  // RocksDB's files
+  }
+  if (saved != nullptr) ::setenv("TMPDIR", saved_value.c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  CHECK(testing::FilesUnder(tmp.path()).empty());
+  CHECK(std::filesystem::is_empty(tmp.path()));
+}
+
+TEST_CASE("the fingerprint changes with every registration and commit") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  std::string empty = *registry->Fingerprint();
+  // SHA-256 of nothing.
+  CHECK(empty == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  TableRecord t = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  std::string one = *registry->Fingerprint();
+  CHECK(one != empty);
+  CHECK(*registry->Fingerprint() == one);
+  LAKE_REQUIRE_OK(registry->CreateNamespace("other"));  // namespaces do not count
+  CHECK(*registry->Fingerprint() == one);
+  LAKE_REQUIRE_OK(registry->CommitVersion(t.table_id, 0, Version(1, 0), std::nullopt));
+  CHECK(*registry->Fingerprint() != one);
+}
+
+// Writes `value` at `key` behind the registry's back.
+void PutRaw(const std::string& registry_dir, const std::string& key, const std::string& value) {
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status opened = rocksdb::DB::Open(rocksdb::Options(), registry_dir, &raw);
+  REQUIRE_MESSAGE(opened.ok(), opened.ToString());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::Status put = db->Put(rocksdb::WriteOptions(), key, value);
+  REQUIRE_MESSAGE(put.ok(), put.ToString());
+}
+
+std::string GetRaw(const std::string& registry_dir, const std::string& key) {
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status opened = rocksdb::DB::Open(rocksdb::Options(), registry_dir, &raw);
+  REQUIRE_MESSAGE(opened.ok(), opened.ToString());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::string value;
+  rocksdb::Status got = db->Get(rocksdb::ReadOptions(), key, &value);
+  REQUIRE_MESSAGE(got.ok(), got.ToString());
+  return value;
+}
+
+TEST_CASE("a damaged value is DataLoss") {
+  Root root;
+  uint64_t id = 0;
+  {
+    std::unique_ptr<Registry> writer = root.OpenWriter();
+    id = writer->CreateTable({"ns", "t"}, TwoColumns())->table_id;
+    LAKE_REQUIRE_OK(writer->CreateTable({"ns", "u"}, TwoColumns()));
+    LAKE_REQUIRE_OK(writer->CommitVersion(id, 0, Version(1, 0, "op"), Operation("op", id, 1)));
+  }
+  SUBCASE("garbage in a table record") {
+    PutRaw(root.registry_dir(), TableKey({"ns", "t"}), "garbage");
+    std::unique_ptr<Registry> registry = root.OpenWriter();
+    CHECK(absl::IsDataLoss(registry->GetTable({"ns", "t"}).status()));
+    CHECK(absl::IsDataLoss(registry->GetTableById(id).status()));
+    CHECK(absl::IsDataLoss(registry->ListTables().status()));
+    CHECK(absl::IsDataLoss(registry->Fingerprint().status()));
+    CHECK(absl::IsDataLoss(
+        registry->CommitVersion(id, 1, Version(2, 1), std::nullopt).status()));
+    LAKE_CHECK_OK(registry->GetTable({"ns", "u"}));  // the others read
+  }
+  SUBCASE("one flipped bit in a version record") {
+    std::string value = GetRaw(root.registry_dir(), VersionKey(id, 1));
+    value[value.size() / 2] ^= 0x01;
+    PutRaw(root.registry_dir(), VersionKey(id, 1), value);
+    std::unique_ptr<Registry> registry = root.OpenWriter();
+    absl::Status damaged = registry->GetVersion(id, 1).status();
+    CHECK(absl::IsDataLoss(damaged));
+    CHECK(damaged.message() == "registry version record is damaged: its digest does not match");
+    CHECK(absl::IsDataLoss(registry->ListVersions(id).status()));
+  }
+  SUBCASE("an unknown format version in an operation record") {
+    std::string value = GetRaw(root.registry_dir(), OperationKey("op"));
+    value[0] = 2;
+    PutRaw(root.registry_dir(), OperationKey("op"), value);
+    std::unique_ptr<Registry> registry = root.OpenWriter();
+    CHECK(absl::IsDataLoss(registry->GetAppendOperation("op").status()));
+    CHECK(absl::IsDataLoss(
+        registry->CommitVersion(id, 1, Version(2, 1, "op"), Operation("op", id, 2)).status()));
+  }
+  SUBCASE("a record under another table's key") {
+    PutRaw(root.registry_dir(), TableKey({"ns", "t"}),
+           GetRaw(root.registry_dir(), TableKey({"ns", "u"})));
+    std::unique_ptr<Registry> registry = root.OpenWriter();
+    CHECK(absl::IsDataLoss(registry->GetTable({"ns", "t"}).status()));
+    CHECK(absl::IsDataLoss(registry->ListTables().status()));
+  }
+  SUBCASE("a damaged table id counter") {
+    PutRaw(root.registry_dir(), std::string(kNextTableIdKey), "");
+    std::unique_ptr<Registry> registry = root.OpenWriter();
+    CHECK(absl::IsDataLoss(registry->CreateTable({"ns", "v"}, TwoColumns()).status()));
+  }
+}
+
+}  // namespace
+}  // namespace lake::registry

@@ -1,0 +1,96 @@
+#include "tests/support/table_fixture.h"
+
+#include "absl/strings/str_cat.h"
+#include "engine/local/local_object_store.h"
+#include "engine/stage_descriptor.h"
+
+namespace lake::testing {
+
+std::string LocalStageIdentity(const std::string&) {
+  return StageDescriptorToJson(StageDescriptor{});
+}
+
+absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(io::FileSystem& fs,
+                                                           const std::string& root_dir) {
+  auto root = std::make_unique<TableRoot>();
+  absl::StatusOr<std::unique_ptr<LocalObjectStore>> store =
+      LocalObjectStore::Open(fs, root_dir + "/stage", "");
+  if (!store.ok()) return store.status();
+  root->stage = std::make_unique<ManagedStage>(std::move(*store));
+  absl::StatusOr<std::unique_ptr<registry::Registry>> registry =
+      registry::Registry::Open(root_dir + "/registry", root_dir + "/writer.lock");
+  if (!registry.ok()) return registry.status();
+  root->registry = std::move(*registry);
+  absl::StatusOr<std::unique_ptr<table::TableStore>> tables = table::TableStore::Open(
+      fs, root_dir, *root->registry, *root->stage, LocalStageIdentity(root_dir));
+  if (!tables.ok()) return tables.status();
+  root->tables = std::move(*tables);
+  return root;
+}
+
+absl::StatusOr<table::AppendOutcome> TableRoot::Insert(
+    const std::string& sql, std::vector<sql::StatementParameter> params) {
+  absl::StatusOr<std::unique_ptr<sql::PreparedStatement>> stmt =
+      sql::PreparedStatement::Prepare(*tables, sql);
+  if (!stmt.ok()) return stmt.status();
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (absl::Status s = (*stmt)->Bind(i + 1, std::move(params[i])); !s.ok()) return s;
+  }
+  return (*stmt)->ExecuteInsert({});
+}
+
+absl::StatusOr<std::vector<std::vector<table::CellValue>>> TableRoot::Query(
+    const std::string& sql, std::vector<table::CellValue> params) {
+  absl::StatusOr<std::unique_ptr<sql::PreparedStatement>> stmt =
+      sql::PreparedStatement::Prepare(*tables, sql);
+  if (!stmt.ok()) return stmt.status();
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (absl::Status s = (*stmt)->Bind(i + 1, params[i]); !s.ok()) return s;
+  }
+  absl::StatusOr<std::unique_ptr<sql::QueryResult>> result = (*stmt)->ExecuteQuery();
+  if (!result.ok()) return result.status();
+  std::vector<std::vector<table::CellValue>> rows;
+  for (;;) {
+    absl::StatusOr<std::optional<table::ColumnBatch>> batch = (*result)->Next();
+    if (!batch.ok()) return batch.status();
+    if (!batch->has_value()) break;
+    for (size_t r = 0; r < (*batch)->num_rows; ++r) {
+      std::vector<table::CellValue> row;
+      for (size_t c = 0; c < (*batch)->columns.size(); ++c) row.push_back((*batch)->Cell(r, c));
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+absl::StatusOr<std::vector<std::vector<table::CellValue>>> TableRoot::Rows(
+    const std::string& table, std::optional<uint64_t> version) {
+  std::string sql = absl::StrCat("SELECT * FROM ", table);
+  if (version) absl::StrAppend(&sql, " AS OF VERSION ", *version);
+  return Query(sql);
+}
+
+std::vector<std::string> TableRoot::StageObjects() {
+  std::vector<std::string> uris;
+  absl::Status listed = stage->List([&](const ListedObject& object) {
+    uris.push_back(object.uri);
+    return true;
+  });
+  if (!listed.ok()) uris.push_back("LIST FAILED: " + listed.ToString());
+  return uris;
+}
+
+absl::StatusOr<std::vector<DataLocation>> TableRoot::References(const std::string& table) {
+  absl::StatusOr<table::TableName> name = table::ParseTableName(table);
+  if (!name.ok()) return name.status();
+  std::vector<DataLocation> refs;
+  absl::Status s = tables->EnumerateReferences(
+      *name, [&](uint64_t, const std::vector<DataLocation>& chunk) {
+        refs.insert(refs.end(), chunk.begin(), chunk.end());
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+  return refs;
+}
+
+}  // namespace lake::testing

@@ -1,0 +1,48 @@
+// A lake root with tables for tests: a local stage under <root>/stage, the
+// registry, and a TableStore, on a file system the test chooses.
+#ifndef LAKE_TESTS_SUPPORT_TABLE_FIXTURE_H_
+#define LAKE_TESTS_SUPPORT_TABLE_FIXTURE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/managed_stage.h"
+#include "engine/sql/prepared_statement.h"
+#include "engine/table/table_store.h"
+#include "io/file_system.h"
+#include "registry/registry.h"
+
+namespace lake::testing {
+
+// The tables of the root `root_dir`, opened as the writer. Everything is
+// closed (and the writer lock released) when it is destroyed.
+struct TableRoot {
+  static absl::StatusOr<std::unique_ptr<TableRoot>> Open(io::FileSystem& fs,
+                                                         const std::string& root_dir);
+  std::unique_ptr<ManagedStage> stage;
+  std::unique_ptr<registry::Registry> registry;
+  std::unique_ptr<table::TableStore> tables;
+
+  // Prepares `sql` and binds `params` (1-based in order), then inserts.
+  absl::StatusOr<table::AppendOutcome> Insert(const std::string& sql,
+                                              std::vector<sql::StatementParameter> params);
+  // Every row of `table` at `version` (current when nullopt), as cells.
+  absl::StatusOr<std::vector<std::vector<table::CellValue>>> Rows(
+      const std::string& table, std::optional<uint64_t> version = std::nullopt);
+  // Runs a SELECT with `params` and returns its rows.
+  absl::StatusOr<std::vector<std::vector<table::CellValue>>> Query(
+      const std::string& sql, std::vector<table::CellValue> params = {});
+  // Every object the stage holds.
+  std::vector<std::string> StageObjects();
+  // Every reference the table's lineage holds (EnumerateReferences).
+  absl::StatusOr<std::vector<DataLocation>> References(const std::string& table);
+};
+
+// The stage identity a root at `root_dir` records (its local descriptor).
+std::string LocalStageIdentity(const std::string& root_dir);
+
+}  // namespace lake::testing
+
+#endif  // LAKE_TESTS_SUPPORT_TABLE_FIXTURE_H_
