@@ -43,8 +43,10 @@ Schema EveryType() {
 }
 
 void CheckDecode(std::string_view bytes, const Schema& schema) {
-  absl::StatusOr<ColumnBatch> fast = lake::table::DecodeFragment(bytes, schema, FragmentCheck::kFast);
-  absl::StatusOr<ColumnBatch> full = lake::table::DecodeFragment(bytes, schema, FragmentCheck::kFull);
+  absl::StatusOr<ColumnBatch> fast =
+      lake::table::DecodeFragment(bytes, schema, FragmentCheck::kFast);
+  absl::StatusOr<ColumnBatch> full =
+      lake::table::DecodeFragment(bytes, schema, FragmentCheck::kFull);
   if (!fast.ok()) Check(absl::IsDataLoss(fast.status()));
   if (!full.ok()) {
     Check(absl::IsDataLoss(full.status()));
@@ -56,7 +58,8 @@ void CheckDecode(std::string_view bytes, const Schema& schema) {
 
   absl::StatusOr<std::string> encoded = lake::table::EncodeFragment(*full);
   Check(encoded.ok());
-  absl::StatusOr<ColumnBatch> again = lake::table::DecodeFragment(*encoded, schema, FragmentCheck::kFull);
+  absl::StatusOr<ColumnBatch> again =
+      lake::table::DecodeFragment(*encoded, schema, FragmentCheck::kFull);
   Check(again.ok() && *again == *full);
   absl::StatusOr<std::string> encoded_again = lake::table::EncodeFragment(*again);
   Check(encoded_again.ok() && *encoded_again == *encoded);

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "base/utf8.h"
@@ -57,8 +57,8 @@ void WriteBlock(std::string& out, const void* data, size_t size) {
   Codec codec = Codec::kStored;
   if (size > 0) {
     out.resize(stored_at + ZSTD_compressBound(size));
-    size_t n = ZSTD_compress2(Zstd().compress, out.data() + stored_at, out.size() - stored_at, data,
-                              size);
+    size_t n =
+        ZSTD_compress2(Zstd().compress, out.data() + stored_at, out.size() - stored_at, data, size);
     if (!ZSTD_isError(n) && n < size) {
       codec = Codec::kZstd;
       out.resize(stored_at + n);
@@ -334,8 +334,8 @@ absl::Status CheckCells(const ColumnData& c, const std::string& name) {
 absl::StatusOr<std::string> EncodeFragment(const ColumnBatch& batch) {
   if (absl::Status s = batch.Validate(); !s.ok()) return s;
   if (batch.num_rows > kMaxFragmentRows) {
-    return absl::InvalidArgumentError(absl::StrCat("a fragment holds at most ", kMaxFragmentRows,
-                                                   " rows, not ", batch.num_rows));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a fragment holds at most ", kMaxFragmentRows, " rows, not ", batch.num_rows));
   }
   std::string out;
   WriteHeader(out, batch);

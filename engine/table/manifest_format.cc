@@ -33,8 +33,8 @@ absl::Status ValidateSha256Field(std::string_view sha256, std::string_view what)
 
 absl::Status ValidateFragments(const Manifest& manifest) {
   if (manifest.fragments.size() > kMaxManifestFragments) {
-    return absl::InvalidArgumentError(absl::StrCat("a manifest lists at most ",
-                                                   kMaxManifestFragments, " fragments"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a manifest lists at most ", kMaxManifestFragments, " fragments"));
   }
   std::set<std::string_view> paths;
   uint64_t rows = 0;
@@ -54,8 +54,8 @@ absl::Status ValidateFragments(const Manifest& manifest) {
     rows += fragment.rows;  // cannot wrap: 2^20 fragments × 2^24 rows
   }
   if (rows != manifest.total_rows) {
-    return absl::InvalidArgumentError(absl::StrCat("total_rows is ", manifest.total_rows,
-                                                   " but the fragments hold ", rows));
+    return absl::InvalidArgumentError(
+        absl::StrCat("total_rows is ", manifest.total_rows, " but the fragments hold ", rows));
   }
   return absl::OkStatus();
 }
@@ -106,9 +106,9 @@ absl::StatusOr<Manifest> ReadManifest(ByteReader& r) {
   Manifest m;
   std::string_view magic;
   uint64_t created = 0;
-  if (!r.Bytes(kManifestMagic.size(), &magic) || !r.U32(&m.format_version) ||
-      !r.U64(&m.table_id) || !r.U64(&m.version) || !r.U64(&m.parent_version) ||
-      !r.U64(&created) || !r.U64(&m.total_rows)) {
+  if (!r.Bytes(kManifestMagic.size(), &magic) || !r.U32(&m.format_version) || !r.U64(&m.table_id) ||
+      !r.U64(&m.version) || !r.U64(&m.parent_version) || !r.U64(&created) ||
+      !r.U64(&m.total_rows)) {
     return Damaged("shorter than a header");
   }
   if (magic != kManifestMagic) return Damaged("not a manifest (wrong magic)");
@@ -131,9 +131,8 @@ absl::StatusOr<Manifest> ReadManifest(ByteReader& r) {
 
 absl::Status ValidateTablePath(std::string_view path, std::string_view what) {
   auto bad = [&](std::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(std::string(what), " '",
-                                                   std::string(path.substr(0, 64)), "' ",
-                                                   std::string(why)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(what), " '", std::string(path.substr(0, 64)), "' ", std::string(why)));
   };
   if (path.empty() || path.size() > kMaxTablePathBytes) {
     return bad(absl::StrCat("must be 1..", kMaxTablePathBytes, " bytes"));
@@ -141,8 +140,8 @@ absl::Status ValidateTablePath(std::string_view path, std::string_view what) {
   size_t start = 0;
   while (true) {
     size_t slash = path.find('/', start);
-    std::string_view segment =
-        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    std::string_view segment = path.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (segment.empty()) return bad("has an empty segment (absolute, or a doubled '/')");
     if (segment == "." || segment == "..") return bad("has a '.' or '..' segment");
     for (char c : segment) {
@@ -160,8 +159,8 @@ absl::Status ValidateManifest(const Manifest& m) {
                                                    " is not ", kManifestFormatVersion));
   }
   if (m.version == 0 || m.parent_version >= m.version) {
-    return absl::InvalidArgumentError(absl::StrCat("version ", m.version, " must be above 0 and its parent ",
-                                                   m.parent_version));
+    return absl::InvalidArgumentError(
+        absl::StrCat("version ", m.version, " must be above 0 and its parent ", m.parent_version));
   }
   if (m.created_unix_micros < 0) {
     return absl::InvalidArgumentError("created_unix_micros must not be negative");

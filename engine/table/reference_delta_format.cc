@@ -24,8 +24,8 @@ bool IsCanonicalEntry(const DataLocation& location, std::string* why) {
     *why = absl::StrCat("a uri is longer than ", kMaxReferenceUriBytes, " bytes");
     return false;
   }
-  absl::StatusOr<DataLocation> made = MakeDataLocation(location.uri, location.content_type,
-                                                       location.size_bytes, location.sha256);
+  absl::StatusOr<DataLocation> made =
+      MakeDataLocation(location.uri, location.content_type, location.size_bytes, location.sha256);
   if (!made.ok()) {
     *why = std::string(made.status().message());
     return false;
@@ -86,10 +86,9 @@ absl::Status AddFileCells(const ColumnBatch& batch, std::vector<DataLocation>* o
     }
     for (size_t row = 0; row < batch.num_rows; ++row) {
       if (c.IsNull(row)) continue;
-      out->push_back(DataLocation{std::string(c.strings.At(row)),
-                                  std::string(c.content_types.At(row)),
-                                  static_cast<uint64_t>(c.int64s[row]),
-                                  std::string(c.sha256s.At(row))});
+      out->push_back(
+          DataLocation{std::string(c.strings.At(row)), std::string(c.content_types.At(row)),
+                       static_cast<uint64_t>(c.int64s[row]), std::string(c.sha256s.At(row))});
     }
   }
   return absl::OkStatus();
@@ -111,8 +110,8 @@ absl::StatusOr<ReferenceDelta> BuildReferenceDelta(uint64_t table_id, uint64_t p
                                                    uint64_t child_version, const Schema& schema,
                                                    absl::Span<const ColumnBatch> batches) {
   if (child_version <= parent_version) {
-    return absl::InvalidArgumentError(absl::StrCat("child version ", child_version,
-                                                   " is not after parent version ", parent_version));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "child version ", child_version, " is not after parent version ", parent_version));
   }
   ReferenceDelta delta{table_id, parent_version, child_version, {}, {}};
   for (const ColumnBatch& batch : batches) {
@@ -141,8 +140,8 @@ absl::StatusOr<EncodedReferenceDelta> EncodeReferenceDelta(const ReferenceDelta&
   for (const DataLocation& location : added) {
     std::string why;
     if (!IsCanonicalEntry(location, &why)) {
-      return absl::InvalidArgumentError(absl::StrCat("reference '", location.uri.substr(0, 128),
-                                                     "' cannot be recorded: ", why));
+      return absl::InvalidArgumentError(
+          absl::StrCat("reference '", location.uri.substr(0, 128), "' cannot be recorded: ", why));
     }
   }
   EncodedReferenceDelta encoded;
@@ -209,7 +208,8 @@ size_t ReferenceDeltaReader::next_piece_bytes() const {
   return 0;
 }
 
-absl::Status ReferenceDeltaReader::Next(std::string_view piece, std::vector<DataLocation>* entries) {
+absl::Status ReferenceDeltaReader::Next(std::string_view piece,
+                                        std::vector<DataLocation>* entries) {
   entries->clear();
   if (stage_ == Stage::kFailed || stage_ == Stage::kDone) {
     return absl::FailedPreconditionError("the reference delta reader has finished");
@@ -277,8 +277,8 @@ absl::Status ReferenceDeltaReader::ReadHeader(std::string_view piece) {
                                        " references, which an append-only table never does"));
   }
   if (header_.child_version <= header_.parent_version) {
-    return Damaged(child, absl::StrCat("its parent version ", header_.parent_version,
-                                       " is not before it"));
+    return Damaged(
+        child, absl::StrCat("its parent version ", header_.parent_version, " is not before it"));
   }
   hasher_.Update(reinterpret_cast<const uint8_t*>(piece.data()), piece.size());
   stage_ = AfterEntries();
@@ -294,7 +294,8 @@ absl::Status ReferenceDeltaReader::ReadChunkFrame(std::string_view piece) {
       std::min<uint64_t>(header_.added_count - entries_read_, kReferenceDeltaChunkEntries);
   uint64_t child = header_.child_version;
   if (chunk_entries_ != expected) {
-    return Damaged(child, absl::StrCat("a chunk holds ", chunk_entries_, " entries, not ", expected));
+    return Damaged(child,
+                   absl::StrCat("a chunk holds ", chunk_entries_, " entries, not ", expected));
   }
   if (chunk_payload_bytes_ > kMaxReferenceChunkBytes) {
     return Damaged(child, absl::StrCat("a chunk of ", chunk_payload_bytes_, " bytes is too large"));
@@ -324,8 +325,8 @@ absl::Status ReferenceDeltaReader::ReadChunkPayload(std::string_view piece,
     }
     const DataLocation& previous = entries->empty() ? last_ : entries->back();
     if ((has_last_ || !entries->empty()) && !ReferenceLess(previous, location)) {
-      return Damaged(child, absl::StrCat("entry ", entries_read_ + i,
-                                         " is out of order or repeated"));
+      return Damaged(child,
+                     absl::StrCat("entry ", entries_read_ + i, " is out of order or repeated"));
     }
     entries->push_back(std::move(location));
   }

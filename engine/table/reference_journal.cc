@@ -66,8 +66,8 @@ absl::Status CheckHeader(const ReferenceDeltaHeader& header, const LineageEdge& 
                                   edge.child_version));
   }
   if (table_id->has_value() && **table_id != header.table_id) {
-    return EdgeError(edge.child_version, absl::StrCat("its delta belongs to table ", header.table_id,
-                                                      ", not ", **table_id));
+    return EdgeError(edge.child_version, absl::StrCat("its delta belongs to table ",
+                                                      header.table_id, ", not ", **table_id));
   }
   *table_id = header.table_id;
   return absl::OkStatus();
@@ -89,7 +89,9 @@ absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const L
   while (!reader.done()) {
     absl::StatusOr<bool> read = ReadExactly(**file, offset, reader.next_piece_bytes(), &piece);
     if (!read.ok()) return read.status();
-    if (!*read) return EdgeError(edge.child_version, absl::StrCat("its delta ", path, " ends early"));
+    if (!*read) {
+      return EdgeError(edge.child_version, absl::StrCat("its delta ", path, " ends early"));
+    }
     offset += piece.size();
     bool header_piece = offset == ReferenceDeltaReader::kHeaderBytes;
     if (absl::Status s = reader.Next(piece, &entries); !s.ok()) {
@@ -104,11 +106,11 @@ absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const L
   }
   absl::StatusOr<bool> more = ReadExactly(**file, offset, 1, &piece);
   if (!more.ok()) return more.status();
-  if (*more) return EdgeError(edge.child_version, absl::StrCat("bytes follow its delta's trailer"));
+  if (*more) return EdgeError(edge.child_version, "bytes follow its delta's trailer");
   if (reader.digest() != edge.delta_sha256) {
     return EdgeError(edge.child_version,
-                     absl::StrCat("its delta's digest ", reader.digest(),
-                                  " is not the registry's ", edge.delta_sha256.substr(0, 64)));
+                     absl::StrCat("its delta's digest ", reader.digest(), " is not the registry's ",
+                                  edge.delta_sha256.substr(0, 64)));
   }
   return absl::OkStatus();
 }
@@ -129,11 +131,11 @@ absl::StatusOr<std::string> WriteReferenceDelta(io::FileSystem& fs, const std::s
   absl::Status written = io::WriteWholeFileDurably(fs, path, temp, encoded->bytes);
   if (absl::IsAlreadyExists(written)) {
     // A retry finds its own earlier write; anything else is another delta.
-    absl::StatusOr<std::string> present =
-        io::ReadWholeFile(fs, path, encoded->bytes.size());
-    if (!present.ok() || *present != encoded->bytes) {
-      return absl::AlreadyExistsError(absl::StrCat(
-          "a different reference delta of version ", delta.child_version, " is present at ", path));
+    absl::StatusOr<std::string> present = io::ReadWholeFile(fs, path, encoded->bytes.size());
+    if (!present.ok() && !absl::IsDataLoss(present.status())) return present.status();
+    if (!present.ok() || *present != encoded->bytes) {  // DataLoss: larger than ours
+      return absl::AlreadyExistsError(absl::StrCat("a different reference delta of version ",
+                                                   delta.child_version, " is present at ", path));
     }
     written = io::SyncParentDirectory(fs, path);
   }

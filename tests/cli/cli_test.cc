@@ -340,3 +340,95 @@ TEST_CASE("S3 CLI: presign is refused on a local stage; S3 details need --stage"
 }
 
 }  // namespace
+
+namespace {
+
+// Lines of `text` (without their newlines).
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_CASE("tables CLI: create, insert with --file/--param/--location, query, versions, describe") {
+  TempDir dir;
+  Result created = Lake(dir, {"table", "create", "robots.episodes", "--column",
+                              "episode_id:utf8", "--column", "n:int64", "--column", "video:file",
+                              "--column", "at:timestamp"});
+  REQUIRE_MESSAGE(created.exit_code == 0, created.err);
+  WriteSource(dir, "ep1.mp4", 5000, 1);
+  Result inserted = Lake(dir, {"insert",
+                               "INSERT INTO robots.episodes (episode_id, n, video, at) "
+                               "VALUES (?, ?, ?, ?)",
+                               "--param", "ep-1", "--param", "42", "--file", "ep1.mp4:video/mp4",
+                               "--param", "2026-11-30T07:35:56.000123Z"});
+  REQUIRE_MESSAGE(inserted.exit_code == 0, inserted.err);
+  CHECK(inserted.out == "1\n");
+  Result query = Lake(dir, {"query", "SELECT * FROM robots.episodes", "--json"});
+  REQUIRE_MESSAGE(query.exit_code == 0, query.err);
+  std::vector<std::string> rows = Lines(query.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].find("\"episode_id\":\"ep-1\"") != std::string::npos);
+  CHECK(rows[0].find("\"n\":42") != std::string::npos);
+  CHECK(rows[0].find("\"at\":\"2026-11-30T07:35:56.000123Z\"") != std::string::npos);
+  CHECK(rows[0].find("\"content_type\":\"video/mp4\"") != std::string::npos);
+  CHECK(rows[0].find("\"size_bytes\":5000") != std::string::npos);
+  // The FILE value of the row, as a location file, appended again without an upload.
+  size_t start = rows[0].find("\"video\":") + 8;
+  size_t end = rows[0].find('}', start) + 1;
+  std::ofstream(dir.Join("loc.json")) << rows[0].substr(start, end - start);
+  Result again = Lake(dir, {"insert",
+                            "INSERT INTO robots.episodes (episode_id, video) VALUES (?, ?)",
+                            "--param", "ep-2", "--location", "@loc.json"});
+  REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+  CHECK(again.out == "2\n");
+  Result objects = Lake(dir, {"stage", "list", "--json"});
+  CHECK(Lines(objects.out).size() == 1);  // one upload only
+  Result where = Lake(dir, {"query", "SELECT episode_id, n FROM robots.episodes WHERE n = ?",
+                            "--param", "42"});
+  REQUIRE_MESSAGE(where.exit_code == 0, where.err);
+  CHECK(where.out == "episode_id\tn\nep-1\t42\n");
+  Result old = Lake(dir, {"query", "SELECT episode_id FROM robots.episodes AS OF VERSION 1"});
+  CHECK(old.out == "episode_id\nep-1\n");
+  Result versions = Lake(dir, {"table", "versions", "robots.episodes", "--json"});
+  CHECK(Lines(versions.out).size() == 2);
+  Result described = Lake(dir, {"table", "describe", "robots.episodes", "--json"});
+  CHECK(described.out.find("\"total_rows\":2") != std::string::npos);
+  Result compacted = Lake(dir, {"table", "compact", "robots.episodes"});
+  CHECK(compacted.exit_code == 0);
+  CHECK(compacted.out == "3\n");
+  Result listed = Lake(dir, {"table", "list"});
+  CHECK(listed.out.find("robots.episodes\tversion 3") != std::string::npos);
+  Result pending = Lake(dir, {"recover", "--list", "--json"});
+  CHECK(pending.exit_code == 0);
+  CHECK(pending.out.empty());
+}
+
+TEST_CASE("tables CLI: errors have their exit codes and leave nothing behind") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "x:int64", "--column", "f:file"})
+              .exit_code == 0);
+  WriteSource(dir, "f.bin", 100, 2);
+  // SQL outside the subset, a bad value, a missing table: exit 2 / 6, no upload.
+  Result bad_sql = Lake(dir, {"insert", "INSERT INTO a.t (x, f) VALUES (?, 'x')", "--param", "1",
+                              "--file", "f.bin"});
+  CHECK(bad_sql.exit_code == 2);
+  Result bad_value =
+      Lake(dir, {"insert", "INSERT INTO a.t (x, f) VALUES (?, ?)", "--param", "one", "--file",
+                 "f.bin"});
+  CHECK(bad_value.exit_code == 2);
+  CHECK(bad_value.err.find("int64") != std::string::npos);
+  Result missing = Lake(dir, {"query", "SELECT * FROM a.nope"});
+  CHECK(missing.exit_code == 6);
+  Result count = Lake(dir, {"insert", "INSERT INTO a.t (x) VALUES (?)"});
+  CHECK(count.exit_code == 2);
+  Result exists = Lake(dir, {"table", "create", "a.t", "--column", "x:int64"});
+  CHECK(exists.exit_code == 4);
+  Result bad_type = Lake(dir, {"table", "create", "a.u", "--column", "x:integer"});
+  CHECK(bad_type.exit_code == 2);
+  CHECK(Lines(Lake(dir, {"stage", "list", "--json"}).out).empty());
+  CHECK(Lake(dir, {"query", "SELECT * FROM a.t"}).out == "x\tf\n");
+}
+
+}  // namespace

@@ -64,8 +64,8 @@ struct JournalFixture {
   absl::StatusOr<std::map<uint64_t, std::vector<DataLocation>>> Enumerate(
       const std::vector<LineageEdge>& walk) {
     std::map<uint64_t, std::vector<DataLocation>> seen;
-    absl::Status status =
-        EnumerateReferences(fs, table_dir, walk, [&](uint64_t version, const std::vector<DataLocation>& chunk) {
+    absl::Status status = EnumerateReferences(
+        fs, table_dir, walk, [&](uint64_t version, const std::vector<DataLocation>& chunk) {
           seen[version].insert(seen[version].end(), chunk.begin(), chunk.end());
           return absl::OkStatus();
         });
@@ -79,11 +79,11 @@ TEST_CASE("reference deltas are written per version and enumerated along the lin
   CHECK(ReferenceDeltaRelativePath(3) == "_lake/object_refs/00000000000000000003.refs");
   std::vector<std::string> files = testing::FilesUnder(f.table_dir);
   std::sort(files.begin(), files.end());
-  CHECK(files ==
-        std::vector<std::string>{"_lake/object_refs/00000000000000000001.refs",
-                                 "_lake/object_refs/00000000000000000002.refs",
-                                 "_lake/object_refs/00000000000000000003.refs"});
-  CHECK(f.edges[0].delta_sha256 == EncodeReferenceDelta(ReferenceDelta{7, 0, 1, Locations(0, 3), {}})->digest);
+  CHECK(files == std::vector<std::string>{"_lake/object_refs/00000000000000000001.refs",
+                                          "_lake/object_refs/00000000000000000002.refs",
+                                          "_lake/object_refs/00000000000000000003.refs"});
+  CHECK(f.edges[0].delta_sha256 ==
+        EncodeReferenceDelta(ReferenceDelta{7, 0, 1, Locations(0, 3), {}})->digest);
   absl::StatusOr<std::map<uint64_t, std::vector<DataLocation>>> seen = f.Enumerate(f.edges);
   LAKE_REQUIRE_OK(seen);
   CHECK(seen->size() == 2);  // the compaction adds nothing, so it is never visited
@@ -102,7 +102,8 @@ TEST_CASE("a delta is built from appended batches and written") {
   testing::TempDir dir;
   io::PosixFileSystem fs;
   ColumnBatch batch = testing::SampleBatch(0, 9);
-  absl::StatusOr<ReferenceDelta> delta = BuildReferenceDelta(1, 0, 1, testing::SampleSchema(), {batch});
+  absl::StatusOr<ReferenceDelta> delta =
+      BuildReferenceDelta(1, 0, 1, testing::SampleSchema(), {batch});
   LAKE_REQUIRE_OK(delta);
   absl::StatusOr<std::string> digest = WriteReferenceDelta(fs, dir.path(), *delta);
   LAKE_REQUIRE_OK(digest);
@@ -119,16 +120,18 @@ TEST_CASE("a delta is built from appended batches and written") {
 TEST_CASE("a large delta reaches the visitor one chunk at a time") {
   testing::TempDir dir;
   io::PosixFileSystem fs;
-  ReferenceDelta delta{1, 4, 5, Locations(0, static_cast<int>(kReferenceDeltaChunkEntries) + 10), {}};
+  ReferenceDelta delta{
+      1, 4, 5, Locations(0, static_cast<int>(kReferenceDeltaChunkEntries) + 10), {}};
   absl::StatusOr<std::string> digest = WriteReferenceDelta(fs, dir.path(), delta);
   LAKE_REQUIRE_OK(digest);
   std::vector<size_t> chunks;
-  LAKE_REQUIRE_OK(EnumerateReferences(fs, dir.path(), {LineageEdge{4, 5, *digest}},
-                                      [&](uint64_t version, const std::vector<DataLocation>& chunk) {
-                                        CHECK(version == 5);
-                                        chunks.push_back(chunk.size());
-                                        return absl::OkStatus();
-                                      }));
+  LAKE_REQUIRE_OK(
+      EnumerateReferences(fs, dir.path(), {LineageEdge{4, 5, *digest}},
+                          [&](uint64_t version, const std::vector<DataLocation>& chunk) {
+                            CHECK(version == 5);
+                            chunks.push_back(chunk.size());
+                            return absl::OkStatus();
+                          }));
   CHECK(chunks == std::vector<size_t>{4096, 10});
 }
 

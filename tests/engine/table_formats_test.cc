@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,7 +55,8 @@ DataLocation Location(std::string_view uri, std::string_view content_type, uint6
   return *location;
 }
 
-constexpr std::string_view kShaAbc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+constexpr std::string_view kShaAbc =
+    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 constexpr std::string_view kShaEmpty =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
@@ -87,7 +88,8 @@ std::vector<std::string> DamageNotRefused(const std::string& bytes, Decode decod
 // ---- Fragments ----
 
 Schema TinySchema() {
-  return Schema{{{"name", ColumnType::kUtf8}, {"n", ColumnType::kInt64}, {"video", ColumnType::kFile}}};
+  return Schema{
+      {{"name", ColumnType::kUtf8}, {"n", ColumnType::kInt64}, {"video", ColumnType::kFile}}};
 }
 
 // Two rows: ("a", 7, file), ("", null, null).
@@ -136,8 +138,8 @@ TEST_CASE("a fragment round-trips every column type with nulls") {
   CHECK(back->Cell(3, 0) == CellValue{});
   CHECK(back->Cell(4, 0) == CellValue{std::string("row-4")});
   CHECK(back->Cell(2, 6) == CellValue{});
-  CHECK(back->Cell(1, 6) == CellValue{Location(testing::SampleUri(1), "video/mp4", 1001,
-                                               testing::SampleSha256(1))});
+  CHECK(back->Cell(1, 6) ==
+        CellValue{Location(testing::SampleUri(1), "video/mp4", 1001, testing::SampleSha256(1))});
 }
 
 TEST_CASE("a fragment keeps empty strings, empty binaries and zero rows") {
@@ -161,11 +163,13 @@ TEST_CASE("a fragment keeps empty strings, empty binaries and zero rows") {
 }
 
 TEST_CASE("a fragment keeps extreme numbers bit for bit") {
-  Schema schema{{{"i", ColumnType::kInt64}, {"f", ColumnType::kFloat64}, {"t", ColumnType::kTimestamp}}};
+  Schema schema{
+      {{"i", ColumnType::kInt64}, {"f", ColumnType::kFloat64}, {"t", ColumnType::kTimestamp}}};
   ColumnBatch batch = ColumnBatch::Empty(schema);
   LAKE_REQUIRE_OK(batch.AppendRow({INT64_MIN, -0.0, TimestampMicros{INT64_MAX}}));
   LAKE_REQUIRE_OK(batch.AppendRow({INT64_MAX, 1e308, TimestampMicros{-1}}));
-  LAKE_REQUIRE_OK(batch.AppendRow({int64_t{0}, std::numeric_limits<double>::infinity(), std::monostate{}}));
+  LAKE_REQUIRE_OK(
+      batch.AppendRow({int64_t{0}, std::numeric_limits<double>::infinity(), std::monostate{}}));
   absl::StatusOr<ColumnBatch> back = DecodeFragment(*EncodeFragment(batch), schema);
   LAKE_REQUIRE_OK(back);
   CHECK(*back == batch);
@@ -202,7 +206,8 @@ TEST_CASE("the fragment format matches its golden bytes") {
 TEST_CASE("every single-byte change and every truncation of a fragment is refused") {
   std::string bytes = *EncodeFragment(TinyBatch());
   std::vector<std::string> missed = DamageNotRefused(bytes, DecodeTinyFragment);
-  CHECK_MESSAGE(missed.empty(), missed.size(), " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
   CHECK(absl::IsDataLoss(DecodeTinyFragment(bytes + "x")));
 }
 
@@ -268,7 +273,8 @@ std::string HandBlock(uint8_t codec, uint32_t raw_bytes, std::string_view stored
   ByteWriter w(&out);
   w.U8(codec);
   w.U32(raw_bytes);
-  w.U32(stored_bytes_field == UINT32_MAX ? static_cast<uint32_t>(stored.size()) : stored_bytes_field);
+  w.U32(stored_bytes_field == UINT32_MAX ? static_cast<uint32_t>(stored.size())
+                                         : stored_bytes_field);
   w.U64(Checksum64(stored));
   w.Bytes(stored);
   return out;
@@ -282,9 +288,9 @@ std::string Le64(uint64_t v) {
 
 TEST_CASE("a hand-written fragment per the format note decodes") {
   Schema schema{{{"c", ColumnType::kInt64}}};
-  std::string bytes = HandFragment(ColumnType::kInt64, 2,
-                                   HandBlock(0, 2, std::string("\1\0", 2)) +
-                                       HandBlock(0, 16, Le64(5) + Le64(0)));
+  std::string bytes =
+      HandFragment(ColumnType::kInt64, 2,
+                   HandBlock(0, 2, std::string("\1\0", 2)) + HandBlock(0, 16, Le64(5) + Le64(0)));
   absl::StatusOr<ColumnBatch> batch = DecodeFragment(bytes, schema);
   LAKE_REQUIRE_OK(batch);
   CHECK(batch->Cell(0, 0) == CellValue{int64_t{5}});
@@ -305,30 +311,31 @@ std::string HandFileBlocks(std::string_view uri, std::string_view content_type, 
     return HandBlock(0, 4, Lengths({static_cast<uint32_t>(cell.size())})) +
            HandBlock(0, static_cast<uint32_t>(cell.size()), cell);
   };
-  return HandBlock(0, 1, "\1") + strings(uri) + strings(content_type) + HandBlock(0, 8, Le64(size)) +
-         strings(sha256);
+  return HandBlock(0, 1, "\1") + strings(uri) + strings(content_type) +
+         HandBlock(0, 8, Le64(size)) + strings(sha256);
 }
 
 TEST_CASE("a fragment's cheap checks catch broken file cells, the full check every location") {
   Schema files{{{"c", ColumnType::kFile}}};
-  std::string good = HandFragment(ColumnType::kFile, 1,
-                                  HandFileBlocks("file:///a/b", "a/b", 1, kShaAbc));
+  std::string good =
+      HandFragment(ColumnType::kFile, 1, HandFileBlocks("file:///a/b", "a/b", 1, kShaAbc));
   absl::StatusOr<ColumnBatch> batch = DecodeFragment(good, files, FragmentCheck::kFull);
   LAKE_REQUIRE_OK(batch);
   CHECK(batch->Cell(0, 0) == CellValue{Location("file:///a/b", "a/b", 1, kShaAbc)});
 
-  for (std::string bad : {HandFileBlocks("file:///a/b", "a/b", 1, std::string(64, 'A')),
-                          HandFileBlocks("file:///a/b", "", 1, kShaAbc),
-                          HandFileBlocks("file:///a/b", "a\tb", 1, kShaAbc),
-                          HandFileBlocks("", "a/b", 1, kShaAbc),
-                          HandFileBlocks("file:///a/b", "a/b", uint64_t{1} << 63, kShaAbc)}) {
+  for (std::string bad :
+       {HandFileBlocks("file:///a/b", "a/b", 1, std::string(64, 'A')),
+        HandFileBlocks("file:///a/b", "", 1, kShaAbc),
+        HandFileBlocks("file:///a/b", "a\tb", 1, kShaAbc), HandFileBlocks("", "a/b", 1, kShaAbc),
+        HandFileBlocks("file:///a/b", "a/b", uint64_t{1} << 63, kShaAbc)}) {
     absl::Status status = DecodeFragment(HandFragment(ColumnType::kFile, 1, bad), files).status();
     CHECK(absl::IsDataLoss(status));
     CHECK(Contains(status, "row 0 is not a valid location"));
   }
   // A uri in another spelling than the canonical one passes the cheap
   // checks; only the full check parses it.
-  std::string odd = HandFragment(ColumnType::kFile, 1, HandFileBlocks("file:///a/%7e", "a/b", 1, kShaAbc));
+  std::string odd =
+      HandFragment(ColumnType::kFile, 1, HandFileBlocks("file:///a/%7e", "a/b", 1, kShaAbc));
   LAKE_CHECK_OK(DecodeFragment(odd, files, FragmentCheck::kFast));
   CHECK(absl::IsDataLoss(DecodeFragment(odd, files, FragmentCheck::kFull).status()));
 }
@@ -337,38 +344,48 @@ TEST_CASE("a fragment's lengths are bounded before anything is allocated") {
   Schema ints{{{"c", ColumnType::kInt64}}};
   Schema texts{{{"c", ColumnType::kUtf8}}};
   // More rows than a fragment may hold.
-  absl::Status too_many = DecodeFragment(HandFragment(ColumnType::kInt64, kMaxFragmentRows + 1, ""), ints).status();
+  absl::Status too_many =
+      DecodeFragment(HandFragment(ColumnType::kInt64, kMaxFragmentRows + 1, ""), ints).status();
   CHECK(absl::IsDataLoss(too_many));
   CHECK(Contains(too_many, "16777217 rows"));
   // A 16 MiB validity buffer claimed from one stored byte.
-  absl::Status expands = DecodeFragment(
-      HandFragment(ColumnType::kInt64, kMaxFragmentRows, HandBlock(1, kMaxFragmentRows, "x")), ints)
+  absl::Status expands = DecodeFragment(HandFragment(ColumnType::kInt64, kMaxFragmentRows,
+                                                     HandBlock(1, kMaxFragmentRows, "x")),
+                                        ints)
                              .status();
   CHECK(absl::IsDataLoss(expands));
   CHECK(Contains(expands, "more bytes than zstd can expand to"));
   // A block whose stored bytes run past the file.
-  absl::Status past_end = DecodeFragment(
-      HandFragment(ColumnType::kInt64, 1, HandBlock(0, 1, "\1") + HandBlock(0, 8, "", 1u << 30)), ints)
-                              .status();
+  absl::Status past_end =
+      DecodeFragment(HandFragment(ColumnType::kInt64, 1,
+                                  HandBlock(0, 1, "\1") + HandBlock(0, 8, "", 1u << 30)),
+                     ints)
+          .status();
   CHECK(absl::IsDataLoss(past_end));
   CHECK(Contains(past_end, "ends early"));
   // A block of the wrong size for the rows.
   absl::Status wrong_size =
-      DecodeFragment(HandFragment(ColumnType::kInt64, 1, HandBlock(0, 2, std::string("\1\1"))), ints)
+      DecodeFragment(HandFragment(ColumnType::kInt64, 1, HandBlock(0, 2, std::string("\1\1"))),
+                     ints)
           .status();
   CHECK(absl::IsDataLoss(wrong_size));
   CHECK(Contains(wrong_size, "holds 2 bytes, not 1"));
   // String lengths adding up past 2 GiB.
   std::string lengths = Lengths({0x7FFFFFFF, 2});
-  absl::Status huge_strings = DecodeFragment(
-      HandFragment(ColumnType::kUtf8, 2, HandBlock(0, 2, "\1\1") + HandBlock(0, 8, lengths)), texts)
-                                  .status();
+  absl::Status huge_strings =
+      DecodeFragment(
+          HandFragment(ColumnType::kUtf8, 2, HandBlock(0, 2, "\1\1") + HandBlock(0, 8, lengths)),
+          texts)
+          .status();
   CHECK(absl::IsDataLoss(huge_strings));
   CHECK(Contains(huge_strings, "pass 2 GiB"));
   // A decoded batch that breaks an invariant (text that is not UTF-8).
-  absl::Status not_utf8 = DecodeFragment(
-      HandFragment(ColumnType::kUtf8, 1, HandBlock(0, 1, "\1") + HandBlock(0, 4, Lengths({1})) + HandBlock(0, 1, "\xff")),
-      texts).status();
+  absl::Status not_utf8 =
+      DecodeFragment(HandFragment(ColumnType::kUtf8, 1,
+                                  HandBlock(0, 1, "\1") + HandBlock(0, 4, Lengths({1})) +
+                                      HandBlock(0, 1, "\xff")),
+                     texts)
+          .status();
   CHECK(absl::IsDataLoss(not_utf8));
   CHECK(Contains(not_utf8, "UTF-8"));
 }
@@ -438,21 +455,25 @@ TEST_CASE("the manifest format matches its golden bytes") {
 TEST_CASE("every single-byte change and every truncation of a manifest is refused") {
   std::string bytes = *EncodeManifest(TinyManifest());
   std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestStatus);
-  CHECK_MESSAGE(missed.empty(), missed.size(), " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
   CHECK(absl::IsDataLoss(DecodeManifestStatus(bytes + "x")));
 }
 
 TEST_CASE("a table path is relative and stays inside the table directory") {
-  for (std::string_view good : std::vector<std::string_view>{"a", "data/x.frag", "_lake/object_refs/1.refs", "a-b_c.d/e"}) {
+  for (std::string_view good :
+       std::vector<std::string_view>{"a", "data/x.frag", "_lake/object_refs/1.refs", "a-b_c.d/e"}) {
     CAPTURE(std::string(good));
     LAKE_CHECK_OK(ValidateTablePath(good, "path"));
   }
-  for (std::string_view bad : std::vector<std::string_view>{"", "/etc/passwd", "../x", "a/../b", "a/..", "./a", "a//b", "a/",
-                               "a\\b", "a b", "caf\xc3\xa9", std::string_view("a\0b", 3)}) {
+  for (std::string_view bad : std::vector<std::string_view>{
+           "", "/etc/passwd", "../x", "a/../b", "a/..", "./a", "a//b", "a/", "a\\b", "a b",
+           "caf\xc3\xa9", std::string_view("a\0b", 3)}) {
     CAPTURE(std::string(bad));
     CHECK(absl::IsInvalidArgument(ValidateTablePath(bad, "path")));
   }
-  CHECK(absl::IsInvalidArgument(ValidateTablePath(std::string(kMaxTablePathBytes + 1, 'a'), "path")));
+  CHECK(
+      absl::IsInvalidArgument(ValidateTablePath(std::string(kMaxTablePathBytes + 1, 'a'), "path")));
   LAKE_CHECK_OK(ValidateTablePath(std::string(kMaxTablePathBytes, 'a'), "path"));
 }
 
@@ -470,14 +491,23 @@ TEST_CASE("an invalid manifest is not encoded") {
   refused([](Manifest& m) { m.fragments[1].path = m.fragments[0].path; }, "listed twice");
   refused([](Manifest& m) { m.total_rows = 8; }, "total_rows is 8");
   refused([](Manifest& m) { m.parent_version = 3; }, "version 3");
-  refused([](Manifest& m) { m.version = 0; m.parent_version = 0; }, "above 0");
+  refused(
+      [](Manifest& m) {
+        m.version = 0;
+        m.parent_version = 0;
+      },
+      "above 0");
   refused([](Manifest& m) { m.fragments[0].sha256 = std::string(64, 'A'); }, "lowercase hex");
   refused([](Manifest& m) { m.reference_delta_sha256 = "abc"; }, "reference_delta_sha256");
   refused([](Manifest& m) { m.format_version = 2; }, "format version 2");
   refused([](Manifest& m) { m.schema.columns.clear(); }, "needs a column");
   refused([](Manifest& m) { m.created_unix_micros = -1; }, "created_unix_micros");
-  refused([](Manifest& m) { m.fragments[0].rows = kMaxFragmentRows + 1; m.total_rows += kMaxFragmentRows - 1; },
-          "more than");
+  refused(
+      [](Manifest& m) {
+        m.fragments[0].rows = kMaxFragmentRows + 1;
+        m.total_rows += kMaxFragmentRows - 1;
+      },
+      "more than");
 }
 
 // The manifest per the format note, written by hand (`fragment_count`
@@ -559,13 +589,15 @@ b00361a396177a9cb410ff61f20015ad150073333a2f2f6275636b65742f6f62
 3d6b6f8d17299b35dc0d8f1d8c78a81651db3f9608321fae97
 )";
 
-absl::Status DecodeDeltaStatus(std::string_view bytes) { return DecodeReferenceDelta(bytes).status(); }
+absl::Status DecodeDeltaStatus(std::string_view bytes) {
+  return DecodeReferenceDelta(bytes).status();
+}
 
 std::vector<DataLocation> ManyLocations(size_t n) {
   std::vector<DataLocation> out;
   for (size_t i = 0; i < n; ++i) {
-    out.push_back(Location(absl::StrCat("file:///stage/objects/", i), "application/octet-stream",
-                           i, absl::StrFormat("%064x", i)));
+    out.push_back(Location(absl::StrCat("file:///stage/objects/", i), "application/octet-stream", i,
+                           absl::StrFormat("%064x", i)));
   }
   return out;
 }
@@ -583,8 +615,8 @@ TEST_CASE("a reference delta is built from the file cells of the appended batche
   // Non-null video cells are rows with row % 3 != 2: 0, 1, 3, 4, 6.
   std::vector<DataLocation> expected;
   for (int64_t row : {0, 1, 3, 4, 6}) {
-    expected.push_back(Location(testing::SampleUri(row), "video/mp4", static_cast<uint64_t>(1000 + row),
-                                testing::SampleSha256(row)));
+    expected.push_back(Location(testing::SampleUri(row), "video/mp4",
+                                static_cast<uint64_t>(1000 + row), testing::SampleSha256(row)));
   }
   CanonicalizeReferences(&expected);
   CHECK(delta->added == expected);
@@ -614,8 +646,9 @@ TEST_CASE("a reference delta round-trips and its digest is the SHA-256 before th
   LAKE_REQUIRE_OK(encoded);
   const std::string& bytes = encoded->bytes;
   std::string before_trailer = bytes.substr(0, bytes.size() - 32);
-  CHECK(encoded->digest == testing::Sha256Hex(reinterpret_cast<const uint8_t*>(before_trailer.data()),
-                                              before_trailer.size()));
+  CHECK(encoded->digest ==
+        testing::Sha256Hex(reinterpret_cast<const uint8_t*>(before_trailer.data()),
+                           before_trailer.size()));
   CHECK(Hex(bytes.substr(bytes.size() - 32)) == encoded->digest);
   absl::StatusOr<ReferenceDelta> back = DecodeReferenceDelta(bytes);
   LAKE_REQUIRE_OK(back);
@@ -651,7 +684,8 @@ TEST_CASE("the reference delta format matches its golden bytes") {
 TEST_CASE("every single-byte change and every truncation of a reference delta is refused") {
   std::string bytes = EncodeReferenceDelta(TinyDelta())->bytes;
   std::vector<std::string> missed = DamageNotRefused(bytes, DecodeDeltaStatus);
-  CHECK_MESSAGE(missed.empty(), missed.size(), " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
   CHECK(absl::IsDataLoss(DecodeDeltaStatus(bytes + "x")));
 }
 
@@ -659,7 +693,8 @@ TEST_CASE("a compaction's delta adds nothing and still records its edge") {
   ReferenceDelta compaction{42, 7, 8, {}, {}};
   absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(compaction);
   LAKE_REQUIRE_OK(encoded);
-  CHECK(encoded->bytes.size() == ReferenceDeltaReader::kHeaderBytes + ReferenceDeltaReader::kTrailerBytes);
+  CHECK(encoded->bytes.size() ==
+        ReferenceDeltaReader::kHeaderBytes + ReferenceDeltaReader::kTrailerBytes);
   absl::StatusOr<ReferenceDelta> back = DecodeReferenceDelta(encoded->bytes);
   LAKE_REQUIRE_OK(back);
   CHECK(*back == compaction);
@@ -709,7 +744,8 @@ TEST_CASE("a reference delta of invalid entries or versions is not encoded") {
   upper.added[0].sha256 = std::string(64, 'A');
   CHECK(absl::IsInvalidArgument(EncodeReferenceDelta(upper).status()));
   ReferenceDelta long_uri = TinyDelta();
-  long_uri.added[0] = Location("file:///" + std::string(kMaxReferenceUriBytes, 'a'), "a/b", 1, kShaAbc);
+  long_uri.added[0] =
+      Location("file:///" + std::string(kMaxReferenceUriBytes, 'a'), "a/b", 1, kShaAbc);
   absl::Status status = EncodeReferenceDelta(long_uri).status();
   CHECK(absl::IsInvalidArgument(status));
   CHECK(Contains(status, "longer than 4096"));
