@@ -65,51 +65,61 @@ struct DuckDbApi {
 };
 
 template <typename F>
-bool Bind(void* library, const char* name, F*& out) {
+void Bind(void* library, const char* name, F*& out, std::string& missing) {
   out = reinterpret_cast<F*>(dlsym(library, name));
-  if (out == nullptr) FAIL_CHECK("libduckdb has no symbol ", name);
-  return out != nullptr;
+  if (out == nullptr) missing += absl::StrCat(missing.empty() ? "" : ", ", name);
 }
 
-// DuckDB loaded once for the process. It is never unloaded: dlclose would
-// turn DuckDB's process-lifetime allocations into leaks under LeakSanitizer.
-const DuckDbApi* LoadDuckDb() {
-  static std::optional<DuckDbApi> api;
-  static bool tried = false;
-  if (tried) return api ? &*api : nullptr;
-  tried = true;
+// DuckDB loaded once for the process, or why it could not be. It is never
+// unloaded: dlclose would turn DuckDB's process-lifetime allocations into
+// leaks under LeakSanitizer.
+struct LoadedDuckDb {
+  std::optional<DuckDbApi> api;
+  std::string error;
+};
+
+LoadedDuckDb Load() {
   const char* path = std::getenv("LAKE_DUCKDB_LIB");
-  const char* required = std::getenv("LAKE_REQUIRE_DUCKDB");
-  bool must = required != nullptr && std::string(required) == "1";
   if (path == nullptr || *path == '\0') {
-    if (must) {
-      FAIL_CHECK("LAKE_REQUIRE_DUCKDB=1 but LAKE_DUCKDB_LIB is not set (scripts/fetch-duckdb)");
-    } else {
-      MESSAGE("skipped: set LAKE_DUCKDB_LIB to libduckdb.so (scripts/fetch-duckdb prints it)");
-    }
-    return nullptr;
+    return {std::nullopt, "LAKE_DUCKDB_LIB is not set (scripts/fetch-duckdb prints the path)"};
   }
   void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
-    FAIL_CHECK("cannot load ", path, ": ", dlerror());
-    return nullptr;
+    return {std::nullopt, absl::StrCat("cannot load ", path, ": ", dlerror())};
   }
-  DuckDbApi loaded{};
-  bool ok = Bind(library, "duckdb_open", loaded.open) &&
-            Bind(library, "duckdb_close", loaded.close) &&
-            Bind(library, "duckdb_connect", loaded.connect) &&
-            Bind(library, "duckdb_disconnect", loaded.disconnect) &&
-            Bind(library, "duckdb_query", loaded.query) &&
-            Bind(library, "duckdb_destroy_result", loaded.destroy_result) &&
-            Bind(library, "duckdb_result_error", loaded.result_error) &&
-            Bind(library, "duckdb_row_count", loaded.row_count) &&
-            Bind(library, "duckdb_column_count", loaded.column_count) &&
-            Bind(library, "duckdb_value_is_null", loaded.value_is_null) &&
-            Bind(library, "duckdb_value_varchar", loaded.value_varchar) &&
-            Bind(library, "duckdb_free", loaded.free) &&
-            Bind(library, "duckdb_arrow_scan", loaded.arrow_scan);
-  if (ok) api = loaded;
-  return api ? &*api : nullptr;
+  DuckDbApi api{};
+  std::string missing;
+  Bind(library, "duckdb_open", api.open, missing);
+  Bind(library, "duckdb_close", api.close, missing);
+  Bind(library, "duckdb_connect", api.connect, missing);
+  Bind(library, "duckdb_disconnect", api.disconnect, missing);
+  Bind(library, "duckdb_query", api.query, missing);
+  Bind(library, "duckdb_destroy_result", api.destroy_result, missing);
+  Bind(library, "duckdb_result_error", api.result_error, missing);
+  Bind(library, "duckdb_row_count", api.row_count, missing);
+  Bind(library, "duckdb_column_count", api.column_count, missing);
+  Bind(library, "duckdb_value_is_null", api.value_is_null, missing);
+  Bind(library, "duckdb_value_varchar", api.value_varchar, missing);
+  Bind(library, "duckdb_free", api.free, missing);
+  Bind(library, "duckdb_arrow_scan", api.arrow_scan, missing);
+  if (!missing.empty()) return {std::nullopt, absl::StrCat(path, " lacks ", missing)};
+  return {api, ""};
+}
+
+// The API, or nullptr after skipping the test (a MESSAGE) — or failing it
+// when LAKE_REQUIRE_DUCKDB=1.
+const DuckDbApi* LoadDuckDb() {
+  static const LoadedDuckDb loaded = Load();
+  if (loaded.api) return &*loaded.api;
+  const char* required = std::getenv("LAKE_REQUIRE_DUCKDB");
+  if (required != nullptr && std::string(required) == "1") {
+    std::string failure = "LAKE_REQUIRE_DUCKDB=1 and DuckDB is unavailable: " + loaded.error;
+    FAIL_CHECK(failure);
+  } else {
+    std::string skipped = "skipped: " + loaded.error;
+    MESSAGE(skipped);
+  }
+  return nullptr;
 }
 
 // Forwards to a lake stream, except that it keeps every schema it hands
