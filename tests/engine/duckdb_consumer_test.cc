@@ -123,9 +123,11 @@ const DuckDbApi* LoadDuckDb() {
 }
 
 // Forwards to a lake stream, except that it keeps every schema it hands
-// out and releases them itself. duckdb_arrow_scan never releases the
-// schemas it takes from get_schema (its C API clears their release
-// callback instead), which LeakSanitizer would report as lake's leak.
+// out and releases them itself, when the stream is released. DuckDB's C
+// API (duckdb_arrow_scan, and its scan's schema factory at every bind)
+// takes schemas from get_schema and never releases them — it clears their
+// release callback instead (see duckdb/duckdb#16050) — which LeakSanitizer
+// reports as lake's leak. Arrays are not wrapped: DuckDB releases those.
 struct SchemaKeepingStream {
   ArrowArrayStream lake{};
   std::vector<std::unique_ptr<ArrowSchema>> kept;

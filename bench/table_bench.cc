@@ -1,0 +1,274 @@
+// The tables benchmark: lake (through its C ABI, as a host would use it)
+// against SQLite (WAL, one transaction per batch) on the same rows.
+//
+//   table_bench DIR [ROWS] [BATCH] [LATENCY_SAMPLES]
+//
+// Rows are (name utf8, n int64, video file); the file column is bound to
+// DataLocations uploaded once before any timing (SQLite stores their four
+// fields as columns). Prints, one "key=value" line per figure:
+//   fsync floor (fsyncs/s of 4 KiB appends in DIR), insert rows/s for lake,
+//   SQLite synchronous=FULL and =NORMAL, full-scan and selective-scan rows/s
+//   for both, and p50/p99 of a single-row lake INSERT uploading 1 MiB.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "lake.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+[[noreturn]] void Die(const std::string& what, lake_error* err = nullptr) {
+  std::fprintf(stderr, "table_bench: %s%s%s\n", what.c_str(), err ? ": " : "",
+               err ? lake_error_message(err) : "");
+  std::exit(1);
+}
+
+void Check(lake_status status, lake_error* err, const std::string& what) {
+  if (status != LAKE_OK) Die(what, err);
+}
+
+struct Bytes {
+  std::string data;
+  size_t offset = 0;
+};
+int64_t ReadBytes(void* ctx, uint8_t* buf, size_t cap) {
+  auto* b = static_cast<Bytes*>(ctx);
+  size_t n = std::min(cap, b->data.size() - b->offset);
+  std::memcpy(buf, b->data.data() + b->offset, n);
+  b->offset += n;
+  return static_cast<int64_t>(n);
+}
+
+double FsyncFloor(const std::string& dir) {
+  std::string path = dir + "/fsync-probe";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) Die("open " + path);
+  std::string block(4096, 'x');
+  const int n = 200;
+  auto start = Clock::now();
+  for (int i = 0; i < n; ++i) {
+    if (::write(fd, block.data(), block.size()) != 4096 || ::fsync(fd) != 0) Die("fsync probe");
+  }
+  double s = Seconds(start);
+  ::close(fd);
+  ::unlink(path.c_str());
+  return n / s;
+}
+
+std::string InsertSql(size_t batch) {
+  std::string sql = "INSERT INTO bench.rows (name, n, video) VALUES ";
+  for (size_t i = 0; i < batch; ++i) sql += i ? ", (?, ?, ?)" : "(?, ?, ?)";
+  return sql;
+}
+
+// Counts the rows of a lake query (and touches every batch).
+uint64_t DrainLake(lake_db* db, const char* sql, const int64_t* param) {
+  lake_statement* stmt = nullptr;
+  lake_error* err = nullptr;
+  Check(lake_db_prepare(db, sql, &stmt, &err), err, "prepare select");
+  if (param) Check(lake_statement_bind_int64(stmt, 1, *param, &err), err, "bind");
+  ArrowArrayStream stream{};
+  Check(lake_statement_query(stmt, &stream, &err), err, "query");
+  uint64_t rows = 0;
+  for (;;) {
+    ArrowArray batch{};
+    if (stream.get_next(&stream, &batch) != 0) Die(stream.get_last_error(&stream));
+    if (batch.release == nullptr) break;
+    rows += static_cast<uint64_t>(batch.length);
+    batch.release(&batch);
+  }
+  stream.release(&stream);
+  lake_statement_free(stmt);
+  return rows;
+}
+
+struct LocationFields {
+  std::string uri, content_type, sha256;
+  uint64_t size;
+};
+
+void Sql(sqlite3* db, const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    Die(std::string("sqlite: ") + sql + ": " + (message ? message : ""));
+  }
+}
+
+double SqliteInsert(const std::string& path, const char* synchronous, size_t rows, size_t batch,
+                    const std::vector<LocationFields>& locations) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) Die("sqlite open");
+  Sql(db, "PRAGMA journal_mode=WAL");
+  Sql(db, (std::string("PRAGMA synchronous=") + synchronous).c_str());
+  Sql(db, "CREATE TABLE rows (name TEXT, n INTEGER, uri TEXT, content_type TEXT, size INTEGER, "
+          "sha256 TEXT)");
+  sqlite3_stmt* insert = nullptr;
+  if (sqlite3_prepare_v2(db, "INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?)", -1, &insert,
+                         nullptr) != SQLITE_OK) {
+    Die("sqlite prepare");
+  }
+  auto start = Clock::now();
+  for (size_t done = 0; done < rows; done += batch) {
+    Sql(db, "BEGIN");
+    for (size_t i = done; i < done + batch; ++i) {
+      const LocationFields& l = locations[i % locations.size()];
+      std::string name = "row-" + std::to_string(i);
+      sqlite3_bind_text(insert, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_int64(insert, 2, static_cast<int64_t>(i));
+      sqlite3_bind_text(insert, 3, l.uri.data(), static_cast<int>(l.uri.size()), SQLITE_STATIC);
+      sqlite3_bind_text(insert, 4, l.content_type.data(), static_cast<int>(l.content_type.size()),
+                        SQLITE_STATIC);
+      sqlite3_bind_int64(insert, 5, static_cast<int64_t>(l.size));
+      sqlite3_bind_text(insert, 6, l.sha256.data(), 64, SQLITE_STATIC);
+      if (sqlite3_step(insert) != SQLITE_DONE) Die("sqlite insert");
+      sqlite3_reset(insert);
+    }
+    Sql(db, "COMMIT");
+  }
+  double s = Seconds(start);
+  sqlite3_finalize(insert);
+  sqlite3_close(db);
+  return rows / s;
+}
+
+// Rows/s of a SQLite scan reading every column of every matching row.
+double SqliteScan(const std::string& path, const char* sql, const int64_t* param,
+                  uint64_t* rows_out) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) Die("sqlite open");
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) Die("sqlite prepare scan");
+  if (param) sqlite3_bind_int64(stmt, 1, *param);
+  uint64_t rows = 0, bytes = 0;
+  auto start = Clock::now();
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    ++rows;
+    for (int c = 0; c < 6; ++c) bytes += static_cast<uint64_t>(sqlite3_column_bytes(stmt, c));
+  }
+  double s = Seconds(start);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  *rows_out = rows;
+  (void)bytes;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) Die("usage: table_bench DIR [ROWS] [BATCH] [LATENCY_SAMPLES]");
+  std::string dir = argv[1];
+  size_t rows = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;
+  size_t batch = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1000;
+  size_t samples = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 100;
+  if (rows == 0 || batch == 0 || rows % batch != 0) Die("ROWS must be a multiple of BATCH");
+
+  std::printf("fsync_floor_per_s=%.0f\n", FsyncFloor(dir));
+
+  lake_db* db = nullptr;
+  lake_error* err = nullptr;
+  Check(lake_db_open((dir + "/lake").c_str(), nullptr, &db, &err), err, "open root");
+  lake_stage* stage = lake_db_stage(db);
+  // The DataLocations the file column is bound to, uploaded before timing.
+  std::vector<lake_location*> locations;
+  std::vector<LocationFields> fields;
+  for (int i = 0; i < 1000; ++i) {
+    Bytes bytes{std::string(1024, static_cast<char>('a' + i % 26)) + std::to_string(i)};
+    lake_location* loc = nullptr;
+    Check(lake_stage_upload_reader(stage, ReadBytes, &bytes, nullptr, &loc, &err), err, "upload");
+    locations.push_back(loc);
+    fields.push_back({lake_location_uri(loc), lake_location_content_type(loc),
+                      lake_location_sha256(loc), lake_location_size_bytes(loc)});
+  }
+  const char* columns[] = {"name:utf8", "n:int64", "video:file"};
+  Check(lake_table_create(db, "bench.rows", columns, 3, &err), err, "create table");
+
+  std::string sql = InsertSql(batch);
+  auto start = Clock::now();
+  for (size_t done = 0; done < rows; done += batch) {
+    lake_statement* stmt = nullptr;
+    Check(lake_db_prepare(db, sql.c_str(), &stmt, &err), err, "prepare insert");
+    size_t p = 1;
+    for (size_t i = done; i < done + batch; ++i) {
+      std::string name = "row-" + std::to_string(i);
+      Check(lake_statement_bind_utf8(stmt, p++, name.data(), name.size(), &err), err, "bind");
+      Check(lake_statement_bind_int64(stmt, p++, static_cast<int64_t>(i), &err), err, "bind");
+      Check(lake_statement_bind_location(stmt, p++, locations[i % locations.size()], &err), err,
+            "bind");
+    }
+    uint64_t version = 0;
+    Check(lake_statement_insert(stmt, nullptr, &version, &err), err, "insert");
+    lake_statement_free(stmt);
+  }
+  double lake_insert_s = Seconds(start);
+  std::printf("lake_insert_rows_per_s=%.0f\n", rows / lake_insert_s);
+
+  start = Clock::now();
+  uint64_t scanned = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
+  double lake_scan_s = Seconds(start);
+  if (scanned != rows) Die("lake full scan returned " + std::to_string(scanned) + " rows");
+  std::printf("lake_full_scan_rows_per_s=%.0f\n", rows / lake_scan_s);
+  int64_t needle = static_cast<int64_t>(rows / 2);
+  start = Clock::now();
+  uint64_t matched = DrainLake(db, "SELECT * FROM bench.rows WHERE n = ?", &needle);
+  double lake_where_s = Seconds(start);
+  if (matched != 1) Die("lake selective scan matched " + std::to_string(matched));
+  std::printf("lake_where_scan_rows_per_s=%.0f\n", rows / lake_where_s);
+
+  std::string full_db = dir + "/sqlite-full.db", normal_db = dir + "/sqlite-normal.db";
+  std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
+              SqliteInsert(full_db, "FULL", rows, batch, fields));
+  std::printf("sqlite_normal_insert_rows_per_s=%.0f\n",
+              SqliteInsert(normal_db, "NORMAL", rows, batch, fields));
+  uint64_t sqlite_rows = 0;
+  double sqlite_scan_s = SqliteScan(full_db, "SELECT * FROM rows", nullptr, &sqlite_rows);
+  if (sqlite_rows != rows) Die("sqlite full scan count");
+  std::printf("sqlite_full_scan_rows_per_s=%.0f\n", rows / sqlite_scan_s);
+  double sqlite_where_s = SqliteScan(full_db, "SELECT * FROM rows WHERE n = ?", &needle,
+                                     &sqlite_rows);
+  if (sqlite_rows != 1) Die("sqlite selective scan count");
+  std::printf("sqlite_where_scan_rows_per_s=%.0f\n", rows / sqlite_where_s);
+
+  // Single-row INSERTs, each uploading a 1 MiB FILE.
+  std::vector<double> latencies;
+  for (size_t i = 0; i < samples; ++i) {
+    Bytes bytes{std::string(1 << 20, static_cast<char>(i))};
+    lake_statement* stmt = nullptr;
+    auto t0 = Clock::now();
+    Check(lake_db_prepare(db, "INSERT INTO bench.rows (name, n, video) VALUES (?, ?, ?)", &stmt,
+                          &err),
+          err, "prepare single");
+    Check(lake_statement_bind_utf8(stmt, 1, "single", 6, &err), err, "bind");
+    Check(lake_statement_bind_int64(stmt, 2, -1, &err), err, "bind");
+    Check(lake_statement_bind_file_reader(stmt, 3, ReadBytes, &bytes, "application/octet-stream",
+                                          &err),
+          err, "bind");
+    uint64_t version = 0;
+    Check(lake_statement_insert(stmt, nullptr, &version, &err), err, "single insert");
+    latencies.push_back(Seconds(t0) * 1000);
+    lake_statement_free(stmt);
+  }
+  std::sort(latencies.begin(), latencies.end());
+  if (!latencies.empty()) {
+    std::printf("lake_single_insert_1mib_p50_ms=%.2f\n", latencies[latencies.size() / 2]);
+    std::printf("lake_single_insert_1mib_p99_ms=%.2f\n",
+                latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)]);
+  }
+  for (lake_location* loc : locations) lake_location_free(loc);
+  lake_db_free(db);
+  return 0;
+}
