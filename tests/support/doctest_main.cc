@@ -1,7 +1,8 @@
 // The main of every doctest suite. Besides doctest's own flags it reads
 // LAKE_TEST_EXCLUDE, a comma-separated list of test-case name patterns to
-// skip (doctest's --test-case-exclude), so scripts/test can leave out whole
-// families of cases in one pass without passing flags to every test program.
+// skip (doctest's --test-case-exclude), so a run under `meson test` can
+// leave out whole families of cases (LAKE_TEST_EXCLUDE='S3*') without
+// passing flags to every test program.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
