@@ -1,8 +1,9 @@
 #include "engine/location_uri.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "base/utf8.h"
 #include "engine/integrity_error.h"
 #include "io/s3http/sigv4_signer.h"
@@ -19,8 +20,18 @@ int HexValue(char c) {
   return -1;
 }
 
+// A byte PercentEncodePath leaves as it is (SigV4's unreserved set and '/').
+bool IsLiteralPathByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+}
+
 // Decodes once, then insists that re-encoding gives back the input.
 absl::StatusOr<std::string> DecodeCanonical(std::string_view encoded) {
+  // The common case: nothing escaped, and nothing that needs escaping.
+  if (std::all_of(encoded.begin(), encoded.end(), IsLiteralPathByte)) {
+    return std::string(encoded);
+  }
   std::string decoded;
   decoded.reserve(encoded.size());
   for (size_t i = 0; i < encoded.size(); ++i) {
@@ -70,15 +81,19 @@ absl::Status ValidatePathSegments(std::string_view path) {
   if (path.find('\0') != std::string_view::npos) {
     return InvalidLocationError("path contains a NUL byte");
   }
-  for (absl::string_view segment :
-       absl::StrSplit(absl::string_view(path.data(), path.size()), '/')) {
+  size_t start = 0;
+  for (;;) {
+    size_t slash = path.find('/', start);
+    std::string_view segment =
+        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (segment.empty()) {
       return InvalidLocationError("path has an empty segment");
     }
     if (segment == "." || segment == "..") {
-      return InvalidLocationError(
-          absl::StrCat("path has a '", segment, "' segment"));
+      return InvalidLocationError(absl::StrCat("path has a '", std::string(segment), "' segment"));
     }
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,7 @@
 #include "engine/managed_stage.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "engine/integrity_error.h"
 #include "engine/range_reader.h"
@@ -32,7 +34,15 @@ absl::StatusOr<DataLocation> ManagedStage::Upload(UploadSource& source,
   if (absl::Status s = CheckCancelled(options.cancel); !s.ok()) return s;
   absl::StatusOr<StoredObject> stored = store_->Upload(source, options);
   if (!stored.ok()) return stored.status();
-  return LocationOfStored(*stored, options.content_type);
+  absl::StatusOr<DataLocation> location = LocationOfStored(*stored, options.content_type);
+  if (location.ok()) RememberSize(location->uri, location->size_bytes);
+  return location;
+}
+
+void ManagedStage::RememberSize(const std::string& uri, uint64_t size_bytes) {
+  absl::MutexLock lock(&known_mu_);
+  if (known_sizes_.size() >= kMaxKnownSizes) known_sizes_.clear();
+  known_sizes_[uri] = size_bytes;
 }
 
 absl::StatusOr<std::unique_ptr<LocationWriter>> ManagedStage::NewWriter(
@@ -101,13 +111,27 @@ absl::StatusOr<std::string> ManagedStage::Presign(const DataLocation& location,
 
 absl::Status ManagedStage::Delete(const DataLocation& location) {
   if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+  {
+    absl::MutexLock lock(&known_mu_);
+    known_sizes_.erase(location.uri);
+  }
   return store_->Delete(location);
 }
 
 absl::Status ManagedStage::CheckExisting(const DataLocation& location) {
-  if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
-  absl::StatusOr<uint64_t> stored = store_->StoredSize(location);
+  // A remembered URI was contained when it was remembered.
+  std::optional<uint64_t> known;
+  {
+    absl::MutexLock lock(&known_mu_);
+    if (auto it = known_sizes_.find(location.uri); it != known_sizes_.end()) known = it->second;
+  }
+  if (!known) {
+    if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+  }
+  absl::StatusOr<uint64_t> stored = known ? absl::StatusOr<uint64_t>(*known)
+                                          : store_->StoredSize(location);
   if (!stored.ok()) return stored.status();
+  if (!known) RememberSize(location.uri, *stored);
   if (*stored != location.size_bytes) {
     return IntegrityError(
         *stored < location.size_bytes ? IntegrityKind::kSizeShort : IntegrityKind::kSizeLong,

@@ -12,7 +12,11 @@
 #define LAKE_ENGINE_MANAGED_STAGE_H_
 
 #include <memory>
+#include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "engine/byte_range.h"
 #include "engine/managed_object_store.h"
 #include "engine/object_reader.h"
@@ -62,14 +66,27 @@ class ManagedStage {
   // An existing location a caller hands in (a table's metadata-only FILE
   // value): contained in this stage, and the stored object exists with
   // exactly size_bytes (SizeShort/SizeLong otherwise). Its digest is not
-  // re-read here; every full read verifies it.
+  // re-read here; every full read verifies it. A location this stage
+  // uploaded or checked before is answered from memory (see known_sizes_).
   absl::Status CheckExisting(const DataLocation& location);
   // A credential-free GET URL for a contained object, living `ttl`.
   absl::StatusOr<std::string> Presign(const DataLocation& location, absl::Duration ttl);
   absl::StatusOr<uint64_t> CleanStaging() { return store_->CleanStaging(); }
 
  private:
+  // At most this many remembered sizes; the map starts over when full.
+  static constexpr size_t kMaxKnownSizes = size_t{1} << 16;
+
+  void RememberSize(const std::string& uri, uint64_t size_bytes);
+
   std::unique_ptr<ManagedObjectStore> store_;
+  // The stored size of objects this process uploaded through this stage or
+  // found stored by CheckExisting, by URI. Managed objects are immutable, so
+  // an entry stays true until the object is deleted: Delete forgets it
+  // (deletion by another process is the collector's, which never removes an
+  // object an append may still reference).
+  absl::Mutex known_mu_;
+  absl::flat_hash_map<std::string, uint64_t> known_sizes_ ABSL_GUARDED_BY(known_mu_);
 };
 
 // The DataLocation of what a backend stored.

@@ -355,7 +355,7 @@ absl::Status ExportArrowSchema(const table::Schema& schema, ArrowSchema* out) {
 }
 
 absl::Status ExportArrowArray(ColumnBatch batch, ArrowArray* out) {
-  if (absl::Status status = batch.Validate(); !status.ok()) return status;
+  if (absl::Status status = batch.CheckShape(); !status.ok()) return status;
   const auto length = static_cast<int64_t>(batch.num_rows);
   auto root = std::make_unique<ArrayNode>();
   root->buffers.push_back(nullptr);  // the batch struct has no nulls

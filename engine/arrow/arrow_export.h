@@ -40,8 +40,10 @@ std::string_view ArrowFormatOf(table::ColumnType type);
 absl::Status ExportArrowSchema(const table::Schema& schema, ArrowSchema* out);
 
 // Moves `batch` into `*out`, which the caller then owns (release it once).
-// InvalidArgument when the batch breaks ColumnBatch's invariants
-// (ColumnBatch::Validate); `*out` is untouched then.
+// The cells' content is its producer's to check (a decoded fragment's, or
+// ColumnBatch::Validate's); this checks the shape the buffers are built
+// from (ColumnBatch::CheckShape): InvalidArgument, `*out` untouched, when it
+// breaks.
 absl::Status ExportArrowArray(table::ColumnBatch batch, ArrowArray* out);
 
 // The next batch of a result: a batch, nullopt at the end, or an error.

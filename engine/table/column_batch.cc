@@ -178,7 +178,7 @@ void ColumnBatch::AppendRows(const ColumnBatch& other, size_t begin, size_t end)
   }
 }
 
-absl::Status ColumnBatch::Validate() const {
+absl::Status ColumnBatch::CheckShape() const {
   if (absl::Status s = ValidateSchema(schema); !s.ok()) return s;
   if (columns.size() != schema.columns.size()) {
     return absl::InvalidArgumentError("a batch's columns do not match its schema");
@@ -213,21 +213,37 @@ absl::Status ColumnBatch::Validate() const {
     if (c.bools.size() != (c.type == ColumnType::kBool ? num_rows : 0)) {
       return bad("bool count differs");
     }
+    if (c.type == ColumnType::kBool) {
+      for (size_t row = 0; row < num_rows; ++row) {
+        if (!c.IsNull(row) && c.bools[row] > 1) return bad("a bool is not 0 or 1");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ColumnBatch::Validate() const {
+  if (absl::Status s = CheckShape(); !s.ok()) return s;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const ColumnData& c = columns[i];
+    if (c.type != ColumnType::kUtf8 && c.type != ColumnType::kFile) continue;
+    const std::string& name = schema.columns[i].name;
+    auto bad = [&](std::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat("column '", name, "': ", std::string(why)));
+    };
     for (size_t row = 0; row < num_rows; ++row) {
       if (c.IsNull(row)) continue;
-      if (c.type == ColumnType::kBool && c.bools[row] > 1) return bad("a bool is not 0 or 1");
-      if (c.type == ColumnType::kUtf8 && !IsValidUtf8(c.strings.At(row))) {
-        return bad("text is not UTF-8");
+      if (c.type == ColumnType::kUtf8) {
+        if (!IsValidUtf8(c.strings.At(row))) return bad("text is not UTF-8");
+        continue;
       }
-      if (is_file) {
-        if (c.int64s[row] < 0) return bad("a negative size");
-        absl::StatusOr<DataLocation> location =
-            MakeDataLocation(c.strings.At(row), c.content_types.At(row),
-                             static_cast<uint64_t>(c.int64s[row]), c.sha256s.At(row));
-        if (!location.ok()) return bad(std::string(location.status().message()));
-        if (location->sha256 != c.sha256s.At(row) || location->uri != c.strings.At(row)) {
-          return bad("a location is not in canonical form");
-        }
+      if (c.int64s[row] < 0) return bad("a negative size");
+      absl::StatusOr<DataLocation> location =
+          MakeDataLocation(c.strings.At(row), c.content_types.At(row),
+                           static_cast<uint64_t>(c.int64s[row]), c.sha256s.At(row));
+      if (!location.ok()) return bad(std::string(location.status().message()));
+      if (location->sha256 != c.sha256s.At(row) || location->uri != c.strings.At(row)) {
+        return bad("a location is not in canonical form");
       }
     }
   }

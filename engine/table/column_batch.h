@@ -1,17 +1,20 @@
 // Rows of one schema held column by column: what an append writes into a
 // fragment, what a scan yields, and what the Arrow export reads.
 //
-// Invariants (ColumnBatch::Validate checks them; every producer keeps them):
+// Invariants (ColumnBatch::Validate checks them; every producer keeps them).
+// The shape (CheckShape checks it, without reading a cell's content):
 //   - columns.size() == schema.columns.size(), and columns[i].type equals
 //     schema.columns[i].type;
 //   - every column has exactly num_rows entries in `valid` and in the
 //     vectors its type uses (below); a null row still holds a placeholder
 //     (0, false, "" — never read);
-//   - utf8 cells are valid UTF-8; file cells are valid DataLocations
-//     (MakeDataLocation) of non-null rows;
+//   - validity bytes, and the bools of non-null rows, are 0 or 1;
 //   - a StringColumn's offsets start at 0, never decrease, end at
 //     bytes.size(), and bytes.size() <= kMaxStringColumnBytes (so Arrow's
 //     32-bit offsets hold them).
+// The content:
+//   - utf8 cells are valid UTF-8; file cells are valid DataLocations
+//     (MakeDataLocation, in canonical form) of non-null rows.
 //
 // Vectors by type:
 //   utf8, binary      strings
@@ -99,8 +102,11 @@ struct ColumnBatch {
   CellValue Cell(size_t row, size_t column) const;
   // Appends rows [begin, end) of `other` (same schema).
   void AppendRows(const ColumnBatch& other, size_t begin, size_t end);
-  // Checks the invariants above.
+  // Checks every invariant above: the shape, then every utf8 and file cell.
   absl::Status Validate() const;
+  // Checks the shape only: cheap, for batches whose content their producer
+  // already checked (a decoded fragment, a batch validated once on entry).
+  absl::Status CheckShape() const;
 
   bool operator==(const ColumnBatch&) const = default;
 };

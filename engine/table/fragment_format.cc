@@ -333,6 +333,11 @@ absl::Status CheckCells(const ColumnData& c, const std::string& name) {
 
 absl::StatusOr<std::string> EncodeFragment(const ColumnBatch& batch) {
   if (absl::Status s = batch.Validate(); !s.ok()) return s;
+  return EncodeValidatedFragment(batch);
+}
+
+absl::StatusOr<std::string> EncodeValidatedFragment(const ColumnBatch& batch) {
+  if (absl::Status s = batch.CheckShape(); !s.ok()) return s;
   if (batch.num_rows > kMaxFragmentRows) {
     return absl::InvalidArgumentError(
         absl::StrCat("a fragment holds at most ", kMaxFragmentRows, " rows, not ", batch.num_rows));

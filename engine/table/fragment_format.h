@@ -71,6 +71,9 @@ inline constexpr int kFragmentZstdLevel = 1;
 // its invariants (ColumnBatch::Validate) or has more than kMaxFragmentRows
 // rows. Deterministic: the same batch gives the same bytes.
 absl::StatusOr<std::string> EncodeFragment(const ColumnBatch& batch);
+// The same for a batch whose content the caller validated already
+// (ColumnBatch::Validate passed on it): checks only its shape.
+absl::StatusOr<std::string> EncodeValidatedFragment(const ColumnBatch& batch);
 
 // How much of the ColumnBatch invariant a decode re-checks. The encoder
 // validated the batch in full before it computed the digest, so a fragment

@@ -125,22 +125,29 @@ absl::StatusOr<std::string> WriteReferenceDelta(io::FileSystem& fs, const std::s
                                                 const ReferenceDelta& delta) {
   absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(delta);
   if (!encoded.ok()) return encoded.status();
+  return WriteEncodedReferenceDelta(fs, table_dir, delta.child_version, *encoded);
+}
+
+absl::StatusOr<std::string> WriteEncodedReferenceDelta(io::FileSystem& fs,
+                                                       const std::string& table_dir,
+                                                       uint64_t child_version,
+                                                       const EncodedReferenceDelta& encoded) {
   if (absl::Status s = io::CreateDirectoriesDurably(fs, RefsDir(table_dir)); !s.ok()) return s;
-  std::string path = DeltaPath(table_dir, delta.child_version);
+  std::string path = DeltaPath(table_dir, child_version);
   std::string temp = absl::StrCat(path, ".", NewUuidV7(), ".tmp");
-  absl::Status written = io::WriteWholeFileDurably(fs, path, temp, encoded->bytes);
+  absl::Status written = io::WriteWholeFileDurably(fs, path, temp, encoded.bytes);
   if (absl::IsAlreadyExists(written)) {
     // A retry finds its own earlier write; anything else is another delta.
-    absl::StatusOr<std::string> present = io::ReadWholeFile(fs, path, encoded->bytes.size());
+    absl::StatusOr<std::string> present = io::ReadWholeFile(fs, path, encoded.bytes.size());
     if (!present.ok() && !absl::IsDataLoss(present.status())) return present.status();
-    if (!present.ok() || *present != encoded->bytes) {  // DataLoss: larger than ours
+    if (!present.ok() || *present != encoded.bytes) {  // DataLoss: larger than ours
       return absl::AlreadyExistsError(absl::StrCat("a different reference delta of version ",
-                                                   delta.child_version, " is present at ", path));
+                                                   child_version, " is present at ", path));
     }
     written = io::SyncParentDirectory(fs, path);
   }
   if (!written.ok()) return written;
-  return encoded->digest;
+  return encoded.digest;
 }
 
 absl::Status RemoveUncommittedReferenceDelta(io::FileSystem& fs, const std::string& table_dir,

@@ -41,6 +41,12 @@ std::string ReferenceDeltaRelativePath(uint64_t child_version);
 // as EncodeReferenceDelta (Unimplemented for removals).
 absl::StatusOr<std::string> WriteReferenceDelta(io::FileSystem& fs, const std::string& table_dir,
                                                 const ReferenceDelta& delta);
+// The same for a delta already encoded (EncodeReferenceDelta) as the delta
+// of `child_version`: a caller that needs the digest before the write.
+absl::StatusOr<std::string> WriteEncodedReferenceDelta(io::FileSystem& fs,
+                                                       const std::string& table_dir,
+                                                       uint64_t child_version,
+                                                       const EncodedReferenceDelta& encoded);
 
 // Removes the delta file of `child_version` durably; OK when absent.
 // Only for a version the registry never committed.

@@ -1,6 +1,7 @@
 #include "engine/table/table_store.h"
 
 #include <cstdio>
+#include <future>
 #include <set>
 #include <utility>
 
@@ -205,26 +206,35 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   manifest.version = base + 1;
   manifest.parent_version = base;
 
-  absl::StatusOr<std::string> delta_digest = WriteReferenceDelta(fs_, table_dir, delta);
-  if (absl::IsAlreadyExists(delta_digest.status())) {
-    // A delta of base+1 left by an attempt that never committed.
-    if (absl::Status s = RemoveUncommittedReferenceDelta(fs_, table_dir, base + 1); !s.ok()) {
-      return s;
-    }
-    delta_digest = WriteReferenceDelta(fs_, table_dir, delta);
-  }
-  if (!delta_digest.ok()) return delta_digest.status();
+  absl::StatusOr<EncodedReferenceDelta> encoded_delta = EncodeReferenceDelta(delta);
+  if (!encoded_delta.ok()) return encoded_delta.status();
   manifest.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
-  manifest.reference_delta_sha256 = *delta_digest;
+  manifest.reference_delta_sha256 = encoded_delta->digest;
   manifest.created_unix_micros = NowMicros();
   absl::StatusOr<std::string> manifest_bytes = EncodeManifest(manifest);
   if (!manifest_bytes.ok()) return manifest_bytes.status();
   std::string manifest_path = ManifestRelativePath(base + 1);
-  if (absl::Status s = WriteReplacingLeftover(
-          fs_, absl::StrCat(table_dir, "/", manifest_path), *manifest_bytes);
-      !s.ok()) {
-    return s;
-  }
+  // The delta and the manifest are independent files, neither referenced
+  // before the compare-and-set below: written and synced at once.
+  std::future<absl::StatusOr<std::string>> delta_written =
+      std::async(std::launch::async, [&]() -> absl::StatusOr<std::string> {
+        absl::StatusOr<std::string> digest =
+            WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *encoded_delta);
+        if (absl::IsAlreadyExists(digest.status())) {
+          // A delta of base+1 left by an attempt that never committed.
+          if (absl::Status s = RemoveUncommittedReferenceDelta(fs_, table_dir, base + 1);
+              !s.ok()) {
+            return s;
+          }
+          digest = WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *encoded_delta);
+        }
+        return digest;
+      });
+  absl::Status manifest_written =
+      WriteReplacingLeftover(fs_, absl::StrCat(table_dir, "/", manifest_path), *manifest_bytes);
+  absl::StatusOr<std::string> delta_digest = delta_written.get();
+  if (!delta_digest.ok()) return delta_digest.status();
+  if (!manifest_written.ok()) return manifest_written;
   if (absl::Status s = LAKE_FAILPOINT("table_append.reference_delta_written"); !s.ok()) return s;
 
   registry::VersionRecord next;
@@ -244,14 +254,8 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
 
 absl::StatusOr<AppendOutcome> TableStore::Commit(const registry::TableRecord& table,
                                                  uint64_t base, const std::string& operation_id,
-                                                 const ColumnBatch& batch,
+                                                 const ColumnBatch& batch, FragmentRef fragment,
                                                  const std::string& batch_sha256) {
-  std::string table_dir = TableDir(table.name);
-  absl::StatusOr<std::string> fragment_bytes = EncodeFragment(batch);
-  if (!fragment_bytes.ok()) return fragment_bytes.status();
-  absl::StatusOr<FragmentRef> fragment = WriteFragment(table_dir, *fragment_bytes, batch.num_rows);
-  if (!fragment.ok()) return fragment.status();
-  if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
   absl::StatusOr<ReferenceDelta> delta = BuildReferenceDelta(
       table.table_id, base, base + 1, table.schema, absl::MakeConstSpan(&batch, 1));
   if (!delta.ok()) return delta.status();
@@ -259,13 +263,23 @@ absl::StatusOr<AppendOutcome> TableStore::Commit(const registry::TableRecord& ta
   absl::StatusOr<registry::TableRecord> committed;
   {
     absl::MutexLock lock(&commit_mu_);
-    committed = CommitVersionLocked(table, base, {*fragment}, /*replace_fragments=*/false,
-                                    *delta, operation_id, batch_sha256,
-                                    /*record_operation=*/true);
+    committed = CommitVersionLocked(table, base, {std::move(fragment)},
+                                    /*replace_fragments=*/false, *delta, operation_id,
+                                    batch_sha256, /*record_operation=*/true);
   }
   if (!committed.ok()) return committed.status();
   if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) return s;
   return AppendOutcome{table.table_id, committed->current_version, operation_id, batch.num_rows};
+}
+
+void TableStore::RemoveOrphanFragment(const registry::TableRecord& table,
+                                      const FragmentRef& fragment) {
+  std::string path = absl::StrCat(TableDir(table.name), "/", fragment.path);
+  if (absl::Status s = fs_.Remove(path); !s.ok()) {
+    // Unreferenced either way: only space, until a collection.
+    std::fprintf(stderr, "lake: could not remove unreferenced fragment %s: %s\n", path.c_str(),
+                 s.ToString().c_str());
+  }
 }
 
 void TableStore::RemoveCheckpoint(const std::string& operation_id) {
@@ -300,7 +314,15 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   }
   if (absl::Status s = LAKE_FAILPOINT("table_append.prepared"); !s.ok()) return s;
   std::string operation_id = NewUuidV7();
-  std::string batch_sha256;
+  // Encoded once: the checkpoint's batch and the fragment are these bytes.
+  absl::StatusOr<std::string> encoded = EncodeValidatedFragment(batch);
+  if (!encoded.ok()) return encoded.status();
+  std::string batch_sha256 = Sha256Hex(*encoded);
+  // The checkpoint and the fragment are independent files: written and
+  // synced at once. A fragment without a published checkpoint is never
+  // referenced (the append stops before any commit); a checkpoint without
+  // its fragment is replayed whole.
+  std::future<absl::StatusOr<std::string>> published;
   if (checkpoints_) {
     AppendCheckpoint checkpoint;
     checkpoint.operation_id = operation_id;
@@ -308,21 +330,27 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
     checkpoint.table_id = table.table_id;
     checkpoint.base_version = table.current_version;
     checkpoint.stage_identity = stage_identity_;
-    absl::StatusOr<std::string> encoded = EncodeFragment(batch);
-    if (!encoded.ok()) return encoded.status();
-    checkpoint.batch = std::move(*encoded);
-    checkpoint.batch_sha256 = Sha256Hex(checkpoint.batch);
-    batch_sha256 = checkpoint.batch_sha256;
-    absl::StatusOr<std::string> published = checkpoints_->Publish(checkpoint);
-    if (!published.ok()) return published.status();
-    if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
-  } else {
-    absl::StatusOr<std::string> encoded = EncodeFragment(batch);
-    if (!encoded.ok()) return encoded.status();
-    batch_sha256 = Sha256Hex(*encoded);
+    checkpoint.batch = *encoded;
+    checkpoint.batch_sha256 = batch_sha256;
+    published = std::async(std::launch::async, [this, checkpoint = std::move(checkpoint)] {
+      return checkpoints_->Publish(checkpoint);
+    });
   }
-  absl::StatusOr<AppendOutcome> outcome =
-      Commit(table, table.current_version, operation_id, batch, batch_sha256);
+  absl::StatusOr<FragmentRef> fragment =
+      WriteFragment(TableDir(table.name), *encoded, batch.num_rows);
+  if (checkpoints_) {
+    absl::StatusOr<std::string> checkpoint_path = published.get();
+    if (!checkpoint_path.ok()) {
+      if (fragment.ok()) RemoveOrphanFragment(table, *fragment);
+      return checkpoint_path.status();
+    }
+    if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
+  }
+  // From here on a failure may leave the checkpoint for recovery.
+  if (!fragment.ok()) return fragment.status();
+  if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
+  absl::StatusOr<AppendOutcome> outcome = Commit(table, table.current_version, operation_id,
+                                                 batch, std::move(*fragment), batch_sha256);
   if (outcome.ok()) {
     if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) return s;
     RemoveCheckpoint(operation_id);
@@ -480,7 +508,9 @@ RecoveredAppend TableStore::RecoverOne(const std::string& operation_id) {
                                 : table.status().ToString();
     return result;
   }
-  absl::StatusOr<ColumnBatch> batch = DecodeFragment(checkpoint->batch, table->schema);
+  // Fully checked: these bytes become the fragment as they are.
+  absl::StatusOr<ColumnBatch> batch =
+      DecodeFragment(checkpoint->batch, table->schema, FragmentCheck::kFull);
   absl::Status files = batch.status();
   for (size_t c = 0; files.ok() && c < batch->columns.size(); ++c) {
     if (batch->columns[c].type != ColumnType::kFile) continue;
@@ -494,8 +524,14 @@ RecoveredAppend TableStore::RecoverOne(const std::string& operation_id) {
     result.message = files.ToString();
     return result;
   }
+  absl::StatusOr<FragmentRef> fragment =
+      WriteFragment(TableDir(table->name), checkpoint->batch, batch->num_rows);
+  absl::Status fragment_written =
+      fragment.ok() ? LAKE_FAILPOINT("table_append.fragment_written") : fragment.status();
   absl::StatusOr<AppendOutcome> outcome =
-      Commit(*table, table->current_version, operation_id, *batch, checkpoint->batch_sha256);
+      fragment_written.ok() ? Commit(*table, table->current_version, operation_id, *batch,
+                                     std::move(*fragment), checkpoint->batch_sha256)
+                            : absl::StatusOr<AppendOutcome>(fragment_written);
   if (!outcome.ok()) {
     if (std::optional<registry::CommittedOperation> committed =
             registry::GetCommittedOperation(outcome.status())) {

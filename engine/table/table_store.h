@@ -18,15 +18,17 @@
 //   1. the caller validated the statement and uploaded every FILE;
 //   2. the append checkpoint is published (<root>/checkpoints/, on by
 //      default): operation id, table, base version, stage identity, batch;
-//   3. the fragment is written durably;
+//   3. the fragment is written durably — at the same time as 2 (two
+//      threads): the steps' failpoints fire after both, in order;
 //   4. under the commit lock: the table must still be at the base version
-//      (else Aborted, a lost race); the reference delta of base+1 is written
-//      durably, then the manifest;
+//      (else Aborted, a lost race); the reference delta of base+1 and the
+//      manifest are written durably, at the same time;
 //   5. the registry's compare-and-set commits version base+1 with the
 //      operation record (synced);
 //   6. the checkpoint is removed (a failure there is logged, never returned).
 // A failure before 5 leaves the version unchanged; the objects of step 1
-// stay unreferenced (for GC). A replay of a checkpoint (Recover) finds the
+// stay unreferenced (for GC). A checkpoint that failed to publish removes
+// the fragment written beside it (nothing can reference it). A replay of a checkpoint (Recover) finds the
 // operation's record when 5 happened and converges on that version;
 // otherwise it commits the batch on the table's current version.
 //
@@ -177,11 +179,14 @@ class TableStore {
              ManagedStage& stage, std::string stage_identity, TableStoreOptions options,
              std::optional<AppendCheckpointStore> checkpoints);
 
-  // Steps 3..5 for `operation_id`, on `base` (the table's current version
-  // for a replay).
+  // Steps 4..5 for `operation_id`, on `base` (the table's current version
+  // for a replay): `fragment` is `batch`'s fragment file, already written.
   absl::StatusOr<AppendOutcome> Commit(const registry::TableRecord& table, uint64_t base,
                                        const std::string& operation_id, const ColumnBatch& batch,
-                                       const std::string& batch_sha256);
+                                       FragmentRef fragment, const std::string& batch_sha256);
+  // Best effort: the fragment of an append that stopped before publishing
+  // its checkpoint (so no version can ever reference it).
+  void RemoveOrphanFragment(const registry::TableRecord& table, const FragmentRef& fragment);
   // Writes a fragment file of `batch`; returns its manifest entry.
   absl::StatusOr<FragmentRef> WriteFragment(const std::string& table_dir,
                                             const std::string& fragment_bytes, uint64_t rows);

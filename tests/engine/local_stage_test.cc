@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "base/buffer_budget.h"
 #include "engine/local/local_upload.h"
+#include "engine/integrity_error.h"
 #include "engine/location_uri.h"
 #include "engine/managed_key.h"
 #include "tests/support/stage_fixture.h"
@@ -476,6 +477,32 @@ TEST_CASE("staging cleanup removes dead uploads' leftovers but not live uploads"
   LAKE_REQUIRE_OK(committed);
   CHECK(ReadVerified(*f.stage, *committed) == bytes);
   CHECK(ReadVerified(*f.stage, *published) == bytes);
+}
+
+TEST_CASE("an existing location is checked against the stored size, remembered or not") {
+  StageFixture f;
+  std::vector<uint8_t> bytes = testing::RandomBytes(4000, 11);
+  MemorySource source(bytes);
+  absl::StatusOr<DataLocation> uploaded = f.stage->Upload(source, {});
+  LAKE_REQUIRE_OK(uploaded);
+  // Remembered from the upload: the right size passes, a wrong one is typed.
+  LAKE_CHECK_OK(f.stage->CheckExisting(*uploaded));
+  DataLocation longer = *uploaded;
+  longer.size_bytes = 4001;
+  std::optional<IntegrityDetail> detail = GetIntegrityDetail(f.stage->CheckExisting(longer));
+  REQUIRE(detail.has_value());
+  CHECK(detail->kind == IntegrityKind::kSizeShort);
+  // A second stage on the same root has remembered nothing: it stats.
+  std::unique_ptr<ManagedStage> other = f.OpenAnother("");
+  DataLocation shorter = *uploaded;
+  shorter.size_bytes = 3999;
+  detail = GetIntegrityDetail(other->CheckExisting(shorter));
+  REQUIRE(detail.has_value());
+  CHECK(detail->kind == IntegrityKind::kSizeLong);
+  LAKE_CHECK_OK(other->CheckExisting(*uploaded));
+  // A deleted object is forgotten: checking it again finds it gone.
+  LAKE_REQUIRE_OK(f.stage->Delete(*uploaded));
+  CHECK(absl::IsNotFound(f.stage->CheckExisting(*uploaded)));
 }
 
 TEST_CASE("memory: an upload holds at most its chunk ring, a reader a constant") {
