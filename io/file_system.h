@@ -128,6 +128,11 @@ class FileSystem {
   // supports it; File::direct() tells.
   virtual absl::StatusOr<std::unique_ptr<File>> CreateNew(
       const std::string& path, bool want_direct) = 0;
+  // Opens an existing regular file for writing, without truncating it and
+  // without following a final symlink (NotFound when absent): for reusing
+  // a spare file instead of creating one.
+  virtual absl::StatusOr<std::unique_ptr<File>> OpenForRewrite(
+      const std::string& path) = 0;
   virtual absl::StatusOr<std::unique_ptr<File>> OpenDirectory(
       const std::string& path) = 0;
   // AlreadyExists when the directory is present.

@@ -21,16 +21,27 @@ absl::Status WriteAll(File& file, std::string_view bytes) {
   return absl::OkStatus();
 }
 
-// Steps 1 of the header: the temporary file holds every byte durably.
-absl::Status WriteSyncedTemporary(FileSystem& fs, const std::string& temp_path,
-                                  std::string_view bytes) {
-  absl::StatusOr<std::unique_ptr<File>> file = fs.CreateNew(temp_path, /*want_direct=*/false);
-  if (!file.ok()) return file.status();
-  if (absl::Status s = WriteAll(**file, bytes); !s.ok()) return s;
+// Step 1 of the header on an opened file: every byte written, the length
+// cut to them, synced and closed.
+absl::Status WriteSynced(File& file, std::string_view bytes, bool cut_to_length) {
+  if (absl::Status s = WriteAll(file, bytes); !s.ok()) return s;
+  if (cut_to_length) {
+    if (absl::Status s = file.Truncate(bytes.size()); !s.ok()) return s;
+  }
   if (absl::Status s = LAKE_FAILPOINT(kWholeFileFailpoints[0]); !s.ok()) return s;
-  if (absl::Status s = (*file)->Sync(); !s.ok()) return s;
-  if (absl::Status s = (*file)->Close(); !s.ok()) return s;
+  if (absl::Status s = file.Sync(); !s.ok()) return s;
+  if (absl::Status s = file.Close(); !s.ok()) return s;
   return LAKE_FAILPOINT(kWholeFileFailpoints[1]);
+}
+
+// Steps 2 and 3.
+absl::Status Publish(FileSystem& fs, const std::string& path, const std::string& temp_path,
+                     bool* published) {
+  if (absl::Status renamed = fs.RenameNoReplace(temp_path, path); !renamed.ok()) return renamed;
+  if (published != nullptr) *published = true;
+  if (absl::Status s = LAKE_FAILPOINT(kWholeFileFailpoints[2]); !s.ok()) return s;
+  if (absl::Status s = SyncParentDirectory(fs, path); !s.ok()) return s;
+  return LAKE_FAILPOINT(kWholeFileFailpoints[3]);
 }
 
 }  // namespace
@@ -39,20 +50,26 @@ absl::Status WriteWholeFileDurably(FileSystem& fs, const std::string& path,
                                    const std::string& temp_path, std::string_view bytes,
                                    bool* published) {
   if (published != nullptr) *published = false;
-  absl::Status written = WriteSyncedTemporary(fs, temp_path, bytes);
-  if (!written.ok()) {
-    // An AlreadyExists temporary is someone else's: never remove it.
-    if (!absl::IsAlreadyExists(written)) (void)fs.Remove(temp_path);
-    return written;
+  absl::StatusOr<std::unique_ptr<File>> file = fs.CreateNew(temp_path, /*want_direct=*/false);
+  // An AlreadyExists temporary is someone else's: never remove it.
+  if (!file.ok()) return file.status();
+  absl::Status written = WriteSynced(**file, bytes, /*cut_to_length=*/false);
+  if (written.ok()) {
+    written = Publish(fs, path, temp_path, published);
+    if (written.ok() || (published != nullptr && *published)) return written;
   }
-  if (absl::Status renamed = fs.RenameNoReplace(temp_path, path); !renamed.ok()) {
-    (void)fs.Remove(temp_path);
-    return renamed;
-  }
-  if (published != nullptr) *published = true;
-  if (absl::Status s = LAKE_FAILPOINT(kWholeFileFailpoints[2]); !s.ok()) return s;
-  if (absl::Status s = SyncParentDirectory(fs, path); !s.ok()) return s;
-  return LAKE_FAILPOINT(kWholeFileFailpoints[3]);
+  if (published == nullptr || !*published) (void)fs.Remove(temp_path);
+  return written;
+}
+
+absl::Status RewriteWholeFileDurably(FileSystem& fs, const std::string& path,
+                                     const std::string& spare_path, std::string_view bytes,
+                                     bool* published) {
+  if (published != nullptr) *published = false;
+  absl::StatusOr<std::unique_ptr<File>> file = fs.OpenForRewrite(spare_path);
+  if (!file.ok()) return file.status();
+  if (absl::Status s = WriteSynced(**file, bytes, /*cut_to_length=*/true); !s.ok()) return s;
+  return Publish(fs, path, spare_path, published);
 }
 
 absl::StatusOr<std::string> ReadWholeFile(FileSystem& fs, const std::string& path,

@@ -47,6 +47,16 @@ absl::Status WriteWholeFileDurably(FileSystem& fs, const std::string& path,
                                    const std::string& temp_path, std::string_view bytes,
                                    bool* published = nullptr);
 
+// The same, but step 1 rewrites `spare_path`, an existing file nothing
+// refers to (a former temporary or a retired file, in the same directory),
+// instead of creating one: its content is overwritten and cut to `bytes`,
+// then synced. Saves an inode allocation and a later unlink. On an error
+// before the rename the spare is left as it is (its owner removes or
+// reuses it); NotFound when it is gone.
+absl::Status RewriteWholeFileDurably(FileSystem& fs, const std::string& path,
+                                     const std::string& spare_path, std::string_view bytes,
+                                     bool* published = nullptr);
+
 // The whole content of `path`, which the caller's writer keeps to at most
 // `max_bytes`: a longer file is DataLoss (damaged), and is never read
 // further than max_bytes + 1 bytes. NotFound when `path` does not exist.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "engine/managed_key.h"
 #include "engine/operation_id.h"
 #include "io/durable_paths.h"
 #include "io/whole_file.h"
@@ -68,10 +69,22 @@ absl::StatusOr<std::string> AppendCheckpointStore::Publish(const AppendCheckpoin
   absl::StatusOr<std::string> bytes = EncodeAppendCheckpoint(checkpoint);
   if (!bytes.ok()) return bytes.status();
   std::string path = PathOf(checkpoint.operation_id);
-  std::string temp = absl::StrCat(dir_, "/.", checkpoint.operation_id,
-                                  std::string(kAppendCheckpointTempSuffix));
   bool published = false;
-  absl::Status written = io::WriteWholeFileDurably(*fs_, path, temp, *bytes, &published);
+  absl::Status written = absl::NotFoundError("no spare");
+  std::vector<std::string> pending_spares;
+  if (std::optional<std::string> spare = TakeSpares(&pending_spares)) {
+    written = io::RewriteWholeFileDurably(*fs_, path, *spare, *bytes, &published);
+    // A spare that failed half-way is of no further use.
+    if (!written.ok() && !published) (void)fs_->Remove(*spare);
+  }
+  if (absl::IsNotFound(written) && !published) {  // no spare, or it was cleaned away
+    std::string temp = absl::StrCat(dir_, "/.", checkpoint.operation_id,
+                                    std::string(kAppendCheckpointTempSuffix));
+    written = io::WriteWholeFileDurably(*fs_, path, temp, *bytes, &published);
+  }
+  // The directory sync that published this checkpoint made the earlier
+  // spare renames durable too.
+  RestoreSpares(std::move(pending_spares), /*now_durable=*/written.ok());
   if (written.ok()) return path;
   if (published) return PendingAppendError(written, checkpoint.operation_id, path);
   return written;
@@ -120,14 +133,53 @@ absl::StatusOr<AppendCheckpoint> AppendCheckpointStore::Load(std::string_view op
   return checkpoint;
 }
 
+std::optional<std::string> AppendCheckpointStore::TakeSpares(
+    std::vector<std::string>* pending) const {
+  absl::MutexLock lock(&spares_->mu);
+  pending->swap(spares_->pending);
+  if (spares_->durable.empty()) return std::nullopt;
+  std::string spare = std::move(spares_->durable.back());
+  spares_->durable.pop_back();
+  return spare;
+}
+
+void AppendCheckpointStore::RestoreSpares(std::vector<std::string> pending,
+                                          bool now_durable) const {
+  absl::MutexLock lock(&spares_->mu);
+  std::vector<std::string>& into = now_durable ? spares_->durable : spares_->pending;
+  for (std::string& spare : pending) into.push_back(std::move(spare));
+}
+
 absl::Status AppendCheckpointStore::Remove(std::string_view operation_id) const {
   if (absl::Status s = ParseOperationId(operation_id).status(); !s.ok()) return s;
-  absl::Status removed = fs_->Remove(PathOf(operation_id));
+  std::string path = PathOf(operation_id);
+  bool keep_spare;
+  {
+    absl::MutexLock lock(&spares_->mu);
+    keep_spare = spares_->durable.size() + spares_->pending.size() < kMaxSpareCheckpoints;
+  }
+  if (keep_spare) {
+    std::string spare =
+        absl::StrCat(dir_, "/.spare-", NewUuidV7(), std::string(kAppendCheckpointTempSuffix));
+    absl::Status renamed = fs_->RenameNoReplace(path, spare);
+    if (absl::IsNotFound(renamed)) return absl::OkStatus();
+    if (renamed.ok()) {
+      absl::MutexLock lock(&spares_->mu);
+      spares_->pending.push_back(std::move(spare));
+      return absl::OkStatus();
+    }
+  }
+  absl::Status removed = fs_->Remove(path);
   if (absl::IsNotFound(removed)) return absl::OkStatus();
   return removed;
 }
 
 absl::StatusOr<uint64_t> AppendCheckpointStore::CleanTemporaryFiles() const {
+  {
+    absl::MutexLock lock(&spares_->mu);
+    spares_->durable.clear();
+    spares_->pending.clear();
+  }
   absl::StatusOr<std::vector<std::string>> names = fs_->ListDirectory(dir_);
   if (!names.ok()) return names.status();
   uint64_t removed = 0;

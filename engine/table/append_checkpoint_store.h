@@ -7,7 +7,19 @@
 //                                append_checkpoint_format.h)
 //   .<operation_id>.append.tmp   one being written; a crash can leave it
 //                                behind, CleanTemporaryFiles removes it
+//   .spare-<uuid>.append.tmp     a removed checkpoint kept for the next
+//                                Publish to rewrite (a temporary too)
 // Anything else is ignored.
+//
+// Spares: Remove renames a checkpoint to a spare (up to kMaxSpareCheckpoints
+// per store) instead of unlinking it, and Publish rewrites a spare instead
+// of creating a file. A steady stream of appends then allocates and frees
+// no inodes, which matters where freeing is slow to undo (ext4 without a
+// journal skips inodes freed in the last minutes, scanning past each one
+// at every create). A spare is rewritten only once its rename is durable
+// (a later Publish's directory sync made it so): a power loss could
+// otherwise undo the rename and leave the old checkpoint's name holding
+// the new content.
 //
 // Lifecycle of a checkpoint: Publish after all uploads and before the first
 // commit attempt; Remove once the commit succeeded or was explicitly
@@ -15,8 +27,8 @@
 // ValidateForReplay (append_checkpoint_replay.h), replay and Remove.
 //
 // Thread safety: a store is a cheap handle on a FileSystem it does not own
-// (which must outlive it). Calls on different operation ids may run
-// concurrently, from any number of processes. CleanTemporaryFiles must not
+// (which must outlive it); copies share their spares. Calls on different
+// operation ids may run concurrently, from any number of processes. CleanTemporaryFiles must not
 // overlap a Publish (hold the root's lock): it would remove the temporary
 // file being written, and that Publish would fail before publishing.
 #ifndef LAKE_ENGINE_TABLE_APPEND_CHECKPOINT_STORE_H_
@@ -24,12 +36,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "engine/table/append_checkpoint_format.h"
@@ -40,6 +55,8 @@ namespace lake::table {
 inline constexpr std::string_view kAppendCheckpointsDir = "checkpoints";
 inline constexpr std::string_view kAppendCheckpointSuffix = ".append";
 inline constexpr std::string_view kAppendCheckpointTempSuffix = ".append.tmp";
+// Removed checkpoints a store keeps as spares, at most.
+inline constexpr size_t kMaxSpareCheckpoints = 4;
 
 // Recovery lists at most this many checkpoints at a time, so a directory
 // flooded with them costs bounded memory and time; it replays the oldest
@@ -111,8 +128,9 @@ class AppendCheckpointStore {
   // damaged or holds another operation id than its name.
   absl::StatusOr<AppendCheckpoint> Load(std::string_view operation_id) const;
 
-  // Unlinks the checkpoint of `operation_id`; one already gone is OK.
-  // InvalidArgument for an id that is not canonical.
+  // Removes the checkpoint of `operation_id` (renamed to a spare, or
+  // unlinked); one already gone is OK. InvalidArgument for an id that is
+  // not canonical.
   //
   // The directory is not synced: a power loss may bring the checkpoint
   // back, and that is safe — replaying it converges to the version its
@@ -125,10 +143,23 @@ class AppendCheckpointStore {
   absl::StatusOr<uint64_t> CleanTemporaryFiles() const;
 
  private:
-  AppendCheckpointStore(io::FileSystem& fs, std::string dir) : fs_(&fs), dir_(std::move(dir)) {}
+  struct Spares {
+    absl::Mutex mu;
+    std::vector<std::string> durable ABSL_GUARDED_BY(mu);  // may be rewritten
+    std::vector<std::string> pending ABSL_GUARDED_BY(mu);  // renamed, not synced yet
+  };
+
+  AppendCheckpointStore(io::FileSystem& fs, std::string dir)
+      : fs_(&fs), dir_(std::move(dir)), spares_(std::make_shared<Spares>()) {}
+
+  // A durable spare to rewrite, if any, and the pending ones, which the
+  // publish's directory sync will make durable (RestoreSpares after).
+  std::optional<std::string> TakeSpares(std::vector<std::string>* pending) const;
+  void RestoreSpares(std::vector<std::string> pending, bool now_durable) const;
 
   io::FileSystem* fs_;
   std::string dir_;
+  std::shared_ptr<Spares> spares_;
 };
 
 }  // namespace lake::table

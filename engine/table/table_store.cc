@@ -190,7 +190,11 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
         registry::VersionConflict{table.table_id, base, current->current_version});
   }
   Manifest manifest;
-  if (base > 0) {
+  // Taken out: put back, as the new version's, only by a commit.
+  auto cached = last_committed_.extract(table.table_id);
+  if (!cached.empty() && cached.mapped().version == base && base > 0) {
+    manifest = std::move(cached.mapped());
+  } else if (base > 0) {
     absl::StatusOr<Manifest> parent = ReadManifest(table_dir, current->manifest_path);
     if (!parent.ok()) return parent.status();
     manifest = std::move(*parent);
@@ -249,7 +253,10 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     operation = registry::AppendOperationRecord{operation_id, table.table_id, base + 1,
                                                 batch_sha256, next.committed_unix_micros};
   }
-  return registry_.CommitVersion(table.table_id, base, next, operation);
+  absl::StatusOr<registry::TableRecord> committed =
+      registry_.CommitVersion(table.table_id, base, next, operation);
+  if (committed.ok()) last_committed_[table.table_id] = std::move(manifest);
+  return committed;
 }
 
 absl::StatusOr<AppendOutcome> TableStore::Commit(const registry::TableRecord& table,

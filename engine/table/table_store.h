@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -211,6 +212,11 @@ class TableStore {
   const TableStoreOptions options_;
   std::optional<AppendCheckpointStore> checkpoints_;
   absl::Mutex commit_mu_;
+  // The manifest of each table's newest version this store committed, by
+  // table id: the next commit builds on it without reading and decoding it
+  // again. Valid because only this store (the root's one writer) commits;
+  // an entry is used only when its version is the base a commit names.
+  absl::flat_hash_map<uint64_t, Manifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
 };
 
 }  // namespace lake::table

@@ -184,6 +184,23 @@ absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::CreateNew(
   return std::make_unique<PosixFile>(fd, path, direct);
 }
 
+absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenForRewrite(
+    const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return ErrnoStatus(errno, "open for rewrite", path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return ErrnoStatus(err, "stat", path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return absl::FailedPreconditionError("open for rewrite: not a regular file: " + path);
+  }
+  return std::make_unique<PosixFile>(fd, path, false);
+}
+
 absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectory(
     const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -17,6 +17,7 @@ class PosixFileSystem : public FileSystem {
       const File& root, const std::string& relative) override;
   absl::StatusOr<std::unique_ptr<File>> CreateNew(const std::string& path,
                                                   bool want_direct) override;
+  absl::StatusOr<std::unique_ptr<File>> OpenForRewrite(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<File>> OpenDirectory(
       const std::string& path) override;
   absl::Status CreateDirectory(const std::string& path) override;

@@ -3,6 +3,7 @@
 // simulated power loss, and the checks before a replay.
 #include <doctest/doctest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -76,6 +77,9 @@ class ReadRefusingFileSystem final : public io::FileSystem {
   absl::StatusOr<std::unique_ptr<io::File>> CreateNew(const std::string& path,
                                                       bool want_direct) override {
     return base_.CreateNew(path, want_direct);
+  }
+  absl::StatusOr<std::unique_ptr<io::File>> OpenForRewrite(const std::string& path) override {
+    return base_.OpenForRewrite(path);
   }
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override {
     return base_.OpenDirectory(path);
@@ -338,6 +342,68 @@ TEST_CASE("a published checkpoint loads back, at its operation id's name") {
   CHECK(*back == c);
 }
 
+TEST_CASE("a removed checkpoint becomes a spare, rewritten in place once its rename is durable") {
+  StoreFixture f;
+  AppendCheckpoint first = Checkpoint(NewUuidV7(), std::string(5000, 'a'));
+  LAKE_REQUIRE_OK(f.store.Publish(first));
+  struct stat spare_stat;
+  REQUIRE(::stat(f.store.PathOf(first.operation_id).c_str(), &spare_stat) == 0);
+  LAKE_REQUIRE_OK(f.store.Remove(first.operation_id));
+  // Not pending any more: a spare is a temporary, never listed or loaded.
+  std::vector<std::string> files = testing::FilesUnder(f.checkpoints);
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].starts_with(".spare-"));
+  CHECK(f.store.List()->entries.empty());
+  CHECK(absl::IsNotFound(f.store.Load(first.operation_id).status()));
+  // Its rename is not durable yet: the next publish creates a file (and
+  // its directory sync makes the spare durable).
+  AppendCheckpoint second = Checkpoint(NewUuidV7(), "b");
+  LAKE_REQUIRE_OK(f.store.Publish(second));
+  struct stat st;
+  REQUIRE(::stat(f.store.PathOf(second.operation_id).c_str(), &st) == 0);
+  CHECK(st.st_ino != spare_stat.st_ino);
+  // The one after takes the spare's inode, with exactly its own bytes.
+  AppendCheckpoint third = Checkpoint(NewUuidV7(), "c");
+  LAKE_REQUIRE_OK(f.store.Publish(third));
+  REQUIRE(::stat(f.store.PathOf(third.operation_id).c_str(), &st) == 0);
+  CHECK(st.st_ino == spare_stat.st_ino);
+  CHECK(testing::FilesUnder(f.checkpoints).size() == 2);
+  absl::StatusOr<AppendCheckpoint> back = f.store.Load(third.operation_id);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == third);
+  // At most kMaxSpareCheckpoints spares; the rest are unlinked. Cleaning
+  // removes them all.
+  std::vector<std::string> ids = {second.operation_id, third.operation_id};
+  for (size_t i = 0; i < kMaxSpareCheckpoints + 1; ++i) {
+    ids.push_back(NewUuidV7());
+    LAKE_REQUIRE_OK(f.store.Publish(Checkpoint(ids.back(), "d")));
+  }
+  for (const std::string& id : ids) LAKE_REQUIRE_OK(f.store.Remove(id));
+  CHECK(testing::FilesUnder(f.checkpoints).size() == kMaxSpareCheckpoints);
+  CHECK(*f.store.CleanTemporaryFiles() == kMaxSpareCheckpoints);
+  CHECK(testing::FilesUnder(f.checkpoints).empty());
+  // With no spare left a publish creates a file again.
+  AppendCheckpoint last = Checkpoint(NewUuidV7(), "e");
+  LAKE_REQUIRE_OK(f.store.Publish(last));
+  CHECK(*f.store.Load(last.operation_id) == last);
+}
+
+TEST_CASE("a spare removed behind the store's back: publish creates a file instead") {
+  StoreFixture f;
+  AppendCheckpoint first = Checkpoint(NewUuidV7(), "a");
+  LAKE_REQUIRE_OK(f.store.Publish(first));
+  LAKE_REQUIRE_OK(f.store.Remove(first.operation_id));
+  AppendCheckpoint second = Checkpoint(NewUuidV7(), "b");
+  LAKE_REQUIRE_OK(f.store.Publish(second));  // makes the spare durable
+  for (const std::string& name : testing::FilesUnder(f.checkpoints)) {
+    if (name.starts_with(".spare-")) std::filesystem::remove(f.checkpoints + "/" + name);
+  }
+  AppendCheckpoint third = Checkpoint(NewUuidV7(), "c");
+  LAKE_REQUIRE_OK(f.store.Publish(third));
+  CHECK(*f.store.Load(third.operation_id) == third);
+  CHECK(testing::FilesUnder(f.checkpoints).size() == 2);
+}
+
 TEST_CASE("publish never replaces a checkpoint") {
   StoreFixture f;
   AppendCheckpoint c = Checkpoint(NewUuidV7(), "first");
@@ -551,6 +617,50 @@ TEST_CASE("a power loss at each step of publish leaves the checkpoint absent or 
       CHECK(absl::IsNotFound(back.status()));
     }
     CHECK(testing::FilesUnder(f.checkpoints).size() == (step == "whole_file.published" ? 1u : 0u));
+  }
+}
+
+TEST_CASE("a power loss at each step of a publish that rewrites a spare") {
+  REQUIRE(failpoint::Enabled());
+  for (std::string_view step : io::kWholeFileFailpoints) {
+    CAPTURE(std::string(step));
+    FaultFixture f;
+    AppendCheckpoint retired = Checkpoint(NewUuidV7(), std::string(200'000, 'o'));
+    AppendCheckpoint kept = Checkpoint(NewUuidV7(), "kept");
+    AppendCheckpoint c = Checkpoint(NewUuidV7(), std::string(100'000, 'r'));
+    absl::Status published;
+    {
+      absl::StatusOr<AppendCheckpointStore> store =
+          AppendCheckpointStore::Open(*f.fs, f.checkpoints);
+      LAKE_REQUIRE_OK(store);
+      LAKE_REQUIRE_OK(store->Publish(retired));
+      LAKE_REQUIRE_OK(store->Remove(retired.operation_id));  // a spare, not yet durable
+      LAKE_REQUIRE_OK(store->Publish(kept));                  // now durable
+      failpoint::ClearAll();
+      failpoint::Set(step, failpoint::Action::kCallback, [&] {
+        f.fs->Crash();
+        return absl::UnavailableError("power lost");
+      });
+      published = store->Publish(c).status();  // rewrites the spare
+      failpoint::ClearAll();
+      CHECK(f.fs->crashed());
+    }
+    CHECK_FALSE(published.ok());
+    AppendCheckpointStore recovered = *AppendCheckpointStore::Open(f.base, f.checkpoints);
+    LAKE_REQUIRE_OK(recovered.CleanTemporaryFiles());
+    // The retired checkpoint never comes back holding anything; the kept
+    // one is whole; the new one is absent or whole.
+    CHECK(absl::IsNotFound(recovered.Load(retired.operation_id).status()));
+    CHECK(*recovered.Load(kept.operation_id) == kept);
+    absl::StatusOr<AppendCheckpoint> back = recovered.Load(c.operation_id);
+    if (step == "whole_file.published") {
+      LAKE_REQUIRE_OK(back);
+      CHECK(*back == c);
+    } else {
+      CHECK(absl::IsNotFound(back.status()));
+    }
+    CHECK(recovered.List()->entries.size() == (step == "whole_file.published" ? 2u : 1u));
+    CHECK(testing::FilesUnder(f.checkpoints).size() == recovered.List()->entries.size());
   }
 }
 

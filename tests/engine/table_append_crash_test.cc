@@ -91,7 +91,7 @@ void RecoverAndCheck(const std::string& dir, std::string_view step,
     LAKE_CHECK_OK(testing::ReadAll(**reader, &back));
     CHECK(back == bytes);
   }
-  CHECK(testing::FilesUnder(dir + "/checkpoints").empty());
+  CHECK(testing::CheckpointFilesExceptSpares(dir + "/checkpoints").empty());
   // A second recovery changes nothing.
   absl::StatusOr<std::vector<table::RecoveredAppend>> again = (*root)->tables->Recover();
   LAKE_REQUIRE_OK(again);

@@ -1,5 +1,6 @@
 #include "tests/support/fault_injection_file_system.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +112,7 @@ void FaultInjectionFileSystem::FileSynced(const std::string& path, uint64_t size
   std::lock_guard<std::mutex> lock(mu_);
   auto it = durable_sizes_.find(path);
   if (it != durable_sizes_.end()) it->second = size;
+  rewritten_.erase(path);
 }
 
 void FaultInjectionFileSystem::DirectorySynced(const std::string& dir) {
@@ -147,6 +149,7 @@ void FaultInjectionFileSystem::Crash() {
             node.key() = it->from;
             durable_sizes_.insert(std::move(node));
           }
+          if (rewritten_.erase(it->path) != 0) rewritten_.insert(it->from);
         }
         break;
       case EntryOp::kRemove:
@@ -160,6 +163,17 @@ void FaultInjectionFileSystem::Crash() {
     }
   }
   pending_.clear();
+  // A rewrite that no sync made durable leaves nothing to rely on.
+  for (const std::string& path : rewritten_) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) continue;
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    std::string junk(static_cast<size_t>(st.st_size), '\xEE');
+    (void)!::pwrite(fd, junk.data(), junk.size(), 0);
+    ::close(fd);
+  }
+  rewritten_.clear();
   // Then cut every surviving file back to what its last sync made durable.
   for (const auto& [path, size] : durable_sizes_) {
     ::truncate(path.c_str(), static_cast<off_t>(size));
@@ -200,6 +214,22 @@ absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::CreateNew(
       new FaultFile(*this, std::move(*file), RegisterFile(path), false));
 }
 
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenForRewrite(
+    const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> file = base_.OpenForRewrite(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<io::FileInfo> info = (*file)->Stat();
+  if (!info.ok()) return info.status();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    durable_sizes_.try_emplace(path, info->size);
+    rewritten_.insert(path);
+  }
+  return std::unique_ptr<io::File>(
+      new FaultFile(*this, std::move(*file), RegisterFile(path), false));
+}
+
 absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirectory(
     const std::string& path) {
   if (absl::Status s = CheckAlive(); !s.ok()) return s;
@@ -231,6 +261,7 @@ absl::Status FaultInjectionFileSystem::RenameNoReplace(const std::string& from,
     node.key() = to;
     durable_sizes_.insert(std::move(node));
   }
+  if (rewritten_.erase(from) != 0) rewritten_.insert(to);
   for (auto& [id, path] : file_paths_) {
     if (path == from) path = to;
   }

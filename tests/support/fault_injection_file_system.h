@@ -5,7 +5,9 @@
 // been made durable:
 //   - file data: a file's durable size is its size at its last Sync();
 //     bytes written after that are lost at a crash (files are written
-//     append-style by lake, so "lost" means truncated back);
+//     append-style by lake, so "lost" means truncated back). A file opened
+//     with OpenForRewrite has no durable content until its next Sync: a
+//     crash before then scribbles over every byte it holds;
 //   - directory entries: creating, renaming or removing an entry is durable
 //     only once the directory that holds the new name has been synced.
 // Crash() is the power loss: from that moment every operation fails with
@@ -22,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,7 @@ class FaultInjectionFileSystem final : public io::FileSystem {
       const io::File& root, const std::string& relative) override;
   absl::StatusOr<std::unique_ptr<io::File>> CreateNew(const std::string& path,
                                                       bool want_direct) override;
+  absl::StatusOr<std::unique_ptr<io::File>> OpenForRewrite(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override;
   absl::Status CreateDirectory(const std::string& path) override;
   absl::Status RenameNoReplace(const std::string& from, const std::string& to) override;
@@ -78,6 +82,7 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   uint64_t next_backup_ = 1;
   std::map<uint64_t, std::string> file_paths_;      // open files → path
   std::map<std::string, uint64_t> durable_sizes_;   // path → synced size
+  std::set<std::string> rewritten_;  // opened for rewrite, not synced since
   std::vector<PendingEntry> pending_;               // oldest first
 };
 

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/local/local_object_store.h"
 #include "engine/stage_descriptor.h"
+#include "tests/support/test_files.h"
 
 namespace lake::testing {
 
@@ -91,6 +92,12 @@ absl::StatusOr<std::vector<DataLocation>> TableRoot::References(const std::strin
       });
   if (!s.ok()) return s;
   return refs;
+}
+
+std::vector<std::string> CheckpointFilesExceptSpares(const std::string& dir) {
+  std::vector<std::string> files = FilesUnder(dir);
+  std::erase_if(files, [](const std::string& name) { return name.starts_with(".spare-"); });
+  return files;
 }
 
 }  // namespace lake::testing

@@ -43,6 +43,11 @@ struct TableRoot {
 // The stage identity a root at `root_dir` records (its local descriptor).
 std::string LocalStageIdentity(const std::string& root_dir);
 
+// The files under the checkpoints directory `dir` other than the spares
+// removed checkpoints become (AppendCheckpointStore): every pending
+// checkpoint and every other temporary.
+std::vector<std::string> CheckpointFilesExceptSpares(const std::string& dir);
+
 }  // namespace lake::testing
 
 #endif  // LAKE_TESTS_SUPPORT_TABLE_FIXTURE_H_
