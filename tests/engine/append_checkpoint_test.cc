@@ -564,6 +564,19 @@ struct FaultFixture {
     std::filesystem::create_directory(dir.Join("backups"));
     fs = std::make_unique<testing::FaultInjectionFileSystem>(base, dir.Join("backups"));
   }
+  // Publishes `c` through `store` with the power lost at `step`.
+  absl::Status PublishLosingPowerAt(AppendCheckpointStore& store, std::string_view step,
+                                    const AppendCheckpoint& c) {
+    failpoint::ClearAll();
+    failpoint::Set(step, failpoint::Action::kCallback, [this] {
+      fs->Crash();
+      return absl::UnavailableError("power lost");
+    });
+    absl::Status published = store.Publish(c).status();
+    failpoint::ClearAll();
+    CHECK(fs->crashed());
+    return published;
+  }
 };
 
 TEST_CASE("after publish returns, a power loss keeps the checkpoint") {
@@ -593,14 +606,7 @@ TEST_CASE("a power loss at each step of publish leaves the checkpoint absent or 
       absl::StatusOr<AppendCheckpointStore> store =
           AppendCheckpointStore::Open(*f.fs, f.checkpoints);
       LAKE_REQUIRE_OK(store);
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kCallback, [&] {
-        f.fs->Crash();
-        return absl::UnavailableError("power lost");
-      });
-      published = store->Publish(c).status();
-      failpoint::ClearAll();
-      CHECK(f.fs->crashed());
+      published = f.PublishLosingPowerAt(*store, step, c);
     }
     CHECK_FALSE(published.ok());
     bool renamed = step == "whole_file.renamed" || step == "whole_file.published";
@@ -636,14 +642,7 @@ TEST_CASE("a power loss at each step of a publish that rewrites a spare") {
       LAKE_REQUIRE_OK(store->Publish(retired));
       LAKE_REQUIRE_OK(store->Remove(retired.operation_id));  // a spare, not yet durable
       LAKE_REQUIRE_OK(store->Publish(kept));                  // now durable
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kCallback, [&] {
-        f.fs->Crash();
-        return absl::UnavailableError("power lost");
-      });
-      published = store->Publish(c).status();  // rewrites the spare
-      failpoint::ClearAll();
-      CHECK(f.fs->crashed());
+      published = f.PublishLosingPowerAt(*store, step, c);   // rewrites the spare
     }
     CHECK_FALSE(published.ok());
     AppendCheckpointStore recovered = *AppendCheckpointStore::Open(f.base, f.checkpoints);
