@@ -48,6 +48,15 @@ absl::Status WriteReplacingLeftover(io::FileSystem& fs, const std::string& path,
   return written;
 }
 
+// Best effort: a file no version can ever reference.
+void RemoveUnreferencedFile(io::FileSystem& fs, const std::string& path) {
+  if (absl::Status s = fs.Remove(path); !s.ok()) {
+    // Unreferenced either way: only space, until a collection.
+    std::fprintf(stderr, "lake: could not remove unreferenced file %s: %s\n", path.c_str(),
+                 s.ToString().c_str());
+  }
+}
+
 }  // namespace
 
 std::string_view RecoveredAppendResultName(RecoveredAppend::Result result) {
@@ -154,18 +163,6 @@ absl::StatusOr<std::vector<registry::VersionRecord>> TableStore::ListVersions(
   return registry_.ListVersions(table->table_id);
 }
 
-absl::StatusOr<FragmentRef> TableStore::WriteFragment(const std::string& table_dir,
-                                                      const std::string& fragment_bytes,
-                                                      uint64_t rows) {
-  std::string relative = absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag");
-  std::string path = absl::StrCat(table_dir, "/", relative);
-  if (absl::Status s = io::WriteWholeFileDurably(fs_, path, path + ".tmp", fragment_bytes);
-      !s.ok()) {
-    return s;
-  }
-  return FragmentRef{relative, rows, fragment_bytes.size(), Sha256Hex(fragment_bytes)};
-}
-
 absl::StatusOr<Manifest> TableStore::ReadManifest(const std::string& table_dir,
                                                   const std::string& manifest_path) {
   absl::StatusOr<std::string> bytes =
@@ -178,9 +175,7 @@ absl::StatusOr<Manifest> TableStore::ReadManifest(const std::string& table_dir,
 }
 
 absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
-    const registry::TableRecord& table, uint64_t base, std::vector<FragmentRef> fragments,
-    bool replace_fragments, const ReferenceDelta& delta, const std::string& operation_id,
-    const std::string& batch_sha256, bool record_operation) {
+    const registry::TableRecord& table, uint64_t base, const NewVersion& next) {
   std::string table_dir = TableDir(table.name);
   // The version the new one builds on: its fragments come along.
   absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
@@ -201,92 +196,119 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   } else {
     manifest.schema = table.schema;
   }
-  if (replace_fragments) manifest.fragments.clear();
-  for (FragmentRef& f : fragments) manifest.fragments.push_back(std::move(f));
+  FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
+                       next.rows, next.fragment_bytes.size(), next.fragment_sha256};
+  if (next.replace_fragments) manifest.fragments.clear();
+  manifest.fragments.push_back(fragment);
   uint64_t rows = 0;
   for (const FragmentRef& f : manifest.fragments) rows += f.rows;
   manifest.total_rows = rows;
   manifest.table_id = table.table_id;
   manifest.version = base + 1;
   manifest.parent_version = base;
-
-  absl::StatusOr<EncodedReferenceDelta> encoded_delta = EncodeReferenceDelta(delta);
-  if (!encoded_delta.ok()) return encoded_delta.status();
+  absl::StatusOr<EncodedReferenceDelta> delta = EncodeReferenceDelta(next.delta);
+  if (!delta.ok()) return delta.status();
   manifest.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
-  manifest.reference_delta_sha256 = encoded_delta->digest;
+  manifest.reference_delta_sha256 = delta->digest;
   manifest.created_unix_micros = NowMicros();
   absl::StatusOr<std::string> manifest_bytes = EncodeManifest(manifest);
   if (!manifest_bytes.ok()) return manifest_bytes.status();
   std::string manifest_path = ManifestRelativePath(base + 1);
-  // The delta and the manifest are independent files, neither referenced
-  // before the compare-and-set below: written and synced at once.
-  std::future<absl::StatusOr<std::string>> delta_written =
-      std::async(std::launch::async, [&]() -> absl::StatusOr<std::string> {
-        absl::StatusOr<std::string> digest =
-            WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *encoded_delta);
-        if (absl::IsAlreadyExists(digest.status())) {
-          // A delta of base+1 left by an attempt that never committed.
-          if (absl::Status s = RemoveUncommittedReferenceDelta(fs_, table_dir, base + 1);
-              !s.ok()) {
-            return s;
-          }
-          digest = WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *encoded_delta);
-        }
-        return digest;
-      });
-  absl::Status manifest_written =
-      WriteReplacingLeftover(fs_, absl::StrCat(table_dir, "/", manifest_path), *manifest_bytes);
-  absl::StatusOr<std::string> delta_digest = delta_written.get();
-  if (!delta_digest.ok()) return delta_digest.status();
-  if (!manifest_written.ok()) return manifest_written;
+
+  // Four independent files, none named by anything durable before the
+  // compare-and-set below: written and synced at once. (A crash leaves
+  // some of them; a fragment nothing references stays for the collector,
+  // a delta or manifest of base+1 is replaced by the next commit.)
+  std::future<absl::StatusOr<std::string>> checkpoint_published;
+  if (next.checkpoint != nullptr) {
+    checkpoint_published = std::async(std::launch::async, [this, &next] {
+      return checkpoints_->Publish(*next.checkpoint);
+    });
+  }
+  std::future<absl::Status> delta_written = std::async(std::launch::async, [&]() {
+    absl::StatusOr<std::string> digest =
+        WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *delta);
+    if (absl::IsAlreadyExists(digest.status())) {
+      // A delta of base+1 left by an attempt that never committed.
+      if (absl::Status s = RemoveUncommittedReferenceDelta(fs_, table_dir, base + 1); !s.ok()) {
+        return s;
+      }
+      digest = WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *delta);
+    }
+    return digest.status();
+  });
+  std::future<absl::Status> manifest_written = std::async(std::launch::async, [&]() {
+    return WriteReplacingLeftover(fs_, absl::StrCat(table_dir, "/", manifest_path),
+                                  *manifest_bytes);
+  });
+  std::string fragment_path = absl::StrCat(table_dir, "/", fragment.path);
+  absl::Status fragment_written = io::WriteWholeFileDurably(
+      fs_, fragment_path, fragment_path + ".tmp", next.fragment_bytes);
+  absl::Status delta_status = delta_written.get();
+  absl::Status manifest_status = manifest_written.get();
+  if (next.checkpoint != nullptr) {
+    absl::StatusOr<std::string> published = checkpoint_published.get();
+    if (!published.ok()) {
+      // Nothing can ever reference this fragment: the append stops here.
+      if (fragment_written.ok()) RemoveUnreferencedFile(fs_, fragment_path);
+      return published.status();
+    }
+    if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
+  }
+  // From here on a failure leaves the checkpoint for recovery.
+  if (!fragment_written.ok()) return fragment_written;
+  if (next.record_operation) {
+    if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
+  }
+  if (!delta_status.ok()) return delta_status;
+  if (!manifest_status.ok()) return manifest_status;
   if (absl::Status s = LAKE_FAILPOINT("table_append.reference_delta_written"); !s.ok()) return s;
 
-  registry::VersionRecord next;
-  next.version = base + 1;
-  next.parent_version = base;
-  next.manifest_path = manifest_path;
-  next.reference_delta_sha256 = *delta_digest;
-  next.operation_id = operation_id;
-  next.committed_unix_micros = NowMicros();
+  registry::VersionRecord record;
+  record.version = base + 1;
+  record.parent_version = base;
+  record.manifest_path = manifest_path;
+  record.reference_delta_sha256 = delta->digest;
+  record.operation_id = next.operation_id;
+  record.committed_unix_micros = NowMicros();
   std::optional<registry::AppendOperationRecord> operation;
-  if (record_operation) {
-    operation = registry::AppendOperationRecord{operation_id, table.table_id, base + 1,
-                                                batch_sha256, next.committed_unix_micros};
+  if (next.record_operation) {
+    operation = registry::AppendOperationRecord{next.operation_id, table.table_id, base + 1,
+                                                next.batch_sha256, record.committed_unix_micros};
   }
   absl::StatusOr<registry::TableRecord> committed =
-      registry_.CommitVersion(table.table_id, base, next, operation);
+      registry_.CommitVersion(table.table_id, base, record, operation);
   if (committed.ok()) last_committed_[table.table_id] = std::move(manifest);
   return committed;
 }
 
-absl::StatusOr<AppendOutcome> TableStore::Commit(const registry::TableRecord& table,
-                                                 uint64_t base, const std::string& operation_id,
-                                                 const ColumnBatch& batch, FragmentRef fragment,
-                                                 const std::string& batch_sha256) {
+absl::StatusOr<AppendOutcome> TableStore::CommitAppend(const registry::TableRecord& table,
+                                                       uint64_t base,
+                                                       const std::string& operation_id,
+                                                       const ColumnBatch& batch,
+                                                       std::string_view fragment_bytes,
+                                                       const std::string& batch_sha256,
+                                                       const AppendCheckpoint* checkpoint) {
   absl::StatusOr<ReferenceDelta> delta = BuildReferenceDelta(
       table.table_id, base, base + 1, table.schema, absl::MakeConstSpan(&batch, 1));
   if (!delta.ok()) return delta.status();
-
+  NewVersion next;
+  next.fragment_bytes = fragment_bytes;
+  next.fragment_sha256 = batch_sha256;  // the batch is encoded as the fragment
+  next.rows = batch.num_rows;
+  next.delta = std::move(*delta);
+  next.operation_id = operation_id;
+  next.batch_sha256 = batch_sha256;
+  next.record_operation = true;
+  next.checkpoint = checkpoint;
   absl::StatusOr<registry::TableRecord> committed;
   {
     absl::MutexLock lock(&commit_mu_);
-    committed = CommitVersionLocked(table, base, {std::move(fragment)},
-                                    /*replace_fragments=*/false, *delta, operation_id,
-                                    batch_sha256, /*record_operation=*/true);
+    committed = CommitVersionLocked(table, base, next);
   }
   if (!committed.ok()) return committed.status();
   if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) return s;
   return AppendOutcome{table.table_id, committed->current_version, operation_id, batch.num_rows};
-}
-
-void TableStore::RemoveOrphanFragment(const registry::TableRecord& table,
-                                      const FragmentRef& fragment) {
-  std::string path = absl::StrCat(TableDir(table.name), "/", fragment.path);
-  if (absl::Status s = fs_.Remove(path); !s.ok()) {
-    // Unreferenced either way: only space, until a collection.
-    std::fprintf(stderr, "lake: could not remove unreferenced fragment %s: %s\n", path.c_str(),
-                 s.ToString().c_str());
-  }
 }
 
 void TableStore::RemoveCheckpoint(const std::string& operation_id) {
@@ -325,39 +347,20 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   absl::StatusOr<std::string> encoded = EncodeValidatedFragment(batch);
   if (!encoded.ok()) return encoded.status();
   std::string batch_sha256 = Sha256Hex(*encoded);
-  // The checkpoint and the fragment are independent files: written and
-  // synced at once. A fragment without a published checkpoint is never
-  // referenced (the append stops before any commit); a checkpoint without
-  // its fragment is replayed whole.
-  std::future<absl::StatusOr<std::string>> published;
+  std::optional<AppendCheckpoint> checkpoint;
   if (checkpoints_) {
-    AppendCheckpoint checkpoint;
-    checkpoint.operation_id = operation_id;
-    checkpoint.table_name = table.name.ToString();
-    checkpoint.table_id = table.table_id;
-    checkpoint.base_version = table.current_version;
-    checkpoint.stage_identity = stage_identity_;
-    checkpoint.batch = *encoded;
-    checkpoint.batch_sha256 = batch_sha256;
-    published = std::async(std::launch::async, [this, checkpoint = std::move(checkpoint)] {
-      return checkpoints_->Publish(checkpoint);
-    });
+    checkpoint.emplace();
+    checkpoint->operation_id = operation_id;
+    checkpoint->table_name = table.name.ToString();
+    checkpoint->table_id = table.table_id;
+    checkpoint->base_version = table.current_version;
+    checkpoint->stage_identity = stage_identity_;
+    checkpoint->batch = *encoded;
+    checkpoint->batch_sha256 = batch_sha256;
   }
-  absl::StatusOr<FragmentRef> fragment =
-      WriteFragment(TableDir(table.name), *encoded, batch.num_rows);
-  if (checkpoints_) {
-    absl::StatusOr<std::string> checkpoint_path = published.get();
-    if (!checkpoint_path.ok()) {
-      if (fragment.ok()) RemoveOrphanFragment(table, *fragment);
-      return checkpoint_path.status();
-    }
-    if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
-  }
-  // From here on a failure may leave the checkpoint for recovery.
-  if (!fragment.ok()) return fragment.status();
-  if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
-  absl::StatusOr<AppendOutcome> outcome = Commit(table, table.current_version, operation_id,
-                                                 batch, std::move(*fragment), batch_sha256);
+  absl::StatusOr<AppendOutcome> outcome =
+      CommitAppend(table, table.current_version, operation_id, batch, *encoded, batch_sha256,
+                   checkpoint ? &*checkpoint : nullptr);
   if (outcome.ok()) {
     if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) return s;
     RemoveCheckpoint(operation_id);
@@ -415,24 +418,23 @@ absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName
     if (!batch->has_value()) break;
     merged.AppendRows(**batch, 0, (*batch)->num_rows);
   }
-  std::string table_dir = TableDir(name);
   absl::StatusOr<std::string> fragment_bytes = EncodeFragment(merged);
   if (!fragment_bytes.ok()) return fragment_bytes.status();
-  absl::StatusOr<FragmentRef> fragment =
-      WriteFragment(table_dir, *fragment_bytes, merged.num_rows);
-  if (!fragment.ok()) return fragment.status();
   std::string operation_id = NewUuidV7();
+  NewVersion next;
+  next.fragment_bytes = *fragment_bytes;
+  next.fragment_sha256 = Sha256Hex(*fragment_bytes);
+  next.rows = merged.num_rows;
+  next.replace_fragments = true;
   // The same references, no new ones: an edge that adds nothing.
-  ReferenceDelta delta;
-  delta.table_id = table->table_id;
-  delta.parent_version = table->current_version;
-  delta.child_version = table->current_version + 1;
+  next.delta.table_id = table->table_id;
+  next.delta.parent_version = table->current_version;
+  next.delta.child_version = table->current_version + 1;
+  next.operation_id = operation_id;
   absl::StatusOr<registry::TableRecord> committed;
   {
     absl::MutexLock lock(&commit_mu_);
-    committed = CommitVersionLocked(*table, table->current_version, {*fragment},
-                                    /*replace_fragments=*/true, delta, operation_id, "",
-                                    /*record_operation=*/false);
+    committed = CommitVersionLocked(*table, table->current_version, next);
   }
   if (!committed.ok()) return committed.status();
   return std::optional<AppendOutcome>(
@@ -531,14 +533,9 @@ RecoveredAppend TableStore::RecoverOne(const std::string& operation_id) {
     result.message = files.ToString();
     return result;
   }
-  absl::StatusOr<FragmentRef> fragment =
-      WriteFragment(TableDir(table->name), checkpoint->batch, batch->num_rows);
-  absl::Status fragment_written =
-      fragment.ok() ? LAKE_FAILPOINT("table_append.fragment_written") : fragment.status();
   absl::StatusOr<AppendOutcome> outcome =
-      fragment_written.ok() ? Commit(*table, table->current_version, operation_id, *batch,
-                                     std::move(*fragment), checkpoint->batch_sha256)
-                            : absl::StatusOr<AppendOutcome>(fragment_written);
+      CommitAppend(*table, table->current_version, operation_id, *batch, checkpoint->batch,
+                   checkpoint->batch_sha256, /*checkpoint=*/nullptr);
   if (!outcome.ok()) {
     if (std::optional<registry::CommittedOperation> committed =
             registry::GetCommittedOperation(outcome.status())) {

@@ -16,21 +16,24 @@
 //
 // The append path, in order (each step a failpoint, kTableAppendFailpoints):
 //   1. the caller validated the statement and uploaded every FILE;
-//   2. the append checkpoint is published (<root>/checkpoints/, on by
-//      default): operation id, table, base version, stage identity, batch;
-//   3. the fragment is written durably — at the same time as 2 (two
-//      threads): the steps' failpoints fire after both, in order;
-//   4. under the commit lock: the table must still be at the base version
-//      (else Aborted, a lost race); the reference delta of base+1 and the
-//      manifest are written durably, at the same time;
+//   2. under the commit lock, once the table is still at the base version
+//      (else Aborted, a lost race, and nothing is written): the append
+//      checkpoint is published (<root>/checkpoints/, on by default:
+//      operation id, table, base version, stage identity, batch);
+//   3. the fragment is written durably;
+//   4. the reference delta of base+1 and its manifest are written durably.
+//   Steps 2..4 write their four files at once (four threads; none is named
+//   by anything durable before 5), and their failpoints fire after all
+//   four, in order;
 //   5. the registry's compare-and-set commits version base+1 with the
 //      operation record (synced);
 //   6. the checkpoint is removed (a failure there is logged, never returned).
 // A failure before 5 leaves the version unchanged; the objects of step 1
 // stay unreferenced (for GC). A checkpoint that failed to publish removes
-// the fragment written beside it (nothing can reference it). A replay of a checkpoint (Recover) finds the
-// operation's record when 5 happened and converges on that version;
-// otherwise it commits the batch on the table's current version.
+// the fragment written beside it (nothing can reference it). A replay of a
+// checkpoint (Recover) finds the operation's record when 5 happened and
+// converges on that version; otherwise it commits the batch on the table's
+// current version.
 //
 // Thread safety: every method may be called from any thread.
 #ifndef LAKE_ENGINE_TABLE_TABLE_STORE_H_
@@ -149,7 +152,8 @@ class TableStore {
   // Steps 2..6 of the append path for a batch whose FILE cells are
   // DataLocations of this stage (already uploaded or checked), prepared
   // against `table` as read before the uploads. Aborted (VersionConflict)
-  // when another commit won since; the checkpoint is removed then.
+  // when another commit won since (found before the checkpoint is written,
+  // or, in a race, by the compare-and-set: the checkpoint is removed then).
   absl::StatusOr<AppendOutcome> AppendBatch(const registry::TableRecord& table,
                                             const ColumnBatch& batch);
 
@@ -180,24 +184,36 @@ class TableStore {
              ManagedStage& stage, std::string stage_identity, TableStoreOptions options,
              std::optional<AppendCheckpointStore> checkpoints);
 
-  // Steps 4..5 for `operation_id`, on `base` (the table's current version
-  // for a replay): `fragment` is `batch`'s fragment file, already written.
-  absl::StatusOr<AppendOutcome> Commit(const registry::TableRecord& table, uint64_t base,
-                                       const std::string& operation_id, const ColumnBatch& batch,
-                                       FragmentRef fragment, const std::string& batch_sha256);
-  // Best effort: the fragment of an append that stopped before publishing
-  // its checkpoint (so no version can ever reference it).
-  void RemoveOrphanFragment(const registry::TableRecord& table, const FragmentRef& fragment);
-  // Writes a fragment file of `batch`; returns its manifest entry.
-  absl::StatusOr<FragmentRef> WriteFragment(const std::string& table_dir,
-                                            const std::string& fragment_bytes, uint64_t rows);
-  // Under commit_mu_: delta, manifest and compare-and-set of base+1, whose
-  // fragments are base's plus `fragments` (or only `fragments`, when
-  // replacing: compaction).
-  absl::StatusOr<registry::TableRecord> CommitVersionLocked(
-      const registry::TableRecord& table, uint64_t base, std::vector<FragmentRef> fragments,
-      bool replace_fragments, const ReferenceDelta& delta, const std::string& operation_id,
-      const std::string& batch_sha256, bool record_operation)
+  // One new version: a fragment to write and what goes with it.
+  struct NewVersion {
+    std::string_view fragment_bytes;
+    std::string fragment_sha256;
+    uint64_t rows = 0;
+    bool replace_fragments = false;  // compaction: the fragment is all rows
+    ReferenceDelta delta;
+    std::string operation_id;
+    std::string batch_sha256;  // "" for maintenance
+    bool record_operation = false;
+    // Published alongside the files (an append's checkpoint), if any.
+    const AppendCheckpoint* checkpoint = nullptr;
+  };
+
+  // Steps 2..5 for `operation_id`, on `base` (the table's current version
+  // for a replay, which publishes no checkpoint).
+  absl::StatusOr<AppendOutcome> CommitAppend(const registry::TableRecord& table, uint64_t base,
+                                             const std::string& operation_id,
+                                             const ColumnBatch& batch,
+                                             std::string_view fragment_bytes,
+                                             const std::string& batch_sha256,
+                                             const AppendCheckpoint* checkpoint);
+  // Under commit_mu_: checks that the table is still at `base`, then writes
+  // the checkpoint (if any), the fragment, the reference delta and the
+  // manifest of base+1 at once (four threads: none refers to another
+  // before the compare-and-set), then commits base+1 — whose fragments are
+  // base's plus the new one, or only the new one when replacing.
+  absl::StatusOr<registry::TableRecord> CommitVersionLocked(const registry::TableRecord& table,
+                                                            uint64_t base,
+                                                            const NewVersion& next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   absl::StatusOr<Manifest> ReadManifest(const std::string& table_dir,
                                         const std::string& manifest_path);
