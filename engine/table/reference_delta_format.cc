@@ -135,8 +135,19 @@ absl::StatusOr<EncodedReferenceDelta> EncodeReferenceDelta(const ReferenceDelta&
                                                    " is not after parent version ",
                                                    delta.parent_version));
   }
-  std::vector<DataLocation> added = delta.added;
-  CanonicalizeReferences(&added);
+  // Entries in canonical order (sorted, unique) as BuildReferenceDelta
+  // leaves them are encoded in place; anything else is sorted in a copy.
+  std::vector<DataLocation> sorted;
+  const std::vector<DataLocation>* entries = &delta.added;
+  for (size_t i = 1; i < delta.added.size(); ++i) {
+    if (!ReferenceLess(delta.added[i - 1], delta.added[i])) {
+      sorted = delta.added;
+      CanonicalizeReferences(&sorted);
+      entries = &sorted;
+      break;
+    }
+  }
+  const std::vector<DataLocation>& added = *entries;
   for (const DataLocation& location : added) {
     std::string why;
     if (!IsCanonicalEntry(location, &why)) {
