@@ -268,6 +268,28 @@ int main(int argc, char** argv) {
     std::printf("lake_single_insert_1mib_p99_ms=%.2f\n",
                 latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)]);
   }
+  // The fixed cost of one append, whatever its rows: single-row INSERTs of
+  // an existing location (nothing uploaded). batch / this cost bounds the
+  // insert rate of (a) even if per-row work were free.
+  const size_t floor_appends = 200;
+  start = Clock::now();
+  for (size_t i = 0; i < floor_appends; ++i) {
+    lake_statement* stmt = nullptr;
+    Check(lake_db_prepare(db, "INSERT INTO bench.rows (name, n, video) VALUES (?, ?, ?)", &stmt,
+                          &err),
+          err, "prepare floor");
+    Check(lake_statement_bind_utf8(stmt, 1, "floor", 5, &err), err, "bind");
+    Check(lake_statement_bind_int64(stmt, 2, -2, &err), err, "bind");
+    Check(lake_statement_bind_location(stmt, 3, locations[i % locations.size()], &err), err,
+          "bind");
+    uint64_t version = 0;
+    Check(lake_statement_insert(stmt, nullptr, &version, &err), err, "floor insert");
+    lake_statement_free(stmt);
+  }
+  double floor_per_s = floor_appends / Seconds(start);
+  std::printf("lake_append_floor_per_s=%.0f\n", floor_per_s);
+  std::printf("lake_insert_rows_per_s_ceiling=%.0f\n", floor_per_s * batch);
+
   for (lake_location* loc : locations) lake_location_free(loc);
   lake_db_free(db);
   return 0;
