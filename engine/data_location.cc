@@ -39,18 +39,33 @@ absl::StatusOr<std::string> NormalizeSha256Hex(std::string_view sha256) {
   return lower;
 }
 
+absl::Status CheckCanonicalLocation(std::string_view uri, std::string_view content_type,
+                                    uint64_t size_bytes, std::string_view sha256) {
+  bool lower_hex = sha256.size() == 64;
+  for (char c : sha256) {
+    lower_hex = lower_hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  }
+  if (!lower_hex) {
+    if (absl::StatusOr<std::string> digest = NormalizeSha256Hex(sha256); !digest.ok()) {
+      return digest.status();
+    }
+    return InvalidLocationError("sha256 must be lowercase hexadecimal (the canonical form)");
+  }
+  if (absl::Status s = ValidateContentType(content_type); !s.ok()) return s;
+  if (size_bytes > kMaxObjectSizeBytes) {
+    return InvalidLocationError("size_bytes must be below 2^63");
+  }
+  return CheckLocationUri(uri);
+}
+
 absl::StatusOr<DataLocation> MakeDataLocation(std::string_view uri,
                                               std::string_view content_type,
                                               uint64_t size_bytes,
                                               std::string_view sha256) {
   absl::StatusOr<std::string> digest = NormalizeSha256Hex(sha256);
   if (!digest.ok()) return digest.status();
-  if (absl::Status s = ValidateContentType(content_type); !s.ok()) return s;
-  if (size_bytes > kMaxObjectSizeBytes) {
-    return InvalidLocationError("size_bytes must be below 2^63");
-  }
-  if (absl::StatusOr<ParsedUri> parsed = ParseLocationUri(uri); !parsed.ok()) {
-    return parsed.status();
+  if (absl::Status s = CheckCanonicalLocation(uri, content_type, size_bytes, *digest); !s.ok()) {
+    return s;
   }
   return DataLocation{std::string(uri), std::string(content_type), size_bytes,
                       std::move(*digest)};

@@ -36,6 +36,13 @@ absl::Status ValidateContentType(std::string_view content_type);
 // Exactly 64 hexadecimal characters, either case; returns them lowercased.
 absl::StatusOr<std::string> NormalizeSha256Hex(std::string_view sha256);
 
+// OK when the four fields are a valid location already in normalised form
+// (the sha256 lowercase), as MakeDataLocation would return it; the same
+// errors otherwise, and a non-lowercase sha256 is refused. Allocates nothing
+// for an all-literal URI: stored batches and journals are checked with it.
+absl::Status CheckCanonicalLocation(std::string_view uri, std::string_view content_type,
+                                    uint64_t size_bytes, std::string_view sha256);
+
 // Validates every field (errors carry IntegrityKind::kInvalidLocation) and
 // returns the normalised location.
 absl::StatusOr<DataLocation> MakeDataLocation(std::string_view uri,

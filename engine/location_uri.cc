@@ -150,6 +150,31 @@ absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri) {
   return parsed;
 }
 
+absl::Status CheckLocationUri(std::string_view uri) {
+  // An all-literal path decodes to itself: valid UTF-8 (ASCII) without NUL,
+  // so only the segments are left to check, in place.
+  std::string_view encoded;
+  if (uri.substr(0, sizeof kFileScheme - 1) == kFileScheme) {
+    if (uri.size() < sizeof kFileScheme || uri[sizeof kFileScheme - 1] != '/') {
+      return ParseLocationUri(uri).status();
+    }
+    encoded = uri.substr(sizeof kFileScheme);  // after the leading '/'
+  } else if (uri.substr(0, sizeof kS3Scheme - 1) == kS3Scheme) {
+    std::string_view rest = uri.substr(sizeof kS3Scheme - 1);
+    size_t slash = rest.find('/');
+    if (slash == std::string_view::npos || !IsValidBucketName(rest.substr(0, slash))) {
+      return ParseLocationUri(uri).status();
+    }
+    encoded = rest.substr(slash + 1);
+  } else {
+    return ParseLocationUri(uri).status();
+  }
+  if (!std::all_of(encoded.begin(), encoded.end(), IsLiteralPathByte)) {
+    return ParseLocationUri(uri).status();
+  }
+  return ValidatePathSegments(encoded);
+}
+
 bool IsStrictlyBeneath(std::string_view child, std::string_view parent) {
   if (parent.empty()) return !child.empty();
   return child.size() > parent.size() + 1 &&

@@ -42,6 +42,11 @@ std::string FormatS3Uri(std::string_view bucket, std::string_view key);
 // empty, "." or ".." segment, a NUL byte or invalid UTF-8.
 absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri);
 
+// ParseLocationUri's verdict without its result: the same checks and the
+// same errors, and no allocation for the common all-literal URI (checked
+// where a URI is only validated, once per row on the append path).
+absl::Status CheckLocationUri(std::string_view uri);
+
 // OK when every '/'-separated segment of `path` is non-empty, not "." or
 // "..", free of NUL bytes, and the whole is valid UTF-8.
 absl::Status ValidatePathSegments(std::string_view path);

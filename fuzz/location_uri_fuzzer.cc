@@ -1,7 +1,8 @@
 // Fuzzes the URI rules of DATALOCATION.md (engine/location_uri.h).
 //
 // The input is used four ways; properties checked (a violation traps):
-//   1. As a URI, ParseLocationUri(input). If accepted:
+//   1. As a URI, ParseLocationUri(input); CheckLocationUri(input) gives the
+//      same verdict with the same message. If accepted:
 //      - re-formatting reproduces the input byte for byte
 //        (FormatFileUri(path) for file://, FormatS3Uri(bucket, path) for
 //        s3://), so the canonical encoding is the only accepted spelling and
@@ -103,6 +104,7 @@ bool ReferenceSegmentsOk(std::string_view path) {
 
 void CheckParsedUri(std::string_view uri) {
   absl::StatusOr<lake::ParsedUri> parsed = lake::ParseLocationUri(uri);
+  Check(lake::CheckLocationUri(uri) == parsed.status());
   if (!parsed.ok()) return;
   std::string_view segments = parsed->path;
   if (parsed->scheme == lake::UriScheme::kFile) {

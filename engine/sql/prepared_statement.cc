@@ -221,7 +221,7 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
     if (!location.ok()) return location.status();
     values[i] = std::move(*location);
   }
-  absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, values);
+  absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, std::move(values));
   if (!rows.ok()) return rows.status();
   return tables_.AppendBatch(*table, *rows);
 }

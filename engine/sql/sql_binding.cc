@@ -188,13 +188,13 @@ absl::Status CheckParameters(const Schema& schema, const std::vector<BoundParame
   return absl::OkStatus();
 }
 
-absl::StatusOr<ColumnBatch> InsertRows(const BoundInsert& insert, const std::vector<CellValue>& parameters) {
+absl::StatusOr<ColumnBatch> InsertRows(const BoundInsert& insert, std::vector<CellValue> parameters) {
   if (absl::Status s = CheckParameters(insert.schema, insert.parameters, parameters); !s.ok()) return s;
   ColumnBatch batch = ColumnBatch::Empty(insert.schema);
   std::vector<CellValue> row(insert.schema.columns.size());
   size_t next = 0;
   for (size_t r = 0; r < insert.row_count; ++r) {
-    for (size_t index : insert.columns) row[index] = parameters[next++];
+    for (size_t index : insert.columns) row[index] = std::move(parameters[next++]);
     if (absl::Status s = batch.AppendRow(row); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("SQL: row ", r + 1, ": ", std::string(s.message())));
     }

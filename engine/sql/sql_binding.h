@@ -78,9 +78,10 @@ absl::Status CheckParameters(const table::Schema& schema, const std::vector<Boun
 
 // The rows an INSERT appends: a batch of the bound schema with row_count
 // rows, listed columns from the parameters, the others null. Checks the
-// parameters first (CheckParameters) and a utf8 value's encoding.
+// parameters first (CheckParameters) and a utf8 value's encoding. The
+// parameters are consumed (moved into the rows, not copied).
 absl::StatusOr<table::ColumnBatch> InsertRows(const BoundInsert& insert,
-                                              const std::vector<table::CellValue>& parameters);
+                                              std::vector<table::CellValue> parameters);
 
 // The indexes, ascending, of the rows of `batch` that satisfy every WHERE
 // condition, at most `max_rows` of them (the first ones). Equality is

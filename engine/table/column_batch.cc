@@ -238,12 +238,11 @@ absl::Status ColumnBatch::Validate() const {
         continue;
       }
       if (c.int64s[row] < 0) return bad("a negative size");
-      absl::StatusOr<DataLocation> location =
-          MakeDataLocation(c.strings.At(row), c.content_types.At(row),
-                           static_cast<uint64_t>(c.int64s[row]), c.sha256s.At(row));
-      if (!location.ok()) return bad(std::string(location.status().message()));
-      if (location->sha256 != c.sha256s.At(row) || location->uri != c.strings.At(row)) {
-        return bad("a location is not in canonical form");
+      if (absl::Status s = CheckCanonicalLocation(c.strings.At(row), c.content_types.At(row),
+                                                  static_cast<uint64_t>(c.int64s[row]),
+                                                  c.sha256s.At(row));
+          !s.ok()) {
+        return bad(std::string(s.message()));
       }
     }
   }

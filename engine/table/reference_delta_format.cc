@@ -24,17 +24,10 @@ bool IsCanonicalEntry(const DataLocation& location, std::string* why) {
     *why = absl::StrCat("a uri is longer than ", kMaxReferenceUriBytes, " bytes");
     return false;
   }
-  absl::StatusOr<DataLocation> made =
-      MakeDataLocation(location.uri, location.content_type, location.size_bytes, location.sha256);
-  if (!made.ok()) {
-    *why = std::string(made.status().message());
-    return false;
-  }
-  if (*made != location) {
-    *why = "a location is not in canonical form";
-    return false;
-  }
-  return true;
+  absl::Status s = CheckCanonicalLocation(location.uri, location.content_type,
+                                          location.size_bytes, location.sha256);
+  if (!s.ok()) *why = std::string(s.message());
+  return s.ok();
 }
 
 void WriteEntry(ByteWriter& w, const DataLocation& location) {

@@ -330,15 +330,13 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
         absl::StrCat("the batch's schema is not the schema of ", table.name.ToString()));
   }
   if (absl::Status s = batch.Validate(); !s.ok()) return s;
-  for (size_t c = 0; c < batch.columns.size(); ++c) {
-    if (batch.columns[c].type != ColumnType::kFile) continue;
+  DataLocation contained;  // containment reads the uri only; reused per row
+  for (const ColumnData& column : batch.columns) {
+    if (column.type != ColumnType::kFile) continue;
     for (size_t row = 0; row < batch.num_rows; ++row) {
-      if (batch.columns[c].IsNull(row)) continue;
-      CellValue cell = batch.Cell(row, c);
-      if (absl::Status s = stage_.store().CheckContainment(std::get<DataLocation>(cell));
-          !s.ok()) {
-        return s;
-      }
+      if (column.IsNull(row)) continue;
+      contained.uri.assign(column.strings.At(row));
+      if (absl::Status s = stage_.store().CheckContainment(contained); !s.ok()) return s;
     }
   }
   if (absl::Status s = LAKE_FAILPOINT("table_append.prepared"); !s.ok()) return s;
@@ -355,11 +353,13 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
     checkpoint->table_id = table.table_id;
     checkpoint->base_version = table.current_version;
     checkpoint->stage_identity = stage_identity_;
-    checkpoint->batch = *encoded;
+    checkpoint->batch = std::move(*encoded);
     checkpoint->batch_sha256 = batch_sha256;
   }
+  // The fragment is the checkpoint's batch: the same bytes, not a copy.
+  const std::string& fragment = checkpoint ? checkpoint->batch : *encoded;
   absl::StatusOr<AppendOutcome> outcome =
-      CommitAppend(table, table.current_version, operation_id, batch, *encoded, batch_sha256,
+      CommitAppend(table, table.current_version, operation_id, batch, fragment, batch_sha256,
                    checkpoint ? &*checkpoint : nullptr);
   if (outcome.ok()) {
     if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) return s;

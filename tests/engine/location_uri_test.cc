@@ -1,6 +1,7 @@
 // URI parsing, canonical percent-encoding and containment helpers.
 #include <doctest/doctest.h>
 
+#include "engine/data_location.h"
 #include "engine/location_uri.h"
 #include "tests/support/status_checks.h"
 
@@ -11,6 +12,8 @@ void CheckRefused(const std::string& uri) {
   absl::StatusOr<ParsedUri> parsed = ParseLocationUri(uri);
   CHECK_MESSAGE(!parsed.ok(), uri);
   CHECK(testing::KindOf(parsed.status()) == IntegrityKind::kInvalidLocation);
+  // The validity-only check gives the same verdict and the same message.
+  CHECK_MESSAGE(CheckLocationUri(uri) == parsed.status(), uri);
 }
 
 TEST_CASE("file URIs have an empty authority and an absolute path") {
@@ -68,6 +71,33 @@ TEST_CASE("invalid UTF-8 is refused") {
   CheckRefused("file:///a/%C0%AF");     // overlong '/'
   CheckRefused("file:///a/%ED%A0%80");  // a surrogate
   CheckRefused("file:///a/%F4%90%80%80");  // past U+10FFFF
+}
+
+TEST_CASE("the validity-only check accepts exactly what parses") {
+  for (const char* uri : {"file:///srv/lake/x", "s3://my-bucket/data/k%20ey", "file:///a/%C3%A9",
+                          "file:///x", "s3://b.c-d/a/b/c~d_e.f"}) {
+    LAKE_CHECK_OK(ParseLocationUri(uri));
+    CHECK_MESSAGE(CheckLocationUri(uri).ok(), uri);
+  }
+}
+
+TEST_CASE("a canonical location is checked without building one") {
+  const std::string sha(64, 'a');
+  LAKE_CHECK_OK(CheckCanonicalLocation("file:///srv/x", "text/plain", 3, sha));
+  // MakeDataLocation would lowercase this digest: not canonical as stored.
+  CHECK(testing::KindOf(CheckCanonicalLocation("file:///srv/x", "text/plain", 3,
+                                               std::string(64, 'A'))) ==
+        IntegrityKind::kInvalidLocation);
+  CHECK(testing::KindOf(CheckCanonicalLocation("file:///srv/x", "text/plain", 3,
+                                               std::string(63, 'a'))) ==
+        IntegrityKind::kInvalidLocation);
+  CHECK(testing::KindOf(CheckCanonicalLocation("file:///srv/x", "", 3, sha)) ==
+        IntegrityKind::kInvalidLocation);
+  CHECK(testing::KindOf(CheckCanonicalLocation("file:///srv/x", "text/plain",
+                                               kMaxObjectSizeBytes + 1, sha)) ==
+        IntegrityKind::kInvalidLocation);
+  CHECK(testing::KindOf(CheckCanonicalLocation("file:///srv/../x", "text/plain", 3, sha)) ==
+        IntegrityKind::kInvalidLocation);
 }
 
 TEST_CASE("encoding keeps unreserved characters and slash literal") {
