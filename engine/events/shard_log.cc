@@ -1,0 +1,320 @@
+#include "engine/events/shard_log.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/failpoint.h"
+#include "engine/managed_key.h"
+#include "io/durable_paths.h"
+#include "io/whole_file.h"
+
+namespace lake::events {
+namespace {
+
+constexpr std::string_view kSegmentPrefix = "segment-";
+constexpr std::string_view kSegmentSuffix = ".log";
+constexpr size_t kSegmentDigits = 20;
+constexpr char kLockFileName[] = "lock";
+// A segment is at most the roll size plus one group of appends; anything
+// longer is not a segment lake wrote.
+constexpr uint64_t kMaxGroupBytes = uint64_t{8} << 20;
+constexpr size_t kMaxSegmentBytes =
+    kSegmentRollBytes + kMaxGroupBytes + kFrameHeaderBytes + kMaxFramePayloadBytes;
+// Racing writers may take a shard between listing and locking; each try
+// either locks one or creates a new one, so few tries are ever needed.
+constexpr int kMaxLockTries = 16;
+
+std::string SegmentPath(const std::string& shard_dir, uint64_t number) {
+  return absl::StrCat(shard_dir, "/", SegmentFileName(number));
+}
+
+std::string LastComponent(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+absl::Status Damaged(const std::string& shard_dir, std::string_view why) {
+  return absl::DataLossError(
+      absl::StrCat("event log shard ", shard_dir, " is damaged: ", std::string(why)));
+}
+
+// Checks the first frame of segment `number` (> 1) against the one before.
+absl::Status CheckSeal(const std::string& shard_dir, uint64_t number, const SegmentScan& scan,
+                       uint64_t previous_valid_bytes) {
+  const Frame& first = scan.frames.front();
+  absl::StatusOr<SegmentSeal> seal = DecodeSegmentSeal(first);
+  if (first.kind != FrameKind::kSegmentSeal || !seal.ok()) {
+    return Damaged(shard_dir, absl::StrCat(SegmentFileName(number), " does not start with a seal"));
+  }
+  if (seal->previous_segment != number - 1 ||
+      seal->previous_valid_bytes != previous_valid_bytes) {
+    return Damaged(shard_dir,
+                   absl::StrCat(SegmentFileName(number), " seals segment ",
+                                seal->previous_segment, " at ", seal->previous_valid_bytes,
+                                " bytes, but segment ", number - 1, " holds ",
+                                previous_valid_bytes, " valid bytes"));
+  }
+  return absl::OkStatus();
+}
+
+// Opens (creating it if needed) and tries to lock the shard at `shard_dir`.
+absl::StatusOr<std::unique_ptr<io::File>> TryLockShard(io::FileSystem& fs,
+                                                       const std::string& shard_dir) {
+  std::string path = absl::StrCat(shard_dir, "/", kLockFileName);
+  absl::StatusOr<std::unique_ptr<io::File>> lock = fs.OpenRead(path);
+  if (absl::IsNotFound(lock.status())) {
+    absl::StatusOr<std::unique_ptr<io::File>> created = fs.CreateNew(path, false);
+    if (!created.ok() && !absl::IsAlreadyExists(created.status())) return created.status();
+    if (created.ok()) {
+      if (absl::Status s = io::SyncDirectory(fs, shard_dir); !s.ok()) return s;
+    }
+    lock = fs.OpenRead(path);
+  }
+  if (!lock.ok()) return lock.status();
+  absl::StatusOr<bool> locked = (*lock)->TryLockExclusive();
+  if (!locked.ok()) return locked.status();
+  if (!*locked) return std::unique_ptr<io::File>();
+  return std::move(*lock);
+}
+
+}  // namespace
+
+std::string SegmentFileName(uint64_t number) {
+  return absl::StrFormat("%s%020u%s", kSegmentPrefix, number, kSegmentSuffix);
+}
+
+std::optional<uint64_t> ParseSegmentFileName(std::string_view name) {
+  if (name.size() != kSegmentPrefix.size() + kSegmentDigits + kSegmentSuffix.size() ||
+      name.substr(0, kSegmentPrefix.size()) != kSegmentPrefix ||
+      name.substr(name.size() - kSegmentSuffix.size()) != kSegmentSuffix) {
+    return std::nullopt;
+  }
+  std::string_view digits = name.substr(kSegmentPrefix.size(), kSegmentDigits);
+  uint64_t number = 0;
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      !absl::SimpleAtoi(absl::string_view(digits.data(), digits.size()), &number) ||
+      SegmentFileName(number) != name) {
+    return std::nullopt;
+  }
+  return number;
+}
+
+absl::StatusOr<std::vector<std::string>> ListShards(io::FileSystem& fs,
+                                                    const std::string& shards_dir) {
+  absl::StatusOr<std::vector<std::string>> names = fs.ListDirectory(shards_dir);
+  if (absl::IsNotFound(names.status())) return std::vector<std::string>();
+  if (!names.ok()) return names.status();
+  std::vector<std::string> shards;
+  for (std::string& name : *names) {
+    if (!name.empty() && name[0] != '.') shards.push_back(std::move(name));
+  }
+  std::sort(shards.begin(), shards.end());
+  return shards;
+}
+
+absl::StatusOr<ShardContents> ReadShard(io::FileSystem& fs, const std::string& shard_dir) {
+  absl::StatusOr<std::vector<std::string>> names = fs.ListDirectory(shard_dir);
+  if (!names.ok()) return names.status();
+  std::vector<uint64_t> numbers;
+  for (const std::string& name : *names) {
+    if (std::optional<uint64_t> n = ParseSegmentFileName(name)) numbers.push_back(*n);
+  }
+  std::sort(numbers.begin(), numbers.end());
+  ShardContents contents;
+  contents.shard_id = LastComponent(shard_dir);
+  std::vector<SegmentScan> scans;
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    uint64_t number = numbers[i];
+    if (number != i + 1) {
+      return Damaged(shard_dir, absl::StrCat("segment ", i + 1, " is missing"));
+    }
+    absl::StatusOr<std::string> bytes =
+        io::ReadWholeFile(fs, SegmentPath(shard_dir, number), kMaxSegmentBytes);
+    if (!bytes.ok()) return bytes.status();
+    auto owned = std::make_shared<const std::string>(std::move(*bytes));
+    absl::StatusOr<SegmentScan> scan =
+        ScanSegment(*owned, absl::StrCat(shard_dir, "/", SegmentFileName(number)));
+    if (!scan.ok()) return scan.status();
+    contents.segments.push_back(std::move(owned));
+    scans.push_back(std::move(*scan));
+  }
+  for (size_t i = 0; i < scans.size(); ++i) {
+    const SegmentScan& scan = scans[i];
+    uint64_t number = i + 1;
+    bool last = i + 1 == scans.size();
+    if (scan.frames.empty() && !last) {
+      return Damaged(shard_dir,
+                     absl::StrCat(SegmentFileName(number), " holds no frame but is not the last"));
+    }
+    if (!scan.frames.empty() && number > 1) {
+      if (absl::Status s = CheckSeal(shard_dir, number, scan, scans[i - 1].valid_bytes); !s.ok()) {
+        return s;
+      }
+    }
+    for (size_t f = 0; f < scan.frames.size(); ++f) {
+      const Frame& frame = scan.frames[f];
+      bool is_seal_position = number > 1 && f == 0;
+      if (frame.kind == FrameKind::kSegmentSeal && !is_seal_position) {
+        return Damaged(shard_dir, absl::StrCat(SegmentFileName(number), " has a seal at offset ",
+                                               frame.offset));
+      }
+      if (frame.kind == FrameKind::kEvents) contents.event_frames.push_back(frame);
+    }
+  }
+  if (!scans.empty()) {
+    contents.last_segment = scans.size();
+    contents.last_valid_bytes = scans.back().valid_bytes;
+    contents.last_has_frames = !scans.back().frames.empty();
+    contents.previous_valid_bytes = scans.size() > 1 ? scans[scans.size() - 2].valid_bytes : 0;
+  }
+  return contents;
+}
+
+ShardWriter::ShardWriter(io::FileSystem& fs, std::string shard_dir,
+                         std::unique_ptr<io::File> lock, ShardContents recovered)
+    : fs_(fs),
+      shard_dir_(std::move(shard_dir)),
+      lock_(std::move(lock)),
+      recovered_(std::move(recovered)) {}
+
+ShardWriter::~ShardWriter() {
+  if (segment_) (void)segment_->Close();
+  if (lock_) (void)lock_->Close();
+}
+
+absl::StatusOr<std::unique_ptr<ShardWriter>> ShardWriter::Open(io::FileSystem& fs,
+                                                               const std::string& shards_dir) {
+  if (absl::Status s = io::CreateDirectoriesDurably(fs, shards_dir); !s.ok()) return s;
+  for (int attempt = 0; attempt < kMaxLockTries; ++attempt) {
+    absl::StatusOr<std::vector<std::string>> shards = ListShards(fs, shards_dir);
+    if (!shards.ok()) return shards.status();
+    std::string shard_dir;
+    std::unique_ptr<io::File> lock;
+    for (const std::string& id : *shards) {
+      std::string dir = absl::StrCat(shards_dir, "/", id);
+      absl::StatusOr<std::unique_ptr<io::File>> tried = TryLockShard(fs, dir);
+      if (!tried.ok()) return tried.status();
+      if (*tried) {
+        shard_dir = dir;
+        lock = std::move(*tried);
+        break;
+      }
+    }
+    if (!lock) {
+      shard_dir = absl::StrCat(shards_dir, "/", NewUuidV7());
+      if (absl::Status s = fs.CreateDirectory(shard_dir); !s.ok()) return s;
+      if (absl::Status s = io::SyncDirectory(fs, shards_dir); !s.ok()) return s;
+      absl::StatusOr<std::unique_ptr<io::File>> tried = TryLockShard(fs, shard_dir);
+      if (!tried.ok()) return tried.status();
+      if (!*tried) continue;  // another writer took the new shard first
+      lock = std::move(*tried);
+    }
+    absl::StatusOr<ShardContents> recovered = ReadShard(fs, shard_dir);
+    if (!recovered.ok()) return recovered.status();
+    std::unique_ptr<ShardWriter> writer(
+        new ShardWriter(fs, shard_dir, std::move(lock), std::move(*recovered)));
+    // A last segment without a valid frame belongs to a session that never
+    // acknowledged anything: it is rewritten from empty, keeping numbers
+    // gapless and every segment but the last non-empty.
+    const ShardContents& r = writer->recovered_;
+    bool rewrite = r.last_segment != 0 && !r.last_has_frames;
+    absl::Status started =
+        rewrite ? writer->StartSegment(r.last_segment, true, r.previous_valid_bytes)
+                : writer->StartSegment(r.last_segment + 1, false, r.last_valid_bytes);
+    if (!started.ok()) return started;
+    return writer;
+  }
+  return absl::UnavailableError(
+      absl::StrCat("could not lock a shard under ", shards_dir, " (too many racing writers)"));
+}
+
+absl::Status ShardWriter::StartSegment(uint64_t number, bool rewrite,
+                                       uint64_t previous_valid_bytes) {
+  segment_number_ = number;
+  std::string path = SegmentPath(shard_dir_, number);
+  absl::StatusOr<std::unique_ptr<io::File>> file =
+      rewrite ? fs_.OpenForRewrite(path) : fs_.CreateNew(path, false);
+  if (!file.ok()) return file.status();
+  segment_ = std::move(*file);
+  if (rewrite) {
+    if (absl::Status s = segment_->Truncate(0); !s.ok()) return s;
+  }
+  std::string seal;
+  if (number > 1) seal = EncodeSegmentSeal(SegmentSeal{number - 1, previous_valid_bytes});
+  for (size_t done = 0; done < seal.size();) {
+    absl::StatusOr<size_t> n = segment_->PWrite(
+        reinterpret_cast<const uint8_t*>(seal.data()) + done, seal.size() - done, done);
+    if (!n.ok()) return n.status();
+    done += *n;
+  }
+  if (absl::Status s = segment_->Sync(); !s.ok()) return s;
+  if (!rewrite) {
+    if (absl::Status s = io::SyncDirectory(fs_, shard_dir_); !s.ok()) return s;
+  }
+  tail_ = seal.size();
+  return absl::OkStatus();
+}
+
+absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch) {
+  if (!broken_.ok()) return broken_;
+  absl::Status status = [&]() -> absl::Status {
+    if (tail_ >= kSegmentRollBytes) {
+      if (absl::Status s = segment_->Close(); !s.ok()) return s;
+      if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_); !s.ok()) return s;
+    }
+    std::string bytes;
+    for (const PendingAppend* p : batch) bytes.append(p->frame);
+    for (size_t done = 0; done < bytes.size();) {
+      absl::StatusOr<size_t> n = segment_->PWrite(
+          reinterpret_cast<const uint8_t*>(bytes.data()) + done, bytes.size() - done, tail_ + done);
+      if (!n.ok()) return n.status();
+      done += *n;
+    }
+    if (absl::Status s = LAKE_FAILPOINT(kShardAppendWritten); !s.ok()) return s;
+    if (absl::Status s = segment_->Sync(); !s.ok()) return s;
+    if (absl::Status s = LAKE_FAILPOINT(kShardAppendSynced); !s.ok()) return s;
+    tail_ += bytes.size();
+    return absl::OkStatus();
+  }();
+  if (!status.ok()) broken_ = status;
+  return status;
+}
+
+absl::Status ShardWriter::AppendDurably(std::string frame) {
+  PendingAppend mine;
+  mine.frame = std::move(frame);
+  absl::MutexLock lock(&mu_);
+  queue_.push_back(&mine);
+  while (!mine.done) {
+    if (leader_active_) {
+      appended_.Wait(&mu_);
+      continue;
+    }
+    // Lead one group: every queued frame up to kMaxGroupBytes (at least one).
+    leader_active_ = true;
+    std::vector<PendingAppend*> group;
+    uint64_t group_bytes = 0;
+    size_t taken = 0;
+    while (taken < queue_.size() && (group.empty() || group_bytes < kMaxGroupBytes)) {
+      group_bytes += queue_[taken]->frame.size();
+      group.push_back(queue_[taken++]);
+    }
+    queue_.erase(queue_.begin(), queue_.begin() + taken);
+    mu_.Unlock();
+    absl::Status status = WriteAndSync(group);
+    mu_.Lock();
+    for (PendingAppend* p : group) {
+      p->status = status;
+      p->done = true;
+    }
+    leader_active_ = false;
+    appended_.SignalAll();
+  }
+  return mine.status;
+}
+
+}  // namespace lake::events

@@ -1,0 +1,122 @@
+// One shard of an experiment's event log: the files one writer process
+// appends to, under its own lock (never the registry's).
+//
+//   <shards_dir>/<shard_id>/lock                          flock held by the writer
+//   <shards_dir>/<shard_id>/segment-<20-digit number>.log  frames (event_log_frame.h)
+//
+// Invariants (what a writer keeps and a reader checks):
+//   - Segments are numbered from 1 without gaps. Each writer session appends
+//     to a segment of its own: a new one, or the last one when that holds no
+//     valid frame (a session that crashed before its first frame was
+//     durable), rewritten from empty.
+//   - Every segment but the first starts with a seal naming the segment
+//     before it and that segment's valid length, so bytes past a sealed
+//     length are a crashed session's unacknowledged tail, while a sealed
+//     frame that no longer scans is damage (DataLoss).
+//   - A batch is acknowledged only after its frame is written and the
+//     segment synced (fdatasync), and a new segment only after its directory
+//     entry is synced too. Concurrent appends share one write and one sync
+//     (group commit).
+#ifndef LAKE_ENGINE_EVENTS_SHARD_LOG_H_
+#define LAKE_ENGINE_EVENTS_SHARD_LOG_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "engine/events/event_log_frame.h"
+#include "io/file_system.h"
+
+namespace lake::events {
+
+// A writer starts a new segment once its current one passes this size.
+inline constexpr uint64_t kSegmentRollBytes = uint64_t{64} << 20;
+// Failpoints of an append, in order: the frames are written (not yet
+// synced), then synced (durable, not yet acknowledged).
+inline constexpr std::string_view kShardAppendWritten = "event_shard.written";
+inline constexpr std::string_view kShardAppendSynced = "event_shard.synced";
+
+// The file name of segment `number`, and the number a name spells.
+std::string SegmentFileName(uint64_t number);
+std::optional<uint64_t> ParseSegmentFileName(std::string_view name);
+
+// Everything a shard holds, checked by the seal rules above.
+struct ShardContents {
+  std::string shard_id;
+  // The bytes of each segment, kept so the frames can view them.
+  std::vector<std::shared_ptr<const std::string>> segments;
+  std::vector<Frame> event_frames;  // kEvents frames of every segment, in order
+  uint64_t last_segment = 0;        // 0 when the shard has no segment
+  uint64_t last_valid_bytes = 0;    // of the last segment
+  uint64_t previous_valid_bytes = 0;  // of the segment before the last
+  bool last_has_frames = false;     // whether the last segment holds a valid frame
+};
+
+// Reads the shard at `shard_dir` (its id is the last path component).
+// DataLoss names the segment and offset of any damage.
+absl::StatusOr<ShardContents> ReadShard(io::FileSystem& fs, const std::string& shard_dir);
+
+// The ids of the shards under `shards_dir` (none when it does not exist).
+absl::StatusOr<std::vector<std::string>> ListShards(io::FileSystem& fs,
+                                                    const std::string& shards_dir);
+
+// The writer of one shard. Thread-safe.
+class ShardWriter {
+ public:
+  // Takes the first shard under `shards_dir` whose lock is free, or creates
+  // a new one (a UUIDv7 id), recovers it and opens a segment of its own.
+  static absl::StatusOr<std::unique_ptr<ShardWriter>> Open(io::FileSystem& fs,
+                                                           const std::string& shards_dir);
+  ~ShardWriter();
+
+  const std::string& shard_id() const { return recovered_.shard_id; }
+  const std::string& shard_dir() const { return shard_dir_; }
+  // The shard as it was when this writer opened it.
+  const ShardContents& recovered() const { return recovered_; }
+
+  // Appends one encoded frame (AppendFrame) and returns once it is durable.
+  // Frames of concurrent calls share one write and one sync. After an I/O
+  // error the writer is broken: every later call fails with that error
+  // (the tail is unknown until a new writer recovers the shard).
+  absl::Status AppendDurably(std::string frame);
+
+ private:
+  struct PendingAppend {
+    std::string frame;
+    bool done = false;
+    absl::Status status;
+  };
+
+  ShardWriter(io::FileSystem& fs, std::string shard_dir, std::unique_ptr<io::File> lock,
+              ShardContents recovered);
+  // Makes segment `number` the one appended to: created, or (`rewrite`)
+  // an existing one cut to empty; sealed when number > 1; durable.
+  absl::Status StartSegment(uint64_t number, bool rewrite, uint64_t previous_valid_bytes);
+  absl::Status WriteAndSync(const std::vector<PendingAppend*>& batch);
+
+  io::FileSystem& fs_;
+  const std::string shard_dir_;
+  std::unique_ptr<io::File> lock_;
+  ShardContents recovered_;
+  // The segment being appended to, and its durable length. Only the
+  // current leader (leader_active_) touches them.
+  std::unique_ptr<io::File> segment_;
+  uint64_t segment_number_ = 0;
+  uint64_t tail_ = 0;
+  absl::Status broken_;
+
+  absl::Mutex mu_;
+  absl::CondVar appended_;
+  std::vector<PendingAppend*> queue_ ABSL_GUARDED_BY(mu_);
+  bool leader_active_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace lake::events
+
+#endif  // LAKE_ENGINE_EVENTS_SHARD_LOG_H_

@@ -1,0 +1,362 @@
+// Event-log frames and shards: the frame scan, the seal rules, shard locks,
+// group commit, and a SIGKILL or power loss in the middle of an append.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "base/failpoint.h"
+#include "engine/events/event_log_frame.h"
+#include "engine/events/shard_log.h"
+#include "engine/table/byte_codec.h"
+#include "io/posix/posix_file_system.h"
+#include "tests/support/fault_injection_file_system.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/test_files.h"
+
+namespace lake::events {
+namespace {
+
+std::string EventsFrame(std::string_view payload, uint32_t records = 1) {
+  std::string frame;
+  AppendFrame(FrameKind::kEvents, records, payload, &frame);
+  return frame;
+}
+
+std::vector<std::string> Payloads(const ShardContents& contents) {
+  std::vector<std::string> out;
+  for (const Frame& f : contents.event_frames) out.emplace_back(f.payload);
+  return out;
+}
+
+std::vector<std::string> PayloadsOfAllShards(io::FileSystem& fs, const std::string& shards_dir) {
+  std::vector<std::string> out;
+  absl::StatusOr<std::vector<std::string>> shards = ListShards(fs, shards_dir);
+  REQUIRE(shards.ok());
+  for (const std::string& id : *shards) {
+    absl::StatusOr<ShardContents> contents = ReadShard(fs, shards_dir + "/" + id);
+    LAKE_REQUIRE_OK(contents);
+    for (std::string& p : Payloads(*contents)) out.push_back(std::move(p));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string OnlyShardDir(io::FileSystem& fs, const std::string& shards_dir) {
+  absl::StatusOr<std::vector<std::string>> shards = ListShards(fs, shards_dir);
+  REQUIRE(shards.ok());
+  REQUIRE(shards->size() == 1);
+  return shards_dir + "/" + shards->front();
+}
+
+void FlipByte(const std::string& path, uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x40);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+}
+
+TEST_CASE("frames scan back in order with their kinds, counts and payloads") {
+  std::string segment = EventsFrame("alpha", 2) + EventsFrame("", 0) + EventsFrame("gamma", 7);
+  absl::StatusOr<SegmentScan> scan = ScanSegment(segment, "s");
+  LAKE_REQUIRE_OK(scan);
+  REQUIRE(scan->frames.size() == 3);
+  CHECK(scan->frames[0].payload == "alpha");
+  CHECK(scan->frames[0].records == 2);
+  CHECK(scan->frames[1].payload.empty());
+  CHECK(scan->frames[2].payload == "gamma");
+  CHECK(scan->frames[2].records == 7);
+  CHECK(scan->frames[2].offset == 2 * kFrameHeaderBytes + 5);
+  CHECK(scan->valid_bytes == segment.size());
+  CHECK_FALSE(scan->torn_tail);
+}
+
+TEST_CASE("a frame cut anywhere at the end is a torn tail: the frames before it stand") {
+  std::string good = EventsFrame("first") + EventsFrame("second");
+  std::string last = EventsFrame("third, cut short");
+  for (size_t cut = 1; cut < last.size(); ++cut) {
+    std::string segment = good + last.substr(0, cut);
+    absl::StatusOr<SegmentScan> scan = ScanSegment(segment, "s");
+    LAKE_REQUIRE_OK(scan);
+    CHECK(scan->frames.size() == 2);
+    CHECK(scan->valid_bytes == good.size());
+    CHECK(scan->torn_tail);
+  }
+  absl::StatusOr<SegmentScan> zeros = ScanSegment(good + std::string(4096, '\0'), "s");
+  LAKE_REQUIRE_OK(zeros);
+  CHECK(zeros->frames.size() == 2);
+  CHECK(zeros->torn_tail);
+}
+
+TEST_CASE("a damaged frame followed by a valid one is data loss naming the offset") {
+  std::string first = EventsFrame("first");
+  std::string segment = first + EventsFrame("second") + EventsFrame("third");
+  for (size_t at : {first.size() + 2, first.size() + kFrameHeaderBytes + 1}) {
+    std::string damaged = segment;
+    damaged[at] ^= 0x01;
+    absl::StatusOr<SegmentScan> scan = ScanSegment(damaged, "seg-x");
+    REQUIRE_FALSE(scan.ok());
+    CHECK(absl::IsDataLoss(scan.status()));
+    CHECK(std::string(scan.status().message()).find("seg-x") != std::string::npos);
+    CHECK(std::string(scan.status().message())
+              .find("offset " + std::to_string(first.size())) != std::string::npos);
+  }
+}
+
+// A frame with every header field chosen, checksummed as a writer would.
+std::string HandFrame(uint32_t version, uint8_t kind, std::string_view payload) {
+  std::string frame;
+  table::ByteWriter w(&frame);
+  w.Bytes(kFrameMagic);
+  w.U32(version);
+  w.U8(kind);
+  w.U8(0);
+  w.U8(0);
+  w.U8(0);
+  w.U32(1);
+  w.U64(payload.size());
+  std::string covered = frame + std::string(payload);
+  w.U64(table::Checksum64(covered));
+  w.Bytes(payload);
+  return frame;
+}
+
+TEST_CASE("a checksummed frame of another format version or kind is refused, not guessed") {
+  CHECK(HandFrame(kFrameFormatVersion, 1, "x") == EventsFrame("x"));
+  for (std::string bad : {HandFrame(2, 1, "x"), HandFrame(kFrameFormatVersion, 9, "x")}) {
+    absl::StatusOr<SegmentScan> scan = ScanSegment(EventsFrame("before") + bad, "s");
+    REQUIRE_FALSE(scan.ok());
+    CHECK(absl::IsDataLoss(scan.status()));
+  }
+}
+
+TEST_CASE("a seal names the segment before and its valid length") {
+  absl::StatusOr<SegmentScan> scan = ScanSegment(EncodeSegmentSeal(SegmentSeal{1, 64}), "s");
+  LAKE_REQUIRE_OK(scan);
+  REQUIRE(scan->frames.size() == 1);
+  CHECK(scan->frames[0].kind == FrameKind::kSegmentSeal);
+  absl::StatusOr<SegmentSeal> decoded = DecodeSegmentSeal(scan->frames[0]);
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->previous_segment == 1);
+  CHECK(decoded->previous_valid_bytes == 64);
+  std::string events = EventsFrame("x");
+  CHECK(absl::IsDataLoss(DecodeSegmentSeal(ScanSegment(events, "s")->frames[0]).status()));
+}
+
+TEST_CASE("segment names are 20-digit numbers and nothing else") {
+  CHECK(SegmentFileName(7) == "segment-00000000000000000007.log");
+  CHECK(ParseSegmentFileName(SegmentFileName(7)) == 7);
+  CHECK(ParseSegmentFileName("segment-7.log") == std::nullopt);
+  CHECK(ParseSegmentFileName("segment-0000000000000000000x.log") == std::nullopt);
+  CHECK(ParseSegmentFileName("segment-00000000000000000007.tmp") == std::nullopt);
+}
+
+TEST_CASE("a shard keeps every acknowledged frame across writer sessions") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("a")));
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("b")));
+  }
+  {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    CHECK(Payloads((*w)->recovered()) == std::vector<std::string>{"a", "b"});
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("c")));
+  }
+  std::string shard = OnlyShardDir(fs, shards);
+  CHECK(std::filesystem::exists(shard + "/" + SegmentFileName(2)));
+  absl::StatusOr<ShardContents> contents = ReadShard(fs, shard);
+  LAKE_REQUIRE_OK(contents);
+  CHECK(Payloads(*contents) == std::vector<std::string>{"a", "b", "c"});
+}
+
+TEST_CASE("a second writer takes a shard of its own while the first holds its lock") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  absl::StatusOr<std::unique_ptr<ShardWriter>> first = ShardWriter::Open(fs, shards);
+  LAKE_REQUIRE_OK(first);
+  absl::StatusOr<std::unique_ptr<ShardWriter>> second = ShardWriter::Open(fs, shards);
+  LAKE_REQUIRE_OK(second);
+  CHECK((*first)->shard_id() != (*second)->shard_id());
+  LAKE_REQUIRE_OK((*first)->AppendDurably(EventsFrame("one")));
+  LAKE_REQUIRE_OK((*second)->AppendDurably(EventsFrame("two")));
+  std::string freed = (*first)->shard_id();
+  first->reset();
+  absl::StatusOr<std::unique_ptr<ShardWriter>> third = ShardWriter::Open(fs, shards);
+  LAKE_REQUIRE_OK(third);
+  CHECK((*third)->shard_id() == freed);  // a free shard is reused, not multiplied
+  CHECK(PayloadsOfAllShards(fs, shards) == std::vector<std::string>{"one", "two"});
+}
+
+TEST_CASE("concurrent appends from four threads are all durable and readable") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+  LAKE_REQUIRE_OK(w);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        if (!(*w)->AppendDurably(EventsFrame(std::to_string(t * 1000 + i))).ok()) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(failures == 0);
+  std::vector<std::string> want;
+  for (int t = 0; t < 4; ++t) {
+    for (int i = 0; i < 50; ++i) want.push_back(std::to_string(t * 1000 + i));
+  }
+  std::sort(want.begin(), want.end());
+  CHECK(PayloadsOfAllShards(fs, shards) == want);
+}
+
+TEST_CASE("a crashed session's torn tail is sealed off by the next session") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("kept")));
+  }
+  std::string shard = OnlyShardDir(fs, shards);
+  {
+    std::ofstream torn(shard + "/" + SegmentFileName(1), std::ios::app | std::ios::binary);
+    torn << EventsFrame("never acknowledged").substr(0, 20);
+  }
+  {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("after")));
+  }
+  absl::StatusOr<ShardContents> contents = ReadShard(fs, shard);
+  LAKE_REQUIRE_OK(contents);
+  CHECK(Payloads(*contents) == std::vector<std::string>{"kept", "after"});
+}
+
+TEST_CASE("damage to an acknowledged frame is data loss, even at the end of a sealed segment") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  for (int session = 0; session < 2; ++session) {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("first-" + std::to_string(session))));
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("last-" + std::to_string(session))));
+  }
+  std::string shard = OnlyShardDir(fs, shards);
+  // The last frame of segment 1: its bytes are sealed by segment 2.
+  FlipByte(shard + "/" + SegmentFileName(1), EventsFrame("first-0").size() + 3);
+  absl::StatusOr<ShardContents> contents = ReadShard(fs, shard);
+  REQUIRE_FALSE(contents.ok());
+  CHECK(absl::IsDataLoss(contents.status()));
+  CHECK(std::string(contents.status().message()).find("seals segment 1") != std::string::npos);
+  CHECK(absl::IsDataLoss(ShardWriter::Open(fs, shards).status()));
+}
+
+TEST_CASE("a missing segment is data loss") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  for (int session = 0; session < 3; ++session) {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("x")));
+  }
+  std::string shard = OnlyShardDir(fs, shards);
+  std::filesystem::remove(shard + "/" + SegmentFileName(2));
+  CHECK(absl::IsDataLoss(ReadShard(fs, shard).status()));
+}
+
+TEST_CASE("a writer SIGKILLed mid-append loses only the unacknowledged batch") {
+  REQUIRE(failpoint::Enabled());
+  for (std::string_view step : {kShardAppendWritten, kShardAppendSynced}) {
+    CAPTURE(std::string(step));
+    testing::TempDir dir;
+    io::PosixFileSystem fs;
+    std::string shards = dir.Join("shards");
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+      if (!w.ok() || !(*w)->AppendDurably(EventsFrame("acknowledged")).ok()) ::_exit(10);
+      failpoint::Set(step, failpoint::Action::kKill);
+      (void)(*w)->AppendDurably(EventsFrame("in flight"));
+      ::_exit(13);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGKILL);
+    // The killed batch was written in full: without a power loss it may be
+    // there. Either way the log reads whole and a new session goes on.
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    std::vector<std::string> seen = Payloads((*w)->recovered());
+    REQUIRE(!seen.empty());
+    CHECK(seen[0] == "acknowledged");
+    CHECK(seen.size() <= 2);
+    if (seen.size() == 2) CHECK(seen[1] == "in flight");
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("next")));
+    w->reset();
+    absl::StatusOr<ShardContents> contents = ReadShard(fs, OnlyShardDir(fs, shards));
+    LAKE_REQUIRE_OK(contents);
+    CHECK(Payloads(*contents).back() == "next");
+  }
+}
+
+TEST_CASE("a power loss mid-append keeps acknowledged batches and the synced one, nothing torn") {
+  REQUIRE(failpoint::Enabled());
+  for (std::string_view step : {kShardAppendWritten, kShardAppendSynced}) {
+    CAPTURE(std::string(step));
+    testing::TempDir dir;
+    std::filesystem::create_directory(dir.Join("backups"));
+    std::string shards = dir.Join("shards");
+    io::PosixFileSystem base;
+    {
+      testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
+      absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+      LAKE_REQUIRE_OK(w);
+      LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("acknowledged")));
+      failpoint::Set(step, failpoint::Action::kCallback, [&] {
+        fs.Crash();
+        return absl::UnavailableError("power lost");
+      });
+      CHECK_FALSE((*w)->AppendDurably(EventsFrame("in flight")).ok());
+      failpoint::ClearAll();
+      // The writer is broken after an I/O error: it refuses more.
+      CHECK_FALSE((*w)->AppendDurably(EventsFrame("refused")).ok());
+    }
+    // Lost at "written" (never synced); kept at "synced" (durable, only the
+    // acknowledgement was lost).
+    std::vector<std::string> want = {"acknowledged"};
+    if (step == kShardAppendSynced) want.push_back("in flight");
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(base, shards);
+    LAKE_REQUIRE_OK(w);
+    CHECK(Payloads((*w)->recovered()) == want);
+    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("next")));
+    w->reset();
+    want.push_back("next");
+    absl::StatusOr<ShardContents> contents = ReadShard(base, OnlyShardDir(base, shards));
+    LAKE_REQUIRE_OK(contents);
+    CHECK(Payloads(*contents) == want);
+  }
+}
+
+}  // namespace
+}  // namespace lake::events
