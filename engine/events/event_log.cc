@@ -1,0 +1,269 @@
+#include "engine/events/event_log.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "engine/events/event_content.h"
+#include "engine/events/event_record_format.h"
+#include "engine/table/byte_codec.h"
+
+namespace lake::events {
+namespace {
+
+absl::Status Refused(const Event& e, std::string_view what, std::string_view why) {
+  return absl::AbortedError(absl::StrCat(std::string(what), ": item \"", e.item_id.substr(0, 200),
+                                         "\" item_seq ", e.item_seq, ": ", std::string(why)));
+}
+
+// Decodes the records of one events frame.
+absl::Status DecodeFrame(const std::string& shard_id, const Frame& frame, EventsByItem* index,
+                         size_t* events) {
+  table::ByteReader reader(frame.payload);
+  for (uint32_t i = 0; i < frame.records; ++i) {
+    absl::StatusOr<Event> event = ReadEventRecord(reader);
+    if (!event.ok()) {
+      return absl::DataLossError(absl::StrCat("event log shard ", shard_id, ": the frame at offset ",
+                                              frame.offset, ": ", event.status().message()));
+    }
+    (*index)[event->item_id].push_back(std::move(*event));
+    ++*events;
+  }
+  if (reader.remaining() != 0) {
+    return absl::DataLossError(absl::StrCat("event log shard ", shard_id, ": the frame at offset ",
+                                            frame.offset, " has bytes after its ", frame.records,
+                                            " records"));
+  }
+  return absl::OkStatus();
+}
+
+// Orders an item's events by item_seq and keeps one copy of each event.
+void Canonicalize(std::vector<Event>& events) {
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Event& a, const Event& b) { return a.item_seq < b.item_seq; });
+  std::vector<Event> kept;
+  kept.reserve(events.size());
+  for (Event& e : events) {
+    bool seen = false;
+    for (auto it = kept.rbegin(); it != kept.rend() && it->item_seq == e.item_seq; ++it) {
+      seen = seen || SameEventContent(*it, e);
+    }
+    if (!seen) kept.push_back(std::move(e));
+  }
+  events = std::move(kept);
+}
+
+}  // namespace
+
+EventLog::EventLog(io::FileSystem& fs, std::string shards_dir, std::unique_ptr<ShardWriter> writer,
+                   std::unique_ptr<ShardBlobJournal> blob_journal)
+    : fs_(fs),
+      shards_dir_(std::move(shards_dir)),
+      writer_(std::move(writer)),
+      blob_journal_(std::move(blob_journal)) {}
+
+absl::StatusOr<std::unique_ptr<EventLog>> EventLog::Open(io::FileSystem& fs,
+                                                         std::string shards_dir, bool writable) {
+  std::unique_ptr<ShardWriter> writer;
+  std::unique_ptr<ShardBlobJournal> journal;
+  if (writable) {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> opened = ShardWriter::Open(fs, shards_dir);
+    if (!opened.ok()) return opened.status();
+    writer = std::move(*opened);
+    absl::StatusOr<std::unique_ptr<ShardBlobJournal>> journal_opened =
+        ShardBlobJournal::Open(fs, writer->shard_dir(), writer->shard_id());
+    if (!journal_opened.ok()) return journal_opened.status();
+    journal = std::move(*journal_opened);
+  }
+  std::unique_ptr<EventLog> log(
+      new EventLog(fs, std::move(shards_dir), std::move(writer), std::move(journal)));
+  if (absl::Status s = log->Refresh(); !s.ok()) return s;
+  return log;
+}
+
+std::string EventLog::shard_id() const { return writer_ ? writer_->shard_id() : std::string(); }
+
+absl::StatusOr<std::pair<EventsByItem, size_t>> EventLog::ReadAllShards() {
+  absl::StatusOr<std::vector<std::string>> shards = ListShards(fs_, shards_dir_);
+  if (!shards.ok()) return shards.status();
+  EventsByItem index;
+  size_t events = 0;
+  for (const std::string& id : *shards) {
+    absl::StatusOr<ShardContents> contents = ReadShard(fs_, absl::StrCat(shards_dir_, "/", id));
+    if (!contents.ok()) return contents.status();
+    for (const Frame& frame : contents->event_frames) {
+      if (absl::Status s = DecodeFrame(id, frame, &index, &events); !s.ok()) return s;
+    }
+  }
+  for (auto& [item, item_events] : index) Canonicalize(item_events);
+  return std::make_pair(std::move(index), shards->size());
+}
+
+absl::Status EventLog::Refresh() {
+  absl::StatusOr<std::pair<EventsByItem, size_t>> read = ReadAllShards();
+  if (!read.ok()) return read.status();
+  absl::MutexLock lock(&mu_);
+  index_ = std::move(read->first);
+  shard_count_ = read->second;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
+                                           const std::vector<const Event*>& earlier_in_batch) {
+  // Everything known of the item: the index, batches in flight, and the
+  // events of this batch before `e`.
+  std::vector<const Event*> known;
+  if (auto it = index_.find(e.item_id); it != index_.end()) {
+    for (const Event& k : it->second) known.push_back(&k);
+  }
+  for (auto it = in_flight_.lower_bound({e.item_id, 0});
+       it != in_flight_.end() && it->first.first == e.item_id; ++it) {
+    if (it->first.second == e.item_seq) {
+      return Refused(e, "fencing violation", "another append of this item_seq is in flight");
+    }
+    known.push_back(it->second);
+  }
+  for (const Event* k : earlier_in_batch) {
+    if (k->item_id == e.item_id) known.push_back(k);
+  }
+  uint64_t last_seq = 0;
+  uint32_t last_attempt = 0;
+  for (const Event* k : known) {
+    if (k->item_seq == e.item_seq) {
+      if (SameEventContent(*k, e)) return true;
+      return Refused(e, "fencing violation", "the log holds a different event at this item_seq");
+    }
+    last_seq = std::max(last_seq, k->item_seq);
+    last_attempt = std::max(last_attempt, k->attempt);
+    if (k->attempt == e.attempt && !k->writer_epoch.empty() && !e.writer_epoch.empty() &&
+        k->writer_epoch != e.writer_epoch) {
+      return Refused(e, "split brain",
+                     absl::StrCat("attempt ", e.attempt, " is owned by writer_epoch \"",
+                                  k->writer_epoch, "\", not \"", e.writer_epoch, "\""));
+    }
+  }
+  if (e.attempt < last_attempt) {
+    return Refused(e, "stale attempt",
+                   absl::StrCat("attempt ", e.attempt, " is below the item's attempt ",
+                                last_attempt));
+  }
+  if (e.item_seq < last_seq) {
+    return Refused(e, "fencing violation",
+                   absl::StrCat("item_seq is not above the item's last, ", last_seq));
+  }
+  return false;
+}
+
+absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
+  if (!writer_) {
+    return absl::FailedPreconditionError("this event log is open read-only: appends need a writer");
+  }
+  for (const Event& e : batch) {
+    if (absl::Status s = ValidateEventRecord(e); !s.ok()) return s;
+  }
+  AppendResult result;
+  std::vector<Event> fresh;
+  {
+    absl::MutexLock lock(&mu_);
+    std::vector<const Event*> earlier;
+    std::vector<bool> duplicate(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      absl::StatusOr<bool> dup = IsDuplicate(batch[i], earlier);
+      if (!dup.ok()) return dup.status();
+      duplicate[i] = *dup;
+      if (!*dup) earlier.push_back(&batch[i]);
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (duplicate[i]) {
+        ++result.duplicates;
+      } else {
+        fresh.push_back(std::move(batch[i]));
+      }
+    }
+    if (fresh.empty()) return result;
+    for (const Event& e : fresh) in_flight_[{e.item_id, e.item_seq}] = &e;
+  }
+  std::string payload;
+  std::vector<DataLocation> blobs;
+  for (const Event& e : fresh) {
+    AppendEventRecord(e, &payload);
+    if (e.blob_location) blobs.push_back(*e.blob_location);
+  }
+  absl::Status appended = absl::OkStatus();
+  if (payload.size() > kMaxFramePayloadBytes) {
+    appended = absl::InvalidArgumentError(
+        absl::StrCat("a checkpoint batch of ", payload.size(), " bytes is over the ",
+                     kMaxFramePayloadBytes, "-byte limit (offload large values as blobs)"));
+  } else {
+    // The journal first: an acknowledged event never names an unrecorded blob.
+    appended = blob_journal_->Record(std::move(blobs));
+    if (appended.ok()) {
+      std::string frame;
+      AppendFrame(FrameKind::kEvents, static_cast<uint32_t>(fresh.size()), payload, &frame);
+      appended = writer_->AppendDurably(std::move(frame));
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  for (const Event& e : fresh) in_flight_.erase({e.item_id, e.item_seq});
+  if (!appended.ok()) return appended;
+  for (Event& e : fresh) {
+    std::vector<Event>& item = index_[e.item_id];
+    // A Refresh during the write may have read this batch already.
+    if (std::any_of(item.begin(), item.end(), [&](const Event& k) {
+          return k.item_seq == e.item_seq && SameEventContent(k, e);
+        })) {
+      continue;
+    }
+    item.push_back(std::move(e));
+    // Admission put it above the item's last event; keep the order anyway
+    // should a concurrent batch of the same item have landed first.
+    for (size_t i = item.size() - 1; i > 0 && item[i - 1].item_seq > item[i].item_seq; --i) {
+      std::swap(item[i - 1], item[i]);
+    }
+  }
+  result.appended = fresh.size();
+  return result;
+}
+
+absl::StatusOr<std::optional<FoldedItem>> EventLog::Fold(std::string_view item_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = index_.find(std::string(item_id));
+  if (it == index_.end()) return FoldItem(item_id, {});
+  return FoldItem(item_id, it->second);
+}
+
+absl::StatusOr<ItemTree> EventLog::Tree(std::string_view root_item_id) {
+  absl::MutexLock lock(&mu_);
+  return BuildItemTree(root_item_id, index_);
+}
+
+absl::StatusOr<RootStatuses> EventLog::Roots() {
+  absl::MutexLock lock(&mu_);
+  return RootItemStatuses(index_);
+}
+
+std::vector<FailureRecord> EventLog::AllFailures() {
+  absl::MutexLock lock(&mu_);
+  std::vector<Event> all;
+  for (const auto& [item, events] : index_) {
+    for (const Event& e : events) {
+      if (e.event_type == EventType::kFailed) all.push_back(e);
+    }
+  }
+  return Failures(all);
+}
+
+std::vector<Event> EventLog::EventsOfRoot(std::string_view root_item_id) {
+  absl::MutexLock lock(&mu_);
+  return EventsForRoot(root_item_id, index_);
+}
+
+EventLogStats EventLog::Stats() {
+  absl::MutexLock lock(&mu_);
+  EventLogStats stats;
+  stats.shards = shard_count_;
+  stats.items = index_.size();
+  for (const auto& [item, events] : index_) stats.events += events.size();
+  return stats;
+}
+
+}  // namespace lake::events

@@ -1,0 +1,105 @@
+// An experiment's event log: every shard read into one index by item, the
+// derived reads over it, and — when opened for writing — this process's own
+// shard, to which checkpoint batches are appended.
+//
+// Invariants:
+//   - The index holds exactly the events of the frames read at the last
+//     Open/Refresh plus the batches this log appended since; per item, in
+//     item_seq order, one copy of each (the same event found twice — in two
+//     shards, or a retried batch — is kept once; two different events at
+//     one item_seq are both kept, so the fold reports the fencing violation).
+//   - Append admits a batch whole or not at all, and only when no event of
+//     it is a fencing violation, a stale attempt or a split brain against
+//     the index and the batches in flight; the events already present are
+//     absorbed (not written again).
+#ifndef LAKE_ENGINE_EVENTS_EVENT_LOG_H_
+#define LAKE_ENGINE_EVENTS_EVENT_LOG_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "engine/events/blob_references.h"
+#include "engine/events/event.h"
+#include "engine/events/fold.h"
+#include "engine/events/shard_log.h"
+#include "io/file_system.h"
+
+namespace lake::events {
+
+struct AppendResult {
+  size_t appended = 0;    // new events, now durable
+  size_t duplicates = 0;  // events the log already held, absorbed
+};
+
+struct EventLogStats {
+  size_t shards = 0;
+  size_t items = 0;
+  size_t events = 0;
+};
+
+// Thread-safe.
+class EventLog {
+ public:
+  // Reads every shard under `shards_dir`; with `writable`, also takes a
+  // shard of its own (ShardWriter::Open). DataLoss for a damaged shard.
+  static absl::StatusOr<std::unique_ptr<EventLog>> Open(io::FileSystem& fs,
+                                                        std::string shards_dir, bool writable);
+
+  // Appends one checkpoint batch atomically (one frame, one sync shared
+  // with concurrent batches). The locations of offloaded blobs it names are
+  // recorded in the shard's blob journal first (blob_references.h). Each event must pass ValidateEventRecord
+  // (InvalidArgument otherwise). Aborted — nothing written — for a fencing
+  // violation (another event at an existing item_seq, or an item_seq not
+  // above the item's last), a stale attempt (below the item's highest) or a
+  // split brain (another writer_epoch in an attempt). FailedPrecondition
+  // when the log was opened read-only.
+  absl::StatusOr<AppendResult> Append(std::vector<Event> batch);
+
+  // Re-reads every shard, so batches other writers acknowledged are seen.
+  absl::Status Refresh();
+
+  // The derived reads (fold.h) over the index.
+  absl::StatusOr<std::optional<FoldedItem>> Fold(std::string_view item_id);
+  absl::StatusOr<ItemTree> Tree(std::string_view root_item_id);
+  absl::StatusOr<RootStatuses> Roots();
+  std::vector<FailureRecord> AllFailures();
+  std::vector<Event> EventsOfRoot(std::string_view root_item_id);
+  EventLogStats Stats();
+
+  // This writer's shard ("" when read-only).
+  std::string shard_id() const;
+
+ private:
+  EventLog(io::FileSystem& fs, std::string shards_dir, std::unique_ptr<ShardWriter> writer,
+           std::unique_ptr<ShardBlobJournal> blob_journal);
+  // Reads every shard into a fresh index.
+  absl::StatusOr<std::pair<EventsByItem, size_t>> ReadAllShards();
+  // Admission of one event against the index and in-flight batches.
+  absl::StatusOr<bool> IsDuplicate(const Event& event,
+                                   const std::vector<const Event*>& earlier_in_batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  io::FileSystem& fs_;
+  const std::string shards_dir_;
+  std::unique_ptr<ShardWriter> writer_;
+  std::unique_ptr<ShardBlobJournal> blob_journal_;  // with writer_
+
+  absl::Mutex mu_;
+  EventsByItem index_ ABSL_GUARDED_BY(mu_);
+  size_t shard_count_ ABSL_GUARDED_BY(mu_) = 0;
+  // (item_id, item_seq) of events in batches being written.
+  std::map<std::pair<std::string, uint64_t>, const Event*> in_flight_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace lake::events
+
+#endif  // LAKE_ENGINE_EVENTS_EVENT_LOG_H_

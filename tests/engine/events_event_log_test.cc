@@ -1,0 +1,295 @@
+// The event log of an experiment: durable checkpoint batches, admission
+// (duplicates absorbed; fencing, stale attempts and split brain refused),
+// several writers, crashes mid-batch, and damage.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "base/failpoint.h"
+#include "engine/events/event_log.h"
+#include "io/posix/posix_file_system.h"
+#include "tests/support/fault_injection_file_system.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/test_files.h"
+
+namespace lake::events {
+namespace {
+
+Event Stamp(Event e, std::string item_id, uint64_t seq, uint32_t attempt = 0,
+            std::string epoch = "writer-a") {
+  e.item_id = std::move(item_id);
+  e.item_seq = seq;
+  e.attempt = attempt;
+  e.writer_epoch = std::move(epoch);
+  e.checkpoint_id = "ckpt";
+  e.event_ts = 1'700'000'000'000'000 + static_cast<int64_t>(seq);
+  REQUIRE(FillDerivedIds(e).ok());
+  return e;
+}
+
+Event Created(std::string item_id, uint64_t seq = 1, uint32_t attempt = 0,
+              std::string epoch = "writer-a") {
+  Event e;
+  e.event_type = EventType::kItemCreated;
+  return Stamp(std::move(e), std::move(item_id), seq, attempt, std::move(epoch));
+}
+
+Event SetInt(std::string item_id, uint64_t seq, std::string field, int64_t value,
+             uint32_t attempt = 0, std::string epoch = "writer-a") {
+  Event e;
+  e.event_type = EventType::kFieldSet;
+  e.step_name = "score";
+  e.step_kind = StepKind::kLeaf;
+  e.field_name = std::move(field);
+  e.value_kind = ValueKind::kInt;
+  e.value_i64 = value;
+  return Stamp(std::move(e), std::move(item_id), seq, attempt, std::move(epoch));
+}
+
+Event StepDone(std::string item_id, uint64_t seq, uint32_t attempt = 0,
+               std::string epoch = "writer-a") {
+  Event e;
+  e.event_type = EventType::kStepCompleted;
+  e.step_name = "score";
+  e.step_kind = StepKind::kLeaf;
+  return Stamp(std::move(e), std::move(item_id), seq, attempt, std::move(epoch));
+}
+
+int64_t IntField(EventLog& log, const std::string& item, const std::string& field) {
+  absl::StatusOr<std::optional<FoldedItem>> folded = log.Fold(item);
+  REQUIRE_MESSAGE(folded.ok(), folded.status().ToString());
+  REQUIRE(folded->has_value());
+  auto it = (*folded)->fields.find(field);
+  REQUIRE(it != (*folded)->fields.end());
+  REQUIRE(!it->second.values.empty());
+  return it->second.values.back().value_i64;
+}
+
+std::unique_ptr<EventLog> OpenLog(io::FileSystem& fs, const std::string& dir, bool writable) {
+  absl::StatusOr<std::unique_ptr<EventLog>> log = EventLog::Open(fs, dir, writable);
+  REQUIRE_MESSAGE(log.ok(), log.status().ToString());
+  return std::move(*log);
+}
+
+TEST_CASE("event log: an acknowledged checkpoint batch is read back whole by a new reader") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  {
+    std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+    absl::StatusOr<AppendResult> r =
+        log->Append({Created("a"), SetInt("a", 2, "score", 7), StepDone("a", 3)});
+    LAKE_REQUIRE_OK(r);
+    CHECK(r->appended == 3);
+    CHECK(IntField(*log, "a", "score") == 7);  // the writer sees its own batch
+  }
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  CHECK(IntField(*reader, "a", "score") == 7);
+  CHECK(reader->Stats().events == 3);
+  CHECK(absl::IsFailedPrecondition(reader->Append({Created("b")}).status()));
+}
+
+TEST_CASE("event log: a retried batch is absorbed, not written twice") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  std::vector<Event> batch = {Created("a"), SetInt("a", 2, "score", 1)};
+  LAKE_REQUIRE_OK(log->Append(batch));
+  for (Event& e : batch) e.event_ts += 999;  // a retry stamps a new time
+  absl::StatusOr<AppendResult> again = log->Append(batch);
+  LAKE_REQUIRE_OK(again);
+  CHECK(again->appended == 0);
+  CHECK(again->duplicates == 2);
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  CHECK(reader->Stats().events == 2);
+}
+
+TEST_CASE("event log: a different event at an existing item_seq is a fencing violation") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  LAKE_REQUIRE_OK(log->Append({Created("a"), SetInt("a", 2, "score", 1)}));
+  absl::StatusOr<AppendResult> fenced = log->Append({SetInt("a", 2, "score", 99)});
+  REQUIRE_FALSE(fenced.ok());
+  CHECK(absl::IsAborted(fenced.status()));
+  CHECK(std::string(fenced.status().message()).find("fencing violation") != std::string::npos);
+  // A lower item_seq that was never written is out of order: fenced too.
+  LAKE_REQUIRE_OK(log->Append({SetInt("a", 5, "score", 5)}));
+  CHECK(absl::IsAborted(log->Append({SetInt("a", 4, "score", 4)}).status()));
+  // Nothing of a refused batch is written, not even its valid events.
+  CHECK(absl::IsAborted(log->Append({Created("b"), SetInt("a", 2, "score", 3)}).status()));
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  CHECK(IntField(*reader, "a", "score") == 5);
+  absl::StatusOr<std::optional<FoldedItem>> b = reader->Fold("b");
+  LAKE_REQUIRE_OK(b);
+  CHECK_FALSE(b->has_value());
+}
+
+TEST_CASE("event log: a stale attempt and a split brain are refused") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  LAKE_REQUIRE_OK(log->Append({Created("a"), SetInt("a", 2, "score", 1)}));
+  LAKE_REQUIRE_OK(log->Append({SetInt("a", 3, "score", 2, 1, "writer-b")}));  // resumed
+  absl::StatusOr<AppendResult> stale = log->Append({SetInt("a", 4, "score", 3, 0, "writer-a")});
+  CHECK(absl::IsAborted(stale.status()));
+  CHECK(std::string(stale.status().message()).find("stale attempt") != std::string::npos);
+  absl::StatusOr<AppendResult> brain = log->Append({SetInt("a", 4, "score", 3, 1, "writer-c")});
+  CHECK(absl::IsAborted(brain.status()));
+  CHECK(std::string(brain.status().message()).find("split brain") != std::string::npos);
+  LAKE_REQUIRE_OK(log->Append({SetInt("a", 4, "score", 4, 1, "writer-b")}));
+  CHECK(IntField(*log, "a", "score") == 4);
+}
+
+TEST_CASE("event log: an invalid event is refused before anything is written") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  Event bad = Created("a");
+  bad.event_id = std::string(64, '0');
+  CHECK(absl::IsInvalidArgument(log->Append({Created("b"), bad}).status()));
+  CHECK(log->Stats().events == 0);
+}
+
+TEST_CASE("event log: two writer processes at once; every reader sees the union") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::vector<pid_t> children;
+  for (int w = 0; w < 2; ++w) {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      absl::StatusOr<std::unique_ptr<EventLog>> log = EventLog::Open(fs, dir.path(), true);
+      if (!log.ok()) ::_exit(10);
+      for (int i = 0; i < 40; ++i) {
+        std::string item = "w" + std::to_string(w) + "-" + std::to_string(i);
+        if (!(*log)->Append({Created(item), SetInt(item, 2, "i", i)}).ok()) ::_exit(11);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  EventLogStats stats = reader->Stats();
+  CHECK(stats.shards == 2);
+  CHECK(stats.items == 80);
+  CHECK(stats.events == 160);
+  CHECK(IntField(*reader, "w1-39", "i") == 39);
+}
+
+TEST_CASE("event log: threads of one writer share syncs and lose nothing") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 25; ++i) {
+        std::string item = "t" + std::to_string(t) + "-" + std::to_string(i);
+        if (!log->Append({Created(item), SetInt(item, 2, "i", i), StepDone(item, 3)}).ok()) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(failures == 0);
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  CHECK(reader->Stats().events == 300);
+}
+
+TEST_CASE("event log: a writer SIGKILLed mid-batch leaves the batch all or nothing") {
+  REQUIRE(failpoint::Enabled());
+  for (std::string_view step : {kShardAppendWritten, kShardAppendSynced}) {
+    CAPTURE(std::string(step));
+    testing::TempDir dir;
+    io::PosixFileSystem fs;
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      absl::StatusOr<std::unique_ptr<EventLog>> log = EventLog::Open(fs, dir.path(), true);
+      if (!log.ok() || !(*log)->Append({Created("a"), SetInt("a", 2, "x", 1)}).ok()) ::_exit(10);
+      failpoint::Set(step, failpoint::Action::kKill);
+      (void)(*log)->Append({SetInt("a", 3, "x", 2), SetInt("a", 4, "y", 3), StepDone("a", 5)});
+      ::_exit(13);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFSIGNALED(status));
+    std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+    size_t events = log->Stats().events;
+    CHECK((events == 2 || events == 5));
+    // A resumed writer continues either way.
+    LAKE_REQUIRE_OK(log->Append({SetInt("a", 6, "x", 9)}));
+    CHECK(IntField(*log, "a", "x") == 9);
+  }
+}
+
+TEST_CASE("event log: a power loss mid-batch leaves the batch all or nothing") {
+  REQUIRE(failpoint::Enabled());
+  for (std::string_view step : {kShardAppendWritten, kShardAppendSynced}) {
+    CAPTURE(std::string(step));
+    testing::TempDir dir;
+    std::filesystem::create_directory(dir.Join("backups"));
+    std::string shards = dir.Join("shards");
+    io::PosixFileSystem base;
+    {
+      testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
+      std::unique_ptr<EventLog> log = OpenLog(fs, shards, true);
+      LAKE_REQUIRE_OK(log->Append({Created("a"), SetInt("a", 2, "x", 1)}));
+      failpoint::Set(step, failpoint::Action::kCallback, [&] {
+        fs.Crash();
+        return absl::UnavailableError("power lost");
+      });
+      CHECK_FALSE(log->Append({SetInt("a", 3, "x", 2), StepDone("a", 4)}).ok());
+      failpoint::ClearAll();
+    }
+    std::unique_ptr<EventLog> log = OpenLog(base, shards, false);
+    CHECK(log->Stats().events == (step == kShardAppendSynced ? 4u : 2u));
+    CHECK(IntField(*log, "a", "x") == (step == kShardAppendSynced ? 2 : 1));
+  }
+}
+
+TEST_CASE("event log: a corrupted record is a typed error naming the shard; other shards stay") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string damaged_shard;
+  {
+    std::unique_ptr<EventLog> first = OpenLog(fs, dir.path(), true);
+    std::unique_ptr<EventLog> second = OpenLog(fs, dir.path(), true);
+    LAKE_REQUIRE_OK(first->Append({Created("a")}));
+    LAKE_REQUIRE_OK(first->Append({Created("b")}));
+    LAKE_REQUIRE_OK(second->Append({Created("c")}));
+    damaged_shard = first->shard_id();
+  }
+  std::string segment = dir.path() + "/" + damaged_shard + "/" + SegmentFileName(1);
+  {
+    std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(kFrameHeaderBytes + 10);  // inside the first frame's record
+    f.put('\x7f');
+  }
+  absl::StatusOr<std::unique_ptr<EventLog>> log = EventLog::Open(fs, dir.path(), false);
+  REQUIRE_FALSE(log.ok());
+  CHECK(absl::IsDataLoss(log.status()));
+  CHECK(std::string(log.status().message()).find(damaged_shard) != std::string::npos);
+  // The undamaged shard still reads.
+  std::filesystem::rename(dir.path() + "/" + damaged_shard, dir.path() + "/.quarantined");
+  std::unique_ptr<EventLog> rest = OpenLog(fs, dir.path(), false);
+  absl::StatusOr<std::optional<FoldedItem>> c = rest->Fold("c");
+  LAKE_REQUIRE_OK(c);
+  CHECK(c->has_value());
+}
+
+}  // namespace
+}  // namespace lake::events
