@@ -707,6 +707,176 @@ LAKE_API lake_status lake_location_from_arrow(const struct ArrowSchema* schema,
 LAKE_API lake_status lake_db_pending_appends(lake_db* db, char** json_out, lake_error** err);
 LAKE_API lake_status lake_db_recover(lake_db* db, char** json_out, lake_error** err);
 
+/* ------------------------------------------------------------------------ */
+/* Event logs of data-generation pipelines (EVENT-LOG.md, schema version 2)  */
+/* ------------------------------------------------------------------------ */
+
+/* Experiments live under <root>/datagen/<pipeline>/<experiment>/. Names are
+ * 1..128 bytes of [A-Za-z0-9._-] not starting with '.'. Create:
+ * LAKE_CONFLICT when it exists; delete (the log and its blob references):
+ * LAKE_NOT_FOUND when it does not. list (pipeline NULL: every pipeline) and
+ * describe give JSON the caller frees with lake_string_free:
+ *   [{"pipeline":"p","experiment":"x","created_at":"…Z"},…]
+ *   {… one such object …,"shards":2,"items":10,"events":95} */
+LAKE_API lake_status lake_experiment_create(lake_db* db, const char* pipeline,
+                                            const char* experiment, lake_error** err);
+LAKE_API lake_status lake_experiment_delete(lake_db* db, const char* pipeline,
+                                            const char* experiment, lake_error** err);
+LAKE_API lake_status lake_experiment_list(lake_db* db, const char* pipeline, char** json_out,
+                                          lake_error** err);
+LAKE_API lake_status lake_experiment_describe(lake_db* db, const char* pipeline,
+                                              const char* experiment, char** json_out,
+                                              lake_error** err);
+
+/* An experiment's event log. With `writable` the handle also takes a shard
+ * of its own (its own files and lock, never the tables' writer lock), so
+ * several processes may append to one experiment at once. Reads see every
+ * batch acknowledged when the handle was opened or last refreshed, plus the
+ * handle's own. Thread-safe; the db must outlive it. LAKE_NOT_FOUND for an
+ * unknown experiment; LAKE_INTEGRITY (naming the shard) for a damaged log. */
+typedef struct lake_event_log lake_event_log;
+
+LAKE_API lake_status lake_event_log_open(lake_db* db, const char* pipeline,
+                                         const char* experiment, int writable,
+                                         lake_event_log** out, lake_error** err);
+/* Re-reads every shard: batches other writers acknowledged become visible. */
+LAKE_API lake_status lake_event_log_refresh(lake_event_log* log, lake_error** err);
+LAKE_API void lake_event_log_free(lake_event_log* log);
+
+/* Raw append of events as JSONL (CLI.md, "Event JSONL"): events sharing a
+ * checkpoint_id form one atomic batch; batches are appended in the order of
+ * their first event. Events already in the log are absorbed (counted in
+ * *duplicates_out), never written twice. LAKE_INVALID_ARGUMENT (naming the
+ * line) for a malformed event; LAKE_CONFLICT for a fencing violation, a
+ * stale attempt or a split brain — that batch and the ones after it are
+ * not appended. Either count pointer may be NULL. */
+LAKE_API lake_status lake_event_log_append_jsonl(lake_event_log* log, const char* jsonl,
+                                                 size_t len, uint64_t* appended_out,
+                                                 uint64_t* duplicates_out, lake_error** err);
+
+/* A step's provenance. Frozen layout. NULL strings are empty; index < 0 is
+ * none; kind is a step kind name ("Root", "Leaf", "Sequence", "Loop",
+ * "MapReduce", "Branch", "SubPipeline", "Conditional", "Router") or NULL. */
+typedef struct lake_step {
+  const char* name;
+  int64_t index;
+  const char* kind;
+  const char* enclosing_step;
+  const char* selector_step; /* the Router/Conditional that chose the item */
+} lake_step;
+
+typedef enum lake_value_kind {
+  LAKE_VALUE_INT = 1,
+  LAKE_VALUE_FLOAT = 2,
+  LAKE_VALUE_BOOL = 3,
+  LAKE_VALUE_STR = 4,  /* UTF-8 in bytes/len */
+  LAKE_VALUE_JSON = 5, /* JSON text in bytes/len */
+  LAKE_VALUE_BLOB = 6  /* bytes/len */
+} lake_value_kind;
+
+/* A field value. Frozen layout. Only the member of `kind` is read. */
+typedef struct lake_value {
+  lake_value_kind kind;
+  int64_t i64;
+  double f64;
+  int boolean;
+  const void* bytes;
+  size_t len;
+} lake_value;
+
+/* A stream writer for one item: it stamps item_seq, attempt, checkpoint_id,
+ * event_id, writer_epoch, event_ts and schema_version; the caller passes
+ * meaning. Events gather in a checkpoint batch until commit, which appends
+ * them atomically; a failed commit keeps the batch so a retry writes the
+ * same events. Blobs above 64 KiB are uploaded to the root's stage and the
+ * event keeps their location. One thread at a time; the log must outlive
+ * it. */
+typedef struct lake_event_writer lake_event_writer;
+
+/* A new item: attempt 0, item_seq from 1, its ITEM_CREATED pending.
+ * `created_by` (NULL for a root) is the fan-out step that created it. */
+LAKE_API lake_status lake_event_writer_open(lake_event_log* log, const char* item_id,
+                                            const char* writer_epoch,
+                                            const lake_step* created_by,
+                                            lake_event_writer** out, lake_error** err);
+/* An existing item in a new attempt (the last + 1), item_seq continuing.
+ * LAKE_NOT_FOUND for an unknown item; LAKE_INVALID_ARGUMENT for one that
+ * completed or was filtered. */
+LAKE_API lake_status lake_event_writer_resume(lake_event_log* log, const char* item_id,
+                                              const char* writer_epoch,
+                                              lake_event_writer** out, lake_error** err);
+/* Only driver kinds (not Leaf) start steps. */
+LAKE_API lake_status lake_event_writer_step_started(lake_event_writer* w, const lake_step* step,
+                                                    lake_error** err);
+LAKE_API lake_status lake_event_writer_step_completed(lake_event_writer* w,
+                                                      const lake_step* step, lake_error** err);
+/* FIELD_SET (last writer wins) and FIELD_APPEND (accumulates); `step` may
+ * be NULL. */
+LAKE_API lake_status lake_event_writer_field_set(lake_event_writer* w, const char* field,
+                                                 const lake_value* value, const lake_step* step,
+                                                 lake_error** err);
+LAKE_API lake_status lake_event_writer_field_append(lake_event_writer* w, const char* field,
+                                                    const lake_value* value,
+                                                    const lake_step* step, lake_error** err);
+/* TERMINAL: `filtered` 0 → completed, else filtered. */
+LAKE_API lake_status lake_event_writer_terminal(lake_event_writer* w, int filtered,
+                                                const lake_step* step, lake_error** err);
+LAKE_API lake_status lake_event_writer_failed(lake_event_writer* w, const char* error_type,
+                                              const char* error_dump, const char* traceback,
+                                              const lake_step* step, lake_error** err);
+LAKE_API lake_status lake_event_writer_commit(lake_event_writer* w, lake_error** err);
+LAKE_API uint32_t lake_event_writer_attempt(const lake_event_writer* w);
+LAKE_API void lake_event_writer_free(lake_event_writer* w);
+
+/* An item folded from its events. Immutable; free with
+ * lake_folded_item_free. */
+typedef struct lake_folded_item lake_folded_item;
+
+/* *out is NULL (and LAKE_OK) when the item has no ITEM_CREATED.
+ * LAKE_CONFLICT when its events conflict (fencing, split brain);
+ * LAKE_INVALID_ARGUMENT for SET and APPEND on one field. */
+LAKE_API lake_status lake_event_log_fold(lake_event_log* log, const char* item_id,
+                                         lake_folded_item** out, lake_error** err);
+/* The whole folded item as JSON (fields, steps, open frames, failure…),
+ * owned by the item. */
+LAKE_API const char* lake_folded_item_json(const lake_folded_item* item);
+/* "running", "completed", "filtered" or "failed"; owned by the item. */
+LAKE_API const char* lake_folded_item_status(const lake_folded_item* item);
+LAKE_API uint32_t lake_folded_item_last_attempt(const lake_folded_item* item);
+LAKE_API uint64_t lake_folded_item_next_item_seq(const lake_folded_item* item);
+/* The number of values of `field` (1 for a set field, the list's length
+ * for an appended one, 0 when absent). */
+LAKE_API size_t lake_folded_item_value_count(const lake_folded_item* item, const char* field);
+/* Value `index` of `field` into *out; bytes point into the item. For a
+ * blob offloaded to the stage, bytes is NULL and len its size: read it
+ * with lake_folded_item_open_blob. LAKE_NOT_FOUND when absent. */
+LAKE_API lake_status lake_folded_item_value(const lake_folded_item* item, const char* field,
+                                            size_t index, lake_value* out, lake_error** err);
+/* A verified reader over blob value `index` of `field`, inline or
+ * offloaded: the read that reaches the end checks its size and SHA-256. */
+LAKE_API lake_status lake_folded_item_open_blob(lake_event_log* log,
+                                                const lake_folded_item* item,
+                                                const char* field, size_t index,
+                                                lake_reader** out, lake_error** err);
+LAKE_API void lake_folded_item_free(lake_folded_item* item);
+
+/* Derived reads as JSON (free with lake_string_free):
+ *   tree      {"root":NODE|null,"orphans":[NODE…]},
+ *             NODE = {"item":{…folded…},"created_by_step":…,"selector_step":…,
+ *                     "children":[NODE…]}
+ *   roots     {"roots":[{"item_id":…,"status":…}…],"counts":{"running":n,…}}
+ *   failures  [{"item_id":…,"item_seq":…,"attempt":…,"step_name":…,
+ *               "error_type":…,…}…]
+ *   events    the raw events of a root and its descendants, JSONL. */
+LAKE_API lake_status lake_event_log_tree(lake_event_log* log, const char* root_item_id,
+                                         char** json_out, lake_error** err);
+LAKE_API lake_status lake_event_log_roots(lake_event_log* log, char** json_out,
+                                          lake_error** err);
+LAKE_API lake_status lake_event_log_failures(lake_event_log* log, char** json_out,
+                                             lake_error** err);
+LAKE_API lake_status lake_event_log_events(lake_event_log* log, const char* root_item_id,
+                                           char** jsonl_out, lake_error** err);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -42,4 +42,18 @@ absl::Status CreateDirectoriesDurably(FileSystem& fs, const std::string& path) {
   return SyncParentDirectory(fs, path);
 }
 
+absl::Status RemoveTree(FileSystem& fs, const std::string& path) {
+  absl::StatusOr<FileInfo> info = fs.Stat(path);
+  if (absl::IsNotFound(info.status())) return absl::OkStatus();
+  if (!info.ok()) return info.status();
+  if (info->is_directory) {
+    absl::StatusOr<std::vector<std::string>> names = fs.ListDirectory(path);
+    if (!names.ok()) return names.status();
+    for (const std::string& name : *names) {
+      if (absl::Status s = RemoveTree(fs, path + "/" + name); !s.ok()) return s;
+    }
+  }
+  return fs.Remove(path);
+}
+
 }  // namespace lake::io

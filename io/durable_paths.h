@@ -19,6 +19,11 @@ absl::Status SyncParentDirectory(FileSystem& fs, const std::string& path);
 // parent of each directory it creates. Present directories are fine.
 absl::Status CreateDirectoriesDurably(FileSystem& fs, const std::string& path);
 
+// Removes `path` and everything beneath it (files and directories, depth
+// first); OK when it is absent. Not durable by itself: the caller syncs the
+// parent directory when the removal must survive a power loss.
+absl::Status RemoveTree(FileSystem& fs, const std::string& path);
+
 // The directory part of an absolute path ("/a/b" → "/a", "/a" → "/").
 std::string ParentPath(const std::string& path);
 

@@ -95,29 +95,39 @@ absl::Status ShardBlobJournal::Record(std::vector<DataLocation> locations) {
   return absl::OkStatus();
 }
 
+absl::Status EnumerateShardBlobReferences(io::FileSystem& fs, const std::string& shard_dir,
+                                          std::string_view shard_id,
+                                          table::ReferenceVisitor visit) {
+  absl::StatusOr<std::vector<uint64_t>> steps = ListSteps(fs, shard_dir);
+  if (!steps.ok()) return steps.status();
+  for (uint64_t step : *steps) {
+    std::string path = absl::StrCat(shard_dir, "/", table::ReferenceDeltaRelativePath(step));
+    absl::StatusOr<std::string> bytes = io::ReadWholeFile(fs, path, kMaxDeltaBytes);
+    if (!bytes.ok()) return bytes.status();
+    absl::StatusOr<table::ReferenceDelta> delta = table::DecodeReferenceDelta(*bytes);
+    if (!delta.ok()) {
+      return absl::DataLossError(absl::StrCat(path, ": ", delta.status().message()));
+    }
+    if (delta->table_id != ShardJournalId(shard_id) || delta->parent_version != step - 1 ||
+        delta->child_version != step) {
+      return absl::DataLossError(absl::StrCat(path, " is not step ", step,
+                                              " of the blob journal of shard ",
+                                              std::string(shard_id)));
+    }
+    if (absl::Status s = visit(step, delta->added); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status EnumerateEventLogReferences(io::FileSystem& fs, const std::string& shards_dir,
                                          table::ReferenceVisitor visit) {
   absl::StatusOr<std::vector<std::string>> shards = ListShards(fs, shards_dir);
   if (!shards.ok()) return shards.status();
   for (const std::string& id : *shards) {
-    std::string shard_dir = absl::StrCat(shards_dir, "/", id);
-    absl::StatusOr<std::vector<uint64_t>> steps = ListSteps(fs, shard_dir);
-    if (!steps.ok()) return steps.status();
-    for (uint64_t step : *steps) {
-      std::string path =
-          absl::StrCat(shard_dir, "/", table::ReferenceDeltaRelativePath(step));
-      absl::StatusOr<std::string> bytes = io::ReadWholeFile(fs, path, kMaxDeltaBytes);
-      if (!bytes.ok()) return bytes.status();
-      absl::StatusOr<table::ReferenceDelta> delta = table::DecodeReferenceDelta(*bytes);
-      if (!delta.ok()) {
-        return absl::DataLossError(absl::StrCat(path, ": ", delta.status().message()));
-      }
-      if (delta->table_id != ShardJournalId(id) || delta->parent_version != step - 1 ||
-          delta->child_version != step) {
-        return absl::DataLossError(
-            absl::StrCat(path, " is not step ", step, " of the blob journal of shard ", id));
-      }
-      if (absl::Status s = visit(step, delta->added); !s.ok()) return s;
+    if (absl::Status s =
+            EnumerateShardBlobReferences(fs, absl::StrCat(shards_dir, "/", id), id, visit);
+        !s.ok()) {
+      return s;
     }
   }
   return absl::OkStatus();

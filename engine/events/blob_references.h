@@ -53,6 +53,12 @@ class ShardBlobJournal {
   uint64_t last_step_ ABSL_GUARDED_BY(mu_);
 };
 
+// Hands every location the blob journal of one shard recorded to `visit`
+// (per delta; child_version is the step), with the checks below.
+absl::Status EnumerateShardBlobReferences(io::FileSystem& fs, const std::string& shard_dir,
+                                          std::string_view shard_id,
+                                          table::ReferenceVisitor visit);
+
 // Hands every location recorded by the log under `shards_dir` to `visit`
 // (per delta; child_version is the step). Fails closed — DataLoss naming
 // the shard and step — on a missing step, a damaged delta, or a delta of

@@ -203,33 +203,6 @@ constexpr std::array<std::string_view, 3> kRequiredKeys = {"item_id", "item_seq"
 
 // ---- reading one object ----
 
-// An event nests two objects deep at most (itself and blob_location). Text
-// nesting deeper is refused before parsing, so it cannot make the parser
-// build a deep tree.
-bool NestsTooDeep(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > 2) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 // Parses `text`, refusing a duplicate key in any object and an unknown key
 // of the event object (in the order they appear) through `problem`.
 Json ParseChecked(std::string_view text, std::string* problem) {
@@ -312,13 +285,39 @@ bool IsBlank(std::string_view line) {
 
 }  // namespace
 
+bool JsonNestsDeeperThan(std::string_view text, size_t max_depth) {
+  size_t depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) return true;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<Event> ParseEventJson(std::string_view one_object) {
   if (one_object.size() > kMaxEventJsonBytes) {
     return absl::InvalidArgumentError(absl::StrCat("event JSON is ", one_object.size(),
                                                    " bytes, over the bound of ",
                                                    kMaxEventJsonBytes));
   }
-  if (NestsTooDeep(one_object)) {
+  // An event nests two objects deep at most (itself and blob_location):
+  // deeper text is refused before parsing, so it cannot build a deep tree.
+  if (JsonNestsDeeperThan(one_object, 2)) {
     return absl::InvalidArgumentError("event JSON nests deeper than an event does");
   }
   std::string problem;

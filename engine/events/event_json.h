@@ -47,6 +47,11 @@ namespace lake::events {
 // one value.
 inline constexpr size_t kMaxEventJsonBytes = size_t{16} << 20;
 
+// True when `text` opens more than `max_depth` JSON arrays or objects at
+// once (brackets inside strings do not count): a guard run before parsing
+// text whose nesting the parser would otherwise follow.
+bool JsonNestsDeeperThan(std::string_view text, size_t max_depth);
+
 // The event `one_object` spells, filled and validated as the note above
 // says. InvalidArgument naming the key and what is wrong otherwise.
 absl::StatusOr<Event> ParseEventJson(std::string_view one_object);

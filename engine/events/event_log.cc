@@ -36,10 +36,13 @@ absl::Status DecodeFrame(const std::string& shard_id, const Frame& frame, Events
   return absl::OkStatus();
 }
 
-// Orders an item's events by item_seq and keeps one copy of each event.
+// Orders an item's events by item_seq and keeps one copy of each event:
+// the one with the earliest event_ts, as the fold does, so what a reader
+// sees does not depend on which shard it read first.
 void Canonicalize(std::vector<Event>& events) {
-  std::stable_sort(events.begin(), events.end(),
-                   [](const Event& a, const Event& b) { return a.item_seq < b.item_seq; });
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.item_seq != b.item_seq ? a.item_seq < b.item_seq : a.event_ts < b.event_ts;
+  });
   std::vector<Event> kept;
   kept.reserve(events.size());
   for (Event& e : events) {
@@ -108,7 +111,7 @@ absl::Status EventLog::Refresh() {
 }
 
 absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
-                                           const std::vector<const Event*>& earlier_in_batch) {
+                                           const std::vector<const Event*>& earlier_of_item) {
   // Everything known of the item: the index, batches in flight, and the
   // events of this batch before `e`.
   std::vector<const Event*> known;
@@ -122,9 +125,7 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
     }
     known.push_back(it->second);
   }
-  for (const Event* k : earlier_in_batch) {
-    if (k->item_id == e.item_id) known.push_back(k);
-  }
+  known.insert(known.end(), earlier_of_item.begin(), earlier_of_item.end());
   uint64_t last_seq = 0;
   uint32_t last_attempt = 0;
   for (const Event* k : known) {
@@ -162,15 +163,28 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   }
   AppendResult result;
   std::vector<Event> fresh;
+  // Concurrent appenders share a sync: the writer's leader waits for this
+  // batch while it is admitted and encoded.
+  writer_->AnnounceAppend();
+  bool announced = true;
+  auto withdraw = [&] {
+    if (announced) writer_->WithdrawAppend();
+    announced = false;
+  };
   {
     absl::MutexLock lock(&mu_);
-    std::vector<const Event*> earlier;
+    // The batch's events by item, so admission is linear in the batch.
+    std::map<std::string_view, std::vector<const Event*>> earlier;
     std::vector<bool> duplicate(batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
-      absl::StatusOr<bool> dup = IsDuplicate(batch[i], earlier);
-      if (!dup.ok()) return dup.status();
+      std::vector<const Event*>& of_item = earlier[batch[i].item_id];
+      absl::StatusOr<bool> dup = IsDuplicate(batch[i], of_item);
+      if (!dup.ok()) {
+        withdraw();
+        return dup.status();
+      }
       duplicate[i] = *dup;
-      if (!*dup) earlier.push_back(&batch[i]);
+      if (!*dup) of_item.push_back(&batch[i]);
     }
     for (size_t i = 0; i < batch.size(); ++i) {
       if (duplicate[i]) {
@@ -179,7 +193,10 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
         fresh.push_back(std::move(batch[i]));
       }
     }
-    if (fresh.empty()) return result;
+    if (fresh.empty()) {
+      withdraw();
+      return result;
+    }
     for (const Event& e : fresh) in_flight_[{e.item_id, e.item_seq}] = &e;
   }
   std::string payload;
@@ -190,6 +207,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   }
   absl::Status appended = absl::OkStatus();
   if (payload.size() > kMaxFramePayloadBytes) {
+    withdraw();
     appended = absl::InvalidArgumentError(
         absl::StrCat("a checkpoint batch of ", payload.size(), " bytes is over the ",
                      kMaxFramePayloadBytes, "-byte limit (offload large values as blobs)"));
@@ -199,7 +217,10 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     if (appended.ok()) {
       std::string frame;
       AppendFrame(FrameKind::kEvents, static_cast<uint32_t>(fresh.size()), payload, &frame);
-      appended = writer_->AppendDurably(std::move(frame));
+      announced = false;  // handed over with the frame
+      appended = writer_->AppendAnnounced(std::move(frame));
+    } else {
+      withdraw();
     }
   }
   absl::MutexLock lock(&mu_);

@@ -84,8 +84,9 @@ class EventLog {
   // Reads every shard into a fresh index.
   absl::StatusOr<std::pair<EventsByItem, size_t>> ReadAllShards();
   // Admission of one event against the index and in-flight batches.
+  // `earlier_of_item`: the events of this batch before `event` on its item.
   absl::StatusOr<bool> IsDuplicate(const Event& event,
-                                   const std::vector<const Event*>& earlier_in_batch)
+                                   const std::vector<const Event*>& earlier_of_item)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   io::FileSystem& fs_;

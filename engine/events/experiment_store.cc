@@ -30,21 +30,6 @@ absl::Status BadDescriptor(std::string_view why) {
       absl::StrCat("experiment descriptor is damaged: ", std::string(why)));
 }
 
-// Removes `path` and everything beneath it (best effort is not enough for
-// the caller's contract: the first error is returned).
-absl::Status RemoveTree(io::FileSystem& fs, const std::string& path) {
-  absl::StatusOr<io::FileInfo> info = fs.Stat(path);
-  if (absl::IsNotFound(info.status())) return absl::OkStatus();
-  if (!info.ok()) return info.status();
-  if (info->is_directory) {
-    absl::StatusOr<std::vector<std::string>> names = fs.ListDirectory(path);
-    if (!names.ok()) return names.status();
-    for (const std::string& name : *names) {
-      if (absl::Status s = RemoveTree(fs, absl::StrCat(path, "/", name)); !s.ok()) return s;
-    }
-  }
-  return fs.Remove(path);
-}
 
 }  // namespace
 
@@ -198,7 +183,7 @@ absl::Status ExperimentStore::Delete(std::string_view pipeline, std::string_view
   }
   if (absl::Status s = io::SyncDirectory(fs_, PipelineDir(pipeline)); !s.ok()) return s;
   // Gone for every reader now; removing the bytes may be finished later.
-  if (absl::Status s = RemoveTree(fs_, hidden); !s.ok()) return s;
+  if (absl::Status s = io::RemoveTree(fs_, hidden); !s.ok()) return s;
   return io::SyncDirectory(fs_, PipelineDir(pipeline));
 }
 

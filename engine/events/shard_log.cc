@@ -61,26 +61,6 @@ absl::Status CheckSeal(const std::string& shard_dir, uint64_t number, const Segm
   return absl::OkStatus();
 }
 
-// Opens (creating it if needed) and tries to lock the shard at `shard_dir`.
-absl::StatusOr<std::unique_ptr<io::File>> TryLockShard(io::FileSystem& fs,
-                                                       const std::string& shard_dir) {
-  std::string path = absl::StrCat(shard_dir, "/", kLockFileName);
-  absl::StatusOr<std::unique_ptr<io::File>> lock = fs.OpenRead(path);
-  if (absl::IsNotFound(lock.status())) {
-    absl::StatusOr<std::unique_ptr<io::File>> created = fs.CreateNew(path, false);
-    if (!created.ok() && !absl::IsAlreadyExists(created.status())) return created.status();
-    if (created.ok()) {
-      if (absl::Status s = io::SyncDirectory(fs, shard_dir); !s.ok()) return s;
-    }
-    lock = fs.OpenRead(path);
-  }
-  if (!lock.ok()) return lock.status();
-  absl::StatusOr<bool> locked = (*lock)->TryLockExclusive();
-  if (!locked.ok()) return locked.status();
-  if (!*locked) return std::unique_ptr<io::File>();
-  return std::move(*lock);
-}
-
 }  // namespace
 
 std::string SegmentFileName(uint64_t number) {
@@ -114,6 +94,25 @@ absl::StatusOr<std::vector<std::string>> ListShards(io::FileSystem& fs,
   }
   std::sort(shards.begin(), shards.end());
   return shards;
+}
+
+absl::StatusOr<std::unique_ptr<io::File>> TryLockShard(io::FileSystem& fs,
+                                                       const std::string& shard_dir) {
+  std::string path = absl::StrCat(shard_dir, "/", kLockFileName);
+  absl::StatusOr<std::unique_ptr<io::File>> lock = fs.OpenRead(path);
+  if (absl::IsNotFound(lock.status())) {
+    absl::StatusOr<std::unique_ptr<io::File>> created = fs.CreateNew(path, false);
+    if (!created.ok() && !absl::IsAlreadyExists(created.status())) return created.status();
+    if (created.ok()) {
+      if (absl::Status s = io::SyncDirectory(fs, shard_dir); !s.ok()) return s;
+    }
+    lock = fs.OpenRead(path);
+  }
+  if (!lock.ok()) return lock.status();
+  absl::StatusOr<bool> locked = (*lock)->TryLockExclusive();
+  if (!locked.ok()) return locked.status();
+  if (!*locked) return std::unique_ptr<io::File>();
+  return std::move(*lock);
 }
 
 absl::StatusOr<ShardContents> ReadShard(io::FileSystem& fs, const std::string& shard_dir) {
@@ -284,17 +283,43 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
   return status;
 }
 
+void ShardWriter::AnnounceAppend() {
+  absl::MutexLock lock(&mu_);
+  ++announced_;
+}
+
+void ShardWriter::WithdrawAppend() {
+  absl::MutexLock lock(&mu_);
+  --announced_;
+  appended_.SignalAll();
+}
+
 absl::Status ShardWriter::AppendDurably(std::string frame) {
+  return Enqueue(std::move(frame), false);
+}
+
+absl::Status ShardWriter::AppendAnnounced(std::string frame) {
+  return Enqueue(std::move(frame), true);
+}
+
+absl::Status ShardWriter::Enqueue(std::string frame, bool announced) {
   PendingAppend mine;
   mine.frame = std::move(frame);
   absl::MutexLock lock(&mu_);
+  if (announced) --announced_;
   queue_.push_back(&mine);
+  appended_.SignalAll();  // a leader may be waiting for this frame
   while (!mine.done) {
     if (leader_active_) {
       appended_.Wait(&mu_);
       continue;
     }
-    // Lead one group: every queued frame up to kMaxGroupBytes (at least one).
+    // Wait briefly for frames other callers announced, then lead one group:
+    // every queued frame up to kMaxGroupBytes (at least one).
+    absl::Time deadline = absl::Now() + kGroupCommitWindow;
+    while (announced_ > 0 && !appended_.WaitWithDeadline(&mu_, deadline)) {
+    }
+    if (mine.done || leader_active_) continue;
     leader_active_ = true;
     std::vector<PendingAppend*> group;
     uint64_t group_bytes = 0;
