@@ -1,5 +1,4 @@
 // lake cat LOCATION [--range START..END] [-o OUT] [--tenant T]
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include "cli/exit_status.h"
 #include "cli/progress_bar.h"
 #include "cli/range_text.h"
+#include "cli/verified_output.h"
 
 namespace lake::cli {
 namespace {
@@ -31,52 +31,6 @@ constexpr char kUsage[] =
     "  -o, --output OUT    write to OUT instead of stdout\n"
     "  --tenant T          refuse locations outside tenant T\n";
 
-constexpr size_t kMaxWriteBytes = 1 << 20;
-
-bool WriteAll(int fd, const uint8_t* data, size_t len) {
-  while (len > 0) {
-    ssize_t n = ::write(fd, data, len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    len -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// The output: stdout, or a temporary beside OUT renamed over it at the end,
-// so OUT never holds unverified bytes.
-class Output {
- public:
-  explicit Output(std::optional<std::string> path) : path_(std::move(path)) {}
-  ~Output() {
-    if (fd_ > STDOUT_FILENO) ::close(fd_);
-    if (!temp_.empty()) ::unlink(temp_.c_str());
-  }
-  bool Open() {
-    if (!path_) return true;
-    temp_ = *path_ + ".lake-partial-" + std::to_string(::getpid());
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) temp_.clear();
-    return fd_ >= 0;
-  }
-  int fd() const { return fd_; }
-  bool Finish() {
-    if (!path_) return true;
-    bool ok = ::close(fd_) == 0 && ::rename(temp_.c_str(), path_->c_str()) == 0;
-    fd_ = -1;
-    if (ok) temp_.clear();
-    return ok;
-  }
-  std::string name() const { return path_.value_or("stdout"); }
-
- private:
-  std::optional<std::string> path_;
-  std::string temp_;
-  int fd_ = STDOUT_FILENO;
-};
 
 }  // namespace
 
@@ -129,7 +83,7 @@ int RunCat(const std::vector<std::string>& argv) {
   if (status != LAKE_OK) return ReportFailure(status, err, "cat");
   std::unique_ptr<lake_reader, void (*)(lake_reader*)> reader_owner(reader, lake_reader_free);
 
-  Output output(args->Value("--output"));
+  VerifiedOutput output(args->Value("--output"));
   if (!output.Open()) {
     std::fprintf(stderr, "lake: cannot create %s: %s\n", output.name().c_str(),
                  std::strerror(errno));
@@ -141,10 +95,10 @@ int RunCat(const std::vector<std::string>& argv) {
     // Views of lake's read-ahead buffers: no copy between lake and write().
     const void* data = nullptr;
     size_t n = 0;
-    status = lake_reader_read_view(reader, &data, kMaxWriteBytes, &n, &err);
+    status = lake_reader_read_view(reader, &data, kMaxOutputWriteBytes, &n, &err);
     if (status != LAKE_OK) return ReportFailure(status, err, "cat");
     if (n == 0) break;
-    if (!WriteAll(output.fd(), static_cast<const uint8_t*>(data), n)) {
+    if (!output.Write(static_cast<const uint8_t*>(data), n)) {
       std::fprintf(stderr, "lake: writing %s: %s\n", output.name().c_str(),
                    std::strerror(errno));
       return kExitStorage;

@@ -16,6 +16,7 @@ int RunTable(const std::vector<std::string>& args);
 int RunInsert(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
 int RunRecover(const std::vector<std::string>& args);
+int RunEvents(const std::vector<std::string>& args);
 
 }  // namespace lake::cli
 

@@ -27,6 +27,8 @@ constexpr char kUsage[] =
     "  insert \"INSERT …\"     append rows (FILE values uploaded first)\n"
     "  query \"SELECT …\"      print rows (--json: one object per line)\n"
     "  recover [--list]      replay (or list) appends a crash interrupted\n"
+    "  events …              pipeline event logs: experiments, append, fold,\n"
+    "                        tree, roots, failures, events, blob, compact\n"
     "\n"
     "global options (on any command):\n"
     "  --root DIR    the lake root (default $LAKE_ROOT, else ./lake-data)\n"
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
   if (command == "stage") return lake::cli::RunStage(rest);
   if (command == "presign") return lake::cli::RunPresign(rest);
   if (command == "table") return lake::cli::RunTable(rest);
+  if (command == "events") return lake::cli::RunEvents(rest);
   if (command == "insert") return lake::cli::RunInsert(rest);
   if (command == "query") return lake::cli::RunQuery(rest);
   if (command == "recover") return lake::cli::RunRecover(rest);

@@ -727,6 +727,16 @@ LAKE_API lake_status lake_experiment_list(lake_db* db, const char* pipeline, cha
 LAKE_API lake_status lake_experiment_describe(lake_db* db, const char* pipeline,
                                               const char* experiment, char** json_out,
                                               lake_error** err);
+/* Merges the shards no live writer holds into one, without changing any
+ * fold, tree or lens result; a crash at any step leaves the log as it was
+ * or compacted. JSON (lake_string_free):
+ *   {"compacted":true,"shard":"…","merged_shards":3,"skipped_shards":1,
+ *    "events":1200}
+ * LAKE_CONFLICT when the shards conflict (a split brain or a fencing
+ * violation across them; nothing is changed) or another compaction runs. */
+LAKE_API lake_status lake_experiment_compact(lake_db* db, const char* pipeline,
+                                             const char* experiment, char** json_out,
+                                             lake_error** err);
 
 /* An experiment's event log. With `writable` the handle also takes a shard
  * of its own (its own files and lock, never the tables' writer lock), so

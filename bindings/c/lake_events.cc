@@ -14,6 +14,7 @@
 #include "engine/events/blob_field.h"
 #include "engine/events/event_json.h"
 #include "engine/events/event_log.h"
+#include "engine/events/event_log_compaction.h"
 #include "engine/events/experiment_store.h"
 #include "engine/events/fold_json.h"
 #include "engine/events/stream_writer.h"
@@ -204,6 +205,36 @@ lake_status lake_experiment_describe(lake_db* db, const char* pipeline, const ch
     j["shards"] = stats.shards;
     j["items"] = stats.items;
     j["events"] = stats.events;
+    return ReturnText(j.dump(), json_out);
+  });
+}
+
+lake_status lake_experiment_compact(lake_db* db, const char* pipeline, const char* experiment,
+                                    char** json_out, lake_error** err) {
+  return Guarded(err, [&] {
+    if (db == nullptr) return NullArgument("db", err);
+    if (pipeline == nullptr) return NullArgument("pipeline", err);
+    if (experiment == nullptr) return NullArgument("experiment", err);
+    if (json_out == nullptr) return NullArgument("json_out", err);
+    absl::StatusOr<events::ExperimentStore> store = StoreOf(db);
+    if (!store.ok()) return Report(store.status(), err);
+    if (absl::Status s = store->Get(pipeline, experiment).status(); !s.ok()) return Report(s, err);
+    absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
+    if (!fs.ok()) return Report(fs.status(), err);
+    absl::StatusOr<events::CompactionResult> result =
+        events::CompactEventLog(**fs, store->ShardsDir(pipeline, experiment));
+    if (!result.ok()) {
+      // Another compaction holding the log is a conflict, not an outage.
+      absl::Status status = result.status();
+      if (absl::IsUnavailable(status)) status = absl::AbortedError(status.message());
+      return Report(status, err);
+    }
+    nlohmann::ordered_json j;
+    j["compacted"] = result->compacted;
+    j["shard"] = result->compacted ? nlohmann::ordered_json(result->shard_id) : nullptr;
+    j["merged_shards"] = result->compacted_shards.size();
+    j["skipped_shards"] = result->skipped_shards.size();
+    j["events"] = result->events_written;
     return ReturnText(j.dump(), json_out);
   });
 }

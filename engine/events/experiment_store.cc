@@ -182,8 +182,15 @@ absl::Status ExperimentStore::Delete(std::string_view pipeline, std::string_view
     return s;
   }
   if (absl::Status s = io::SyncDirectory(fs_, PipelineDir(pipeline)); !s.ok()) return s;
-  // Gone for every reader now; removing the bytes may be finished later.
-  if (absl::Status s = io::RemoveTree(fs_, hidden); !s.ok()) return s;
+  // Gone for every reader now. Its bytes go, and those of any deletion a
+  // crash interrupted before (hidden names nothing else uses).
+  absl::StatusOr<std::vector<std::string>> names = fs_.ListDirectory(PipelineDir(pipeline));
+  if (!names.ok()) return names.status();
+  for (const std::string& name : *names) {
+    if (name.substr(0, kDeletedPrefix.size()) != kDeletedPrefix) continue;
+    std::string path = absl::StrCat(PipelineDir(pipeline), "/", name);
+    if (absl::Status s = io::RemoveTree(fs_, path); !s.ok()) return s;
+  }
   return io::SyncDirectory(fs_, PipelineDir(pipeline));
 }
 

@@ -494,3 +494,275 @@ TEST_CASE("S3 CLI: tables on an S3 stage; a crashed insert recovers; no credenti
 }
 
 }  // namespace
+
+namespace {
+
+// ---- lake events (EVENT-LOG.md; CLI.md, "Event JSONL") ----
+
+const std::vector<std::string> kExperiment = {"--pipeline", "p", "--experiment", "x"};
+
+// `lake events SUB ARGS… --pipeline p --experiment x`.
+Result Events(const TempDir& dir, const std::vector<std::string>& args,
+              const std::string& input = "") {
+  std::vector<std::string> all = {"events"};
+  all.insert(all.end(), args.begin(), args.end());
+  all.insert(all.end(), kExperiment.begin(), kExperiment.end());
+  return Lake(dir, all, input);
+}
+
+// A root "r" with a field, and a fan-out child "r/map:0" holding an inline
+// blob "hi" in an appended list field, then failing.
+constexpr char kRootAndChild[] =
+    R"({"item_id":"r","item_seq":1,"checkpoint_id":"c1","event_type":"ITEM_CREATED","writer_epoch":"w1"})"
+    "\n"
+    R"({"item_id":"r","item_seq":2,"checkpoint_id":"c1","event_type":"FIELD_SET","field_name":"prompt","value_kind":"str","value_str":"hi","writer_epoch":"w1"})"
+    "\n"
+    R"({"item_id":"r/map:0","item_seq":1,"checkpoint_id":"c2","event_type":"ITEM_CREATED","step_name":"map","step_index":0,"step_kind":"MapReduce","writer_epoch":"w1"})"
+    "\n"
+    R"({"item_id":"r/map:0","item_seq":2,"checkpoint_id":"c2","event_type":"FIELD_APPEND","field_name":"img","value_kind":"blob","blob_inline_base64":"aGk=","payload_size":2,"payload_checksum":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","writer_epoch":"w1"})"
+    "\n"
+    R"({"item_id":"r/map:0","item_seq":3,"checkpoint_id":"c2","event_type":"FAILED","error_type":"Boom","error_dump":"x","writer_epoch":"w1"})"
+    "\n";
+
+// Creates p/x and appends kRootAndChild.
+void CreateWithRootAndChild(const TempDir& dir) {
+  Result create = Events(dir, {"create"});
+  REQUIRE_MESSAGE(create.exit_code == 0, create.err);
+  std::ofstream(dir.Join("a.jsonl")) << kRootAndChild;
+  Result append = Events(dir, {"append", "a.jsonl"});
+  REQUIRE_MESSAGE(append.exit_code == 0, append.err);
+}
+
+TEST_CASE("events CLI: create, list, describe and delete an experiment") {
+  TempDir dir;
+  Result create = Events(dir, {"create"});
+  REQUIRE_MESSAGE(create.exit_code == 0, create.err);
+  CHECK(create.out.empty());
+  CHECK(Events(dir, {"create"}).exit_code == 4);
+  CHECK(Lake(dir, {"events", "create", "--pipeline", "q", "--experiment", "y"}).exit_code == 0);
+
+  Result all = Lake(dir, {"events", "list", "--json"});
+  REQUIRE_MESSAGE(all.exit_code == 0, all.err);
+  std::vector<std::string> lines = Lines(all.out);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].rfind(R"({"pipeline":"p","experiment":"x","created_at":")", 0) == 0);
+  CHECK(lines[1].rfind(R"({"pipeline":"q","experiment":"y","created_at":")", 0) == 0);
+  Result of_p = Lake(dir, {"events", "list", "--pipeline", "p"});
+  CHECK(of_p.exit_code == 0);
+  CHECK(of_p.out.rfind("p\tx\t", 0) == 0);
+  CHECK(Lines(of_p.out).size() == 1);
+
+  Result describe = Events(dir, {"describe", "--json"});
+  REQUIRE_MESSAGE(describe.exit_code == 0, describe.err);
+  CHECK(describe.out.find(R"("items":0,"events":0})") != std::string::npos);
+  CHECK(Events(dir, {"describe"}).out.find("events      0\n") != std::string::npos);
+
+  Result del = Events(dir, {"delete"});
+  CHECK_MESSAGE(del.exit_code == 0, del.err);
+  CHECK(Events(dir, {"delete"}).exit_code == 6);
+  CHECK(Lines(Lake(dir, {"events", "list", "--json"}).out).size() == 1);
+}
+
+TEST_CASE("events CLI: appended events fold, tree, list roots, failures and raw events") {
+  TempDir dir;
+  CreateWithRootAndChild(dir);
+  Result fold = Events(dir, {"fold", "r"});
+  REQUIRE_MESSAGE(fold.exit_code == 0, fold.err);
+  CHECK(Lines(fold.out).size() == 1);
+  CHECK(fold.out.rfind(R"({"item_id":"r","root_item_id":"r","parent_item_id":null,"status":"running")",
+                       0) == 0);
+  CHECK(fold.out.find(R"("fields":{"prompt":"hi"})") != std::string::npos);
+  Result child = Events(dir, {"fold", "r/map:0"});
+  CHECK(child.out.find(R"("status":"failed")") != std::string::npos);
+
+  Result tree = Events(dir, {"tree", "r"});
+  REQUIRE_MESSAGE(tree.exit_code == 0, tree.err);
+  CHECK(Lines(tree.out).size() == 1);
+  CHECK(tree.out.find(R"("created_by_step":"map")") != std::string::npos);
+  CHECK(tree.out.find(R"("orphans":[])") != std::string::npos);
+
+  Result roots = Events(dir, {"roots"});
+  CHECK(roots.out == R"({"roots":[{"item_id":"r","status":"running"}],)"
+                     R"("counts":{"running":1,"completed":0,"filtered":0,"failed":0}})"
+                     "\n");
+  Result failures = Events(dir, {"failures"});
+  CHECK(Lines(failures.out).size() == 1);
+  CHECK(failures.out.find(R"("item_id":"r/map:0","item_seq":3)") != std::string::npos);
+  CHECK(failures.out.find(R"("error_type":"Boom")") != std::string::npos);
+
+  Result events = Events(dir, {"events", "r"});
+  REQUIRE_MESSAGE(events.exit_code == 0, events.err);
+  std::vector<std::string> lines = Lines(events.out);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0].find(R"("event_type":"ITEM_CREATED")") != std::string::npos);
+  CHECK(lines[4].find(R"("event_type":"FAILED")") != std::string::npos);
+}
+
+TEST_CASE("events CLI: appending the same events again absorbs them as duplicates") {
+  TempDir dir;
+  CreateWithRootAndChild(dir);
+  Result again = Events(dir, {"append", "-", "--json"}, kRootAndChild);
+  REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+  CHECK(again.out == "{\"appended\":0,\"duplicates\":5}\n");
+  Result quiet = Events(dir, {"append", "a.jsonl"});
+  CHECK(quiet.out.empty());
+  CHECK(quiet.err == "appended 0 events, 5 duplicates absorbed\n");
+  CHECK(Events(dir, {"describe", "--json"}).out.find(R"("items":2,"events":5})") !=
+        std::string::npos);
+}
+
+TEST_CASE("events CLI: a fencing violation exits 4 and appends nothing") {
+  TempDir dir;
+  CreateWithRootAndChild(dir);
+  std::string fold = Events(dir, {"fold", "r"}).out;
+  Result fenced = Events(
+      dir, {"append", "-"},
+      R"({"item_id":"r","item_seq":2,"checkpoint_id":"c9","event_type":"FIELD_SET","field_name":"prompt","value_kind":"str","value_str":"other","writer_epoch":"w1"})"
+      "\n");
+  CHECK(fenced.exit_code == 4);
+  CHECK(fenced.err.find("fencing") != std::string::npos);
+  CHECK(Events(dir, {"fold", "r"}).out == fold);
+}
+
+TEST_CASE("events CLI: an unknown experiment exits 6") {
+  TempDir dir;
+  for (const std::string sub : {"describe", "delete", "roots", "failures", "compact"}) {
+    CAPTURE(sub);
+    Result r = Events(dir, {sub});
+    CHECK(r.exit_code == 6);
+    CHECK(r.out.empty());
+  }
+  CHECK(Events(dir, {"fold", "r"}).exit_code == 6);
+  CHECK(Events(dir, {"append", "-"}, kRootAndChild).exit_code == 6);
+}
+
+TEST_CASE("events CLI: the fold of an unknown item prints null and exits 0") {
+  TempDir dir;
+  CreateWithRootAndChild(dir);
+  Result r = Events(dir, {"fold", "nobody"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "null\n");
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("events CLI: blob writes the last value of a list field, verified, to stdout or -o") {
+  TempDir dir;
+  CreateWithRootAndChild(dir);
+  std::string more =
+      R"({"item_id":"r/map:0","item_seq":4,"attempt":1,"checkpoint_id":"c3","event_type":"FIELD_APPEND","field_name":"img","value_kind":"blob","blob_inline_base64":"eW8=","payload_size":2,"payload_checksum":"e9058ab198f6908f702111b0c0fb5b36f99d00554521886c40e2891b349dc7a1","writer_epoch":"w1"})"
+      "\n";
+  // The only value, then (in a resumed attempt) a second one: the last is
+  // written.
+  Result out = Events(dir, {"blob", "r/map:0", "img"});
+  CHECK_MESSAGE(out.exit_code == 0, out.err);
+  CHECK(out.out == "hi");
+  Result file = Events(dir, {"blob", "r/map:0", "img", "-o", "out.bin"});
+  CHECK_MESSAGE(file.exit_code == 0, file.err);
+  CHECK(file.out.empty());
+  CHECK(Slurp(dir.Join("out.bin")) == "hi");
+  CHECK(Events(dir, {"append", "-"}, more).exit_code == 0);
+  Result last = Events(dir, {"blob", "r/map:0", "img"});
+  CHECK_MESSAGE(last.out == "yo", last.err);
+  Result nothing = Events(dir, {"blob", "r/map:0", "nothing"});
+  CHECK_MESSAGE(nothing.exit_code == 6, nothing.err);
+  CHECK(Events(dir, {"blob", "nobody", "img", "-o", "none.bin"}).exit_code == 6);
+  CHECK_FALSE(std::filesystem::exists(dir.Join("none.bin")));
+}
+
+// Starts `lake ARGS…` in `dir` with stdin a pipe it blocks on; *input_fd is
+// the pipe's write end. Its output is discarded.
+pid_t StartLake(const TempDir& dir, const std::vector<std::string>& args, int* input_fd) {
+  const char* cli = std::getenv("LAKE_CLI");
+  REQUIRE(cli != nullptr);
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(dir.path().c_str()) != 0) _exit(120);
+    dup2(fds[0], 0);
+    close(fds[0]);
+    close(fds[1]);
+    int null_fd = open("/dev/null", O_WRONLY);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    unsetenv("LAKE_ROOT");
+    std::vector<char*> argv = {const_cast<char*>(cli)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(cli, argv.data());
+    _exit(121);
+  }
+  close(fds[0]);
+  *input_fd = fds[1];
+  return pid;
+}
+
+TEST_CASE("events CLI: compact merges shards and keeps every fold identical") {
+  TempDir dir;
+  REQUIRE(Events(dir, {"create"}).exit_code == 0);
+  // Two appends at once write two shards: the first holds its shard while
+  // it waits for its input.
+  int input = -1;
+  std::vector<std::string> args = {"events", "append", "-"};
+  args.insert(args.end(), kExperiment.begin(), kExperiment.end());
+  pid_t first = StartLake(dir, args, &input);
+  std::string second =
+      R"({"item_id":"s","item_seq":1,"checkpoint_id":"c5","event_type":"ITEM_CREATED","writer_epoch":"w2"})"
+      "\n";
+  // Waits (up to 10 s) for the first process to take its shard.
+  for (int i = 0; i < 100; ++i) {
+    if (Events(dir, {"describe", "--json"}).out.find(R"("shards":1)") != std::string::npos) break;
+    usleep(100000);
+  }
+  REQUIRE(Events(dir, {"append", "-"}, second).exit_code == 0);
+  std::string text = kRootAndChild;
+  REQUIRE(write(input, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  close(input);
+  int status = 0;
+  REQUIRE(waitpid(first, &status, 0) == first);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(Events(dir, {"describe", "--json"}).out.find(R"("shards":2,"items":3,"events":6})") !=
+        std::string::npos);
+
+  const std::vector<std::string> items = {"r", "r/map:0", "s"};
+  std::vector<std::string> before;
+  for (const std::string& item : items) before.push_back(Events(dir, {"fold", item}).out);
+  std::string roots = Events(dir, {"roots"}).out;
+  Result compact = Events(dir, {"compact"});
+  REQUIRE_MESSAGE(compact.exit_code == 0, compact.err);
+  CHECK_MESSAGE(compact.out.rfind(R"({"compacted":true,)", 0) == 0, compact.out);
+  CHECK_MESSAGE(compact.out.find(R"("merged_shards":2,"skipped_shards":0,"events":6})") !=
+                    std::string::npos,
+                compact.out);
+  for (size_t i = 0; i < items.size(); ++i) {
+    CAPTURE(items[i]);
+    CHECK(Events(dir, {"fold", items[i]}).out == before[i]);
+  }
+  CHECK(Events(dir, {"roots"}).out == roots);
+  CHECK(Events(dir, {"describe", "--json"}).out.find(R"("shards":1,"items":3,"events":6})") !=
+        std::string::npos);
+}
+
+TEST_CASE("events CLI: usage errors exit 2") {
+  TempDir dir;
+  CHECK(Lake(dir, {"events"}).exit_code == 2);
+  CHECK(Events(dir, {"frobnicate"}).exit_code == 2);
+  CHECK(Lake(dir, {"events", "create", "--pipeline", "p"}).exit_code == 2);
+  CHECK(Lake(dir, {"events", "fold", "r", "--experiment", "x"}).exit_code == 2);
+  CHECK(Events(dir, {"fold"}).exit_code == 2);
+  CHECK(Events(dir, {"blob", "r"}).exit_code == 2);
+  CHECK(Events(dir, {"roots", "extra"}).exit_code == 2);
+  CHECK(Events(dir, {"fold", "r", "-o", "f"}).exit_code == 2);
+  CHECK(Events(dir, {"roots", "--bogus"}).exit_code == 2);
+  CHECK(Lake(dir, {"events", "create", "--pipeline", "p", "--experiment", "bad/name"}).exit_code ==
+        2);
+  CHECK(Events(dir, {"create"}).exit_code == 0);
+  CHECK(Events(dir, {"append", "-"}, "{not json\n").exit_code == 2);
+  Result help = Lake(dir, {"events", "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("events blob ITEM_ID FIELD") != std::string::npos);
+}
+
+}  // namespace

@@ -52,6 +52,12 @@ TEST_CASE("a deleted experiment is gone with its log, and its name can be reused
   CHECK(absl::IsNotFound(store.Delete("p", "x")));
   CHECK_FALSE(std::filesystem::exists(store.ExperimentDir("p", "x")));
   CHECK(std::filesystem::is_empty(dir.path() + "/datagen/p"));
+  // A deletion a crash interrupted left its hidden copy: the next one
+  // removes it too.
+  LAKE_REQUIRE_OK(store.Create("p", "y"));
+  std::filesystem::create_directories(dir.path() + "/datagen/p/.deleted-crashed/shards");
+  LAKE_REQUIRE_OK(store.Delete("p", "y"));
+  CHECK(std::filesystem::is_empty(dir.path() + "/datagen/p"));
   LAKE_REQUIRE_OK(store.Create("p", "x"));
   absl::StatusOr<std::vector<ExperimentInfo>> all = store.List(std::nullopt);
   LAKE_REQUIRE_OK(all);

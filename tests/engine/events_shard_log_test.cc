@@ -138,7 +138,8 @@ TEST_CASE("a checksummed frame of another format version or kind is refused, not
 }
 
 TEST_CASE("a seal names the segment before and its valid length") {
-  absl::StatusOr<SegmentScan> scan = ScanSegment(EncodeSegmentSeal(SegmentSeal{1, 64}), "s");
+  std::string sealed = EncodeSegmentSeal(SegmentSeal{1, 64});  // the frames view it
+  absl::StatusOr<SegmentScan> scan = ScanSegment(sealed, "s");
   LAKE_REQUIRE_OK(scan);
   REQUIRE(scan->frames.size() == 1);
   CHECK(scan->frames[0].kind == FrameKind::kSegmentSeal);
