@@ -49,6 +49,24 @@ absl::StatusOr<events::ExperimentStore> StoreOf(lake_db* db) {
   return events::ExperimentStore(**fs, db->root);
 }
 
+// An existing experiment of `db`: where its file system and shards are.
+struct FoundExperiment {
+  lake::io::FileSystem* fs = nullptr;
+  events::ExperimentInfo info;
+  std::string shards_dir;
+};
+
+// NotFound for an unknown experiment (InvalidArgument for a bad name).
+absl::StatusOr<FoundExperiment> FindExperiment(lake_db* db, const char* pipeline,
+                                               const char* experiment) {
+  absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
+  if (!fs.ok()) return fs.status();
+  events::ExperimentStore store(**fs, db->root);
+  absl::StatusOr<events::ExperimentInfo> info = store.Get(pipeline, experiment);
+  if (!info.ok()) return info.status();
+  return FoundExperiment{*fs, std::move(*info), store.ShardsDir(pipeline, experiment)};
+}
+
 nlohmann::ordered_json ExperimentJson(const events::ExperimentInfo& info) {
   nlohmann::ordered_json j;
   j["pipeline"] = info.pipeline;
@@ -191,17 +209,13 @@ lake_status lake_experiment_describe(lake_db* db, const char* pipeline, const ch
     if (pipeline == nullptr) return NullArgument("pipeline", err);
     if (experiment == nullptr) return NullArgument("experiment", err);
     if (json_out == nullptr) return NullArgument("json_out", err);
-    absl::StatusOr<events::ExperimentStore> store = StoreOf(db);
-    if (!store.ok()) return Report(store.status(), err);
-    absl::StatusOr<events::ExperimentInfo> info = store->Get(pipeline, experiment);
-    if (!info.ok()) return Report(info.status(), err);
-    absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
-    if (!fs.ok()) return Report(fs.status(), err);
+    absl::StatusOr<FoundExperiment> found = FindExperiment(db, pipeline, experiment);
+    if (!found.ok()) return Report(found.status(), err);
     absl::StatusOr<std::unique_ptr<events::EventLog>> log =
-        events::EventLog::Open(**fs, store->ShardsDir(pipeline, experiment), false);
+        events::EventLog::Open(*found->fs, found->shards_dir, false);
     if (!log.ok()) return Report(log.status(), err);
     events::EventLogStats stats = (*log)->Stats();
-    nlohmann::ordered_json j = ExperimentJson(*info);
+    nlohmann::ordered_json j = ExperimentJson(found->info);
     j["shards"] = stats.shards;
     j["items"] = stats.items;
     j["events"] = stats.events;
@@ -216,13 +230,10 @@ lake_status lake_experiment_compact(lake_db* db, const char* pipeline, const cha
     if (pipeline == nullptr) return NullArgument("pipeline", err);
     if (experiment == nullptr) return NullArgument("experiment", err);
     if (json_out == nullptr) return NullArgument("json_out", err);
-    absl::StatusOr<events::ExperimentStore> store = StoreOf(db);
-    if (!store.ok()) return Report(store.status(), err);
-    if (absl::Status s = store->Get(pipeline, experiment).status(); !s.ok()) return Report(s, err);
-    absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
-    if (!fs.ok()) return Report(fs.status(), err);
+    absl::StatusOr<FoundExperiment> found = FindExperiment(db, pipeline, experiment);
+    if (!found.ok()) return Report(found.status(), err);
     absl::StatusOr<events::CompactionResult> result =
-        events::CompactEventLog(**fs, store->ShardsDir(pipeline, experiment));
+        events::CompactEventLog(*found->fs, found->shards_dir);
     if (!result.ok()) {
       // Another compaction holding the log is a conflict, not an outage.
       absl::Status status = result.status();
@@ -246,13 +257,10 @@ lake_status lake_event_log_open(lake_db* db, const char* pipeline, const char* e
     if (pipeline == nullptr) return NullArgument("pipeline", err);
     if (experiment == nullptr) return NullArgument("experiment", err);
     if (out == nullptr) return NullArgument("out", err);
-    absl::StatusOr<events::ExperimentStore> store = StoreOf(db);
-    if (!store.ok()) return Report(store.status(), err);
-    if (absl::Status s = store->Get(pipeline, experiment).status(); !s.ok()) return Report(s, err);
-    absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
-    if (!fs.ok()) return Report(fs.status(), err);
+    absl::StatusOr<FoundExperiment> found = FindExperiment(db, pipeline, experiment);
+    if (!found.ok()) return Report(found.status(), err);
     absl::StatusOr<std::unique_ptr<events::EventLog>> log =
-        events::EventLog::Open(**fs, store->ShardsDir(pipeline, experiment), writable != 0);
+        events::EventLog::Open(*found->fs, found->shards_dir, writable != 0);
     if (!log.ok()) return Report(log.status(), err);
     auto handle = std::make_unique<lake_event_log>();
     handle->db = db;
