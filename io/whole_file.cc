@@ -9,22 +9,10 @@
 namespace lake::io {
 namespace {
 
-absl::Status WriteAll(File& file, std::string_view bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    absl::StatusOr<size_t> n = file.PWrite(reinterpret_cast<const uint8_t*>(bytes.data()) + done,
-                                           bytes.size() - done, done);
-    if (!n.ok()) return n.status();
-    if (*n == 0) return absl::UnknownError(absl::StrCat("a write to ", file.path(), " made no progress"));
-    done += *n;
-  }
-  return absl::OkStatus();
-}
-
 // Step 1 of the header on an opened file: every byte written, the length
 // cut to them, synced and closed.
 absl::Status WriteSynced(File& file, std::string_view bytes, bool cut_to_length) {
-  if (absl::Status s = WriteAll(file, bytes); !s.ok()) return s;
+  if (absl::Status s = WriteFullyAt(file, bytes, 0); !s.ok()) return s;
   if (cut_to_length) {
     if (absl::Status s = file.Truncate(bytes.size()); !s.ok()) return s;
   }
@@ -45,6 +33,18 @@ absl::Status Publish(FileSystem& fs, const std::string& path, const std::string&
 }
 
 }  // namespace
+
+absl::Status WriteFullyAt(File& file, std::string_view bytes, uint64_t offset) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    absl::StatusOr<size_t> n = file.PWrite(reinterpret_cast<const uint8_t*>(bytes.data()) + done,
+                                           bytes.size() - done, offset + done);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return absl::UnknownError(absl::StrCat("a write to ", file.path(), " made no progress"));
+    done += *n;
+  }
+  return absl::OkStatus();
+}
 
 absl::Status WriteWholeFileDurably(FileSystem& fs, const std::string& path,
                                    const std::string& temp_path, std::string_view bytes,

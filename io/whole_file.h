@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -56,6 +57,10 @@ absl::Status WriteWholeFileDurably(FileSystem& fs, const std::string& path,
 absl::Status RewriteWholeFileDurably(FileSystem& fs, const std::string& path,
                                      const std::string& spare_path, std::string_view bytes,
                                      bool* published = nullptr);
+
+// Writes every byte of `bytes` at `offset` (PWrite until done; a write that
+// makes no progress is an error).
+absl::Status WriteFullyAt(File& file, std::string_view bytes, uint64_t offset);
 
 // The whole content of `path`, which the caller's writer keeps to at most
 // `max_bytes`: a longer file is DataLoss (damaged), and is never read

@@ -158,19 +158,14 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   if (!writer_) {
     return absl::FailedPreconditionError("this event log is open read-only: appends need a writer");
   }
+  // Concurrent appenders share a sync: the writer's leader waits for this
+  // batch while it is validated, admitted and encoded.
+  ShardWriter::AppenderScope appender(*writer_);
   for (const Event& e : batch) {
     if (absl::Status s = ValidateEventRecord(e); !s.ok()) return s;
   }
   AppendResult result;
   std::vector<Event> fresh;
-  // Concurrent appenders share a sync: the writer's leader waits for this
-  // batch while it is admitted and encoded.
-  writer_->AnnounceAppend();
-  bool announced = true;
-  auto withdraw = [&] {
-    if (announced) writer_->WithdrawAppend();
-    announced = false;
-  };
   {
     absl::MutexLock lock(&mu_);
     // The batch's events by item, so admission is linear in the batch.
@@ -179,10 +174,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     for (size_t i = 0; i < batch.size(); ++i) {
       std::vector<const Event*>& of_item = earlier[batch[i].item_id];
       absl::StatusOr<bool> dup = IsDuplicate(batch[i], of_item);
-      if (!dup.ok()) {
-        withdraw();
-        return dup.status();
-      }
+      if (!dup.ok()) return dup.status();
       duplicate[i] = *dup;
       if (!*dup) of_item.push_back(&batch[i]);
     }
@@ -193,10 +185,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
         fresh.push_back(std::move(batch[i]));
       }
     }
-    if (fresh.empty()) {
-      withdraw();
-      return result;
-    }
+    if (fresh.empty()) return result;
     for (const Event& e : fresh) in_flight_[{e.item_id, e.item_seq}] = &e;
   }
   std::string payload;
@@ -207,7 +196,6 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   }
   absl::Status appended = absl::OkStatus();
   if (payload.size() > kMaxFramePayloadBytes) {
-    withdraw();
     appended = absl::InvalidArgumentError(
         absl::StrCat("a checkpoint batch of ", payload.size(), " bytes is over the ",
                      kMaxFramePayloadBytes, "-byte limit (offload large values as blobs)"));
@@ -217,10 +205,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     if (appended.ok()) {
       std::string frame;
       AppendFrame(FrameKind::kEvents, static_cast<uint32_t>(fresh.size()), payload, &frame);
-      announced = false;  // handed over with the frame
-      appended = writer_->AppendAnnounced(std::move(frame));
-    } else {
-      withdraw();
+      appended = writer_->AppendDurably(std::move(frame));
     }
   }
   absl::MutexLock lock(&mu_);

@@ -22,8 +22,8 @@ constexpr char kLockFileName[] = "lock";
 // A segment is at most the roll size plus one group of appends; anything
 // longer is not a segment lake wrote.
 constexpr uint64_t kMaxGroupBytes = uint64_t{8} << 20;
-constexpr size_t kMaxSegmentBytes =
-    kSegmentRollBytes + kMaxGroupBytes + kFrameHeaderBytes + kMaxFramePayloadBytes;
+constexpr size_t kMaxSegmentBytes = kSegmentRollBytes + kMaxGroupBytes + kFrameHeaderBytes +
+                                    kMaxFramePayloadBytes + kSegmentZeroAheadBytes;
 // Racing writers may take a shard between listing and locking; each try
 // either locks one or creates a new one, so few tries are ever needed.
 constexpr int kMaxLockTries = 16;
@@ -244,17 +244,21 @@ absl::Status ShardWriter::StartSegment(uint64_t number, bool rewrite,
   }
   std::string seal;
   if (number > 1) seal = EncodeSegmentSeal(SegmentSeal{number - 1, previous_valid_bytes});
-  for (size_t done = 0; done < seal.size();) {
-    absl::StatusOr<size_t> n = segment_->PWrite(
-        reinterpret_cast<const uint8_t*>(seal.data()) + done, seal.size() - done, done);
-    if (!n.ok()) return n.status();
-    done += *n;
-  }
+  if (absl::Status s = io::WriteFullyAt(*segment_, seal, 0); !s.ok()) return s;
+  tail_ = seal.size();
+  zeroed_end_ = tail_;
+  if (absl::Status s = ZeroAhead(); !s.ok()) return s;
   if (absl::Status s = segment_->Sync(); !s.ok()) return s;
   if (!rewrite) {
     if (absl::Status s = io::SyncDirectory(fs_, shard_dir_); !s.ok()) return s;
   }
-  tail_ = seal.size();
+  return absl::OkStatus();
+}
+
+absl::Status ShardWriter::ZeroAhead() {
+  const std::string zeros(kSegmentZeroAheadBytes, '\0');
+  if (absl::Status s = io::WriteFullyAt(*segment_, zeros, zeroed_end_); !s.ok()) return s;
+  zeroed_end_ += zeros.size();
   return absl::OkStatus();
 }
 
@@ -267,11 +271,11 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
     }
     std::string bytes;
     for (const PendingAppend* p : batch) bytes.append(p->frame);
-    for (size_t done = 0; done < bytes.size();) {
-      absl::StatusOr<size_t> n = segment_->PWrite(
-          reinterpret_cast<const uint8_t*>(bytes.data()) + done, bytes.size() - done, tail_ + done);
-      if (!n.ok()) return n.status();
-      done += *n;
+    if (absl::Status s = io::WriteFullyAt(*segment_, bytes, tail_); !s.ok()) return s;
+    uint64_t end = tail_ + bytes.size();
+    zeroed_end_ = std::max(zeroed_end_, end);
+    if (bytes.size() < kZeroAheadLowBytes && zeroed_end_ - end < kZeroAheadLowBytes) {
+      if (absl::Status s = ZeroAhead(); !s.ok()) return s;
     }
     if (absl::Status s = LAKE_FAILPOINT(kShardAppendWritten); !s.ok()) return s;
     if (absl::Status s = segment_->Sync(); !s.ok()) return s;
@@ -283,30 +287,23 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
   return status;
 }
 
-void ShardWriter::AnnounceAppend() {
+void ShardWriter::JoinAppenders() {
   absl::MutexLock lock(&mu_);
-  ++announced_;
+  ++appenders_;
 }
 
-void ShardWriter::WithdrawAppend() {
+void ShardWriter::LeaveAppenders() {
+  // No signal: a thread that leaves usually joins again at once with its
+  // next frame, and a waiting leader should wait for that frame too; one
+  // that does not come back costs the leader at most one window.
   absl::MutexLock lock(&mu_);
-  --announced_;
-  appended_.SignalAll();
+  --appenders_;
 }
 
 absl::Status ShardWriter::AppendDurably(std::string frame) {
-  return Enqueue(std::move(frame), false);
-}
-
-absl::Status ShardWriter::AppendAnnounced(std::string frame) {
-  return Enqueue(std::move(frame), true);
-}
-
-absl::Status ShardWriter::Enqueue(std::string frame, bool announced) {
   PendingAppend mine;
   mine.frame = std::move(frame);
   absl::MutexLock lock(&mu_);
-  if (announced) --announced_;
   queue_.push_back(&mine);
   appended_.SignalAll();  // a leader may be waiting for this frame
   while (!mine.done) {
@@ -314,10 +311,10 @@ absl::Status ShardWriter::Enqueue(std::string frame, bool announced) {
       appended_.Wait(&mu_);
       continue;
     }
-    // Wait briefly for frames other callers announced, then lead one group:
+    // Wait briefly for the frames of joined appenders, then lead one group:
     // every queued frame up to kMaxGroupBytes (at least one).
     absl::Time deadline = absl::Now() + kGroupCommitWindow;
-    while (announced_ > 0 && !appended_.WaitWithDeadline(&mu_, deadline)) {
+    while (queue_.size() < appenders_ && !appended_.WaitWithDeadline(&mu_, deadline)) {
     }
     if (mine.done || leader_active_) continue;
     leader_active_ = true;

@@ -13,6 +13,11 @@
 //     before it and that segment's valid length, so bytes past a sealed
 //     length are a crashed session's unacknowledged tail, while a sealed
 //     frame that no longer scans is damage (DataLoss).
+//   - Past its last frame a segment holds zeros a writer wrote ahead (or a
+//     crashed session's torn tail, then zeros): small appends overwrite
+//     zeros in blocks already written, so their fdatasync writes those
+//     blocks alone, not the file's new size and block allocation too. A
+//     scan reads zeros as the end of the frames.
 //   - A batch is acknowledged only after its frame is written and the
 //     segment synced (fdatasync), and a new segment only after its directory
 //     entry is synced too. Concurrent appends share one write and one sync
@@ -36,11 +41,18 @@
 
 namespace lake::events {
 
-// How long a leader waits for announced frames before it writes: about the
-// CPU time of preparing one checkpoint batch, far below one sync.
+// How long a leader waits for the frames of joined appenders before it
+// writes: about the CPU time of preparing a few checkpoint batches, about
+// one sync.
 inline constexpr absl::Duration kGroupCommitWindow = absl::Microseconds(200);
 // A writer starts a new segment once its current one passes this size.
 inline constexpr uint64_t kSegmentRollBytes = uint64_t{64} << 20;
+// Zeros written ahead of the frames at a time, once fewer than
+// kZeroAheadLowBytes remain; groups of appends at least that large (bulk
+// batches) are appended past the zeros instead, as the size update is then
+// a small part of their write.
+inline constexpr uint64_t kSegmentZeroAheadBytes = uint64_t{4} << 20;
+inline constexpr uint64_t kZeroAheadLowBytes = uint64_t{64} << 10;
 // Failpoints of an append, in order: the frames are written (not yet
 // synced), then synced (durable, not yet acknowledged).
 inline constexpr std::string_view kShardAppendWritten = "event_shard.written";
@@ -97,14 +109,25 @@ class ShardWriter {
   // (the tail is unknown until a new writer recovers the shard).
   absl::Status AppendDurably(std::string frame);
 
-  // Group commit across callers that prepare their frames concurrently: a
-  // caller announces a frame before it encodes it and hands it over with
-  // AppendAnnounced (or withdraws the announcement). A leader about to write
-  // waits up to kGroupCommitWindow for announced frames, so writer threads
-  // share syncs instead of splitting into cohorts that take turns.
-  void AnnounceAppend();
-  void WithdrawAppend();
-  absl::Status AppendAnnounced(std::string frame);
+  // Group commit across threads that append one frame after another: a
+  // thread joins before it prepares a frame and leaves once it is done with
+  // the result (AppenderScope). A leader about to write waits up to
+  // kGroupCommitWindow until every joined thread has queued its frame, so
+  // threads that were released by one sync and come back with their next
+  // frame share the next sync instead of splitting into cohorts that take
+  // turns.
+  void JoinAppenders();
+  void LeaveAppenders();
+  class AppenderScope {
+   public:
+    explicit AppenderScope(ShardWriter& writer) : writer_(writer) { writer_.JoinAppenders(); }
+    ~AppenderScope() { writer_.LeaveAppenders(); }
+    AppenderScope(const AppenderScope&) = delete;
+    AppenderScope& operator=(const AppenderScope&) = delete;
+
+   private:
+    ShardWriter& writer_;
+  };
 
  private:
   struct PendingAppend {
@@ -119,7 +142,10 @@ class ShardWriter {
   // an existing one cut to empty; sealed when number > 1; durable.
   absl::Status StartSegment(uint64_t number, bool rewrite, uint64_t previous_valid_bytes);
   absl::Status WriteAndSync(const std::vector<PendingAppend*>& batch);
-  absl::Status Enqueue(std::string frame, bool announced);
+  // Writes kSegmentZeroAheadBytes of zeros at the end of the segment's
+  // zeros (not synced: the caller's next sync covers them).
+  absl::Status ZeroAhead();
+
 
   io::FileSystem& fs_;
   const std::string shard_dir_;
@@ -130,13 +156,14 @@ class ShardWriter {
   std::unique_ptr<io::File> segment_;
   uint64_t segment_number_ = 0;
   uint64_t tail_ = 0;
+  uint64_t zeroed_end_ = 0;  // the segment's zeros written ahead end here
   absl::Status broken_;
 
   absl::Mutex mu_;
   absl::CondVar appended_;
   std::vector<PendingAppend*> queue_ ABSL_GUARDED_BY(mu_);
   bool leader_active_ ABSL_GUARDED_BY(mu_) = false;
-  int announced_ ABSL_GUARDED_BY(mu_) = 0;  // frames being prepared
+  size_t appenders_ ABSL_GUARDED_BY(mu_) = 0;  // joined threads
 };
 
 }  // namespace lake::events

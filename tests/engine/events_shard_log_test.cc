@@ -237,7 +237,12 @@ TEST_CASE("a crashed session's torn tail is sealed off by the next session") {
   }
   std::string shard = OnlyShardDir(fs, shards);
   {
-    std::ofstream torn(shard + "/" + SegmentFileName(1), std::ios::app | std::ios::binary);
+    // Right after the acknowledged frame, over the zeros written ahead.
+    absl::StatusOr<ShardContents> before = ReadShard(fs, shard);
+    LAKE_REQUIRE_OK(before);
+    std::fstream torn(shard + "/" + SegmentFileName(1),
+                      std::ios::in | std::ios::out | std::ios::binary);
+    torn.seekp(static_cast<std::streamoff>(before->last_valid_bytes));
     torn << EventsFrame("never acknowledged").substr(0, 20);
   }
   {

@@ -3,6 +3,7 @@
 // tests that rely on it can fail.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "io/durable_paths.h"
@@ -54,6 +55,28 @@ TEST_CASE("synced data under a synced name survives") {
   LAKE_REQUIRE_OK(io::SyncDirectory(f.fs, f.dir.Join("d")));
   f.fs.Crash();
   CHECK(ReadFile(f.dir.Join("d/x")) == bytes);
+}
+
+TEST_CASE("unsynced overwrites of synced bytes are undone, newest first; synced ones stay") {
+  FaultFixture f;
+  std::string path = f.dir.Join("d/x");
+  std::vector<uint8_t> zeros(8192, 0);
+  f.Write(path, zeros, /*sync=*/true);
+  LAKE_REQUIRE_OK(io::SyncDirectory(f.fs, f.dir.Join("d")));
+  absl::StatusOr<std::unique_ptr<io::File>> file = f.fs.OpenForRewrite(path);
+  LAKE_REQUIRE_OK(file);
+  std::vector<uint8_t> kept(100, 7);
+  LAKE_REQUIRE_OK((*file)->PWrite(kept.data(), kept.size(), 0));
+  LAKE_REQUIRE_OK((*file)->Sync());
+  // Two overlapping unsynced writes inside the synced size, and one past it.
+  std::vector<uint8_t> first(300, 8), second(200, 9), tail(50, 10);
+  LAKE_REQUIRE_OK((*file)->PWrite(first.data(), first.size(), 100));
+  LAKE_REQUIRE_OK((*file)->PWrite(second.data(), second.size(), 250));
+  LAKE_REQUIRE_OK((*file)->PWrite(tail.data(), tail.size(), 8192));
+  f.fs.Crash();
+  std::vector<uint8_t> want = zeros;
+  std::fill(want.begin(), want.begin() + 100, 7);
+  CHECK(ReadFile(path) == want);
 }
 
 TEST_CASE("a rename not made durable is undone; a durable one stays") {

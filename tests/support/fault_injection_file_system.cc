@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -32,6 +33,7 @@ class FaultFile final : public io::File {
   }
   absl::StatusOr<size_t> PWrite(const uint8_t* buf, size_t len, uint64_t offset) override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    if (absl::Status s = fs_.BeforeWrite(id_, offset, len); !s.ok()) return s;
     return base_->PWrite(buf, len, offset);
   }
   absl::StatusOr<size_t> Read(uint8_t* buf, size_t len) override {
@@ -113,6 +115,27 @@ void FaultInjectionFileSystem::FileSynced(const std::string& path, uint64_t size
   auto it = durable_sizes_.find(path);
   if (it != durable_sizes_.end()) it->second = size;
   rewritten_.erase(path);
+  overwritten_.erase(path);
+}
+
+absl::Status FaultInjectionFileSystem::BeforeWrite(uint64_t file_id, uint64_t offset,
+                                                   size_t len) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto path = file_paths_.find(file_id);
+  if (path == file_paths_.end()) return absl::OkStatus();
+  auto durable = durable_sizes_.find(path->second);
+  if (durable == durable_sizes_.end() || offset >= durable->second) return absl::OkStatus();
+  // Read through a descriptor of its own: the writer's may be write-only.
+  int fd = ::open(path->second.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::UnknownError(absl::StrCat("open ", path->second, " to keep its bytes"));
+  std::string synced(static_cast<size_t>(std::min<uint64_t>(len, durable->second - offset)), '\0');
+  ssize_t n = ::pread(fd, synced.data(), synced.size(), static_cast<off_t>(offset));
+  ::close(fd);
+  if (n < 0) return absl::UnknownError(absl::StrCat("read ", path->second, " to keep its bytes"));
+  // Shorter when the writer cut the file below its durable size.
+  synced.resize(static_cast<size_t>(n));
+  overwritten_[path->second].push_back({offset, std::move(synced)});
+  return absl::OkStatus();
 }
 
 void FaultInjectionFileSystem::DirectorySynced(const std::string& dir) {
@@ -150,6 +173,10 @@ void FaultInjectionFileSystem::Crash() {
             durable_sizes_.insert(std::move(node));
           }
           if (rewritten_.erase(it->path) != 0) rewritten_.insert(it->from);
+          if (auto moved = overwritten_.extract(it->path); !moved.empty()) {
+            moved.key() = it->from;
+            overwritten_.insert(std::move(moved));
+          }
         }
         break;
       case EntryOp::kRemove:
@@ -163,6 +190,17 @@ void FaultInjectionFileSystem::Crash() {
     }
   }
   pending_.clear();
+  // Overwritten synced bytes get their content back, newest write first.
+  for (const auto& [path, writes] : overwritten_) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    for (auto w = writes.rbegin(); w != writes.rend(); ++w) {
+      (void)!::pwrite(fd, w->synced_bytes.data(), w->synced_bytes.size(),
+                      static_cast<off_t>(w->offset));
+    }
+    ::close(fd);
+  }
+  overwritten_.clear();
   // A rewrite that no sync made durable leaves nothing to rely on.
   for (const std::string& path : rewritten_) {
     struct stat st;
@@ -262,6 +300,10 @@ absl::Status FaultInjectionFileSystem::RenameNoReplace(const std::string& from,
     durable_sizes_.insert(std::move(node));
   }
   if (rewritten_.erase(from) != 0) rewritten_.insert(to);
+  if (auto moved = overwritten_.extract(from); !moved.empty()) {
+    moved.key() = to;
+    overwritten_.insert(std::move(moved));
+  }
   for (auto& [id, path] : file_paths_) {
     if (path == from) path = to;
   }

@@ -3,9 +3,11 @@
 //
 // It forwards every call to a base file system and remembers what has not
 // been made durable:
-//   - file data: a file's durable size is its size at its last Sync();
-//     bytes written after that are lost at a crash (files are written
-//     append-style by lake, so "lost" means truncated back). A file opened
+//   - file data: a file's durable size is its size at its last Sync(), and
+//     its durable content the bytes it held then. What was written after
+//     that is lost at a crash: the file is cut back to its durable size, and
+//     bytes overwritten below that size get their synced content back
+//     (newest write undone first). A file opened
 //     with OpenForRewrite has no durable content until its next Sync: a
 //     crash before then scribbles over every byte it holds;
 //   - directory entries: creating, renaming or removing an entry is durable
@@ -60,6 +62,9 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   // Called by the files it hands out.
   absl::Status CheckAlive() const;
   void FileSynced(const std::string& path, uint64_t size);
+  // Before the file open as `file_id` writes [offset, offset + len): keeps
+  // the synced bytes that write overwrites, so a crash can put them back.
+  absl::Status BeforeWrite(uint64_t file_id, uint64_t offset, size_t len);
   void DirectorySynced(const std::string& path);
   // The current path of a file opened as `path` (renames move it).
   std::string CurrentPath(uint64_t file_id) const;
@@ -83,6 +88,12 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   std::map<uint64_t, std::string> file_paths_;      // open files → path
   std::map<std::string, uint64_t> durable_sizes_;   // path → synced size
   std::set<std::string> rewritten_;  // opened for rewrite, not synced since
+  struct Overwritten {
+    uint64_t offset;
+    std::string synced_bytes;
+  };
+  // path → synced bytes overwritten since the last sync, oldest first.
+  std::map<std::string, std::vector<Overwritten>> overwritten_;
   std::vector<PendingEntry> pending_;               // oldest first
 };
 
