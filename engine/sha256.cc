@@ -44,7 +44,11 @@ std::string Sha256::FinishHex() {
 }
 
 std::string Sha256Hex(std::string_view bytes) {
-  Sha256 hasher;
+  // One context per thread, reset for each call: short inputs (event ids,
+  // content digests) would otherwise pay an allocation and a provider
+  // context per call, more than the hashing itself.
+  thread_local Sha256 hasher;
+  EVP_DigestInit_ex(hasher.ctx_, Sha256Algorithm(), nullptr);
   hasher.Update(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   return hasher.FinishHex();
 }

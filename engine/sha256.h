@@ -25,6 +25,7 @@ class Sha256 {
   std::string FinishHex();
 
  private:
+  friend std::string Sha256Hex(std::string_view bytes);
   EVP_MD_CTX* ctx_;
 };
 

@@ -1,6 +1,7 @@
 #include "engine/events/event_log.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "absl/strings/str_cat.h"
 #include "engine/events/event_content.h"
@@ -113,34 +114,43 @@ absl::Status EventLog::Refresh() {
 absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
                                            const std::vector<const Event*>& earlier_of_item) {
   // Everything known of the item: the index, batches in flight, and the
-  // events of this batch before `e`.
-  std::vector<const Event*> known;
-  if (auto it = index_.find(e.item_id); it != index_.end()) {
-    for (const Event& k : it->second) known.push_back(&k);
-  }
-  for (auto it = in_flight_.lower_bound({e.item_id, 0});
-       it != in_flight_.end() && it->first.first == e.item_id; ++it) {
-    if (it->first.second == e.item_seq) {
-      return Refused(e, "fencing violation", "another append of this item_seq is in flight");
-    }
-    known.push_back(it->second);
-  }
-  known.insert(known.end(), earlier_of_item.begin(), earlier_of_item.end());
+  // events of this batch before `e`, each checked against `e` in turn.
   uint64_t last_seq = 0;
   uint32_t last_attempt = 0;
-  for (const Event* k : known) {
-    if (k->item_seq == e.item_seq) {
-      if (SameEventContent(*k, e)) return true;
+  // 1: the same event (a duplicate); 0: no conflict; an error otherwise.
+  auto check = [&](const Event& k) -> absl::StatusOr<bool> {
+    if (k.item_seq == e.item_seq) {
+      if (SameEventContent(k, e)) return true;
       return Refused(e, "fencing violation", "the log holds a different event at this item_seq");
     }
-    last_seq = std::max(last_seq, k->item_seq);
-    last_attempt = std::max(last_attempt, k->attempt);
-    if (k->attempt == e.attempt && !k->writer_epoch.empty() && !e.writer_epoch.empty() &&
-        k->writer_epoch != e.writer_epoch) {
+    last_seq = std::max(last_seq, k.item_seq);
+    last_attempt = std::max(last_attempt, k.attempt);
+    if (k.attempt == e.attempt && !k.writer_epoch.empty() && !e.writer_epoch.empty() &&
+        k.writer_epoch != e.writer_epoch) {
       return Refused(e, "split brain",
                      absl::StrCat("attempt ", e.attempt, " is owned by writer_epoch \"",
-                                  k->writer_epoch, "\", not \"", e.writer_epoch, "\""));
+                                  k.writer_epoch, "\", not \"", e.writer_epoch, "\""));
     }
+    return false;
+  };
+  auto in_flight_begin = in_flight_.lower_bound({e.item_id, 0});
+  auto in_flight_end = in_flight_.upper_bound({e.item_id, UINT64_MAX});
+  if (in_flight_.count({e.item_id, e.item_seq}) != 0) {
+    return Refused(e, "fencing violation", "another append of this item_seq is in flight");
+  }
+  if (auto it = index_.find(e.item_id); it != index_.end()) {
+    for (const Event& k : it->second) {
+      absl::StatusOr<bool> same = check(k);
+      if (!same.ok() || *same) return same;
+    }
+  }
+  for (auto it = in_flight_begin; it != in_flight_end; ++it) {
+    absl::StatusOr<bool> same = check(*it->second);
+    if (!same.ok() || *same) return same;
+  }
+  for (const Event* k : earlier_of_item) {
+    absl::StatusOr<bool> same = check(*k);
+    if (!same.ok() || *same) return same;
   }
   if (e.attempt < last_attempt) {
     return Refused(e, "stale attempt",

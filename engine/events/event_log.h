@@ -97,8 +97,9 @@ class EventLog {
   absl::Mutex mu_;
   EventsByItem index_ ABSL_GUARDED_BY(mu_);
   size_t shard_count_ ABSL_GUARDED_BY(mu_) = 0;
-  // (item_id, item_seq) of events in batches being written.
-  std::map<std::pair<std::string, uint64_t>, const Event*> in_flight_ ABSL_GUARDED_BY(mu_);
+  // (item_id, item_seq) of events in batches being written; the keys view
+  // the item ids of those events, which outlive their entries.
+  std::map<std::pair<std::string_view, uint64_t>, const Event*> in_flight_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace lake::events
