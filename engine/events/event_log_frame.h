@@ -27,7 +27,8 @@
 // or whose checksum fails is not part of the log. Such bytes at the end of a
 // segment are a torn tail (the write of an unacknowledged batch was cut
 // short); followed by a valid frame they are damage, and the scan fails
-// closed naming the offset.
+// closed naming the offset. The zeros a writer writes ahead of its frames
+// (shard_log.h) scan the same way: the end of the segment's frames.
 #ifndef LAKE_ENGINE_EVENTS_EVENT_LOG_FRAME_H_
 #define LAKE_ENGINE_EVENTS_EVENT_LOG_FRAME_H_
 
