@@ -766,8 +766,13 @@ void WritePhases(lake::io::FileSystem& fs, const std::string& dir, const std::st
   std::printf("lake_a_cpu_us_per_event=%.1f\nsqlite_a_cpu_us_per_event=%.1f\n", a.lake_cpu_us,
               a.sqlite_cpu_us);
 
+  lake::events::EventLogStats before_b = (*log)->Stats();
   Rates b = ConcurrentWriters(**log, sqlite_path, plan.sync_threads);
+  lake::events::EventLogStats after_b = (*log)->Stats();
   std::printf("b_events=%zu\n", b_batches * kEventsPerCheckpoint);
+  std::printf("lake_b_batches_per_sync=%.2f\n",
+              static_cast<double>(after_b.batches_written - before_b.batches_written) /
+                  static_cast<double>(std::max<uint64_t>(1, after_b.syncs - before_b.syncs)));
   std::printf("lake_b_events_per_s=%.0f\nsqlite_b_events_per_s=%.0f\n", b.lake, b.sqlite);
 
   const size_t c_events = plan.bulk.size() * kEventsPerCheckpoint;

@@ -279,6 +279,11 @@ EventLogStats EventLog::Stats() {
   stats.shards = shard_count_;
   stats.items = index_.size();
   for (const auto& [item, events] : index_) stats.events += events.size();
+  if (writer_) {
+    ShardWriter::SyncStats synced = writer_->sync_stats();
+    stats.batches_written = synced.frames;
+    stats.syncs = synced.syncs;
+  }
   return stats;
 }
 

@@ -44,6 +44,10 @@ struct EventLogStats {
   size_t shards = 0;
   size_t items = 0;
   size_t events = 0;
+  // This log's writer since it opened (0 when read-only): batches made
+  // durable and the syncs that did it (fewer when batches shared syncs).
+  uint64_t batches_written = 0;
+  uint64_t syncs = 0;
 };
 
 // Thread-safe.

@@ -287,6 +287,11 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
   return status;
 }
 
+ShardWriter::SyncStats ShardWriter::sync_stats() {
+  absl::MutexLock lock(&mu_);
+  return sync_stats_;
+}
+
 void ShardWriter::JoinAppenders() {
   absl::MutexLock lock(&mu_);
   ++appenders_;
@@ -329,6 +334,10 @@ absl::Status ShardWriter::AppendDurably(std::string frame) {
     mu_.Unlock();
     absl::Status status = WriteAndSync(group);
     mu_.Lock();
+    if (status.ok()) {
+      sync_stats_.frames += group.size();
+      ++sync_stats_.syncs;
+    }
     for (PendingAppend* p : group) {
       p->status = status;
       p->done = true;

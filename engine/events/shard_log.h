@@ -116,6 +116,13 @@ class ShardWriter {
   // threads that were released by one sync and come back with their next
   // frame share the next sync instead of splitting into cohorts that take
   // turns.
+  // Frames made durable by AppendDurably, and the syncs that did it.
+  struct SyncStats {
+    uint64_t frames = 0;
+    uint64_t syncs = 0;
+  };
+  SyncStats sync_stats();
+
   void JoinAppenders();
   void LeaveAppenders();
   class AppenderScope {
@@ -164,6 +171,7 @@ class ShardWriter {
   std::vector<PendingAppend*> queue_ ABSL_GUARDED_BY(mu_);
   bool leader_active_ ABSL_GUARDED_BY(mu_) = false;
   size_t appenders_ ABSL_GUARDED_BY(mu_) = 0;  // joined threads
+  SyncStats sync_stats_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace lake::events
