@@ -41,6 +41,12 @@ absl::Status DecodeFrame(const std::string& shard_id, const Frame& frame, Events
 // the one with the earliest event_ts, as the fold does, so what a reader
 // sees does not depend on which shard it read first.
 void Canonicalize(std::vector<Event>& events) {
+  // Usually so already: one shard, appended in item_seq order.
+  if (std::adjacent_find(events.begin(), events.end(), [](const Event& a, const Event& b) {
+        return a.item_seq >= b.item_seq;
+      }) == events.end()) {
+    return;
+  }
   std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return a.item_seq != b.item_seq ? a.item_seq < b.item_seq : a.event_ts < b.event_ts;
   });
@@ -175,7 +181,8 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     if (absl::Status s = ValidateEventRecord(e); !s.ok()) return s;
   }
   AppendResult result;
-  std::vector<Event> fresh;
+  // The events to write: the batch, compacted in place past its duplicates.
+  std::vector<Event>& fresh = batch;
   {
     absl::MutexLock lock(&mu_);
     // The batch's events by item, so admission is linear in the batch.
@@ -188,13 +195,16 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
       duplicate[i] = *dup;
       if (!*dup) of_item.push_back(&batch[i]);
     }
+    size_t kept = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       if (duplicate[i]) {
         ++result.duplicates;
-      } else {
-        fresh.push_back(std::move(batch[i]));
+        continue;
       }
+      if (kept != i) batch[kept] = std::move(batch[i]);
+      ++kept;
     }
+    batch.erase(batch.begin() + static_cast<ptrdiff_t>(kept), batch.end());
     if (fresh.empty()) return result;
     for (const Event& e : fresh) in_flight_[{e.item_id, e.item_seq}] = &e;
   }
