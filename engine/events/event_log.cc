@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "engine/events/event_content.h"
@@ -92,28 +93,50 @@ absl::StatusOr<std::unique_ptr<EventLog>> EventLog::Open(io::FileSystem& fs,
 
 std::string EventLog::shard_id() const { return writer_ ? writer_->shard_id() : std::string(); }
 
-absl::StatusOr<std::pair<EventsByItem, size_t>> EventLog::ReadAllShards() {
+absl::Status EventLog::Refresh() {
+  absl::MutexLock refreshing(&refresh_mu_);
   absl::StatusOr<std::vector<std::string>> shards = ListShards(fs_, shards_dir_);
   if (!shards.ok()) return shards.status();
-  EventsByItem index;
+  std::map<std::string, ShardCursor> cursors;
+  {
+    absl::MutexLock lock(&mu_);
+    cursors = cursors_;
+  }
+  // Only the frames past each shard's cursor, unless a shard read before is
+  // gone (a compaction replaced it): then everything again.
+  bool incremental = !cursors.empty();
+  for (const auto& [id, cursor] : cursors) {
+    incremental = incremental && std::binary_search(shards->begin(), shards->end(), id);
+  }
+  if (!incremental) cursors.clear();
+  EventsByItem read;
   size_t events = 0;
   for (const std::string& id : *shards) {
-    absl::StatusOr<ShardContents> contents = ReadShard(fs_, absl::StrCat(shards_dir_, "/", id));
+    // This log's own appends are in the index already.
+    if (incremental && writer_ && id == writer_->shard_id()) continue;
+    ShardCursor& cursor = cursors[id];
+    absl::StatusOr<ShardContents> contents =
+        ReadShardFrom(fs_, absl::StrCat(shards_dir_, "/", id), cursor);
     if (!contents.ok()) return contents.status();
     for (const Frame& frame : contents->event_frames) {
-      if (absl::Status s = DecodeFrame(id, frame, &index, &events); !s.ok()) return s;
+      if (absl::Status s = DecodeFrame(id, frame, &read, &events); !s.ok()) return s;
     }
+    cursor = CursorOf(*contents);
   }
-  for (auto& [item, item_events] : index) Canonicalize(item_events);
-  return std::make_pair(std::move(index), shards->size());
-}
-
-absl::Status EventLog::Refresh() {
-  absl::StatusOr<std::pair<EventsByItem, size_t>> read = ReadAllShards();
-  if (!read.ok()) return read.status();
   absl::MutexLock lock(&mu_);
-  index_ = std::move(read->first);
-  shard_count_ = read->second;
+  if (incremental) {
+    for (auto& [item, item_events] : read) {
+      std::vector<Event>& known = index_[item];
+      known.insert(known.end(), std::make_move_iterator(item_events.begin()),
+                   std::make_move_iterator(item_events.end()));
+      Canonicalize(known);
+    }
+  } else {
+    for (auto& [item, item_events] : read) Canonicalize(item_events);
+    index_ = std::move(read);
+  }
+  cursors_ = std::move(cursors);
+  shard_count_ = shards->size();
   return absl::OkStatus();
 }
 

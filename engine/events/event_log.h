@@ -3,8 +3,8 @@
 // shard, to which checkpoint batches are appended.
 //
 // Invariants:
-//   - The index holds exactly the events of the frames read at the last
-//     Open/Refresh plus the batches this log appended since; per item, in
+//   - The index holds exactly the events of the frames read by Open and
+//     every Refresh since, plus the batches this log appended; per item, in
 //     item_seq order, one copy of each (the same event found twice — in two
 //     shards, or a retried batch — is kept once; two different events at
 //     one item_seq are both kept, so the fold reports the fencing violation).
@@ -68,7 +68,9 @@ class EventLog {
   // when the log was opened read-only.
   absl::StatusOr<AppendResult> Append(std::vector<Event> batch);
 
-  // Re-reads every shard, so batches other writers acknowledged are seen.
+  // Reads what other writers acknowledged since the last Open/Refresh: the
+  // frames past where each shard was read up to (new shards whole), or
+  // every shard again when one read before is gone (compacted away).
   absl::Status Refresh();
 
   // The derived reads (fold.h) over the index.
@@ -85,8 +87,6 @@ class EventLog {
  private:
   EventLog(io::FileSystem& fs, std::string shards_dir, std::unique_ptr<ShardWriter> writer,
            std::unique_ptr<ShardBlobJournal> blob_journal);
-  // Reads every shard into a fresh index.
-  absl::StatusOr<std::pair<EventsByItem, size_t>> ReadAllShards();
   // Admission of one event against the index and in-flight batches.
   // `earlier_of_item`: the events of this batch before `event` on its item.
   absl::StatusOr<bool> IsDuplicate(const Event& event,
@@ -98,9 +98,12 @@ class EventLog {
   std::unique_ptr<ShardWriter> writer_;
   std::unique_ptr<ShardBlobJournal> blob_journal_;  // with writer_
 
+  absl::Mutex refresh_mu_;  // one Refresh at a time, taken before mu_
   absl::Mutex mu_;
   EventsByItem index_ ABSL_GUARDED_BY(mu_);
   size_t shard_count_ ABSL_GUARDED_BY(mu_) = 0;
+  // Where each shard was read up to by the last Open/Refresh.
+  std::map<std::string, ShardCursor> cursors_ ABSL_GUARDED_BY(mu_);
   // (item_id, item_seq) of events in batches being written; the keys view
   // the item ids of those events, which outlive their entries.
   std::map<std::pair<std::string_view, uint64_t>, const Event*> in_flight_ ABSL_GUARDED_BY(mu_);

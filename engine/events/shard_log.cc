@@ -116,6 +116,16 @@ absl::StatusOr<std::unique_ptr<io::File>> TryLockShard(io::FileSystem& fs,
 }
 
 absl::StatusOr<ShardContents> ReadShard(io::FileSystem& fs, const std::string& shard_dir) {
+  return ReadShardFrom(fs, shard_dir, ShardCursor{});
+}
+
+ShardCursor CursorOf(const ShardContents& contents) {
+  return ShardCursor{contents.last_segment, contents.last_valid_bytes,
+                     contents.previous_valid_bytes};
+}
+
+absl::StatusOr<ShardContents> ReadShardFrom(io::FileSystem& fs, const std::string& shard_dir,
+                                            const ShardCursor& from) {
   absl::StatusOr<std::vector<std::string>> names = fs.ListDirectory(shard_dir);
   if (!names.ok()) return names.status();
   std::vector<uint64_t> numbers;
@@ -123,52 +133,66 @@ absl::StatusOr<ShardContents> ReadShard(io::FileSystem& fs, const std::string& s
     if (std::optional<uint64_t> n = ParseSegmentFileName(name)) numbers.push_back(*n);
   }
   std::sort(numbers.begin(), numbers.end());
-  ShardContents contents;
-  contents.shard_id = LastComponent(shard_dir);
-  std::vector<SegmentScan> scans;
   for (size_t i = 0; i < numbers.size(); ++i) {
-    uint64_t number = numbers[i];
-    if (number != i + 1) {
+    if (numbers[i] != i + 1) {
       return Damaged(shard_dir, absl::StrCat("segment ", i + 1, " is missing"));
     }
+  }
+  if (from.segment > numbers.size()) {
+    return Damaged(shard_dir, absl::StrCat("segment ", from.segment, " is missing"));
+  }
+  ShardContents contents;
+  contents.shard_id = LastComponent(shard_dir);
+  contents.last_segment = from.segment;
+  contents.last_valid_bytes = from.valid_bytes;
+  contents.previous_valid_bytes = from.previous_valid_bytes;
+  contents.last_has_frames = from.valid_bytes > 0;
+  const uint64_t first = std::max<uint64_t>(from.segment, 1);
+  for (uint64_t number = first; number <= numbers.size(); ++number) {
+    const std::string name = SegmentFileName(number);
     absl::StatusOr<std::string> bytes =
         io::ReadWholeFile(fs, SegmentPath(shard_dir, number), kMaxSegmentBytes);
     if (!bytes.ok()) return bytes.status();
     auto owned = std::make_shared<const std::string>(std::move(*bytes));
-    absl::StatusOr<SegmentScan> scan =
-        ScanSegment(*owned, absl::StrCat(shard_dir, "/", SegmentFileName(number)));
-    if (!scan.ok()) return scan.status();
-    contents.segments.push_back(std::move(owned));
-    scans.push_back(std::move(*scan));
-  }
-  for (size_t i = 0; i < scans.size(); ++i) {
-    const SegmentScan& scan = scans[i];
-    uint64_t number = i + 1;
-    bool last = i + 1 == scans.size();
-    if (scan.frames.empty() && !last) {
-      return Damaged(shard_dir,
-                     absl::StrCat(SegmentFileName(number), " holds no frame but is not the last"));
+    // Where this read starts in the segment: past what was read before.
+    const uint64_t start = number == from.segment ? from.valid_bytes : 0;
+    if (start > owned->size()) {
+      return Damaged(shard_dir, absl::StrCat(name, " is shorter than its ", start,
+                                             " valid bytes read before"));
     }
-    if (!scan.frames.empty() && number > 1) {
-      if (absl::Status s = CheckSeal(shard_dir, number, scan, scans[i - 1].valid_bytes); !s.ok()) {
+    absl::StatusOr<SegmentScan> scan = ScanSegment(std::string_view(*owned).substr(start),
+                                                   absl::StrCat(shard_dir, "/", name));
+    if (!scan.ok()) return scan.status();
+    for (Frame& frame : scan->frames) frame.offset += start;
+    const uint64_t valid_bytes = start + scan->valid_bytes;
+    const bool last = number == numbers.size();
+    if (start == 0 && scan->frames.empty() && !last) {
+      return Damaged(shard_dir, absl::StrCat(name, " holds no frame but is not the last"));
+    }
+    // The valid bytes of the segment before this one: named by the cursor,
+    // or read in the round before.
+    const uint64_t previous_valid_bytes =
+        number == from.segment ? from.previous_valid_bytes
+        : number == first      ? from.valid_bytes
+                               : contents.last_valid_bytes;
+    if (start == 0 && !scan->frames.empty() && number > 1) {
+      if (absl::Status s = CheckSeal(shard_dir, number, *scan, previous_valid_bytes); !s.ok()) {
         return s;
       }
     }
-    for (size_t f = 0; f < scan.frames.size(); ++f) {
-      const Frame& frame = scan.frames[f];
-      bool is_seal_position = number > 1 && f == 0;
+    for (size_t f = 0; f < scan->frames.size(); ++f) {
+      const Frame& frame = scan->frames[f];
+      bool is_seal_position = number > 1 && start == 0 && f == 0;
       if (frame.kind == FrameKind::kSegmentSeal && !is_seal_position) {
-        return Damaged(shard_dir, absl::StrCat(SegmentFileName(number), " has a seal at offset ",
-                                               frame.offset));
+        return Damaged(shard_dir, absl::StrCat(name, " has a seal at offset ", frame.offset));
       }
       if (frame.kind == FrameKind::kEvents) contents.event_frames.push_back(frame);
     }
-  }
-  if (!scans.empty()) {
-    contents.last_segment = scans.size();
-    contents.last_valid_bytes = scans.back().valid_bytes;
-    contents.last_has_frames = !scans.back().frames.empty();
-    contents.previous_valid_bytes = scans.size() > 1 ? scans[scans.size() - 2].valid_bytes : 0;
+    contents.segments.push_back(std::move(owned));
+    contents.previous_valid_bytes = previous_valid_bytes;
+    contents.last_segment = number;
+    contents.last_valid_bytes = valid_bytes;
+    contents.last_has_frames = start > 0 || !scan->frames.empty();
   }
   return contents;
 }

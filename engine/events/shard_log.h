@@ -74,9 +74,27 @@ struct ShardContents {
   bool last_has_frames = false;     // whether the last segment holds a valid frame
 };
 
+// Where a reader of a shard stopped: the last segment it read, that
+// segment's valid bytes then, and the valid bytes of the segment before it
+// (what the seal of that segment names). Frames past it are new: a writer
+// only ever adds frames after a segment's valid bytes, or new segments.
+struct ShardCursor {
+  uint64_t segment = 0;  // 0: nothing read yet
+  uint64_t valid_bytes = 0;
+  uint64_t previous_valid_bytes = 0;
+};
+
 // Reads the shard at `shard_dir` (its id is the last path component).
 // DataLoss names the segment and offset of any damage.
 absl::StatusOr<ShardContents> ReadShard(io::FileSystem& fs, const std::string& shard_dir);
+
+// The same for the frames past `from` only: segments before from.segment
+// are not read again, nor the bytes of from.segment below its valid bytes
+// (so damage there is not seen again). The result's event_frames are the
+// new ones; CursorOf(result) is where the next read starts.
+absl::StatusOr<ShardContents> ReadShardFrom(io::FileSystem& fs, const std::string& shard_dir,
+                                            const ShardCursor& from);
+ShardCursor CursorOf(const ShardContents& contents);
 
 // The ids of the shards under `shards_dir` (none when it does not exist).
 absl::StatusOr<std::vector<std::string>> ListShards(io::FileSystem& fs,

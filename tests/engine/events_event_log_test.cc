@@ -12,6 +12,7 @@
 
 #include "base/failpoint.h"
 #include "engine/events/event_log.h"
+#include "engine/events/event_log_compaction.h"
 #include "io/posix/posix_file_system.h"
 #include "tests/support/fault_injection_file_system.h"
 #include "tests/support/status_checks.h"
@@ -216,6 +217,100 @@ TEST_CASE("event log: threads of one writer share syncs and lose nothing") {
   std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
   CHECK(reader->Stats().events == 300);
   CHECK(reader->Stats().syncs == 0);
+}
+
+// Every event a log holds, as (item, item_seq, event_id), for comparing a
+// refreshed log with a freshly opened one.
+std::vector<std::string> AllEvents(EventLog& log) {
+  std::vector<std::string> all;
+  for (const std::string& item : {"a", "b", "c", "r"}) {
+    absl::StatusOr<std::optional<FoldedItem>> folded = log.Fold(item);
+    REQUIRE(folded.ok());
+    if (!folded->has_value()) continue;
+    for (const auto& [field, value] : (*folded)->fields) {
+      for (const auto& v : value.values) {
+        all.push_back(item + "." + field + "=" + std::to_string(v.value_i64));
+      }
+    }
+  }
+  all.push_back("events=" + std::to_string(log.Stats().events));
+  return all;
+}
+
+TEST_CASE("event log: Refresh reads what other writers appended since, across their sessions") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), true);
+  LAKE_REQUIRE_OK(reader->Append({Created("r"), SetInt("r", 2, "x", 1)}));
+  {
+    std::unique_ptr<EventLog> w = OpenLog(fs, dir.path(), true);
+    LAKE_REQUIRE_OK(w->Append({Created("a"), SetInt("a", 2, "x", 1)}));
+    LAKE_REQUIRE_OK(reader->Refresh());
+    CHECK(IntField(*reader, "a", "x") == 1);
+    CHECK(reader->Stats().events == 4);
+    LAKE_REQUIRE_OK(w->Append({SetInt("a", 3, "x", 2)}));
+    LAKE_REQUIRE_OK(w->Append({Created("b"), SetInt("b", 2, "y", 7)}));
+    LAKE_REQUIRE_OK(reader->Refresh());
+    CHECK(IntField(*reader, "a", "x") == 2);
+    CHECK(IntField(*reader, "b", "y") == 7);
+    LAKE_REQUIRE_OK(reader->Refresh());  // nothing new: nothing changes
+    CHECK(reader->Stats().events == 7);
+  }
+  // A new session of that writer takes the same shard and a new segment.
+  {
+    std::unique_ptr<EventLog> w = OpenLog(fs, dir.path(), true);
+    LAKE_REQUIRE_OK(w->Append({SetInt("a", 4, "x", 3), Created("c")}));
+  }
+  LAKE_REQUIRE_OK(reader->Append({SetInt("r", 3, "x", 2)}));
+  LAKE_REQUIRE_OK(reader->Refresh());
+  CHECK(IntField(*reader, "a", "x") == 3);
+  CHECK(IntField(*reader, "r", "x") == 2);
+  CHECK(reader->Stats().shards == 2);
+  std::unique_ptr<EventLog> fresh = OpenLog(fs, dir.path(), false);
+  CHECK(AllEvents(*reader) == AllEvents(*fresh));
+  CHECK(reader->Stats().events == 10);
+
+  // A compaction replaces the shards: the next Refresh reads everything.
+  absl::StatusOr<CompactionResult> compacted = CompactEventLog(fs, dir.path());
+  LAKE_REQUIRE_OK(compacted);
+  {
+    std::unique_ptr<EventLog> w = OpenLog(fs, dir.path(), true);
+    LAKE_REQUIRE_OK(w->Append({SetInt("b", 3, "y", 8)}));
+  }
+  LAKE_REQUIRE_OK(reader->Refresh());
+  CHECK(IntField(*reader, "b", "y") == 8);
+  std::unique_ptr<EventLog> after = OpenLog(fs, dir.path(), false);
+  CHECK(AllEvents(*reader) == AllEvents(*after));
+}
+
+TEST_CASE("event log: Refresh refuses damage in the frames another writer appended since") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  std::unique_ptr<EventLog> w = OpenLog(fs, dir.path(), true);
+  LAKE_REQUIRE_OK(w->Append({Created("a")}));
+  LAKE_REQUIRE_OK(reader->Refresh());
+  std::string segment = dir.path() + "/" + w->shard_id() + "/" + SegmentFileName(1);
+  absl::StatusOr<ShardContents> before = ReadShard(fs, dir.path() + "/" + w->shard_id());
+  LAKE_REQUIRE_OK(before);
+  const uint64_t read_up_to = before->last_valid_bytes;
+  LAKE_REQUIRE_OK(w->Append({SetInt("a", 2, "x", 1)}));
+  LAKE_REQUIRE_OK(w->Append({SetInt("a", 3, "x", 2)}));
+  {
+    // A byte inside the first new frame's payload: a valid frame follows.
+    std::fstream file(segment, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(static_cast<std::streamoff>(read_up_to + kFrameHeaderBytes + 4));
+    char byte = 0;
+    file.read(&byte, 1);
+    file.seekp(static_cast<std::streamoff>(read_up_to + kFrameHeaderBytes + 4));
+    byte = static_cast<char>(byte ^ 0x5a);
+    file.write(&byte, 1);
+  }
+  absl::Status refreshed = reader->Refresh();
+  CHECK(absl::IsDataLoss(refreshed));
+  CHECK(std::string(refreshed.message()).find(w->shard_id()) != std::string::npos);
+  // What the reader held stays.
+  CHECK(reader->Stats().events == 1);
 }
 
 TEST_CASE("event log: a writer SIGKILLed mid-batch leaves the batch all or nothing") {
