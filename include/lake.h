@@ -749,7 +749,9 @@ typedef struct lake_event_log lake_event_log;
 LAKE_API lake_status lake_event_log_open(lake_db* db, const char* pipeline,
                                          const char* experiment, int writable,
                                          lake_event_log** out, lake_error** err);
-/* Re-reads every shard: batches other writers acknowledged become visible. */
+/* Batches other writers acknowledged since the open or the last refresh
+ * become visible: only what the shards gained is read (everything again
+ * after a compaction replaced shards). */
 LAKE_API lake_status lake_event_log_refresh(lake_event_log* log, lake_error** err);
 LAKE_API void lake_event_log_free(lake_event_log* log);
 
