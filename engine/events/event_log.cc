@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "engine/events/event_content.h"
 #include "engine/events/event_record_format.h"
@@ -109,6 +110,15 @@ absl::Status EventLog::Refresh() {
     incremental = incremental && std::binary_search(shards->begin(), shards->end(), id);
   }
   if (!incremental) cursors.clear();
+  if (!incremental) {
+    absl::MutexLock lock(&mu_);
+    rereading_all_ = true;
+  }
+  absl::Cleanup reread_done = [&] {
+    absl::MutexLock lock(&mu_);
+    rereading_all_ = false;
+    appended_while_rereading_.clear();
+  };
   EventsByItem read;
   size_t events = 0;
   for (const std::string& id : *shards) {
@@ -132,6 +142,7 @@ absl::Status EventLog::Refresh() {
       Canonicalize(known);
     }
   } else {
+    for (Event& e : appended_while_rereading_) read[e.item_id].push_back(std::move(e));
     for (auto& [item, item_events] : read) Canonicalize(item_events);
     index_ = std::move(read);
   }
@@ -255,6 +266,9 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   for (const Event& e : fresh) in_flight_.erase({e.item_id, e.item_seq});
   if (!appended.ok()) return appended;
   for (Event& e : fresh) {
+    // A Refresh reading every shard into a new index may have read this
+    // shard before this batch: it adds what was appended meanwhile.
+    if (rereading_all_) appended_while_rereading_.push_back(e);
     std::vector<Event>& item = index_[e.item_id];
     // A Refresh during the write may have read this batch already.
     if (std::any_of(item.begin(), item.end(), [&](const Event& k) {

@@ -104,6 +104,10 @@ class EventLog {
   size_t shard_count_ ABSL_GUARDED_BY(mu_) = 0;
   // Where each shard was read up to by the last Open/Refresh.
   std::map<std::string, ShardCursor> cursors_ ABSL_GUARDED_BY(mu_);
+  // While a Refresh reads every shard into a new index: the events this
+  // log appended meanwhile, which that read may have missed.
+  bool rereading_all_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<Event> appended_while_rereading_ ABSL_GUARDED_BY(mu_);
   // (item_id, item_seq) of events in batches being written; the keys view
   // the item ids of those events, which outlive their entries.
   std::map<std::pair<std::string_view, uint64_t>, const Event*> in_flight_ ABSL_GUARDED_BY(mu_);
