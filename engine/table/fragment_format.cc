@@ -289,20 +289,27 @@ bool IsAscii(std::string_view bytes) {
   return any < 0x80;
 }
 
+// The two checks below run on every FILE cell of every scanned fragment, so
+// they test all bytes without a branch per byte (the compiler vectorizes
+// them); a byte-at-a-time loop with an early exit was half of a scan's CPU.
 bool IsLowerHex64(std::string_view text) {
   if (text.size() != 64) return false;
-  for (char c : text) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  unsigned bad = 0;
+  for (size_t i = 0; i < 64; ++i) {
+    unsigned c = static_cast<unsigned char>(text[i]);
+    bad |= static_cast<unsigned>(c - '0' > 9u) & static_cast<unsigned>(c - 'a' > 5u);
   }
-  return true;
+  return bad == 0;
 }
 
 bool IsContentType(std::string_view text) {
   if (text.empty() || text.size() > kMaxContentTypeBytes) return false;
-  for (char c : text) {
-    if (c < 0x20 || c > 0x7E) return false;
+  unsigned bad = 0;
+  for (char ch : text) {
+    unsigned c = static_cast<unsigned char>(ch);
+    bad |= static_cast<unsigned>(c - 0x20u > 0x7Eu - 0x20u);
   }
-  return true;
+  return bad == 0;
 }
 
 // The checks of FragmentCheck::kFast beyond the buffer sizes and offsets

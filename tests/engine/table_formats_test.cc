@@ -325,6 +325,16 @@ TEST_CASE("a fragment's cheap checks catch broken file cells, the full check eve
 
   for (std::string bad :
        {HandFileBlocks("file:///a/b", "a/b", 1, std::string(64, 'A')),
+        // Each byte just outside '0'-'9' and 'a'-'f', last or first; 63 digits.
+        HandFileBlocks("file:///a/b", "a/b", 1, std::string(kShaAbc).substr(1) + "g"),
+        HandFileBlocks("file:///a/b", "a/b", 1, std::string(kShaAbc).substr(1) + ":"),
+        HandFileBlocks("file:///a/b", "a/b", 1, "/" + std::string(kShaAbc).substr(1)),
+        HandFileBlocks("file:///a/b", "a/b", 1, "`" + std::string(kShaAbc).substr(1)),
+        HandFileBlocks("file:///a/b", "a/b", 1, std::string(kShaAbc).substr(1)),
+        // Content types with DEL, a byte above 0x7f, and 256 bytes.
+        HandFileBlocks("file:///a/b", "a/b\x7f", 1, kShaAbc),
+        HandFileBlocks("file:///a/b", "a/\xc3\xa9", 1, kShaAbc),
+        HandFileBlocks("file:///a/b", std::string(256, 'a'), 1, kShaAbc),
         HandFileBlocks("file:///a/b", "", 1, kShaAbc),
         HandFileBlocks("file:///a/b", "a\tb", 1, kShaAbc), HandFileBlocks("", "a/b", 1, kShaAbc),
         HandFileBlocks("file:///a/b", "a/b", uint64_t{1} << 63, kShaAbc)}) {
