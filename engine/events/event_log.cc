@@ -109,8 +109,8 @@ absl::Status EventLog::Refresh() {
   for (const auto& [id, cursor] : cursors) {
     incremental = incremental && std::binary_search(shards->begin(), shards->end(), id);
   }
-  if (!incremental) cursors.clear();
   if (!incremental) {
+    cursors.clear();
     absl::MutexLock lock(&mu_);
     rereading_all_ = true;
   }

@@ -169,12 +169,10 @@ absl::StatusOr<ShardContents> ReadShardFrom(io::FileSystem& fs, const std::strin
     if (start == 0 && scan->frames.empty() && !last) {
       return Damaged(shard_dir, absl::StrCat(name, " holds no frame but is not the last"));
     }
-    // The valid bytes of the segment before this one: named by the cursor,
-    // or read in the round before.
+    // The valid bytes of the segment before this one: the cursor's for its
+    // own segment, else those of the segment read last (or the cursor's).
     const uint64_t previous_valid_bytes =
-        number == from.segment ? from.previous_valid_bytes
-        : number == first      ? from.valid_bytes
-                               : contents.last_valid_bytes;
+        number == from.segment ? contents.previous_valid_bytes : contents.last_valid_bytes;
     if (start == 0 && !scan->frames.empty() && number > 1) {
       if (absl::Status s = CheckSeal(shard_dir, number, *scan, previous_valid_bytes); !s.ok()) {
         return s;
