@@ -295,12 +295,16 @@ TEST_CASE("a symlink inside the stage that leads out is refused") {
   testing::WriteFile(outside, bytes);
   std::string root = std::filesystem::canonical(f.stage_root()).string();
 
-  // A symlinked object file, and a symlinked shard directory.
+  // A symlinked object file, and a symlinked shard directory. The shard
+  // the upload went to (its UUID's random last two digits) exists already,
+  // so the symlinked shard takes a name no object of this stage has.
   std::string link_file = root + "/objects/ff/link";
   std::filesystem::create_directories(root + "/objects/ff");
   std::filesystem::create_symlink(outside, link_file);
-  std::filesystem::create_directory_symlink(f.dir.path(), root + "/objects/ee");
-  for (std::string uri : {FormatFileUri(link_file), FormatFileUri(root + "/objects/ee/outside.bin")}) {
+  std::string linked_shard = root + "/objects/ee";
+  if (std::filesystem::exists(linked_shard)) linked_shard = root + "/objects/ed";
+  std::filesystem::create_directory_symlink(f.dir.path(), linked_shard);
+  for (std::string uri : {FormatFileUri(link_file), FormatFileUri(linked_shard + "/outside.bin")}) {
     CAPTURE(uri);
     absl::Status status = ReadStatus(*f.stage, WithUri(*location, uri));
     CHECK(testing::KindOf(status) == IntegrityKind::kInvalidLocation);
