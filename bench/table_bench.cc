@@ -9,6 +9,10 @@
 //   fsync floor (fsyncs/s of 4 KiB appends in DIR), insert rows/s for lake,
 //   SQLite synchronous=FULL and =NORMAL, full-scan and selective-scan rows/s
 //   for both, and p50/p99 of a single-row lake INSERT uploading 1 MiB.
+// Where the kernel counts them (/sys/dev/block/M:m/stat, field 16), also
+// the disk's cache flushes per batch on each side: on a disk without FUA
+// every fsync is one flush, and flushes do not overlap, so flushes per
+// batch divided by the fsync floor bounds a durable insert's batches/s.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -17,7 +21,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <vector>
 
@@ -69,6 +77,46 @@ double FsyncFloor(const std::string& dir) {
   return n / s;
 }
 
+// The cache flushes the disk holding `dir` has completed, or -1 when the
+// kernel does not count them (field 16 of the block device's stat file; a
+// partition's counts are its disk's, one directory up).
+class DiskFlushes {
+ public:
+  explicit DiskFlushes(const std::string& dir) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) return;
+    std::string base = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
+                       std::to_string(minor(st.st_dev));
+    for (const char* stat_file : {"/stat", "/../stat"}) {
+      if (Read(base + stat_file) >= 0) {
+        path_ = base + stat_file;
+        return;
+      }
+    }
+  }
+  long long Now() const { return path_.empty() ? -1 : Read(path_); }
+
+ private:
+  static long long Read(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    if (!std::getline(in, line)) return -1;
+    std::istringstream fields(line);
+    long long value = -1;
+    for (int i = 0; i < 16; ++i) {
+      if (!(fields >> value)) return -1;
+    }
+    return value;
+  }
+  std::string path_;
+};
+
+// Prints key=flushes per unit since `before`, if the disk counts flushes.
+void PrintFlushesPer(const char* key, const DiskFlushes& disk, long long before, double units) {
+  long long now = disk.Now();
+  if (before >= 0 && now >= before) std::printf("%s=%.2f\n", key, (now - before) / units);
+}
+
 std::string InsertSql(size_t batch) {
   std::string sql = "INSERT INTO bench.rows (name, n, video) VALUES ";
   for (size_t i = 0; i < batch; ++i) sql += i ? ", (?, ?, ?)" : "(?, ?, ?)";
@@ -109,7 +157,8 @@ void Sql(sqlite3* db, const char* sql) {
 }
 
 double SqliteInsert(const std::string& path, const char* synchronous, size_t rows, size_t batch,
-                    const std::vector<LocationFields>& locations) {
+                    const std::vector<LocationFields>& locations, const DiskFlushes& disk,
+                    const char* flushes_key) {
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) Die("sqlite open");
   Sql(db, "PRAGMA journal_mode=WAL");
@@ -121,6 +170,7 @@ double SqliteInsert(const std::string& path, const char* synchronous, size_t row
                          nullptr) != SQLITE_OK) {
     Die("sqlite prepare");
   }
+  long long flushes_before = disk.Now();
   auto start = Clock::now();
   for (size_t done = 0; done < rows; done += batch) {
     Sql(db, "BEGIN");
@@ -140,6 +190,7 @@ double SqliteInsert(const std::string& path, const char* synchronous, size_t row
     Sql(db, "COMMIT");
   }
   double s = Seconds(start);
+  PrintFlushesPer(flushes_key, disk, flushes_before, static_cast<double>(rows / batch));
   sqlite3_finalize(insert);
   sqlite3_close(db);
   return rows / s;
@@ -198,6 +249,8 @@ int main(int argc, char** argv) {
   Check(lake_table_create(db, "bench.rows", columns, 3, &err), err, "create table");
 
   std::string sql = InsertSql(batch);
+  const DiskFlushes disk(dir);
+  long long flushes_before = disk.Now();
   auto start = Clock::now();
   for (size_t done = 0; done < rows; done += batch) {
     lake_statement* stmt = nullptr;
@@ -216,6 +269,8 @@ int main(int argc, char** argv) {
   }
   double lake_insert_s = Seconds(start);
   std::printf("lake_insert_rows_per_s=%.0f\n", rows / lake_insert_s);
+  PrintFlushesPer("lake_insert_flushes_per_batch", disk, flushes_before,
+                  static_cast<double>(rows / batch));
 
   start = Clock::now();
   uint64_t scanned = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
@@ -231,9 +286,11 @@ int main(int argc, char** argv) {
 
   std::string full_db = dir + "/sqlite-full.db", normal_db = dir + "/sqlite-normal.db";
   std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
-              SqliteInsert(full_db, "FULL", rows, batch, fields));
+              SqliteInsert(full_db, "FULL", rows, batch, fields, disk,
+                           "sqlite_full_insert_flushes_per_batch"));
   std::printf("sqlite_normal_insert_rows_per_s=%.0f\n",
-              SqliteInsert(normal_db, "NORMAL", rows, batch, fields));
+              SqliteInsert(normal_db, "NORMAL", rows, batch, fields, disk,
+                           "sqlite_normal_insert_flushes_per_batch"));
   uint64_t sqlite_rows = 0;
   double sqlite_scan_s = SqliteScan(full_db, "SELECT * FROM rows", nullptr, &sqlite_rows);
   if (sqlite_rows != rows) Die("sqlite full scan count");
@@ -272,6 +329,7 @@ int main(int argc, char** argv) {
   // an existing location (nothing uploaded). batch / this cost bounds the
   // insert rate of (a) even if per-row work were free.
   const size_t floor_appends = 200;
+  flushes_before = disk.Now();
   start = Clock::now();
   for (size_t i = 0; i < floor_appends; ++i) {
     lake_statement* stmt = nullptr;
@@ -287,6 +345,8 @@ int main(int argc, char** argv) {
     lake_statement_free(stmt);
   }
   double floor_per_s = floor_appends / Seconds(start);
+  PrintFlushesPer("lake_append_floor_flushes_per_append", disk, flushes_before,
+                  static_cast<double>(floor_appends));
   std::printf("lake_append_floor_per_s=%.0f\n", floor_per_s);
   std::printf("lake_insert_rows_per_s_ceiling=%.0f\n", floor_per_s * batch);
 
