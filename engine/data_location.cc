@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/hex.h"
 #include "engine/integrity_error.h"
 #include "engine/location_uri.h"
 
@@ -41,11 +42,7 @@ absl::StatusOr<std::string> NormalizeSha256Hex(std::string_view sha256) {
 
 absl::Status CheckCanonicalLocation(std::string_view uri, std::string_view content_type,
                                     uint64_t size_bytes, std::string_view sha256) {
-  bool lower_hex = sha256.size() == 64;
-  for (char c : sha256) {
-    lower_hex = lower_hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-  }
-  if (!lower_hex) {
+  if (!IsLowerHexSha256(sha256)) {
     if (absl::StatusOr<std::string> digest = NormalizeSha256Hex(sha256); !digest.ok()) {
       return digest.status();
     }

@@ -620,8 +620,11 @@ LAKE_API lake_status lake_table_compact(lake_db* db, const char* table, uint64_t
  *   INSERT INTO ns.t (c1, …) VALUES (?, …)[, (?, …)]
  *   SELECT cols|* FROM ns.t [AS OF VERSION n] [WHERE c = ? [AND …]] [LIMIT n]
  * Values are only ever `?` placeholders, bound by 1-based index. Binding
- * checks the value against its column's type at once. Not thread-safe; the
- * db must outlive it. */
+ * checks the value against its column's type at once. A statement runs any
+ * number of times and each binding stays until bound again — except a FILE
+ * bound to a reader, which its upload reads to the end: that binding is
+ * cleared when a run starts uploading it. Not thread-safe; the db must
+ * outlive it. */
 typedef struct lake_statement lake_statement;
 
 /* LAKE_INVALID_ARGUMENT (naming the offending token) for SQL outside the

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "base/hex.h"
 
 namespace lake::registry {
 namespace {
@@ -180,9 +181,7 @@ absl::Status ValidateStageDescriptorJson(std::string_view json) {
 }
 
 absl::Status ValidateSha256Hex(std::string_view text, std::string_view what) {
-  bool ok = text.size() == 64;
-  for (char c : text) ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-  if (ok) return absl::OkStatus();
+  if (IsLowerHexSha256(text)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       std::string(what), " must be 64 lowercase hex digits, not \"", std::string(text),
       "\""));

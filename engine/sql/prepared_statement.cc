@@ -208,9 +208,10 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
     if (const auto* path = std::get_if<FileFromPath>(&*slots_[i])) {
       source = opened[i].get();
       content_type = path->content_type;
-    } else if (const auto* from = std::get_if<FileFromSource>(&*slots_[i])) {
+    } else if (auto* from = std::get_if<FileFromSource>(&*slots_[i])) {
       source = from->source;
-      content_type = from->content_type;
+      content_type = std::move(from->content_type);
+      slots_[i].reset();  // read to its end by this upload, whatever happens
     } else {
       values[i] = std::get<table::CellValue>(*slots_[i]);
       continue;

@@ -12,6 +12,11 @@
 //      appended. Any failure before the append leaves the table's version
 //      unchanged; objects uploaded by then stay unreferenced (for GC).
 //
+// A statement runs any number of times; each binding stays until it is
+// bound again, except a FILE bound to a caller's source: the first upload
+// reads the source to its end, so that binding is cleared once the upload
+// starts (a run without binding it again is refused as not bound).
+//
 // Thread safety: a statement is used by one thread at a time.
 #ifndef LAKE_ENGINE_SQL_PREPARED_STATEMENT_H_
 #define LAKE_ENGINE_SQL_PREPARED_STATEMENT_H_

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/hex.h"
 #include "base/utf8.h"
 #include "engine/data_location.h"
 #include "engine/sha256.h"
@@ -289,19 +290,10 @@ bool IsAscii(std::string_view bytes) {
   return any < 0x80;
 }
 
-// The two checks below run on every FILE cell of every scanned fragment, so
-// they test all bytes without a branch per byte (the compiler vectorizes
-// them); a byte-at-a-time loop with an early exit was half of a scan's CPU.
-bool IsLowerHex64(std::string_view text) {
-  if (text.size() != 64) return false;
-  unsigned bad = 0;
-  for (size_t i = 0; i < 64; ++i) {
-    unsigned c = static_cast<unsigned char>(text[i]);
-    bad |= static_cast<unsigned>(c - '0' > 9u) & static_cast<unsigned>(c - 'a' > 5u);
-  }
-  return bad == 0;
-}
-
+// Runs on every FILE cell of every scanned fragment, so it tests all bytes
+// without a branch per byte (the compiler vectorizes it), as
+// IsLowerHexSha256 does; a byte-at-a-time loop with an early exit was half
+// of a scan's CPU.
 bool IsContentType(std::string_view text) {
   if (text.empty() || text.size() > kMaxContentTypeBytes) return false;
   unsigned bad = 0;
@@ -328,7 +320,7 @@ absl::Status CheckCells(const ColumnData& c, const std::string& name) {
     if (c.type == ColumnType::kBool && c.bools[row] > 1) return bad("a bool is not 0 or 1");
     if (check_utf8 && !IsValidUtf8(c.strings.At(row))) return bad("text is not UTF-8");
     if (c.type == ColumnType::kFile &&
-        (c.int64s[row] < 0 || c.strings.At(row).empty() || !IsLowerHex64(c.sha256s.At(row)) ||
+        (c.int64s[row] < 0 || c.strings.At(row).empty() || !IsLowerHexSha256(c.sha256s.At(row)) ||
          !IsContentType(c.content_types.At(row)))) {
       return bad(absl::StrCat("the file cell of row ", row, " is not a valid location"));
     }

@@ -850,6 +850,22 @@ TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow str
   REQUIRE(lake_db_pending_appends(db.get(), &json, nullptr) == LAKE_OK);
   CHECK(std::string(json) == "[]");
   lake_string_free(json);
+
+  // The INSERT runs again: its values stay bound, but the reader was read
+  // to its end by the first run, so that FILE must be bound again.
+  CHECK(lake_statement_insert(insert.get(), nullptr, &version, &err) == LAKE_INVALID_ARGUMENT);
+  CHECK(std::string(lake_error_message(err)).find("parameter 5 of 5 is not bound") !=
+        std::string::npos);
+  lake_error_free(err);
+  err = nullptr;
+  ReadState second_video{std::string(100, 'w')};
+  REQUIRE(lake_statement_bind_file_reader(insert.get(), 5, ReadFromState, &second_video,
+                                          "video/mp4", nullptr) == LAKE_OK);
+  REQUIRE(lake_statement_insert(insert.get(), nullptr, &version, &err) == LAKE_OK);
+  CHECK(version == 2);
+  REQUIRE(lake_table_describe(db.get(), "ml.runs", &json, nullptr) == LAKE_OK);
+  CHECK(std::string(json).find("\"total_rows\":2") != std::string::npos);
+  lake_string_free(json);
 }
 
 }  // namespace
