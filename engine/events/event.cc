@@ -216,11 +216,9 @@ std::string DeriveEventId(const Event& event) {
 }
 
 absl::Status FillDerivedIds(Event& event) {
-  absl::StatusOr<ItemId> id = ParseItemId(event.item_id);
-  if (!id.ok()) return id.status();
-  event.root_item_id = id->root;
-  std::optional<ItemId> parent = ParentItemId(*id);
-  event.parent_item_id = parent ? FormatItemId(*parent) : std::string();
+  if (absl::Status s = ValidateItemIdText(event.item_id); !s.ok()) return s;
+  event.root_item_id = RootTextOf(event.item_id);
+  event.parent_item_id = ParentTextOf(event.item_id);
   event.event_id = DeriveEventId(event);
   return absl::OkStatus();
 }
@@ -233,11 +231,11 @@ absl::Status ValidateEvent(const Event& e) {
   if (ValueOf(kEventTypeNames, EventTypeName(e.event_type)) != e.event_type) {
     return Bad(e, "unknown event_type");
   }
-  absl::StatusOr<ItemId> id = ParseItemId(e.item_id);
-  if (!id.ok()) return id.status();
-  if (e.root_item_id != id->root) return Bad(e, "root_item_id is not derived from item_id");
-  std::optional<ItemId> parent = ParentItemId(*id);
-  if (e.parent_item_id != (parent ? FormatItemId(*parent) : std::string())) {
+  if (absl::Status s = ValidateItemIdText(e.item_id); !s.ok()) return s;
+  if (e.root_item_id != RootTextOf(e.item_id)) {
+    return Bad(e, "root_item_id is not derived from item_id");
+  }
+  if (e.parent_item_id != ParentTextOf(e.item_id)) {
     return Bad(e, "parent_item_id is not derived from item_id");
   }
   if (e.item_seq == 0) return Bad(e, "item_seq is 0 (sequences start at 1)");

@@ -62,23 +62,26 @@ std::optional<uint32_t> ParseIndex(std::string_view digits) {
   return value;
 }
 
-}  // namespace
-
-absl::StatusOr<ItemId> ParseItemId(std::string_view text) {
+// Walks `text` by the grammar, calling on_segment(step, index) for each
+// path segment in order; the first violation is the error. ParseItemId and
+// ValidateItemIdText share it, so they accept exactly the same texts.
+template <typename OnSegment>
+absl::Status WalkItemId(std::string_view text, OnSegment on_segment) {
   if (text.size() > kMaxItemIdBytes) {
     return Invalid(text, absl::StrCat("longer than ", kMaxItemIdBytes, " bytes"));
   }
   size_t slash = text.find('/');
-  ItemId id;
-  id.root = std::string(text.substr(0, slash));
-  if (std::string why = RootProblem(id.root); !why.empty()) return Invalid(text, why);
+  if (std::string why = RootProblem(text.substr(0, slash)); !why.empty()) {
+    return Invalid(text, why);
+  }
+  size_t depth = 0;
   while (slash != std::string_view::npos) {
     size_t start = slash + 1;
     slash = text.find('/', start);
     std::string_view segment =
         text.substr(start, slash == std::string_view::npos ? std::string_view::npos
                                                            : slash - start);
-    if (id.path.size() == kMaxItemDepth) {
+    if (depth == kMaxItemDepth) {
       return Invalid(text, absl::StrCat("deeper than ", kMaxItemDepth, " steps"));
     }
     size_t colon = segment.rfind(':');
@@ -91,9 +94,35 @@ absl::StatusOr<ItemId> ParseItemId(std::string_view text) {
     if (!index) {
       return Invalid(text, "index is not a decimal u32 without leading zeros");
     }
-    id.path.push_back(ItemPathSegment{std::string(step), *index});
+    on_segment(step, *index);
+    ++depth;
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ItemId> ParseItemId(std::string_view text) {
+  ItemId id;
+  absl::Status walked = WalkItemId(text, [&](std::string_view step, uint32_t index) {
+    id.path.push_back(ItemPathSegment{std::string(step), index});
+  });
+  if (!walked.ok()) return walked;
+  id.root = std::string(RootTextOf(text));
   return id;
+}
+
+absl::Status ValidateItemIdText(std::string_view text) {
+  return WalkItemId(text, [](std::string_view, uint32_t) {});
+}
+
+std::string_view RootTextOf(std::string_view valid_item_id) {
+  return valid_item_id.substr(0, valid_item_id.find('/'));
+}
+
+std::string_view ParentTextOf(std::string_view valid_item_id) {
+  size_t last = valid_item_id.rfind('/');
+  return last == std::string_view::npos ? std::string_view() : valid_item_id.substr(0, last);
 }
 
 absl::Status ValidateItemId(const ItemId& id) {
@@ -136,16 +165,13 @@ absl::StatusOr<ItemId> ChildItemId(const ItemId& parent, std::string_view step,
 }
 
 absl::StatusOr<std::string> RootItemIdText(std::string_view item_id) {
-  absl::StatusOr<ItemId> id = ParseItemId(item_id);
-  if (!id.ok()) return id.status();
-  return id->root;
+  if (absl::Status s = ValidateItemIdText(item_id); !s.ok()) return s;
+  return std::string(RootTextOf(item_id));
 }
 
 absl::StatusOr<std::string> ParentItemIdText(std::string_view item_id) {
-  absl::StatusOr<ItemId> id = ParseItemId(item_id);
-  if (!id.ok()) return id.status();
-  std::optional<ItemId> parent = ParentItemId(*id);
-  return parent ? FormatItemId(*parent) : std::string();
+  if (absl::Status s = ValidateItemIdText(item_id); !s.ok()) return s;
+  return std::string(ParentTextOf(item_id));
 }
 
 }  // namespace lake::events

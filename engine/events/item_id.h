@@ -54,6 +54,17 @@ struct ItemId {
 // violation of the grammar above.
 absl::StatusOr<ItemId> ParseItemId(std::string_view text);
 
+// OK when `text` spells an id: ParseItemId without building the ItemId
+// (the same verdicts and errors).
+absl::Status ValidateItemIdText(std::string_view text);
+
+// Of the text of a valid id (one ValidateItemIdText accepted): its root's
+// text and its parent's text ("" for a root item), as views into it. One
+// spelling per id makes these its prefixes before the first and the last
+// '/'.
+std::string_view RootTextOf(std::string_view valid_item_id);
+std::string_view ParentTextOf(std::string_view valid_item_id);
+
 // OK when `id` satisfies the grammar; InvalidArgument naming the part that
 // does not.
 absl::Status ValidateItemId(const ItemId& id);

@@ -40,6 +40,10 @@ TEST_CASE("events item id: root and parent are derived from the path") {
   CHECK(*RootItemIdText("ep1/expand:3/judge:0") == "ep1");
   CHECK(*ParentItemIdText("ep1/expand:3/judge:0") == "ep1/expand:3");
   CHECK(*ParentItemIdText("ep1") == "");
+  CHECK(RootTextOf("ep1/expand:3/judge:0") == "ep1");
+  CHECK(ParentTextOf("ep1/expand:3/judge:0") == "ep1/expand:3");
+  CHECK(RootTextOf("ep1") == "ep1");
+  CHECK(ParentTextOf("ep1") == "");
 }
 
 TEST_CASE("events item id: the largest u32 index is accepted") {
@@ -56,7 +60,11 @@ TEST_CASE("events item id: malformed ids are InvalidArgument naming the text") {
     absl::StatusOr<ItemId> id = ParseItemId(bad);
     CHECK_MESSAGE(absl::IsInvalidArgument(id.status()), bad);
     CHECK_MESSAGE(id.status().message().find("item id \"") == 0, bad);
+    // The text-only check refuses the same texts with the same error.
+    CHECK_MESSAGE(ValidateItemIdText(bad) == id.status(), bad);
   }
+  LAKE_CHECK_OK(ValidateItemIdText("ep1/expand:3/judge:0"));
+  LAKE_CHECK_OK(ValidateItemIdText("r/s:4294967295"));
 }
 
 TEST_CASE("events item id: the error quotes the offending text escaped") {
@@ -69,7 +77,9 @@ TEST_CASE("events item id: depth and length bounds are enforced") {
   std::string deep = "r";
   for (size_t i = 0; i < kMaxItemDepth; ++i) deep += "/s:1";
   LAKE_CHECK_OK(ParseItemId(deep));
+  LAKE_CHECK_OK(ValidateItemIdText(deep));
   CHECK(absl::IsInvalidArgument(ParseItemId(deep + "/s:1").status()));
+  CHECK(absl::IsInvalidArgument(ValidateItemIdText(deep + "/s:1")));
   CHECK(absl::IsInvalidArgument(
       ParseItemId(std::string(kMaxRootItemBytes + 1, 'r')).status()));
   LAKE_CHECK_OK(ParseItemId(std::string(kMaxRootItemBytes, 'r')));
