@@ -332,18 +332,22 @@ absl::Status ShardWriter::AppendDurably(std::string frame) {
   mine.frame = std::move(frame);
   absl::MutexLock lock(&mu_);
   queue_.push_back(&mine);
-  appended_.SignalAll();  // a leader may be waiting for this frame
+  // Only the thread gathering the next group waits for frames; the others
+  // sleep until a group is written, so a queued frame wakes one thread.
+  if (gathering_) frame_queued_.Signal();
   while (!mine.done) {
-    if (leader_active_) {
-      appended_.Wait(&mu_);
+    if (leader_active_ || gathering_) {
+      group_written_.Wait(&mu_);
       continue;
     }
-    // Wait briefly for the frames of joined appenders, then lead one group:
-    // every queued frame up to kMaxGroupBytes (at least one).
+    // Lead the next group: wait briefly for the frames of joined
+    // appenders, then take every queued frame up to kMaxGroupBytes (at
+    // least one, and this thread's own: no other thread leads meanwhile).
+    gathering_ = true;
     absl::Time deadline = absl::Now() + kGroupCommitWindow;
-    while (queue_.size() < appenders_ && !appended_.WaitWithDeadline(&mu_, deadline)) {
+    while (queue_.size() < appenders_ && !frame_queued_.WaitWithDeadline(&mu_, deadline)) {
     }
-    if (mine.done || leader_active_) continue;
+    gathering_ = false;
     leader_active_ = true;
     std::vector<PendingAppend*> group;
     uint64_t group_bytes = 0;
@@ -365,7 +369,9 @@ absl::Status ShardWriter::AppendDurably(std::string frame) {
       p->done = true;
     }
     leader_active_ = false;
-    appended_.SignalAll();
+    // Wakes the group's threads, and those queued meanwhile (one of them
+    // leads the next group).
+    group_written_.SignalAll();
   }
   return mine.status;
 }

@@ -184,9 +184,15 @@ class ShardWriter {
   uint64_t zeroed_end_ = 0;  // the segment's zeros written ahead end here
   absl::Status broken_;
 
+  // Group commit: queued frames wait in queue_. At most one thread is
+  // gathering (waiting for more frames before it leads) or leading
+  // (writing a group), never both at once; every other waiting thread
+  // sleeps on group_written_ until a group is written.
   absl::Mutex mu_;
-  absl::CondVar appended_;
+  absl::CondVar frame_queued_;   // signaled per queued frame while gathering
+  absl::CondVar group_written_;  // signaled (all) when a group is written
   std::vector<PendingAppend*> queue_ ABSL_GUARDED_BY(mu_);
+  bool gathering_ ABSL_GUARDED_BY(mu_) = false;
   bool leader_active_ ABSL_GUARDED_BY(mu_) = false;
   size_t appenders_ ABSL_GUARDED_BY(mu_) = 0;  // joined threads
   SyncStats sync_stats_ ABSL_GUARDED_BY(mu_);
