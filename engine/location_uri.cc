@@ -175,6 +175,18 @@ absl::Status CheckLocationUri(std::string_view uri) {
   return ValidatePathSegments(encoded);
 }
 
+std::optional<std::string_view> LiteralFileUriPath(std::string_view uri) {
+  if (uri.substr(0, sizeof kFileScheme - 1) != kFileScheme) return std::nullopt;
+  std::string_view path = uri.substr(sizeof kFileScheme - 1);
+  if (path.empty() || path.front() != '/') return std::nullopt;
+  std::string_view segments = path.substr(1);
+  if (!std::all_of(segments.begin(), segments.end(), IsLiteralPathByte) ||
+      !ValidatePathSegments(segments).ok()) {
+    return std::nullopt;
+  }
+  return path;
+}
+
 bool IsStrictlyBeneath(std::string_view child, std::string_view parent) {
   if (parent.empty()) return !child.empty();
   return child.size() > parent.size() + 1 &&

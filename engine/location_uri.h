@@ -10,6 +10,7 @@
 #ifndef LAKE_ENGINE_LOCATION_URI_H_
 #define LAKE_ENGINE_LOCATION_URI_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,11 @@ absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri);
 // same errors, and no allocation for the common all-literal URI (checked
 // where a URI is only validated, once per row on the append path).
 absl::Status CheckLocationUri(std::string_view uri);
+
+// The decoded path of a valid file:// URI spelled without a percent-escape
+// (which decodes to itself: the text after "file://"), without allocating;
+// nullopt for any other URI, valid or not (ParseLocationUri decides those).
+std::optional<std::string_view> LiteralFileUriPath(std::string_view uri);
 
 // OK when every '/'-separated segment of `path` is non-empty, not "." or
 // "..", free of NUL bytes, and the whole is valid UTF-8.

@@ -2,7 +2,9 @@
 //
 // The input is used four ways; properties checked (a violation traps):
 //   1. As a URI, ParseLocationUri(input); CheckLocationUri(input) gives the
-//      same verdict with the same message. If accepted:
+//      same verdict with the same message, and LiteralFileUriPath(input),
+//      when it gives a path, gives the path ParseLocationUri decodes (of an
+//      accepted file:// URI). If accepted:
 //      - re-formatting reproduces the input byte for byte
 //        (FormatFileUri(path) for file://, FormatS3Uri(bucket, path) for
 //        s3://), so the canonical encoding is the only accepted spelling and
@@ -26,6 +28,7 @@
 //      first 16 of them).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +108,9 @@ bool ReferenceSegmentsOk(std::string_view path) {
 void CheckParsedUri(std::string_view uri) {
   absl::StatusOr<lake::ParsedUri> parsed = lake::ParseLocationUri(uri);
   Check(lake::CheckLocationUri(uri) == parsed.status());
+  if (std::optional<std::string_view> literal = lake::LiteralFileUriPath(uri)) {
+    Check(parsed.ok() && parsed->scheme == lake::UriScheme::kFile && parsed->path == *literal);
+  }
   if (!parsed.ok()) return;
   std::string_view segments = parsed->path;
   if (parsed->scheme == lake::UriScheme::kFile) {

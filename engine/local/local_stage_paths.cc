@@ -29,17 +29,24 @@ std::string LocalStagePaths::UriOfKey(std::string_view key) const {
 
 absl::StatusOr<std::string> LocalStagePaths::KeyOfLocation(
     const DataLocation& location) const {
-  absl::StatusOr<ParsedUri> parsed = ParseLocationUri(location.uri);
-  if (!parsed.ok()) return parsed.status();
-  if (parsed->scheme != UriScheme::kFile) {
-    return InvalidLocationError(
-        "location is not a file:// URI of this local stage: " + location.uri);
+  // The common all-literal URI is its own decoded path: no parse needed.
+  std::optional<std::string_view> path = LiteralFileUriPath(location.uri);
+  std::string decoded;
+  if (!path) {
+    absl::StatusOr<ParsedUri> parsed = ParseLocationUri(location.uri);
+    if (!parsed.ok()) return parsed.status();
+    if (parsed->scheme != UriScheme::kFile) {
+      return InvalidLocationError(
+          "location is not a file:// URI of this local stage: " + location.uri);
+    }
+    decoded = std::move(parsed->path);
+    path = decoded;
   }
-  if (!IsStrictlyBeneath(parsed->path, root_)) {
+  if (!IsStrictlyBeneath(*path, root_)) {
     return InvalidLocationError(
         "location is outside the stage root " + root_ + ": " + location.uri);
   }
-  std::string key = parsed->path.substr(root_.size() + 1);
+  std::string key(path->substr(root_.size() + 1));
   if (!IsManagedKey(key, tenant_)) {
     return InvalidLocationError(
         tenant_.empty()

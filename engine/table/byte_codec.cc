@@ -3,16 +3,19 @@
 #include <xxhash.h>
 
 #include "absl/strings/str_cat.h"
+#include "base/hex.h"
 
 namespace lake::table {
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 
-int LowerHexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
+// The value of a lowercase hex digit (one IsLowerHexSha256 accepted):
+// '0'..'9' are 0x30..0x39 and 'a'..'f' are 0x61..0x66, so the low nibble
+// plus 9 for letters (bit 6 set) — no branch, so a whole digest vectorizes.
+uint8_t LowerHexDigitValue(char c) {
+  unsigned u = static_cast<unsigned char>(c);
+  return static_cast<uint8_t>((u & 0xF) + 9 * (u >> 6));
 }
 
 }  // namespace
@@ -36,13 +39,11 @@ std::string Checksum128(std::string_view bytes) {
 }
 
 std::optional<Sha256Raw> Sha256FromHex(std::string_view hex) {
-  if (hex.size() != 2 * kSha256RawBytes) return std::nullopt;
+  if (!IsLowerHexSha256(hex)) return std::nullopt;
   Sha256Raw raw;
   for (size_t i = 0; i < raw.size(); ++i) {
-    int high = LowerHexValue(hex[2 * i]);
-    int low = LowerHexValue(hex[2 * i + 1]);
-    if (high < 0 || low < 0) return std::nullopt;
-    raw[i] = static_cast<uint8_t>(high << 4 | low);
+    raw[i] = static_cast<uint8_t>(LowerHexDigitValue(hex[2 * i]) << 4 |
+                                  LowerHexDigitValue(hex[2 * i + 1]));
   }
   return raw;
 }

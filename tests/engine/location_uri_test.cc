@@ -14,6 +14,7 @@ void CheckRefused(const std::string& uri) {
   CHECK(testing::KindOf(parsed.status()) == IntegrityKind::kInvalidLocation);
   // The validity-only check gives the same verdict and the same message.
   CHECK_MESSAGE(CheckLocationUri(uri) == parsed.status(), uri);
+  CHECK_FALSE(LiteralFileUriPath(uri).has_value());
 }
 
 TEST_CASE("file URIs have an empty authority and an absolute path") {
@@ -25,6 +26,19 @@ TEST_CASE("file URIs have an empty authority and an absolute path") {
   CheckRefused("file://x/srv");
   CheckRefused("file:relative");
   CheckRefused("file://");
+}
+
+TEST_CASE("an all-literal file URI is its own decoded path; anything else is parsed") {
+  CHECK(LiteralFileUriPath("file:///srv/lake/objects/3f/x") == "/srv/lake/objects/3f/x");
+  for (std::string uri : {"file:///srv/a%20b", "s3://bucket/key", "file://host/x",
+                          "file:///srv/../x", "file:///srv//x", "file:///"}) {
+    CAPTURE(uri);
+    CHECK_FALSE(LiteralFileUriPath(uri).has_value());
+  }
+  // An escaped path still parses, just not on the literal path.
+  absl::StatusOr<ParsedUri> escaped = ParseLocationUri("file:///srv/a%20b");
+  LAKE_REQUIRE_OK(escaped);
+  CHECK(escaped->path == "/srv/a b");
 }
 
 TEST_CASE("s3 URIs name a valid bucket and a key") {

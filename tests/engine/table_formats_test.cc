@@ -126,6 +126,24 @@ absl::Status DecodeTinyFragment(std::string_view bytes) {
   return DecodeFragment(bytes, TinySchema()).status();
 }
 
+TEST_CASE("a sha256 converts between hex and raw bytes, every byte value both ways") {
+  Sha256Raw raw;
+  for (int start : {0, 32, 64, 96, 128, 160, 192, 224}) {
+    for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(start + i);
+    std::string hex = Sha256ToHex(raw);
+    std::optional<Sha256Raw> back = Sha256FromHex(hex);
+    REQUIRE(back.has_value());
+    CHECK(*back == raw);
+  }
+  std::string hex = Sha256ToHex(raw);
+  CHECK_FALSE(Sha256FromHex(hex.substr(0, 63)).has_value());
+  for (char bad : {'A', 'F', 'g', ':', '/', '`', ' ', '\0'}) {
+    std::string text = hex;
+    text[17] = bad;
+    CHECK_FALSE(Sha256FromHex(text).has_value());
+  }
+}
+
 TEST_CASE("a fragment round-trips every column type with nulls") {
   ColumnBatch batch = testing::SampleBatch(0, 200);
   absl::StatusOr<std::string> bytes = EncodeFragment(batch);
