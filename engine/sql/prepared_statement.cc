@@ -201,7 +201,10 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
       }
     }
   }
-  std::vector<table::CellValue> values(slots_.size());
+  // Each value read where it is: a bound one in its slot, an uploaded
+  // FILE's location in `uploaded`.
+  std::vector<const table::CellValue*> values(slots_.size());
+  std::vector<table::CellValue> uploaded(slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
     UploadSource* source = nullptr;
     std::string content_type;
@@ -213,16 +216,17 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
       content_type = std::move(from->content_type);
       slots_[i].reset();  // read to its end by this upload, whatever happens
     } else {
-      values[i] = std::get<table::CellValue>(*slots_[i]);
+      values[i] = &std::get<table::CellValue>(*slots_[i]);
       continue;
     }
     UploadOptions options = upload_options;
     options.content_type = content_type.empty() ? std::string(kDefaultContentType) : content_type;
     absl::StatusOr<DataLocation> location = tables_.stage().Upload(*source, options);
     if (!location.ok()) return location.status();
-    values[i] = std::move(*location);
+    uploaded[i] = std::move(*location);
+    values[i] = &uploaded[i];
   }
-  absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, std::move(values));
+  absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, values);
   if (!rows.ok()) return rows.status();
   return tables_.AppendBatch(*table, *rows);
 }

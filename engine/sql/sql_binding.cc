@@ -172,11 +172,15 @@ absl::Status CheckParameterCount(size_t expected, size_t given) {
                                                  given == 1 ? " parameter bound" : " parameters bound"));
 }
 
-absl::Status CheckParameters(const Schema& schema, const std::vector<BoundParameter>& bound,
-                             const std::vector<CellValue>& parameters) {
-  if (absl::Status s = CheckParameterCount(bound.size(), parameters.size()); !s.ok()) return s;
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    const CellValue& value = parameters[i];
+namespace {
+
+// CheckParameters over any list of n parameters, the i-th given by value(i).
+template <typename ValueAt>
+absl::Status CheckParameterTypes(const Schema& schema, const std::vector<BoundParameter>& bound,
+                                 size_t n, ValueAt value_at) {
+  if (absl::Status s = CheckParameterCount(bound.size(), n); !s.ok()) return s;
+  for (size_t i = 0; i < n; ++i) {
+    const CellValue& value = value_at(i);
     if (std::holds_alternative<std::monostate>(value)) continue;
     ColumnType given = table::CellValueType(value);
     if (given != bound[i].type) {
@@ -188,13 +192,28 @@ absl::Status CheckParameters(const Schema& schema, const std::vector<BoundParame
   return absl::OkStatus();
 }
 
-absl::StatusOr<ColumnBatch> InsertRows(const BoundInsert& insert, std::vector<CellValue> parameters) {
-  if (absl::Status s = CheckParameters(insert.schema, insert.parameters, parameters); !s.ok()) return s;
+}  // namespace
+
+absl::Status CheckParameters(const Schema& schema, const std::vector<BoundParameter>& bound,
+                             const std::vector<CellValue>& parameters) {
+  return CheckParameterTypes(schema, bound, parameters.size(),
+                             [&](size_t i) -> const CellValue& { return parameters[i]; });
+}
+
+absl::StatusOr<ColumnBatch> InsertRows(const BoundInsert& insert,
+                                       absl::Span<const CellValue* const> parameters) {
+  if (absl::Status s =
+          CheckParameterTypes(insert.schema, insert.parameters, parameters.size(),
+                              [&](size_t i) -> const CellValue& { return *parameters[i]; });
+      !s.ok()) {
+    return s;
+  }
   ColumnBatch batch = ColumnBatch::Empty(insert.schema);
-  std::vector<CellValue> row(insert.schema.columns.size());
+  static const CellValue kNull;  // columns the INSERT does not list
+  std::vector<const CellValue*> row(insert.schema.columns.size(), &kNull);
   size_t next = 0;
   for (size_t r = 0; r < insert.row_count; ++r) {
-    for (size_t index : insert.columns) row[index] = std::move(parameters[next++]);
+    for (size_t index : insert.columns) row[index] = parameters[next++];
     if (absl::Status s = batch.AppendRow(row); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("SQL: row ", r + 1, ": ", std::string(s.message())));
     }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/column_batch.h"
 #include "engine/table/schema.h"
@@ -78,10 +79,10 @@ absl::Status CheckParameters(const table::Schema& schema, const std::vector<Boun
 
 // The rows an INSERT appends: a batch of the bound schema with row_count
 // rows, listed columns from the parameters, the others null. Checks the
-// parameters first (CheckParameters) and a utf8 value's encoding. The
-// parameters are consumed (moved into the rows, not copied).
-absl::StatusOr<table::ColumnBatch> InsertRows(const BoundInsert& insert,
-                                              std::vector<table::CellValue> parameters);
+// parameters first (as CheckParameters) and a utf8 value's encoding. Each
+// parameter is read where it is (copied once, into the batch's columns).
+absl::StatusOr<table::ColumnBatch> InsertRows(
+    const BoundInsert& insert, absl::Span<const table::CellValue* const> parameters);
 
 // The indexes, ascending, of the rows of `batch` that satisfy every WHERE
 // condition, at most `max_rows` of them (the first ones). Equality is

@@ -109,12 +109,19 @@ ColumnBatch ColumnBatch::Empty(const Schema& schema) {
 }
 
 absl::Status ColumnBatch::AppendRow(const std::vector<CellValue>& row) {
+  std::vector<const CellValue*> values;
+  values.reserve(row.size());
+  for (const CellValue& value : row) values.push_back(&value);
+  return AppendRow(values);
+}
+
+absl::Status ColumnBatch::AppendRow(absl::Span<const CellValue* const> row) {
   if (row.size() != columns.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("a row has ", row.size(), " values for ", columns.size(), " columns"));
   }
   for (size_t i = 0; i < row.size(); ++i) {
-    const CellValue& value = row[i];
+    const CellValue& value = *row[i];
     const std::string& name = schema.columns[i].name;
     if (std::holds_alternative<std::monostate>(value)) continue;
     if (CellValueType(value) != columns[i].type) {
@@ -131,10 +138,10 @@ absl::Status ColumnBatch::AppendRow(const std::vector<CellValue>& row) {
     }
   }
   for (size_t i = 0; i < row.size(); ++i) {
-    if (std::holds_alternative<std::monostate>(row[i])) {
+    if (std::holds_alternative<std::monostate>(*row[i])) {
       AppendNull(columns[i]);
     } else {
-      AppendValue(columns[i], row[i]);
+      AppendValue(columns[i], *row[i]);
     }
   }
   ++num_rows;

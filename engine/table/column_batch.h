@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "engine/data_location.h"
 #include "engine/table/schema.h"
 
@@ -98,6 +99,8 @@ struct ColumnBatch {
   // type is not its column's, a utf8 value is not UTF-8, or a column's
   // strings would pass kMaxStringColumnBytes; the batch is unchanged then.
   absl::Status AppendRow(const std::vector<CellValue>& row);
+  // The same, reading each value where it is (no copy of the row).
+  absl::Status AppendRow(absl::Span<const CellValue* const> row);
   // The cell at (row, column).
   CellValue Cell(size_t row, size_t column) const;
   // Appends rows [begin, end) of `other` (same schema).

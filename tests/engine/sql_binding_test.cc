@@ -21,6 +21,14 @@ using table::ColumnType;
 using table::Schema;
 using table::TimestampMicros;
 
+// InsertRows over values listed in place.
+absl::StatusOr<ColumnBatch> InsertValues(const BoundInsert& insert,
+                                         const std::vector<CellValue>& values) {
+  std::vector<const CellValue*> pointers;
+  for (const CellValue& value : values) pointers.push_back(&value);
+  return InsertRows(insert, pointers);
+}
+
 Schema TestSchema() {
   return Schema{{{"id", ColumnType::kInt64},
                  {"name", ColumnType::kUtf8},
@@ -139,7 +147,7 @@ TEST_CASE("CheckParameters accepts null or the column's type and names a mismatc
 TEST_CASE("InsertRows fills the listed columns and leaves the others null") {
   BoundInsert bound = Insert("INSERT INTO ns.t (name, id, video) VALUES (?, ?, ?), (?, ?, ?)");
   DataLocation a = Location("file:///srv/lake/a", "video/mp4", 10, 'a');
-  absl::StatusOr<ColumnBatch> batch = InsertRows(
+  absl::StatusOr<ColumnBatch> batch = InsertValues(
       bound, {std::string("ann"), int64_t{7}, a, std::monostate{}, int64_t{8}, std::monostate{}});
   LAKE_REQUIRE_OK(batch);
   LAKE_CHECK_OK(batch->Validate());
@@ -157,10 +165,10 @@ TEST_CASE("InsertRows fills the listed columns and leaves the others null") {
 
 TEST_CASE("InsertRows refuses wrong parameters and text that is not UTF-8") {
   BoundInsert bound = Insert("INSERT INTO ns.t (id, name) VALUES (?, ?), (?, ?)");
-  CHECK(ErrorOf(InsertRows(bound, {int64_t{1}, std::string("a")})) == "SQL: 4 placeholders, 2 parameters bound");
-  CHECK(ErrorOf(InsertRows(bound, {int64_t{1}, std::string("a"), 1.0, std::string("b")})) ==
+  CHECK(ErrorOf(InsertValues(bound, {int64_t{1}, std::string("a")})) == "SQL: 4 placeholders, 2 parameters bound");
+  CHECK(ErrorOf(InsertValues(bound, {int64_t{1}, std::string("a"), 1.0, std::string("b")})) ==
         "SQL: parameter 3 (column 'id') is int64, not float64");
-  CHECK(ErrorOf(InsertRows(bound, {int64_t{1}, std::string("a"), int64_t{2}, std::string("\xff")})) ==
+  CHECK(ErrorOf(InsertValues(bound, {int64_t{1}, std::string("a"), int64_t{2}, std::string("\xff")})) ==
         "SQL: row 2: column 'name': text is not UTF-8");
 }
 
