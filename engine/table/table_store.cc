@@ -70,9 +70,8 @@ std::string_view RecoveredAppendResultName(RecoveredAppend::Result result) {
   return "failed";
 }
 
-absl::StatusOr<std::optional<ColumnBatch>> TableScan::Next() {
-  if (next_fragment_ >= manifest_.fragments.size()) return std::optional<ColumnBatch>();
-  const FragmentRef& ref = manifest_.fragments[next_fragment_++];
+absl::StatusOr<ColumnBatch> TableScan::ReadFragment(size_t index) const {
+  const FragmentRef& ref = manifest_.fragments[index];
   absl::StatusOr<std::string> bytes =
       io::ReadWholeFile(fs_, absl::StrCat(table_dir_, "/", ref.path), kMaxFragmentBytes);
   if (absl::IsNotFound(bytes.status())) {
@@ -93,6 +92,22 @@ absl::StatusOr<std::optional<ColumnBatch>> TableScan::Next() {
     return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch->num_rows,
                                             " rows, its manifest says ", ref.rows));
   }
+  return batch;
+}
+
+absl::StatusOr<std::optional<ColumnBatch>> TableScan::Next() {
+  // Fragments past the one returned are read and decoded ahead on other
+  // threads (up to kScanReadAhead), so decoding (zstd, checks) runs on
+  // every core while the caller consumes; they are returned in order.
+  while (next_ahead_ < manifest_.fragments.size() && ahead_.size() < kScanReadAhead) {
+    ahead_.push_back(std::async(std::launch::async,
+                                [this, index = next_ahead_] { return ReadFragment(index); }));
+    ++next_ahead_;
+  }
+  if (ahead_.empty()) return std::optional<ColumnBatch>();
+  absl::StatusOr<ColumnBatch> batch = ahead_.front().get();
+  ahead_.pop_front();
+  if (!batch.ok()) return batch.status();
   return std::optional<ColumnBatch>(std::move(*batch));
 }
 

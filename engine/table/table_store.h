@@ -41,6 +41,8 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -114,17 +116,24 @@ class TableScan {
   uint64_t total_rows() const { return manifest_.total_rows; }
   size_t fragment_count() const { return manifest_.fragments.size(); }
   // The next fragment's rows; nullopt after the last. DataLoss when a
-  // fragment is missing or damaged.
+  // fragment is missing or damaged. The following fragments are read and
+  // decoded ahead meanwhile, on other threads (at most kScanReadAhead).
   absl::StatusOr<std::optional<ColumnBatch>> Next();
 
  private:
   friend class TableStore;
+  static constexpr size_t kScanReadAhead = 2;
   TableScan(io::FileSystem& fs, std::string table_dir, Manifest manifest)
       : fs_(fs), table_dir_(std::move(table_dir)), manifest_(std::move(manifest)) {}
+  // Reads, checks and decodes fragment `index` of the manifest.
+  absl::StatusOr<ColumnBatch> ReadFragment(size_t index) const;
   io::FileSystem& fs_;
   std::string table_dir_;
   Manifest manifest_;
-  size_t next_fragment_ = 0;
+  size_t next_ahead_ = 0;  // the first fragment not yet being read
+  // Declared last: destroyed first, waiting for every read ahead, before
+  // what those reads use.
+  std::deque<std::future<absl::StatusOr<ColumnBatch>>> ahead_;
 };
 
 class TableStore {

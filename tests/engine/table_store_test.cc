@@ -4,6 +4,7 @@
 // append recovery.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -277,6 +278,55 @@ TEST_CASE("tables: compaction merges fragments into one version with the same ro
       root->tables->Compact(*table::ParseTableName(kEpisodes));
   LAKE_REQUIRE_OK(again);
   CHECK_FALSE(again->has_value());
+}
+
+TEST_CASE("tables: a scan returns fragments in order while it reads ahead; a damaged one fails in its place") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  const int kFragments = 6;
+  for (int i = 0; i < kFragments; ++i) {
+    sources.push_back(std::make_unique<Source>(50 + i, 60 + i));
+    LAKE_REQUIRE_OK(root->Insert(kInsert, Episode(absl::StrCat("e", i), i, *sources.back())));
+  }
+  const table::TableName name = *table::ParseTableName(kEpisodes);
+  auto scan_rows = [&](int wanted_ok) {
+    absl::StatusOr<std::unique_ptr<table::TableScan>> scan = root->tables->Scan(name, std::nullopt);
+    LAKE_REQUIRE_OK(scan);
+    REQUIRE((*scan)->fragment_count() == kFragments);
+    for (int i = 0; i < wanted_ok; ++i) {
+      absl::StatusOr<std::optional<table::ColumnBatch>> batch = (*scan)->Next();
+      LAKE_REQUIRE_OK(batch);
+      REQUIRE(batch->has_value());
+      CHECK((*batch)->Cell(0, 0) == CellValue{absl::StrCat("e", i)});
+    }
+    return std::move(*scan);
+  };
+  // Every fragment, in order, then the end.
+  std::unique_ptr<table::TableScan> whole = scan_rows(kFragments);
+  absl::StatusOr<std::optional<table::ColumnBatch>> end = whole->Next();
+  LAKE_REQUIRE_OK(end);
+  CHECK_FALSE(end->has_value());
+  // A scan dropped while it reads ahead.
+  scan_rows(1).reset();
+
+  // Damage the fourth fragment (fragment names are UUIDv7: append order).
+  std::vector<std::string> fragments;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(dir.path() + "/tables/robots/episodes/data")) {
+    fragments.push_back(entry.path().string());
+  }
+  std::sort(fragments.begin(), fragments.end());
+  REQUIRE(fragments.size() == kFragments);
+  {
+    std::fstream file(fragments[3], std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(40);
+    file.put('\x5a');
+  }
+  std::unique_ptr<table::TableScan> damaged = scan_rows(3);
+  absl::StatusOr<std::optional<table::ColumnBatch>> fourth = damaged->Next();
+  CHECK(absl::IsDataLoss(fourth.status()));
 }
 
 TEST_CASE("tables: a corrupted reference delta makes enumeration fail closed") {
