@@ -140,15 +140,34 @@ absl::Status EventLog::Refresh() {
       known.insert(known.end(), std::make_move_iterator(item_events.begin()),
                    std::make_move_iterator(item_events.end()));
       Canonicalize(known);
+      admission_[item] = SummarizeItem(known);
     }
   } else {
     for (Event& e : appended_while_rereading_) read[e.item_id].push_back(std::move(e));
     for (auto& [item, item_events] : read) Canonicalize(item_events);
     index_ = std::move(read);
+    admission_.clear();
+    for (const auto& [item, item_events] : index_) {
+      admission_.emplace(item, SummarizeItem(item_events));
+    }
   }
   cursors_ = std::move(cursors);
   shard_count_ = shards->size();
   return absl::OkStatus();
+}
+
+void EventLog::ItemAdmission::Add(const Event& event) {
+  max_attempt = std::max(max_attempt, event.attempt);
+  if (event.writer_epoch.empty()) return;
+  auto [first, inserted] =
+      first_seq_of_epoch[event.attempt].try_emplace(event.writer_epoch, event.item_seq);
+  if (!inserted) first->second = std::min(first->second, event.item_seq);
+}
+
+EventLog::ItemAdmission EventLog::SummarizeItem(const std::vector<Event>& events) {
+  ItemAdmission summary;
+  for (const Event& e : events) summary.Add(e);
+  return summary;
 }
 
 absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
@@ -178,11 +197,36 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
   if (in_flight_.count({e.item_id, e.item_seq}) != 0) {
     return Refused(e, "fencing violation", "another append of this item_seq is in flight");
   }
-  if (auto it = index_.find(e.item_id); it != index_.end()) {
-    for (const Event& k : it->second) {
-      absl::StatusOr<bool> same = check(k);
-      if (!same.ok() || *same) return same;
+  if (auto it = index_.find(e.item_id); it != index_.end() && !it->second.empty()) {
+    // The same verdict as checking every indexed event in order, found by
+    // search: the first event at e's item_seq, or the first event of e's
+    // attempt under another writer_epoch, whichever comes first.
+    const std::vector<Event>& known = it->second;
+    const ItemAdmission& summary = admission_.find(e.item_id)->second;
+    auto by_seq = [](const Event& k, uint64_t seq) { return k.item_seq < seq; };
+    auto same = std::lower_bound(known.begin(), known.end(), e.item_seq, by_seq);
+    if (same != known.end() && same->item_seq != e.item_seq) same = known.end();
+    std::optional<uint64_t> split_seq;
+    if (!e.writer_epoch.empty()) {
+      if (auto of = summary.first_seq_of_epoch.find(e.attempt);
+          of != summary.first_seq_of_epoch.end()) {
+        for (const auto& [epoch, first] : of->second) {
+          if (epoch != e.writer_epoch && first != e.item_seq && (!split_seq || first < *split_seq)) {
+            split_seq = first;
+          }
+        }
+      }
     }
+    if (split_seq && (same == known.end() || *split_seq < same->item_seq)) {
+      for (auto k = std::lower_bound(known.begin(), known.end(), *split_seq, by_seq);
+           k != known.end() && k->item_seq == *split_seq; ++k) {
+        absl::StatusOr<bool> verdict = check(*k);
+        if (!verdict.ok()) return verdict;
+      }
+    }
+    if (same != known.end()) return check(*same);
+    last_seq = known.back().item_seq;
+    last_attempt = summary.max_attempt;
   }
   for (auto it = in_flight_begin; it != in_flight_end; ++it) {
     absl::StatusOr<bool> same = check(*it->second);
@@ -271,11 +315,14 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     if (rereading_all_) appended_while_rereading_.push_back(e);
     std::vector<Event>& item = index_[e.item_id];
     // A Refresh during the write may have read this batch already.
-    if (std::any_of(item.begin(), item.end(), [&](const Event& k) {
-          return k.item_seq == e.item_seq && SameEventContent(k, e);
-        })) {
+    auto [at_seq, past_seq] = std::equal_range(
+        item.begin(), item.end(), e, [](const Event& a, const Event& b) {
+          return a.item_seq < b.item_seq;
+        });
+    if (std::any_of(at_seq, past_seq, [&](const Event& k) { return SameEventContent(k, e); })) {
       continue;
     }
+    admission_[e.item_id].Add(e);
     item.push_back(std::move(e));
     // Admission put it above the item's last event; keep the order anyway
     // should a concurrent batch of the same item have landed first.

@@ -93,6 +93,18 @@ class EventLog {
                                    const std::vector<const Event*>& earlier_of_item)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // What admission needs of an item's indexed events besides the events
+  // themselves (kept beside index_, so admission is not a scan of the item):
+  // the highest attempt, and per attempt each non-empty writer_epoch with
+  // the lowest item_seq of its events.
+  struct ItemAdmission {
+    uint32_t max_attempt = 0;
+    std::map<uint32_t, std::map<std::string, uint64_t>> first_seq_of_epoch;
+
+    void Add(const Event& event);
+  };
+  static ItemAdmission SummarizeItem(const std::vector<Event>& events);
+
   io::FileSystem& fs_;
   const std::string shards_dir_;
   std::unique_ptr<ShardWriter> writer_;
@@ -100,7 +112,8 @@ class EventLog {
 
   absl::Mutex refresh_mu_;  // one Refresh at a time, taken before mu_
   absl::Mutex mu_;
-  EventsByItem index_ ABSL_GUARDED_BY(mu_);
+  EventsByItem index_ ABSL_GUARDED_BY(mu_);  // each item's events in item_seq order
+  std::map<std::string, ItemAdmission, std::less<>> admission_ ABSL_GUARDED_BY(mu_);  // per index_ item
   size_t shard_count_ ABSL_GUARDED_BY(mu_) = 0;
   // Where each shard was read up to by the last Open/Refresh.
   std::map<std::string, ShardCursor> cursors_ ABSL_GUARDED_BY(mu_);
