@@ -155,7 +155,10 @@ void FuzzInsert(const lake::sql::InsertStatement& insert, uint64_t seed) {
   }
   Check(bound->parameters.size() == insert.placeholder_count);
   CheckBoundParameters(bound->parameters);
-  absl::StatusOr<ColumnBatch> rows = lake::sql::InsertRows(*bound, Parameters(bound->parameters, seed));
+  std::vector<CellValue> parameters = Parameters(bound->parameters, seed);
+  std::vector<const CellValue*> parameter_views;
+  for (const CellValue& value : parameters) parameter_views.push_back(&value);
+  absl::StatusOr<ColumnBatch> rows = lake::sql::InsertRows(*bound, parameter_views);
   Check(rows.ok());
   Check(rows->num_rows == insert.row_count);
   Check(rows->Validate().ok());
