@@ -150,15 +150,25 @@ absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri) {
   return parsed;
 }
 
+std::optional<std::string_view> LiteralFileUriPath(std::string_view uri) {
+  if (uri.substr(0, sizeof kFileScheme - 1) != kFileScheme) return std::nullopt;
+  std::string_view path = uri.substr(sizeof kFileScheme - 1);
+  if (path.empty() || path.front() != '/') return std::nullopt;
+  std::string_view segments = path.substr(1);
+  if (!std::all_of(segments.begin(), segments.end(), IsLiteralPathByte) ||
+      !ValidatePathSegments(segments).ok()) {
+    return std::nullopt;
+  }
+  return path;
+}
+
 absl::Status CheckLocationUri(std::string_view uri) {
   // An all-literal path decodes to itself: valid UTF-8 (ASCII) without NUL,
   // so only the segments are left to check, in place.
   std::string_view encoded;
   if (uri.substr(0, sizeof kFileScheme - 1) == kFileScheme) {
-    if (uri.size() < sizeof kFileScheme || uri[sizeof kFileScheme - 1] != '/') {
-      return ParseLocationUri(uri).status();
-    }
-    encoded = uri.substr(sizeof kFileScheme);  // after the leading '/'
+    if (LiteralFileUriPath(uri)) return absl::OkStatus();
+    return ParseLocationUri(uri).status();
   } else if (uri.substr(0, sizeof kS3Scheme - 1) == kS3Scheme) {
     std::string_view rest = uri.substr(sizeof kS3Scheme - 1);
     size_t slash = rest.find('/');
@@ -173,18 +183,6 @@ absl::Status CheckLocationUri(std::string_view uri) {
     return ParseLocationUri(uri).status();
   }
   return ValidatePathSegments(encoded);
-}
-
-std::optional<std::string_view> LiteralFileUriPath(std::string_view uri) {
-  if (uri.substr(0, sizeof kFileScheme - 1) != kFileScheme) return std::nullopt;
-  std::string_view path = uri.substr(sizeof kFileScheme - 1);
-  if (path.empty() || path.front() != '/') return std::nullopt;
-  std::string_view segments = path.substr(1);
-  if (!std::all_of(segments.begin(), segments.end(), IsLiteralPathByte) ||
-      !ValidatePathSegments(segments).ok()) {
-    return std::nullopt;
-  }
-  return path;
 }
 
 bool IsStrictlyBeneath(std::string_view child, std::string_view parent) {
