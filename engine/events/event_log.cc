@@ -170,8 +170,7 @@ EventLog::ItemAdmission EventLog::SummarizeItem(const std::vector<Event>& events
   return summary;
 }
 
-absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
-                                           const std::vector<const Event*>& earlier_of_item) {
+absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e, const ItemKnown& item) {
   // Everything known of the item: the index, batches in flight, and the
   // events of this batch before `e`, each checked against `e` in turn.
   uint64_t last_seq = 0;
@@ -192,17 +191,17 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
     }
     return false;
   };
-  auto in_flight_begin = in_flight_.lower_bound({e.item_id, 0});
-  auto in_flight_end = in_flight_.upper_bound({e.item_id, UINT64_MAX});
-  if (in_flight_.count({e.item_id, e.item_seq}) != 0) {
+  if (item.in_flight != nullptr &&
+      std::any_of(item.in_flight->begin(), item.in_flight->end(),
+                  [&](const Event* k) { return k->item_seq == e.item_seq; })) {
     return Refused(e, "fencing violation", "another append of this item_seq is in flight");
   }
-  if (auto it = index_.find(e.item_id); it != index_.end() && !it->second.empty()) {
+  if (item.indexed != nullptr && !item.indexed->empty()) {
     // The same verdict as checking every indexed event in order, found by
     // search: the first event at e's item_seq, or the first event of e's
     // attempt under another writer_epoch, whichever comes first.
-    const std::vector<Event>& known = it->second;
-    const ItemAdmission& summary = admission_.find(e.item_id)->second;
+    const std::vector<Event>& known = *item.indexed;
+    const ItemAdmission& summary = *item.summary;
     auto by_seq = [](const Event& k, uint64_t seq) { return k.item_seq < seq; };
     auto same = std::lower_bound(known.begin(), known.end(), e.item_seq, by_seq);
     if (same != known.end() && same->item_seq != e.item_seq) same = known.end();
@@ -228,13 +227,12 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e,
     last_seq = known.back().item_seq;
     last_attempt = summary.max_attempt;
   }
-  for (auto it = in_flight_begin; it != in_flight_end; ++it) {
-    absl::StatusOr<bool> same = check(*it->second);
-    if (!same.ok() || *same) return same;
-  }
-  for (const Event* k : earlier_of_item) {
-    absl::StatusOr<bool> same = check(*k);
-    if (!same.ok() || *same) return same;
+  for (const std::vector<const Event*>* events : {item.in_flight, item.earlier_in_batch}) {
+    if (events == nullptr) continue;
+    for (const Event* k : *events) {
+      absl::StatusOr<bool> same = check(*k);
+      if (!same.ok() || *same) return same;
+    }
   }
   if (e.attempt < last_attempt) {
     return Refused(e, "stale attempt",
@@ -259,19 +257,40 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     if (absl::Status s = ValidateEventRecord(e); !s.ok()) return s;
   }
   AppendResult result;
+  // A batch is usually one item's events (a checkpoint), or runs of them
+  // (bulk): the index, summary and in-flight events of an item are looked
+  // up once per run of its events, not per event.
+  auto run_end = [&](size_t begin) {
+    size_t end = begin + 1;
+    while (end < batch.size() && batch[end].item_id == batch[begin].item_id) ++end;
+    return end;
+  };
   // The events to write: the batch, compacted in place past its duplicates.
   std::vector<Event>& fresh = batch;
   {
     absl::MutexLock lock(&mu_);
     // The batch's events by item, so admission is linear in the batch.
-    std::map<std::string_view, std::vector<const Event*>> earlier;
+    absl::flat_hash_map<std::string_view, std::vector<const Event*>> earlier;
     std::vector<bool> duplicate(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) {
-      std::vector<const Event*>& of_item = earlier[batch[i].item_id];
-      absl::StatusOr<bool> dup = IsDuplicate(batch[i], of_item);
-      if (!dup.ok()) return dup.status();
-      duplicate[i] = *dup;
-      if (!*dup) of_item.push_back(&batch[i]);
+    for (size_t begin = 0, end; begin < batch.size(); begin = end) {
+      end = run_end(begin);
+      const std::string& item_id = batch[begin].item_id;
+      ItemKnown known;
+      if (auto it = index_.find(item_id); it != index_.end()) {
+        known.indexed = &it->second;
+        known.summary = &admission_.find(item_id)->second;
+      }
+      if (auto it = in_flight_.find(item_id); it != in_flight_.end()) {
+        known.in_flight = &it->second;
+      }
+      std::vector<const Event*>& of_item = earlier[item_id];
+      known.earlier_in_batch = &of_item;
+      for (size_t i = begin; i < end; ++i) {
+        absl::StatusOr<bool> dup = IsDuplicate(batch[i], known);
+        if (!dup.ok()) return dup.status();
+        duplicate[i] = *dup;
+        if (!*dup) of_item.push_back(&batch[i]);
+      }
     }
     size_t kept = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -284,7 +303,11 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     }
     batch.erase(batch.begin() + static_cast<ptrdiff_t>(kept), batch.end());
     if (fresh.empty()) return result;
-    for (const Event& e : fresh) in_flight_[{e.item_id, e.item_seq}] = &e;
+    for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
+      end = run_end(begin);
+      std::vector<const Event*>& of_item = in_flight_[fresh[begin].item_id];
+      for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
+    }
   }
   std::string payload;
   std::vector<DataLocation> blobs;
@@ -307,27 +330,47 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     }
   }
   absl::MutexLock lock(&mu_);
-  for (const Event& e : fresh) in_flight_.erase({e.item_id, e.item_seq});
+  for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
+    end = run_end(begin);
+    auto it = in_flight_.find(fresh[begin].item_id);
+    std::vector<const Event*>& of_item = it->second;
+    of_item.erase(std::remove_if(of_item.begin(), of_item.end(),
+                                 [&](const Event* k) {
+                                   return k >= &fresh[begin] && k < &fresh[0] + end;
+                                 }),
+                  of_item.end());
+    if (of_item.empty()) in_flight_.erase(it);
+  }
   if (!appended.ok()) return appended;
-  for (Event& e : fresh) {
-    // A Refresh reading every shard into a new index may have read this
-    // shard before this batch: it adds what was appended meanwhile.
-    if (rereading_all_) appended_while_rereading_.push_back(e);
-    std::vector<Event>& item = index_[e.item_id];
-    // A Refresh during the write may have read this batch already.
-    auto [at_seq, past_seq] = std::equal_range(
-        item.begin(), item.end(), e, [](const Event& a, const Event& b) {
-          return a.item_seq < b.item_seq;
-        });
-    if (std::any_of(at_seq, past_seq, [&](const Event& k) { return SameEventContent(k, e); })) {
-      continue;
+  for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
+    end = run_end(begin);
+    // The key is copied before the events are moved into the index.
+    auto [indexed, inserted] = index_.try_emplace(fresh[begin].item_id);
+    std::vector<Event>& item = indexed->second;
+    ItemAdmission& summary = admission_[indexed->first];
+    if (item.capacity() < item.size() + (end - begin)) {
+      item.reserve(std::max(item.size() + (end - begin), 2 * item.capacity()));
     }
-    admission_[e.item_id].Add(e);
-    item.push_back(std::move(e));
-    // Admission put it above the item's last event; keep the order anyway
-    // should a concurrent batch of the same item have landed first.
-    for (size_t i = item.size() - 1; i > 0 && item[i - 1].item_seq > item[i].item_seq; --i) {
-      std::swap(item[i - 1], item[i]);
+    for (size_t i = begin; i < end; ++i) {
+      Event& e = fresh[i];
+      // A Refresh reading every shard into a new index may have read this
+      // shard before this batch: it adds what was appended meanwhile.
+      if (rereading_all_) appended_while_rereading_.push_back(e);
+      // A Refresh during the write may have read this batch already.
+      auto [at_seq, past_seq] = std::equal_range(
+          item.begin(), item.end(), e, [](const Event& a, const Event& b) {
+            return a.item_seq < b.item_seq;
+          });
+      if (std::any_of(at_seq, past_seq, [&](const Event& k) { return SameEventContent(k, e); })) {
+        continue;
+      }
+      summary.Add(e);
+      item.push_back(std::move(e));
+      // Admission put it above the item's last event; keep the order anyway
+      // should a concurrent batch of the same item have landed first.
+      for (size_t k = item.size() - 1; k > 0 && item[k - 1].item_seq > item[k].item_seq; --k) {
+        std::swap(item[k - 1], item[k]);
+      }
     }
   }
   result.appended = fresh.size();

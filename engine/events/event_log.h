@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "engine/events/blob_references.h"
@@ -87,11 +88,14 @@ class EventLog {
  private:
   EventLog(io::FileSystem& fs, std::string shards_dir, std::unique_ptr<ShardWriter> writer,
            std::unique_ptr<ShardBlobJournal> blob_journal);
-  // Admission of one event against the index and in-flight batches.
-  // `earlier_of_item`: the events of this batch before `event` on its item.
-  absl::StatusOr<bool> IsDuplicate(const Event& event,
-                                   const std::vector<const Event*>& earlier_of_item)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What admission of an event checks it against, all of one item: its
+  // indexed events (null when none) and their summary, its events in
+  // batches being written (null when none), and the events of this batch
+  // before the event.
+  struct ItemKnown;
+  // Admission of one event: true for a duplicate, false for a new event,
+  // Aborted for a refusal.
+  static absl::StatusOr<bool> IsDuplicate(const Event& event, const ItemKnown& known);
 
   // What admission needs of an item's indexed events besides the events
   // themselves (kept beside index_, so admission is not a scan of the item):
@@ -104,6 +108,12 @@ class EventLog {
     void Add(const Event& event);
   };
   static ItemAdmission SummarizeItem(const std::vector<Event>& events);
+  struct ItemKnown {
+    const std::vector<Event>* indexed = nullptr;
+    const ItemAdmission* summary = nullptr;  // of *indexed
+    const std::vector<const Event*>* in_flight = nullptr;
+    const std::vector<const Event*>* earlier_in_batch = nullptr;
+  };
 
   io::FileSystem& fs_;
   const std::string shards_dir_;
@@ -121,9 +131,10 @@ class EventLog {
   // log appended meanwhile, which that read may have missed.
   bool rereading_all_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<Event> appended_while_rereading_ ABSL_GUARDED_BY(mu_);
-  // (item_id, item_seq) of events in batches being written; the keys view
-  // the item ids of those events, which outlive their entries.
-  std::map<std::pair<std::string_view, uint64_t>, const Event*> in_flight_ ABSL_GUARDED_BY(mu_);
+  // The events of batches being written, by item; the keys view the item
+  // ids of those events, which outlive their entries.
+  absl::flat_hash_map<std::string_view, std::vector<const Event*>> in_flight_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace lake::events

@@ -15,6 +15,7 @@
 
 #include "base/failpoint.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "engine/events/event_content.h"
 #include "engine/events/event_log.h"
 #include "engine/events/event_log_compaction.h"
@@ -283,6 +284,65 @@ TEST_CASE("event log: admission by search agrees with a scan of every event, bef
   CHECK(refusals > 50);
   CHECK(duplicates > 50);
   CHECK(appended > 200);
+}
+
+TEST_CASE("event log: admission counts the events of batches still being written") {
+  REQUIRE(failpoint::Enabled());
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  LAKE_REQUIRE_OK(log->Append({Created("a"), Created("b")}));
+  // The next batch stops after its frame is written, before the sync.
+  absl::Notification writing, release;
+  failpoint::Set(kShardAppendWritten, failpoint::Action::kCallback, [&] {
+    if (!writing.HasBeenNotified()) {
+      writing.Notify();
+      release.WaitForNotification();
+    }
+    return absl::OkStatus();
+  });
+  std::vector<Event> in_flight = {SetInt("a", 2, "score", 2), SetInt("a", 4, "score", 4),
+                                  Created("d", 1, 1)};
+  absl::StatusOr<AppendResult> first;
+  std::thread writer([&] { first = log->Append(in_flight); });
+  writing.WaitForNotification();
+  auto refusal = [&](std::vector<Event> batch) {
+    absl::StatusOr<AppendResult> r = log->Append(std::move(batch));
+    REQUIRE_FALSE(r.ok());
+    CHECK(absl::IsAborted(r.status()));
+    return std::string(r.status().message());
+  };
+  // The same event, or another one, at an item_seq in flight: refused
+  // until that batch's fate is known, not taken for a duplicate.
+  CHECK(refusal({SetInt("a", 2, "score", 2)}).find("in flight") != std::string::npos);
+  CHECK(refusal({SetInt("a", 4, "score", 9)}).find("in flight") != std::string::npos);
+  // Below the highest item_seq in flight: out of order.
+  CHECK(refusal({SetInt("a", 3, "score", 3)}).find("not above the item's last, 4") !=
+        std::string::npos);
+  // Another writer_epoch in the attempt of events in flight: split brain;
+  // a lower attempt than theirs: stale (item d is only in flight).
+  CHECK(refusal({SetInt("d", 9, "score", 9, 1, "writer-z")}).find("split brain") !=
+        std::string::npos);
+  CHECK(refusal({SetInt("d", 5, "score", 5, 0)}).find("stale attempt") != std::string::npos);
+  // Nothing of a refused batch is written.
+  CHECK(refusal({Created("c"), SetInt("a", 3, "score", 3)}).find("not above") !=
+        std::string::npos);
+  release.Notify();
+  writer.join();
+  failpoint::ClearAll();
+  LAKE_REQUIRE_OK(first);
+  CHECK(first->appended == 3);
+  // Now written, the same batch is absorbed, and an event above it is new.
+  absl::StatusOr<AppendResult> again = log->Append(in_flight);
+  LAKE_REQUIRE_OK(again);
+  CHECK(again->duplicates == 3);
+  LAKE_REQUIRE_OK(log->Append({SetInt("a", 5, "score", 5)}));
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  CHECK(reader->Stats().events == 6);
+  CHECK(IntField(*reader, "a", "score") == 5);
+  absl::StatusOr<std::optional<FoldedItem>> c = reader->Fold("c");
+  LAKE_REQUIRE_OK(c);
+  CHECK_FALSE(c->has_value());
 }
 
 TEST_CASE("event log: an invalid event is refused before anything is written") {
