@@ -309,23 +309,25 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
       for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
     }
   }
-  std::string payload;
+  // The records are encoded straight into the frame.
+  std::string frame;
+  const size_t frame_start = StartFrame(&frame);
   std::vector<DataLocation> blobs;
   for (const Event& e : fresh) {
-    AppendEventRecord(e, &payload);
+    AppendEventRecord(e, &frame);
     if (e.blob_location) blobs.push_back(*e.blob_location);
   }
+  const size_t payload_bytes = frame.size() - kFrameHeaderBytes;
   absl::Status appended = absl::OkStatus();
-  if (payload.size() > kMaxFramePayloadBytes) {
+  if (payload_bytes > kMaxFramePayloadBytes) {
     appended = absl::InvalidArgumentError(
-        absl::StrCat("a checkpoint batch of ", payload.size(), " bytes is over the ",
+        absl::StrCat("a checkpoint batch of ", payload_bytes, " bytes is over the ",
                      kMaxFramePayloadBytes, "-byte limit (offload large values as blobs)"));
   } else {
     // The journal first: an acknowledged event never names an unrecorded blob.
     appended = blob_journal_->Record(std::move(blobs));
     if (appended.ok()) {
-      std::string frame;
-      AppendFrame(FrameKind::kEvents, static_cast<uint32_t>(fresh.size()), payload, &frame);
+      FinishFrame(FrameKind::kEvents, static_cast<uint32_t>(fresh.size()), frame_start, &frame);
       appended = writer_->AppendDurably(std::move(frame));
     }
   }

@@ -85,9 +85,17 @@ absl::Status Damaged(std::string_view name, uint64_t offset, std::string_view wh
 
 }  // namespace
 
-void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, std::string* out) {
+size_t StartFrame(std::string* out) {
   size_t start = out->size();
-  table::ByteWriter w(out);
+  out->append(kFrameHeaderBytes, '\0');
+  return start;
+}
+
+void FinishFrame(FrameKind kind, uint32_t records, size_t start, std::string* out) {
+  const uint64_t payload_bytes = out->size() - start - kFrameHeaderBytes;
+  std::string header;
+  header.reserve(kFrameHeaderBytes);
+  table::ByteWriter w(&header);
   w.Bytes(kFrameMagic);
   w.U32(kFrameFormatVersion);
   w.U8(static_cast<uint8_t>(kind));
@@ -95,11 +103,15 @@ void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, std
   w.U8(0);
   w.U8(0);
   w.U32(records);
-  w.U64(payload.size());
-  uint64_t checksum =
-      FrameChecksum(std::string_view(*out).substr(start, kChecksumOffset), payload);
-  w.U64(checksum);
-  w.Bytes(payload);
+  w.U64(payload_bytes);
+  w.U64(FrameChecksum(header, std::string_view(*out).substr(start + kFrameHeaderBytes)));
+  out->replace(start, kFrameHeaderBytes, header);
+}
+
+void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, std::string* out) {
+  size_t start = StartFrame(out);
+  out->append(payload);
+  FinishFrame(kind, records, start, out);
 }
 
 std::string EncodeSegmentSeal(const SegmentSeal& seal) {

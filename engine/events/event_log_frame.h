@@ -65,6 +65,11 @@ struct SegmentSeal {
 
 // Appends one frame. Precondition: payload.size() <= kMaxFramePayloadBytes.
 void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, std::string* out);
+// The same, built in place (no copy of the payload): StartFrame appends a
+// header to fill in and returns where the frame starts; the caller appends
+// the payload after it; FinishFrame fills in the header.
+size_t StartFrame(std::string* out);
+void FinishFrame(FrameKind kind, uint32_t records, size_t start, std::string* out);
 
 // The seal frame (header and payload) naming the segment before a new one.
 std::string EncodeSegmentSeal(const SegmentSeal& seal);

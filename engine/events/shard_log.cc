@@ -291,8 +291,13 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
       if (absl::Status s = segment_->Close(); !s.ok()) return s;
       if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_); !s.ok()) return s;
     }
-    std::string bytes;
-    for (const PendingAppend* p : batch) bytes.append(p->frame);
+    // One frame (a single writer, or a bulk batch) is written as it is;
+    // several are joined into one write.
+    std::string joined;
+    if (batch.size() > 1) {
+      for (const PendingAppend* p : batch) joined.append(p->frame);
+    }
+    std::string_view bytes = batch.size() > 1 ? joined : batch.front()->frame;
     if (absl::Status s = io::WriteFullyAt(*segment_, bytes, tail_); !s.ok()) return s;
     uint64_t end = tail_ + bytes.size();
     zeroed_end_ = std::max(zeroed_end_, end);
