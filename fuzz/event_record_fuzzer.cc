@@ -7,7 +7,8 @@
 //   2. Accepted record: the event passes ValidateEventRecord (and so
 //      ValidateEvent).
 //   3. Accepted record: it is canonical — AppendEventRecord of the event
-//      gives back exactly the bytes the reader consumed.
+//      gives back exactly the bytes the reader consumed, as many as
+//      EventRecordBytes counts.
 //   4. Accepted record: decode(encode(e)) == e.
 //   5. Accepted record: the content digest is 64 lowercase hex characters,
 //      unchanged by a different event_ts and changed by a different
@@ -60,6 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string encoded;
   lake::events::AppendEventRecord(*event, &encoded);
   Check(encoded == bytes.substr(0, reader.position()));
+  Check(lake::events::EventRecordBytes(*event) == encoded.size());
 
   lake::table::ByteReader again(encoded);
   absl::StatusOr<Event> reread = lake::events::ReadEventRecord(again);

@@ -311,6 +311,9 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   }
   // The records are encoded straight into the frame.
   std::string frame;
+  size_t frame_bytes = kFrameHeaderBytes;
+  for (const Event& e : fresh) frame_bytes += EventRecordBytes(e);
+  frame.reserve(frame_bytes);
   const size_t frame_start = StartFrame(&frame);
   std::vector<DataLocation> blobs;
   for (const Event& e : fresh) {

@@ -288,6 +288,42 @@ absl::Status ValidateEventRecord(const Event& event) {
   return absl::OkStatus();
 }
 
+// Counts the bytes RecordWriter writes, column by column.
+class RecordSizer {
+ public:
+  bool Str(std::string_view, const std::string& s, size_t, Content) {
+    bytes += 4 + s.size();
+    return true;
+  }
+  bool Int(std::string_view, uint32_t) { return Add(4); }
+  bool Int(std::string_view, uint64_t) { return Add(8); }
+  bool Int(std::string_view, int64_t) { return Add(8); }
+  bool Float(std::string_view, double) { return Add(8); }
+  bool Bool(std::string_view, bool) { return Add(1); }
+  template <typename E>
+  bool Enum(std::string_view, E) {
+    return Add(1);
+  }
+  bool Opt(std::string_view, const std::optional<uint32_t>& v) { return Add(v ? 5 : 1); }
+  template <typename E>
+  bool Opt(std::string_view, const std::optional<E>& v) {
+    return Add(v ? 2 : 1);
+  }
+  bool Location(std::string_view, const std::optional<DataLocation>& v) {
+    return Add(v ? 1 + 4 + v->uri.size() + 4 + v->content_type.size() + 8 +
+                       table::kSha256RawBytes
+                 : 1);
+  }
+
+  size_t bytes = 4;  // schema_version
+
+ private:
+  bool Add(size_t n) {
+    bytes += n;
+    return true;
+  }
+};
+
 void AppendEventRecord(const Event& event, std::string* out) {
   ByteWriter(out).U32(event.schema_version);
   RecordWriter writer(out);
@@ -309,6 +345,12 @@ absl::StatusOr<Event> ReadEventRecord(ByteReader& reader) {
     return Damaged(std::string(s.message()));
   }
   return event;
+}
+
+size_t EventRecordBytes(const Event& event) {
+  RecordSizer sizer;
+  VisitColumns(sizer, event);
+  return sizer.bytes;
 }
 
 std::string EventContentDigest(const Event& event) {

@@ -85,6 +85,8 @@ absl::Status ValidateEventRecord(const Event& event);
 // Appends the record of `event` to `out`. Precondition:
 // ValidateEventRecord(event) is OK (the caller validated it).
 void AppendEventRecord(const Event& event, std::string* out);
+// The size of that record, so a buffer can be sized before it is written.
+size_t EventRecordBytes(const Event& event);
 
 // Reads one record at `reader`, leaving the reader just past it. The event
 // passes ValidateEventRecord. DataLoss ("event record: ...") when the bytes

@@ -26,6 +26,7 @@ using lake::testing::SampleField;
 std::string Record(const Event& e) {
   std::string out;
   AppendEventRecord(e, &out);
+  CHECK(EventRecordBytes(e) == out.size());
   return out;
 }
 
