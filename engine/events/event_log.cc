@@ -267,6 +267,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   };
   // The events to write: the batch, compacted in place past its duplicates.
   std::vector<Event>& fresh = batch;
+  std::string frame;  // a spare one when there is one
   {
     absl::MutexLock lock(&mu_);
     // The batch's events by item, so admission is linear in the batch.
@@ -303,6 +304,10 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     }
     batch.erase(batch.begin() + static_cast<ptrdiff_t>(kept), batch.end());
     if (fresh.empty()) return result;
+    if (!spare_frames_.empty()) {
+      frame = std::move(spare_frames_.back());
+      spare_frames_.pop_back();
+    }
     for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
       end = run_end(begin);
       std::vector<const Event*>& of_item = in_flight_[fresh[begin].item_id];
@@ -310,7 +315,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     }
   }
   // The records are encoded straight into the frame.
-  std::string frame;
+  frame.clear();
   size_t frame_bytes = kFrameHeaderBytes;
   for (const Event& e : fresh) frame_bytes += EventRecordBytes(e);
   frame.reserve(frame_bytes);
@@ -331,10 +336,13 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     appended = blob_journal_->Record(std::move(blobs));
     if (appended.ok()) {
       FinishFrame(FrameKind::kEvents, static_cast<uint32_t>(fresh.size()), frame_start, &frame);
-      appended = writer_->AppendDurably(std::move(frame));
+      appended = writer_->AppendDurably(frame);
     }
   }
   absl::MutexLock lock(&mu_);
+  if (spare_frames_.size() < kSpareFrames && frame.capacity() <= kSpareFrameBytes) {
+    spare_frames_.push_back(std::move(frame));
+  }
   for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
     end = run_end(begin);
     auto it = in_flight_.find(fresh[begin].item_id);

@@ -223,7 +223,7 @@ absl::Status AppendEvents(ShardWriter& writer, const EventsToCompact& events) {
     AppendFrame(FrameKind::kEvents, records, payload, &frame);
     payload.clear();
     records = 0;
-    return writer.AppendDurably(std::move(frame));
+    return writer.AppendDurably(frame);
   };
   for (const auto& [item, item_events] : events) {
     for (const CompactedEvent& e : item_events) {

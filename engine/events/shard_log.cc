@@ -332,9 +332,9 @@ void ShardWriter::LeaveAppenders() {
   --appenders_;
 }
 
-absl::Status ShardWriter::AppendDurably(std::string frame) {
+absl::Status ShardWriter::AppendDurably(std::string_view frame) {
   PendingAppend mine;
-  mine.frame = std::move(frame);
+  mine.frame = frame;
   absl::MutexLock lock(&mu_);
   queue_.push_back(&mine);
   // Only the thread gathering the next group waits for frames; the others

@@ -125,7 +125,8 @@ class ShardWriter {
   // Frames of concurrent calls share one write and one sync. After an I/O
   // error the writer is broken: every later call fails with that error
   // (the tail is unknown until a new writer recovers the shard).
-  absl::Status AppendDurably(std::string frame);
+  // The frame is read in place: it must stay unchanged until the call returns.
+  absl::Status AppendDurably(std::string_view frame);
 
   // Group commit across threads that append one frame after another: a
   // thread joins before it prepares a frame and leaves once it is done with
@@ -156,7 +157,7 @@ class ShardWriter {
 
  private:
   struct PendingAppend {
-    std::string frame;
+    std::string_view frame;
     bool done = false;
     absl::Status status;
   };
