@@ -25,12 +25,14 @@ class Sha256 {
   std::string FinishHex();
 
  private:
-  friend std::string Sha256Hex(std::string_view bytes);
+  friend void Sha256HexTo(std::string_view bytes, char (&hex)[64]);
   EVP_MD_CTX* ctx_;
 };
 
 // The SHA-256 of `bytes` in one call, as 64 lowercase hex characters.
 std::string Sha256Hex(std::string_view bytes);
+// The same, written to `hex` without allocating.
+void Sha256HexTo(std::string_view bytes, char (&hex)[64]);
 
 }  // namespace lake
 

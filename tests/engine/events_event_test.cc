@@ -43,6 +43,9 @@ TEST_CASE("events event: event_id is deterministic and covers each input") {
   CHECK(id != DeriveEventId("r", 0, 2, EventType::kFieldSet, "x"));
   CHECK(id != DeriveEventId("r", 0, 1, EventType::kFieldAppend, "x"));
   CHECK(id != DeriveEventId("r", 0, 1, EventType::kFieldSet, "y"));
+  // The format of event.h, pinned: ids stored in logs must not change.
+  CHECK(DeriveEventId("r/map:1", 0, 2, EventType::kFieldSet, "score") ==
+        "1f751e1873965ea7125128fdcf9f1daa60a66eb0d3ab25b871ee562d49f9d3f9");
   // Length prefixes keep ("ab","") and ("a","b")-style splits apart.
   CHECK(DeriveEventId("r", 0, 1, EventType::kFieldSet, "") !=
         DeriveEventId("r", 0, 1, EventType::kFieldSet, std::string(1, '\0')));
