@@ -30,25 +30,21 @@ void Sha256::Update(const uint8_t* data, size_t len) {
   if (len > 0) EVP_DigestUpdate(ctx_, data, len);
 }
 
-namespace {
-
-void HexOf(const unsigned char* digest, unsigned int digest_len, char* hex) {
+void Sha256::FinishHexTo(char (&hex)[64]) {
   static constexpr char kHex[] = "0123456789abcdef";
-  for (unsigned int i = 0; i < digest_len; ++i) {
+  unsigned char digest[32];
+  unsigned int digest_len = 0;
+  EVP_DigestFinal_ex(ctx_, digest, &digest_len);
+  for (unsigned int i = 0; i < sizeof digest; ++i) {
     hex[2 * i] = kHex[digest[i] >> 4];
     hex[2 * i + 1] = kHex[digest[i] & 15];
   }
 }
 
-}  // namespace
-
 std::string Sha256::FinishHex() {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_len = 0;
-  EVP_DigestFinal_ex(ctx_, digest, &digest_len);
-  std::string hex(digest_len * 2, '0');
-  HexOf(digest, digest_len, hex.data());
-  return hex;
+  char hex[64];
+  FinishHexTo(hex);
+  return std::string(hex, sizeof hex);
 }
 
 void Sha256HexTo(std::string_view bytes, char (&hex)[64]) {
@@ -58,10 +54,7 @@ void Sha256HexTo(std::string_view bytes, char (&hex)[64]) {
   thread_local Sha256 hasher;
   EVP_DigestInit_ex(hasher.ctx_, Sha256Algorithm(), nullptr);
   hasher.Update(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_len = 0;
-  EVP_DigestFinal_ex(hasher.ctx_, digest, &digest_len);
-  HexOf(digest, digest_len, hex);
+  hasher.FinishHexTo(hex);
 }
 
 std::string Sha256Hex(std::string_view bytes) {

@@ -23,6 +23,8 @@ class Sha256 {
   // The digest of everything updated so far, as 64 lowercase hex
   // characters. The hasher cannot be updated afterwards.
   std::string FinishHex();
+  // The same, written to `hex` without allocating.
+  void FinishHexTo(char (&hex)[64]);
 
  private:
   friend void Sha256HexTo(std::string_view bytes, char (&hex)[64]);

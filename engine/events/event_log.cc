@@ -325,7 +325,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     AppendEventRecord(e, &frame);
     if (e.blob_location) blobs.push_back(*e.blob_location);
   }
-  const size_t payload_bytes = frame.size() - kFrameHeaderBytes;
+  const size_t payload_bytes = frame.size() - frame_start - kFrameHeaderBytes;
   absl::Status appended = absl::OkStatus();
   if (payload_bytes > kMaxFramePayloadBytes) {
     appended = absl::InvalidArgumentError(
