@@ -18,18 +18,19 @@ absl::Status Refused(const Event& e, std::string_view what, std::string_view why
                                          "\" item_seq ", e.item_seq, ": ", std::string(why)));
 }
 
-// Decodes the records of one events frame.
-absl::Status DecodeFrame(const std::string& shard_id, const Frame& frame, EventsByItem* index,
-                         size_t* events) {
+// Decodes the records of one events frame into `decoded` (reserved for
+// them, so it is not reallocated while they are added).
+absl::Status DecodeFrame(const std::string& shard_id, const Frame& frame,
+                         std::vector<Event>* decoded) {
   table::ByteReader reader(frame.payload);
+  decoded->reserve(frame.records);
   for (uint32_t i = 0; i < frame.records; ++i) {
     absl::StatusOr<Event> event = ReadEventRecord(reader);
     if (!event.ok()) {
       return absl::DataLossError(absl::StrCat("event log shard ", shard_id, ": the frame at offset ",
                                               frame.offset, ": ", event.status().message()));
     }
-    (*index)[event->item_id].push_back(std::move(*event));
-    ++*events;
+    decoded->push_back(std::move(*event));
   }
   if (reader.remaining() != 0) {
     return absl::DataLossError(absl::StrCat("event log shard ", shard_id, ": the frame at offset ",
@@ -42,26 +43,42 @@ absl::Status DecodeFrame(const std::string& shard_id, const Frame& frame, Events
 // Orders an item's events by item_seq and keeps one copy of each event:
 // the one with the earliest event_ts, as the fold does, so what a reader
 // sees does not depend on which shard it read first.
-void Canonicalize(std::vector<Event>& events) {
+void Canonicalize(std::vector<const Event*>& events) {
   // Usually so already: one shard, appended in item_seq order.
-  if (std::adjacent_find(events.begin(), events.end(), [](const Event& a, const Event& b) {
-        return a.item_seq >= b.item_seq;
+  if (std::adjacent_find(events.begin(), events.end(), [](const Event* a, const Event* b) {
+        return a->item_seq >= b->item_seq;
       }) == events.end()) {
     return;
   }
-  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return a.item_seq != b.item_seq ? a.item_seq < b.item_seq : a.event_ts < b.event_ts;
+  std::stable_sort(events.begin(), events.end(), [](const Event* a, const Event* b) {
+    return a->item_seq != b->item_seq ? a->item_seq < b->item_seq : a->event_ts < b->event_ts;
   });
-  std::vector<Event> kept;
+  std::vector<const Event*> kept;
   kept.reserve(events.size());
-  for (Event& e : events) {
+  for (const Event* e : events) {
     bool seen = false;
-    for (auto it = kept.rbegin(); it != kept.rend() && it->item_seq == e.item_seq; ++it) {
-      seen = seen || SameEventContent(*it, e);
+    for (auto it = kept.rbegin(); it != kept.rend() && (*it)->item_seq == e->item_seq; ++it) {
+      seen = seen || SameEventContent(**it, *e);
     }
-    if (!seen) kept.push_back(std::move(e));
+    if (!seen) kept.push_back(e);
   }
   events = std::move(kept);
+}
+
+// The end of the run of events of one item that starts at `begin`.
+size_t RunEnd(const std::vector<Event>& events, size_t begin) {
+  size_t end = begin + 1;
+  while (end < events.size() && events[end].item_id == events[begin].item_id) ++end;
+  return end;
+}
+
+// Adds the events of `batch` to `index`, each at the end of its item's.
+void IndexBatch(const std::vector<Event>& batch, EventRefsByItem* index) {
+  for (const Event& e : batch) {
+    auto it = index->find(e.item_id);
+    if (it == index->end()) it = index->try_emplace(e.item_id).first;
+    it->second.push_back(&e);
+  }
 }
 
 }  // namespace
@@ -119,8 +136,8 @@ absl::Status EventLog::Refresh() {
     rereading_all_ = false;
     appended_while_rereading_.clear();
   };
-  EventsByItem read;
-  size_t events = 0;
+  std::deque<std::vector<Event>> stored;
+  EventRefsByItem read;
   for (const std::string& id : *shards) {
     // This log's own appends are in the index already.
     if (incremental && writer_ && id == writer_->shard_id()) continue;
@@ -129,23 +146,28 @@ absl::Status EventLog::Refresh() {
         ReadShardFrom(fs_, absl::StrCat(shards_dir_, "/", id), cursor);
     if (!contents.ok()) return contents.status();
     for (const Frame& frame : contents->event_frames) {
-      if (absl::Status s = DecodeFrame(id, frame, &read, &events); !s.ok()) return s;
+      std::vector<Event>& decoded = stored.emplace_back();
+      if (absl::Status s = DecodeFrame(id, frame, &decoded); !s.ok()) return s;
+      IndexBatch(decoded, &read);
     }
     cursor = CursorOf(*contents);
   }
   absl::MutexLock lock(&mu_);
   if (incremental) {
     for (auto& [item, item_events] : read) {
-      std::vector<Event>& known = index_[item];
-      known.insert(known.end(), std::make_move_iterator(item_events.begin()),
-                   std::make_move_iterator(item_events.end()));
+      std::vector<const Event*>& known = index_[item];
+      known.insert(known.end(), item_events.begin(), item_events.end());
       Canonicalize(known);
       admission_[item] = SummarizeItem(known);
     }
+    // Moving a batch keeps its events where they are.
+    for (std::vector<Event>& batch : stored) stored_.push_back(std::move(batch));
   } else {
-    for (Event& e : appended_while_rereading_) read[e.item_id].push_back(std::move(e));
+    IndexBatch(stored.emplace_back(std::move(appended_while_rereading_)), &read);
+    appended_while_rereading_.clear();
     for (auto& [item, item_events] : read) Canonicalize(item_events);
     index_ = std::move(read);
+    stored_ = std::move(stored);
     admission_.clear();
     for (const auto& [item, item_events] : index_) {
       admission_.emplace(item, SummarizeItem(item_events));
@@ -164,9 +186,9 @@ void EventLog::ItemAdmission::Add(const Event& event) {
   if (!inserted) first->second = std::min(first->second, event.item_seq);
 }
 
-EventLog::ItemAdmission EventLog::SummarizeItem(const std::vector<Event>& events) {
+EventLog::ItemAdmission EventLog::SummarizeItem(const std::vector<const Event*>& events) {
   ItemAdmission summary;
-  for (const Event& e : events) summary.Add(e);
+  for (const Event* e : events) summary.Add(*e);
   return summary;
 }
 
@@ -200,11 +222,11 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e, const ItemKnown& item
     // The same verdict as checking every indexed event in order, found by
     // search: the first event at e's item_seq, or the first event of e's
     // attempt under another writer_epoch, whichever comes first.
-    const std::vector<Event>& known = *item.indexed;
+    const std::vector<const Event*>& known = *item.indexed;
     const ItemAdmission& summary = *item.summary;
-    auto by_seq = [](const Event& k, uint64_t seq) { return k.item_seq < seq; };
+    auto by_seq = [](const Event* k, uint64_t seq) { return k->item_seq < seq; };
     auto same = std::lower_bound(known.begin(), known.end(), e.item_seq, by_seq);
-    if (same != known.end() && same->item_seq != e.item_seq) same = known.end();
+    if (same != known.end() && (*same)->item_seq != e.item_seq) same = known.end();
     std::optional<uint64_t> split_seq;
     if (!e.writer_epoch.empty()) {
       if (auto of = summary.first_seq_of_epoch.find(e.attempt);
@@ -216,15 +238,15 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e, const ItemKnown& item
         }
       }
     }
-    if (split_seq && (same == known.end() || *split_seq < same->item_seq)) {
+    if (split_seq && (same == known.end() || *split_seq < (*same)->item_seq)) {
       for (auto k = std::lower_bound(known.begin(), known.end(), *split_seq, by_seq);
-           k != known.end() && k->item_seq == *split_seq; ++k) {
-        absl::StatusOr<bool> verdict = check(*k);
+           k != known.end() && (*k)->item_seq == *split_seq; ++k) {
+        absl::StatusOr<bool> verdict = check(**k);
         if (!verdict.ok()) return verdict;
       }
     }
-    if (same != known.end()) return check(*same);
-    last_seq = known.back().item_seq;
+    if (same != known.end()) return check(**same);
+    last_seq = known.back()->item_seq;
     last_attempt = summary.max_attempt;
   }
   for (const std::vector<const Event*>* events : {item.in_flight, item.earlier_in_batch}) {
@@ -259,12 +281,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   AppendResult result;
   // A batch is usually one item's events (a checkpoint), or runs of them
   // (bulk): the index, summary and in-flight events of an item are looked
-  // up once per run of its events, not per event.
-  auto run_end = [&](size_t begin) {
-    size_t end = begin + 1;
-    while (end < batch.size() && batch[end].item_id == batch[begin].item_id) ++end;
-    return end;
-  };
+  // up once per run of its events (RunEnd), not per event.
   // The events to write: the batch, compacted in place past its duplicates.
   std::vector<Event>& fresh = batch;
   std::string frame;  // a spare one when there is one
@@ -274,7 +291,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     absl::flat_hash_map<std::string_view, std::vector<const Event*>> earlier;
     std::vector<bool> duplicate(batch.size());
     for (size_t begin = 0, end; begin < batch.size(); begin = end) {
-      end = run_end(begin);
+      end = RunEnd(batch, begin);
       const std::string& item_id = batch[begin].item_id;
       ItemKnown known;
       if (auto it = index_.find(item_id); it != index_.end()) {
@@ -309,7 +326,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
       spare_frames_.pop_back();
     }
     for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
-      end = run_end(begin);
+      end = RunEnd(batch, begin);
       std::vector<const Event*>& of_item = in_flight_[fresh[begin].item_id];
       for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
     }
@@ -344,7 +361,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     spare_frames_.push_back(std::move(frame));
   }
   for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
-    end = run_end(begin);
+    end = RunEnd(fresh, begin);
     auto it = in_flight_.find(fresh[begin].item_id);
     std::vector<const Event*>& of_item = it->second;
     of_item.erase(std::remove_if(of_item.begin(), of_item.end(),
@@ -355,66 +372,64 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     if (of_item.empty()) in_flight_.erase(it);
   }
   if (!appended.ok()) return appended;
-  for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
-    end = run_end(begin);
-    // The key is copied before the events are moved into the index.
-    auto [indexed, inserted] = index_.try_emplace(fresh[begin].item_id);
-    std::vector<Event>& item = indexed->second;
+  // The batch is kept whole; moving it keeps its events where they are.
+  const std::vector<Event>& kept = stored_.emplace_back(std::move(fresh));
+  for (size_t begin = 0, end; begin < kept.size(); begin = end) {
+    end = RunEnd(kept, begin);
+    auto indexed = index_.find(kept[begin].item_id);
+    if (indexed == index_.end()) indexed = index_.try_emplace(kept[begin].item_id).first;
+    std::vector<const Event*>& item = indexed->second;
     ItemAdmission& summary = admission_[indexed->first];
     if (item.capacity() < item.size() + (end - begin)) {
       item.reserve(std::max(item.size() + (end - begin), 2 * item.capacity()));
     }
     for (size_t i = begin; i < end; ++i) {
-      Event& e = fresh[i];
+      const Event& e = kept[i];
       // A Refresh reading every shard into a new index may have read this
       // shard before this batch: it adds what was appended meanwhile.
       if (rereading_all_) appended_while_rereading_.push_back(e);
       // A Refresh during the write may have read this batch already.
-      auto [at_seq, past_seq] = std::equal_range(
-          item.begin(), item.end(), e, [](const Event& a, const Event& b) {
-            return a.item_seq < b.item_seq;
-          });
-      if (std::any_of(at_seq, past_seq, [&](const Event& k) { return SameEventContent(k, e); })) {
-        continue;
+      auto at_seq = std::lower_bound(item.begin(), item.end(), e.item_seq,
+                                     [](const Event* k, uint64_t seq) { return k->item_seq < seq; });
+      bool known = false;
+      for (auto k = at_seq; k != item.end() && (*k)->item_seq == e.item_seq; ++k) {
+        known = known || SameEventContent(**k, e);
       }
+      if (known) continue;
       summary.Add(e);
-      item.push_back(std::move(e));
+      item.push_back(&e);
       // Admission put it above the item's last event; keep the order anyway
       // should a concurrent batch of the same item have landed first.
-      for (size_t k = item.size() - 1; k > 0 && item[k - 1].item_seq > item[k].item_seq; --k) {
+      for (size_t k = item.size() - 1; k > 0 && item[k - 1]->item_seq > item[k]->item_seq; --k) {
         std::swap(item[k - 1], item[k]);
       }
     }
   }
-  result.appended = fresh.size();
+  result.appended = kept.size();
   return result;
 }
 
 absl::StatusOr<std::optional<FoldedItem>> EventLog::Fold(std::string_view item_id) {
   absl::MutexLock lock(&mu_);
-  auto it = index_.find(std::string(item_id));
-  if (it == index_.end()) return FoldItem(item_id, {});
-  return FoldItem(item_id, it->second);
+  auto it = index_.find(item_id);
+  if (it == index_.end()) return FoldItem(item_id, {}, EventChecks::kValidated);
+  return FoldItem(item_id, it->second, EventChecks::kValidated);
 }
 
 absl::StatusOr<ItemTree> EventLog::Tree(std::string_view root_item_id) {
   absl::MutexLock lock(&mu_);
-  return BuildItemTree(root_item_id, index_);
+  return BuildItemTree(root_item_id, index_, EventChecks::kValidated);
 }
 
 absl::StatusOr<RootStatuses> EventLog::Roots() {
   absl::MutexLock lock(&mu_);
-  return RootItemStatuses(index_);
+  return RootItemStatuses(index_, EventChecks::kValidated);
 }
 
 std::vector<FailureRecord> EventLog::AllFailures() {
   absl::MutexLock lock(&mu_);
-  std::vector<Event> all;
-  for (const auto& [item, events] : index_) {
-    for (const Event& e : events) {
-      if (e.event_type == EventType::kFailed) all.push_back(e);
-    }
-  }
+  std::vector<const Event*> all;
+  for (const auto& [item, events] : index_) all.insert(all.end(), events.begin(), events.end());
   return Failures(all);
 }
 

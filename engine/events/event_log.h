@@ -16,6 +16,7 @@
 #define LAKE_ENGINE_EVENTS_EVENT_LOG_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -107,9 +108,9 @@ class EventLog {
 
     void Add(const Event& event);
   };
-  static ItemAdmission SummarizeItem(const std::vector<Event>& events);
+  static ItemAdmission SummarizeItem(const std::vector<const Event*>& events);
   struct ItemKnown {
-    const std::vector<Event>* indexed = nullptr;
+    const std::vector<const Event*>* indexed = nullptr;
     const ItemAdmission* summary = nullptr;  // of *indexed
     const std::vector<const Event*>* in_flight = nullptr;
     const std::vector<const Event*>* earlier_in_batch = nullptr;
@@ -122,7 +123,13 @@ class EventLog {
 
   absl::Mutex refresh_mu_;  // one Refresh at a time, taken before mu_
   absl::Mutex mu_;
-  EventsByItem index_ ABSL_GUARDED_BY(mu_);  // each item's events in item_seq order
+  // The events of the index, in the batches they were read or appended in
+  // (a copy the index drops as a duplicate stays until a Refresh reads every
+  // shard again). A stored batch is never changed, so pointers to its events
+  // are stable; keeping batches whole spares moving each event again.
+  std::deque<std::vector<Event>> stored_ ABSL_GUARDED_BY(mu_);
+  // Each item's events in item_seq order, all in stored_.
+  EventRefsByItem index_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, ItemAdmission, std::less<>> admission_ ABSL_GUARDED_BY(mu_);  // per index_ item
   size_t shard_count_ ABSL_GUARDED_BY(mu_) = 0;
   // Where each shard was read up to by the last Open/Refresh.

@@ -22,14 +22,16 @@ std::string Quoted(std::string_view text) {
 
 // ---- Checks on the whole log of one item, before anything is applied ----
 
-absl::Status CheckEvents(std::string_view item_id, absl::Span<const Event> events) {
-  for (const Event& e : events) {
-    if (e.item_id != item_id) {
+absl::Status CheckEvents(std::string_view item_id, absl::Span<const Event* const> events,
+                         EventChecks checks) {
+  for (const Event* e : events) {
+    if (e->item_id != item_id) {
       return absl::InvalidArgumentError(
           absl::StrCat("fold of item ", Quoted(item_id), " was given an event of item ",
-                       Quoted(e.item_id), " (item_seq ", e.item_seq, ")"));
+                       Quoted(e->item_id), " (item_seq ", e->item_seq, ")"));
     }
-    absl::Status valid = ValidateEvent(e);
+    if (checks == EventChecks::kValidated) continue;
+    absl::Status valid = ValidateEvent(*e);
     if (!valid.ok()) return valid;
   }
   return absl::OkStatus();
@@ -37,14 +39,24 @@ absl::Status CheckEvents(std::string_view item_id, absl::Span<const Event> event
 
 // By item_seq; within one item_seq by event_ts, so the copy of a duplicate
 // that is kept does not depend on the order the events were handed over.
-std::vector<const Event*> SortedBySeq(absl::Span<const Event> events) {
-  std::vector<const Event*> sorted;
-  sorted.reserve(events.size());
-  for (const Event& e : events) sorted.push_back(&e);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Event* a, const Event* b) {
+std::vector<const Event*> SortedBySeq(absl::Span<const Event* const> events) {
+  std::vector<const Event*> sorted(events.begin(), events.end());
+  auto before = [](const Event* a, const Event* b) {
     return std::tie(a->item_seq, a->event_ts) < std::tie(b->item_seq, b->event_ts);
-  });
+  };
+  // An EventLog hands each item's events over in item_seq order already.
+  if (!std::is_sorted(sorted.begin(), sorted.end(), before)) {
+    std::stable_sort(sorted.begin(), sorted.end(), before);
+  }
   return sorted;
+}
+
+// Pointers to `events`, in order.
+std::vector<const Event*> RefsOf(absl::Span<const Event> events) {
+  std::vector<const Event*> refs;
+  refs.reserve(events.size());
+  for (const Event& e : events) refs.push_back(&e);
+  return refs;
 }
 
 // Drops repeats of an event (a retried batch); a different event at an
@@ -264,9 +276,8 @@ auto& CounterOf(Roots& roots, ItemStatus status) {
 }
 
 // Calls `visit(key, events)` for `root` and every key under root + "/".
-template <typename Visit>
-absl::Status ForEachInTree(std::string_view root, const EventsByItem& events_by_item,
-                           Visit visit) {
+template <typename ByItem, typename Visit>
+absl::Status ForEachInTree(std::string_view root, const ByItem& events_by_item, Visit visit) {
   std::string key(root);
   if (auto it = events_by_item.find(key); it != events_by_item.end()) {
     absl::Status status = visit(it->first, it->second);
@@ -280,6 +291,21 @@ absl::Status ForEachInTree(std::string_view root, const EventsByItem& events_by_
     if (!status.ok()) return status;
   }
   return absl::OkStatus();
+}
+
+// The events of one item of an EventsByItem or an EventRefsByItem, as
+// references, and their copies.
+std::vector<const Event*> RefsOf(const std::vector<Event>& events) {
+  return RefsOf(absl::Span<const Event>(events));
+}
+const std::vector<const Event*>& RefsOf(const std::vector<const Event*>& events) {
+  return events;
+}
+void AppendCopies(const std::vector<Event>& events, std::vector<Event>* out) {
+  out->insert(out->end(), events.begin(), events.end());
+}
+void AppendCopies(const std::vector<const Event*>& events, std::vector<Event>* out) {
+  for (const Event* e : events) out->push_back(*e);
 }
 
 }  // namespace
@@ -299,7 +325,13 @@ const OpenFrame* FindOpenFrame(const FoldedItem& item, std::string_view step_nam
 
 absl::StatusOr<std::optional<FoldedItem>> FoldItem(std::string_view item_id,
                                                    absl::Span<const Event> events) {
-  absl::Status status = CheckEvents(item_id, events);
+  return FoldItem(item_id, RefsOf(events), EventChecks::kValidate);
+}
+
+absl::StatusOr<std::optional<FoldedItem>> FoldItem(std::string_view item_id,
+                                                   absl::Span<const Event* const> events,
+                                                   EventChecks checks) {
+  absl::Status status = CheckEvents(item_id, events, checks);
   if (!status.ok()) return status;
   absl::StatusOr<std::vector<const Event*>> log = DropDuplicates(item_id, SortedBySeq(events));
   if (!log.ok()) return log.status();
@@ -328,9 +360,13 @@ LifecycleView Lifecycle(const FoldedItem& item) {
 }
 
 std::vector<FailureRecord> Failures(absl::Span<const Event> events) {
+  return Failures(RefsOf(events));
+}
+
+std::vector<FailureRecord> Failures(absl::Span<const Event* const> events) {
   std::vector<const Event*> failed;
-  for (const Event& e : events) {
-    if (e.event_type == EventType::kFailed) failed.push_back(&e);
+  for (const Event* e : events) {
+    if (e->event_type == EventType::kFailed) failed.push_back(e);
   }
   std::stable_sort(failed.begin(), failed.end(), [](const Event* a, const Event* b) {
     return std::tie(a->item_id, a->item_seq, a->event_ts) <
@@ -347,8 +383,11 @@ std::vector<FailureRecord> Failures(absl::Span<const Event> events) {
   return records;
 }
 
-absl::StatusOr<ItemTree> BuildItemTree(std::string_view root_item_id,
-                                       const EventsByItem& events_by_item) {
+namespace {
+
+template <typename ByItem>
+absl::StatusOr<ItemTree> BuildTree(std::string_view root_item_id, const ByItem& events_by_item,
+                                   EventChecks checks) {
   absl::StatusOr<ItemId> root = ParseItemId(root_item_id);
   if (!root.ok()) return root.status();
   if (!root->is_root()) {
@@ -360,8 +399,8 @@ absl::StatusOr<ItemTree> BuildItemTree(std::string_view root_item_id,
   std::map<std::string, TreeSlot> slots;
   absl::Status status = ForEachInTree(
       root_item_id, events_by_item,
-      [&](const std::string& key, const std::vector<Event>& events) -> absl::Status {
-        absl::StatusOr<std::optional<FoldedItem>> folded = FoldItem(key, events);
+      [&](const std::string& key, const auto& events) -> absl::Status {
+        absl::StatusOr<std::optional<FoldedItem>> folded = FoldItem(key, RefsOf(events), checks);
         if (!folded.ok()) return folded.status();
         if (!folded->has_value()) return absl::OkStatus();
         absl::StatusOr<ItemId> id = ParseItemId(key);  // parses: its events validated
@@ -399,13 +438,12 @@ absl::StatusOr<ItemTree> BuildItemTree(std::string_view root_item_id,
   return tree;
 }
 
-size_t RootStatuses::Count(ItemStatus status) const { return CounterOf(*this, status); }
-
-absl::StatusOr<RootStatuses> RootItemStatuses(const EventsByItem& events_by_item) {
+template <typename ByItem>
+absl::StatusOr<RootStatuses> StatusesOfRoots(const ByItem& events_by_item, EventChecks checks) {
   RootStatuses roots;
   for (const auto& [key, events] : events_by_item) {
     if (key.find('/') != std::string::npos) continue;  // a descendant
-    absl::StatusOr<std::optional<FoldedItem>> folded = FoldItem(key, events);
+    absl::StatusOr<std::optional<FoldedItem>> folded = FoldItem(key, RefsOf(events), checks);
     if (!folded.ok()) return folded.status();
     if (!folded->has_value()) continue;
     ItemStatus status = (*folded)->status;
@@ -415,12 +453,12 @@ absl::StatusOr<RootStatuses> RootItemStatuses(const EventsByItem& events_by_item
   return roots;
 }
 
-std::vector<Event> EventsForRoot(std::string_view root_item_id,
-                                 const EventsByItem& events_by_item) {
+template <typename ByItem>
+std::vector<Event> CopiesForRoot(std::string_view root_item_id, const ByItem& events_by_item) {
   std::vector<Event> events;
   ForEachInTree(root_item_id, events_by_item,
-                [&](const std::string&, const std::vector<Event>& item_events) {
-                  events.insert(events.end(), item_events.begin(), item_events.end());
+                [&](const std::string&, const auto& item_events) {
+                  AppendCopies(item_events, &events);
                   return absl::OkStatus();
                 })
       .IgnoreError();  // the visitor never fails
@@ -428,6 +466,40 @@ std::vector<Event> EventsForRoot(std::string_view root_item_id,
     return std::tie(a.item_id, a.item_seq) < std::tie(b.item_id, b.item_seq);
   });
   return events;
+}
+
+}  // namespace
+
+absl::StatusOr<ItemTree> BuildItemTree(std::string_view root_item_id,
+                                       const EventsByItem& events_by_item) {
+  return BuildTree(root_item_id, events_by_item, EventChecks::kValidate);
+}
+
+absl::StatusOr<ItemTree> BuildItemTree(std::string_view root_item_id,
+                                       const EventRefsByItem& events_by_item,
+                                       EventChecks checks) {
+  return BuildTree(root_item_id, events_by_item, checks);
+}
+
+size_t RootStatuses::Count(ItemStatus status) const { return CounterOf(*this, status); }
+
+absl::StatusOr<RootStatuses> RootItemStatuses(const EventsByItem& events_by_item) {
+  return StatusesOfRoots(events_by_item, EventChecks::kValidate);
+}
+
+absl::StatusOr<RootStatuses> RootItemStatuses(const EventRefsByItem& events_by_item,
+                                              EventChecks checks) {
+  return StatusesOfRoots(events_by_item, checks);
+}
+
+std::vector<Event> EventsForRoot(std::string_view root_item_id,
+                                 const EventsByItem& events_by_item) {
+  return CopiesForRoot(root_item_id, events_by_item);
+}
+
+std::vector<Event> EventsForRoot(std::string_view root_item_id,
+                                 const EventRefsByItem& events_by_item) {
+  return CopiesForRoot(root_item_id, events_by_item);
 }
 
 }  // namespace lake::events

@@ -128,13 +128,22 @@ struct FoldedItem {
 const OpenFrame* FindOpenFrame(const FoldedItem& item, std::string_view step_name,
                                std::optional<uint32_t> step_index);
 
+// Whether a fold checks each event with ValidateEvent (kValidate), or
+// relies on every event having passed it already (kValidated: an
+// EventLog's index holds only events validated when appended or read).
+enum class EventChecks : uint8_t { kValidate = 1, kValidated = 2 };
+
 // Folds the events of item `item_id`, given in any order, by item_seq.
 // nullopt when there is no ITEM_CREATED (the item does not exist).
 // Duplicates — events at one item_seq that are SameEventContent — count
 // once (the earliest event_ts is kept). Each event is checked with
-// ValidateEvent first. Errors as listed at the top of this file.
+// ValidateEvent first (unless `checks` is kValidated). Errors as listed at
+// the top of this file.
 absl::StatusOr<std::optional<FoldedItem>> FoldItem(std::string_view item_id,
                                                    absl::Span<const Event> events);
+absl::StatusOr<std::optional<FoldedItem>> FoldItem(std::string_view item_id,
+                                                   absl::Span<const Event* const> events,
+                                                   EventChecks checks);
 
 // The lifecycle lens: what an item is and how far it got.
 struct LifecycleView {
@@ -150,9 +159,14 @@ LifecycleView Lifecycle(const FoldedItem& item);
 // item_seq) are reported once. No validation: this is a filter, so it still
 // shows failures of an item whose fold is refused.
 std::vector<FailureRecord> Failures(absl::Span<const Event> events);
+std::vector<FailureRecord> Failures(absl::Span<const Event* const> events);
 
 // Events grouped by item_id, as a reader of the log hands them over.
 using EventsByItem = std::map<std::string, std::vector<Event>>;
+// The same by reference: an EventLog's index, whose events live in the
+// batches it keeps. The functions below take either; with references they
+// take `checks` too (see FoldItem).
+using EventRefsByItem = std::map<std::string, std::vector<const Event*>, std::less<>>;
 
 // One folded item of a tree and the items it created by fan-out.
 struct ItemTreeNode {
@@ -181,6 +195,9 @@ struct ItemTree {
 // root item id; NotFound when no item of the tree exists; any fold error.
 absl::StatusOr<ItemTree> BuildItemTree(std::string_view root_item_id,
                                        const EventsByItem& events_by_item);
+absl::StatusOr<ItemTree> BuildItemTree(std::string_view root_item_id,
+                                       const EventRefsByItem& events_by_item,
+                                       EventChecks checks);
 
 // Every root item's status, and how many roots have each status.
 struct RootStatuses {
@@ -196,11 +213,15 @@ struct RootStatuses {
 // Folds every root item (a key without "/") of `events_by_item`; roots
 // without an ITEM_CREATED are left out. Fails with the first fold error.
 absl::StatusOr<RootStatuses> RootItemStatuses(const EventsByItem& events_by_item);
+absl::StatusOr<RootStatuses> RootItemStatuses(const EventRefsByItem& events_by_item,
+                                              EventChecks checks);
 
 // The raw events of `root_item_id` and all its descendants, ordered by
 // (item_id, item_seq), duplicates included: the log as written.
 std::vector<Event> EventsForRoot(std::string_view root_item_id,
                                  const EventsByItem& events_by_item);
+std::vector<Event> EventsForRoot(std::string_view root_item_id,
+                                 const EventRefsByItem& events_by_item);
 
 }  // namespace lake::events
 

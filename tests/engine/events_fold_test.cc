@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/events/fold_json.h"
 #include "engine/sha256.h"
 #include "tests/support/status_checks.h"
 
@@ -541,6 +542,59 @@ TEST_CASE("events fold: events for a root are its tree's raw events by item_id a
                                                                {"r/gen:0/judge:0", 2},
                                                                {"r/gen:1", 1},
                                                                {"r/gen:1", 2}});
+}
+
+// The log by reference, as an EventLog's index holds it.
+EventRefsByItem RefsOf(const EventsByItem& log) {
+  EventRefsByItem refs;
+  for (const auto& [item, events] : log) {
+    for (const Event& e : events) refs[item].push_back(&e);
+  }
+  return refs;
+}
+
+TEST_CASE("events fold: the log by reference reads as the log by value") {
+  EventsByItem log = FanOut();
+  log["done"] = {Created({.item = "done"}), Terminal({.item = "done", .seq = 2},
+                                                     ItemStatus::kCompleted)};
+  log["bad"] = {Created({.item = "bad"}), Failed({.item = "bad", .seq = 2}, "E")};
+  EventRefsByItem refs = RefsOf(log);
+  for (EventChecks checks : {EventChecks::kValidate, EventChecks::kValidated}) {
+    absl::StatusOr<ItemTree> by_value = BuildItemTree("r", log);
+    absl::StatusOr<ItemTree> by_ref = BuildItemTree("r", refs, checks);
+    LAKE_REQUIRE_OK(by_value);
+    LAKE_REQUIRE_OK(by_ref);
+    CHECK(ItemTreeToJson(*by_ref) == ItemTreeToJson(*by_value));
+    absl::StatusOr<RootStatuses> roots_by_value = RootItemStatuses(log);
+    absl::StatusOr<RootStatuses> roots_by_ref = RootItemStatuses(refs, checks);
+    LAKE_REQUIRE_OK(roots_by_value);
+    LAKE_REQUIRE_OK(roots_by_ref);
+    CHECK(RootStatusesToJson(*roots_by_ref) == RootStatusesToJson(*roots_by_value));
+    absl::StatusOr<std::optional<FoldedItem>> bad = FoldItem("bad", refs["bad"], checks);
+    LAKE_REQUIRE_OK(bad);
+    CHECK(FoldedItemOrNullToJson(*bad) ==
+          FoldedItemOrNullToJson(*FoldItem("bad", log["bad"])));
+  }
+  CHECK(EventsForRoot("r", refs) == EventsForRoot("r", log));
+  std::vector<const Event*> all;
+  for (const auto& [item, events] : refs) all.insert(all.end(), events.begin(), events.end());
+  CHECK(FailuresToJson(Failures(all)) == FailuresToJson(Failures(log["bad"])));
+  CHECK(Failures(all).size() == 1);
+}
+
+TEST_CASE("events fold: by reference, only kValidate validates; both check the item") {
+  Event forged = SetInt({.seq = 2}, "x", 1);
+  forged.event_id = std::string(64, '0');  // not DeriveEventId of the event
+  std::vector<Event> events = {Created(), forged};
+  std::vector<const Event*> refs = {&events[0], &events[1]};
+  CHECK(absl::IsInvalidArgument(FoldItem("r", refs, EventChecks::kValidate).status()));
+  // kValidated trusts that every event passed ValidateEvent already.
+  LAKE_CHECK_OK(FoldItem("r", refs, EventChecks::kValidated));
+  for (EventChecks checks : {EventChecks::kValidate, EventChecks::kValidated}) {
+    absl::StatusOr<std::optional<FoldedItem>> other = FoldItem("s", refs, checks);
+    CHECK(absl::IsInvalidArgument(other.status()));
+    CHECK(Mentions(other.status(), "was given an event of item"));
+  }
 }
 
 }  // namespace
