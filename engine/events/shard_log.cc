@@ -278,9 +278,18 @@ absl::Status ShardWriter::StartSegment(uint64_t number, bool rewrite,
 }
 
 absl::Status ShardWriter::ZeroAhead() {
-  const std::string zeros(kSegmentZeroAheadBytes, '\0');
-  if (absl::Status s = io::WriteFullyAt(*segment_, zeros, zeroed_end_); !s.ok()) return s;
-  zeroed_end_ += zeros.size();
+  // In writes of kZeroWriteBytes, not one: the page cache sizes its folios
+  // by the write, and a small frame written later into a 2 MiB folio makes
+  // the write and its sync walk all 512 of the folio's blocks. Measured
+  // with 3,232-byte appends + fdatasync: one 4 MiB write of zeros, 67-71 us
+  // of CPU per append; 64 KiB writes, 31-43 us (as a bare write + sync).
+  static const std::string* const kZeros = new std::string(kZeroWriteBytes, '\0');
+  for (uint64_t done = 0; done < kSegmentZeroAheadBytes; done += kZeros->size()) {
+    if (absl::Status s = io::WriteFullyAt(*segment_, *kZeros, zeroed_end_ + done); !s.ok()) {
+      return s;
+    }
+  }
+  zeroed_end_ += kSegmentZeroAheadBytes;
   return absl::OkStatus();
 }
 

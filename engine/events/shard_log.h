@@ -53,6 +53,10 @@ inline constexpr uint64_t kSegmentRollBytes = uint64_t{64} << 20;
 // a small part of their write.
 inline constexpr uint64_t kSegmentZeroAheadBytes = uint64_t{4} << 20;
 inline constexpr uint64_t kZeroAheadLowBytes = uint64_t{64} << 10;
+// The zeros are written this much at a time (ShardWriter::ZeroAhead says
+// why); kSegmentZeroAheadBytes is a multiple of it.
+inline constexpr uint64_t kZeroWriteBytes = uint64_t{64} << 10;
+static_assert(kSegmentZeroAheadBytes % kZeroWriteBytes == 0);
 // Failpoints of an append, in order: the frames are written (not yet
 // synced), then synced (durable, not yet acknowledged).
 inline constexpr std::string_view kShardAppendWritten = "event_shard.written";
