@@ -12,10 +12,14 @@
 //      checksum field, which the fuzzing build does not compare.
 //   4. A seal frame decodes or is refused with DataLoss; a decoded seal
 //      re-encodes to a frame of the same payload.
+//   5. Accepted input: its events frames grouped as one (AppendFramesAsOne,
+//      as a group commit writes them) scan back as one frame holding their
+//      records and payloads in order.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/events/event_log_frame.h"
 
@@ -69,5 +73,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(scan->valid_bytes == expected_offset);
   Check(scan->valid_bytes <= input.size());
   Check(scan->torn_tail == (scan->valid_bytes < input.size()));
+
+  std::vector<std::string_view> events_frames;
+  std::string payloads;
+  uint64_t records = 0;
+  for (const Frame& frame : scan->frames) {
+    if (frame.kind != lake::events::FrameKind::kEvents) continue;
+    events_frames.push_back(input.substr(frame.offset, kFrameHeaderBytes + frame.payload.size()));
+    payloads.append(frame.payload);
+    records += frame.records;
+  }
+  if (events_frames.empty() || records > UINT32_MAX) return 0;
+  std::string group;
+  lake::events::AppendFramesAsOne(events_frames, &group);
+  absl::StatusOr<lake::events::SegmentScan> grouped = lake::events::ScanSegment(group, "group");
+  Check(grouped.ok() && grouped->frames.size() == 1 && !grouped->torn_tail);
+  Check(grouped->frames[0].records == records && grouped->frames[0].payload == payloads);
   return 0;
 }

@@ -12,6 +12,7 @@
 namespace lake::events {
 namespace {
 
+constexpr size_t kRecordsOffset = 12;
 constexpr size_t kChecksumOffset = 24;
 constexpr size_t kSealPayloadBytes = 16;
 
@@ -112,6 +113,19 @@ void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, std
   size_t start = StartFrame(out);
   out->append(payload);
   FinishFrame(kind, records, start, out);
+}
+
+void AppendFramesAsOne(absl::Span<const std::string_view> frames, std::string* out) {
+  size_t start = StartFrame(out);
+  uint32_t records = 0;
+  for (std::string_view frame : frames) {
+    uint32_t frame_records = 0;
+    table::ByteReader r(frame.substr(kRecordsOffset, 4));
+    (void)r.U32(&frame_records);  // a whole frame: its header is there
+    records += frame_records;
+    out->append(frame.substr(kFrameHeaderBytes));
+  }
+  FinishFrame(FrameKind::kEvents, records, start, out);
 }
 
 std::string EncodeSegmentSeal(const SegmentSeal& seal) {

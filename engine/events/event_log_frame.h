@@ -23,6 +23,12 @@
 // writer's segment (bytes past the sealed length: never acknowledged) from
 // damage to acknowledged frames (DataLoss).
 //
+// The batches of one group commit (shard_log.h) are written as one frame,
+// their records back to back: the pages of one write may reach the disk in
+// any order before its sync, so a group written as several frames could
+// leave an earlier frame torn and a later one whole, which the scan must
+// take for damage. As one frame, the group is all or nothing.
+//
 // A batch is all or nothing: a frame whose header or payload is incomplete
 // or whose checksum fails is not part of the log. Such bytes at the end of a
 // segment are a torn tail (the write of an unacknowledged batch was cut
@@ -38,6 +44,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace lake::events {
 
@@ -70,6 +77,11 @@ void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, std
 // the payload after it; FinishFrame fills in the header.
 size_t StartFrame(std::string* out);
 void FinishFrame(FrameKind kind, uint32_t records, size_t start, std::string* out);
+
+// Appends one kEvents frame holding the records of `frames` in order, each
+// a whole kEvents frame (AppendFrame, or StartFrame + FinishFrame).
+// Precondition: their payloads total at most kMaxFramePayloadBytes.
+void AppendFramesAsOne(absl::Span<const std::string_view> frames, std::string* out);
 
 // The seal frame (header and payload) naming the segment before a new one.
 std::string EncodeSegmentSeal(const SegmentSeal& seal);

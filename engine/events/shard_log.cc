@@ -301,10 +301,19 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
       if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_); !s.ok()) return s;
     }
     // One frame (a single writer, or a bulk batch) is written as it is;
-    // several are joined into one write.
+    // several become one frame, so the group is all or nothing
+    // (event_log_frame.h).
     std::string joined;
     if (batch.size() > 1) {
-      for (const PendingAppend* p : batch) joined.append(p->frame);
+      std::vector<std::string_view> frames;
+      frames.reserve(batch.size());
+      size_t bytes = kFrameHeaderBytes;
+      for (const PendingAppend* p : batch) {
+        frames.push_back(p->frame);
+        bytes += p->frame.size() - kFrameHeaderBytes;
+      }
+      joined.reserve(bytes);
+      AppendFramesAsOne(frames, &joined);
     }
     std::string_view bytes = batch.size() > 1 ? joined : batch.front()->frame;
     if (absl::Status s = io::WriteFullyAt(*segment_, bytes, tail_); !s.ok()) return s;
@@ -355,8 +364,9 @@ absl::Status ShardWriter::AppendDurably(std::string_view frame) {
       continue;
     }
     // Lead the next group: wait briefly for the frames of joined
-    // appenders, then take every queued frame up to kMaxGroupBytes (at
-    // least one, and this thread's own: no other thread leads meanwhile).
+    // appenders, then take the queued frames in order up to kMaxGroupBytes
+    // and the frame limit (at least one; a frame left queued, this thread's
+    // own too, goes in a later group).
     gathering_ = true;
     absl::Time deadline = absl::Now() + kGroupCommitWindow;
     while (queue_.size() < appenders_ && !frame_queued_.WaitWithDeadline(&mu_, deadline)) {
@@ -366,7 +376,11 @@ absl::Status ShardWriter::AppendDurably(std::string_view frame) {
     std::vector<PendingAppend*> group;
     uint64_t group_bytes = 0;
     size_t taken = 0;
-    while (taken < queue_.size() && (group.empty() || group_bytes < kMaxGroupBytes)) {
+    // A group is one frame: its payload stays within the frame limit.
+    while (taken < queue_.size() &&
+           (group.empty() || (group_bytes < kMaxGroupBytes &&
+                              group_bytes + queue_[taken]->frame.size() <=
+                                  kMaxFramePayloadBytes))) {
       group_bytes += queue_[taken]->frame.size();
       group.push_back(queue_[taken++]);
     }

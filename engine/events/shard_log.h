@@ -21,7 +21,7 @@
 //   - A batch is acknowledged only after its frame is written and the
 //     segment synced (fdatasync), and a new segment only after its directory
 //     entry is synced too. Concurrent appends share one write and one sync
-//     (group commit).
+//     (group commit), as one frame: a group is all or nothing.
 #ifndef LAKE_ENGINE_EVENTS_SHARD_LOG_H_
 #define LAKE_ENGINE_EVENTS_SHARD_LOG_H_
 
@@ -125,8 +125,9 @@ class ShardWriter {
   // The shard as it was when this writer opened it.
   const ShardContents& recovered() const { return recovered_; }
 
-  // Appends one encoded frame (AppendFrame) and returns once it is durable.
-  // Frames of concurrent calls share one write and one sync. After an I/O
+  // Appends one encoded kEvents frame (AppendFrame) and returns once it is
+  // durable. Frames of concurrent calls share one write and one sync, as
+  // one frame holding their records (AppendFramesAsOne). After an I/O
   // error the writer is broken: every later call fails with that error
   // (the tail is unknown until a new writer recovers the shard).
   // The frame is read in place: it must stay unchanged until the call returns.
@@ -139,7 +140,8 @@ class ShardWriter {
   // threads that were released by one sync and come back with their next
   // frame share the next sync instead of splitting into cohorts that take
   // turns.
-  // Frames made durable by AppendDurably, and the syncs that did it.
+  // Frames handed to AppendDurably and made durable, and the syncs that
+  // did it (fewer when frames were grouped).
   struct SyncStats {
     uint64_t frames = 0;
     uint64_t syncs = 0;

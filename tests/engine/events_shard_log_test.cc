@@ -46,6 +46,33 @@ std::vector<std::string> PayloadsOfAllShards(io::FileSystem& fs, const std::stri
   return out;
 }
 
+// Fixed-width payloads of one record each, for the tests of concurrent
+// appends: a group commit writes its frames as one, their payloads back to
+// back, which RecordsOfAllShards splits again.
+constexpr size_t kRecordWidth = 8;
+std::string Record(int n) {
+  std::string digits = std::to_string(n);
+  return std::string(kRecordWidth - digits.size(), '0') + digits;
+}
+
+std::vector<std::string> RecordsOfAllShards(io::FileSystem& fs, const std::string& shards_dir) {
+  std::vector<std::string> out;
+  absl::StatusOr<std::vector<std::string>> shards = ListShards(fs, shards_dir);
+  REQUIRE(shards.ok());
+  for (const std::string& id : *shards) {
+    absl::StatusOr<ShardContents> contents = ReadShard(fs, shards_dir + "/" + id);
+    LAKE_REQUIRE_OK(contents);
+    for (const Frame& f : contents->event_frames) {
+      REQUIRE(f.payload.size() == f.records * kRecordWidth);
+      for (size_t r = 0; r < f.records; ++r) {
+        out.emplace_back(f.payload.substr(r * kRecordWidth, kRecordWidth));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::string OnlyShardDir(io::FileSystem& fs, const std::string& shards_dir) {
   absl::StatusOr<std::vector<std::string>> shards = ListShards(fs, shards_dir);
   REQUIRE(shards.ok());
@@ -108,6 +135,36 @@ TEST_CASE("a damaged frame followed by a valid one is data loss naming the offse
     CHECK(std::string(scan.status().message())
               .find("offset " + std::to_string(first.size())) != std::string::npos);
   }
+}
+
+TEST_CASE("frames grouped as one hold their records in order and are all or nothing") {
+  std::string synced = EventsFrame("synced");
+  std::string a = EventsFrame(std::string(5000, 'a'), 3);
+  std::string b = EventsFrame(std::string(5000, 'b'), 4);
+  std::string group;
+  AppendFramesAsOne({a, b}, &group);
+  const std::string segment = synced + group;
+  absl::StatusOr<SegmentScan> whole = ScanSegment(segment, "s");
+  LAKE_REQUIRE_OK(whole);
+  REQUIRE(whole->frames.size() == 2);
+  CHECK(whole->frames[1].kind == FrameKind::kEvents);
+  CHECK(whole->frames[1].records == 7);
+  CHECK((whole->frames[1].payload == std::string(5000, 'a') + std::string(5000, 'b')));
+  // A power loss before the group's sync may keep its later pages and not
+  // its first (zeros ahead stay zeros): as one frame the group is a torn
+  // tail and the synced frame stands.
+  std::string lost_start = synced + group;
+  std::fill_n(lost_start.begin() + static_cast<ptrdiff_t>(synced.size()), 4096, '\0');
+  absl::StatusOr<SegmentScan> torn = ScanSegment(lost_start, "s");
+  LAKE_REQUIRE_OK(torn);
+  CHECK(torn->frames.size() == 1);
+  CHECK(torn->valid_bytes == synced.size());
+  CHECK(torn->torn_tail);
+  // Written as two frames, the same loss would leave the second whole after
+  // the torn first: indistinguishable from damage.
+  std::string two = synced + a + b;
+  std::fill_n(two.begin() + static_cast<ptrdiff_t>(synced.size()), 4096, '\0');
+  CHECK(absl::IsDataLoss(ScanSegment(two, "s").status()));
 }
 
 // A frame with every header field chosen, checksummed as a writer would.
@@ -212,7 +269,7 @@ TEST_CASE("concurrent appends from four threads are all durable and readable") {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 50; ++i) {
-        if (!(*w)->AppendDurably(EventsFrame(std::to_string(t * 1000 + i))).ok()) ++failures;
+        if (!(*w)->AppendDurably(EventsFrame(Record(t * 1000 + i))).ok()) ++failures;
       }
     });
   }
@@ -220,10 +277,10 @@ TEST_CASE("concurrent appends from four threads are all durable and readable") {
   CHECK(failures == 0);
   std::vector<std::string> want;
   for (int t = 0; t < 4; ++t) {
-    for (int i = 0; i < 50; ++i) want.push_back(std::to_string(t * 1000 + i));
+    for (int i = 0; i < 50; ++i) want.push_back(Record(t * 1000 + i));
   }
   std::sort(want.begin(), want.end());
-  CHECK(PayloadsOfAllShards(fs, shards) == want);
+  CHECK(RecordsOfAllShards(fs, shards) == want);
 }
 
 TEST_CASE("threads that append one frame after another share syncs (group commit)") {
@@ -245,7 +302,7 @@ TEST_CASE("threads that append one frame after another share syncs (group commit
     threads.emplace_back([&, t] {
       for (int i = 0; i < kFrames; ++i) {
         ShardWriter::AppenderScope appender(**w);
-        std::string frame = EventsFrame(std::to_string(t * 1000 + i));
+        std::string frame = EventsFrame(Record(t * 1000 + i));
         if (!(*w)->AppendDurably(std::move(frame)).ok()) ++failures;
       }
     });
@@ -258,7 +315,11 @@ TEST_CASE("threads that append one frame after another share syncs (group commit
   // into cohorts of about two that take turns (~94 syncs).
   CAPTURE(syncs.load());
   CHECK(syncs.load() * 8 <= kThreads * kFrames * 3);
-  CHECK(PayloadsOfAllShards(fs, shards).size() == size_t{kThreads * kFrames});
+  CHECK(RecordsOfAllShards(fs, shards).size() == size_t{kThreads * kFrames});
+  // Each sync wrote one frame: a group is one frame, all or nothing.
+  absl::StatusOr<ShardContents> contents = ReadShard(fs, OnlyShardDir(fs, shards));
+  LAKE_REQUIRE_OK(contents);
+  CHECK(contents->event_frames.size() == static_cast<size_t>(syncs.load()));
 }
 
 TEST_CASE("a crashed session's torn tail is sealed off by the next session") {
