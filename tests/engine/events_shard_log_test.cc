@@ -33,14 +33,23 @@ std::vector<std::string> Payloads(const ShardContents& contents) {
   return out;
 }
 
-std::vector<std::string> PayloadsOfAllShards(io::FileSystem& fs, const std::string& shards_dir) {
-  std::vector<std::string> out;
+// The contents of every shard under `shards_dir`.
+std::vector<ShardContents> AllShards(io::FileSystem& fs, const std::string& shards_dir) {
+  std::vector<ShardContents> all;
   absl::StatusOr<std::vector<std::string>> shards = ListShards(fs, shards_dir);
   REQUIRE(shards.ok());
   for (const std::string& id : *shards) {
     absl::StatusOr<ShardContents> contents = ReadShard(fs, shards_dir + "/" + id);
     LAKE_REQUIRE_OK(contents);
-    for (std::string& p : Payloads(*contents)) out.push_back(std::move(p));
+    all.push_back(std::move(*contents));
+  }
+  return all;
+}
+
+std::vector<std::string> PayloadsOfAllShards(io::FileSystem& fs, const std::string& shards_dir) {
+  std::vector<std::string> out;
+  for (const ShardContents& contents : AllShards(fs, shards_dir)) {
+    for (std::string& p : Payloads(contents)) out.push_back(std::move(p));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -57,12 +66,8 @@ std::string Record(int n) {
 
 std::vector<std::string> RecordsOfAllShards(io::FileSystem& fs, const std::string& shards_dir) {
   std::vector<std::string> out;
-  absl::StatusOr<std::vector<std::string>> shards = ListShards(fs, shards_dir);
-  REQUIRE(shards.ok());
-  for (const std::string& id : *shards) {
-    absl::StatusOr<ShardContents> contents = ReadShard(fs, shards_dir + "/" + id);
-    LAKE_REQUIRE_OK(contents);
-    for (const Frame& f : contents->event_frames) {
+  for (const ShardContents& contents : AllShards(fs, shards_dir)) {
+    for (const Frame& f : contents.event_frames) {
       REQUIRE(f.payload.size() == f.records * kRecordWidth);
       for (size_t r = 0; r < f.records; ++r) {
         out.emplace_back(f.payload.substr(r * kRecordWidth, kRecordWidth));
