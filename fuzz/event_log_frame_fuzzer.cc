@@ -9,12 +9,16 @@
 //      "bytes follow valid_bytes".
 //   3. Accepted input: every frame re-encodes (AppendFrame of its kind,
 //      count and payload) to the bytes it was read from, except for the
-//      checksum field, which the fuzzing build does not compare.
+//      checksum field, which the fuzzing build does not compare, and the
+//      version field of a version 1 frame (AppendFrame writes version 2).
 //   4. A seal frame decodes or is refused with DataLoss; a decoded seal
-//      re-encodes to a frame of the same payload.
-//   5. Accepted input: its events frames grouped as one (AppendFramesAsOne,
-//      as a group commit writes them) scan back as one frame holding their
-//      records and payloads in order.
+//      re-encodes to a frame of the same payload (a version 1 seal: the same
+//      payload followed by a zero seed).
+//   5. Accepted input: its events frames grouped as one (AppendEventsFrame,
+//      as a group commit writes them) after a seal scan back as one frame
+//      holding their records and payloads in order.
+//   6. Accepted input: a scan started at the end of any frame it read
+//      finds the frames after it.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -40,9 +44,13 @@ void CheckFrame(std::string_view input, const Frame& frame) {
   std::string_view original = input.substr(frame.offset, length);
   Check(original.substr(kFrameHeaderBytes) == frame.payload);
   std::string again;
-  lake::events::AppendFrame(frame.kind, frame.records, frame.payload, &again);
+  lake::events::AppendFrame(frame.kind, frame.records, frame.payload, 0, &again);
   Check(again.size() == original.size());
-  Check(again.substr(0, kChecksumOffset) == original.substr(0, kChecksumOffset));
+  Check(again.substr(0, 4) == original.substr(0, 4));
+  if (frame.version == lake::events::kFrameFormatVersion) {
+    Check(again.substr(4, 4) == original.substr(4, 4));
+  }
+  Check(again.substr(8, kChecksumOffset - 8) == original.substr(8, kChecksumOffset - 8));
   Check(again.substr(kFrameHeaderBytes) == original.substr(kFrameHeaderBytes));
   if (frame.kind == lake::events::FrameKind::kSegmentSeal) {
     absl::StatusOr<lake::events::SegmentSeal> seal = lake::events::DecodeSegmentSeal(frame);
@@ -50,8 +58,14 @@ void CheckFrame(std::string_view input, const Frame& frame) {
       Check(absl::IsDataLoss(seal.status()));
       return;
     }
+    // Re-encoded as version 2, which adds the seed (0 in a version 1 seal).
     std::string sealed = lake::events::EncodeSegmentSeal(*seal);
-    Check(sealed.substr(kFrameHeaderBytes) == frame.payload);
+    if (frame.version == lake::events::kFrameFormatVersion) {
+      Check(sealed.substr(kFrameHeaderBytes) == frame.payload);
+    } else {
+      Check(seal->frame_seed == 0);
+      Check(sealed.substr(kFrameHeaderBytes, frame.payload.size()) == frame.payload);
+    }
   }
 }
 
@@ -74,20 +88,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(scan->valid_bytes <= input.size());
   Check(scan->torn_tail == (scan->valid_bytes < input.size()));
 
-  std::vector<std::string_view> events_frames;
+  for (size_t f = 0; f < scan->frames.size(); ++f) {
+    const Frame& frame = scan->frames[f];
+    uint64_t end = frame.offset + kFrameHeaderBytes + frame.payload.size();
+    absl::StatusOr<lake::events::SegmentScan> rest = lake::events::ScanSegment(input, "fuzz", end);
+    Check(rest.ok() && rest->valid_bytes == scan->valid_bytes);
+    Check(rest->frames.size() == scan->frames.size() - f - 1);
+  }
+
+  std::vector<lake::events::RecordBatch> batches;
   std::string payloads;
   uint64_t records = 0;
   for (const Frame& frame : scan->frames) {
     if (frame.kind != lake::events::FrameKind::kEvents) continue;
-    events_frames.push_back(input.substr(frame.offset, kFrameHeaderBytes + frame.payload.size()));
+    batches.push_back(lake::events::RecordBatch{frame.records, frame.payload});
     payloads.append(frame.payload);
     records += frame.records;
   }
-  if (events_frames.empty() || records > UINT32_MAX) return 0;
-  std::string group;
-  lake::events::AppendFramesAsOne(events_frames, &group);
+  if (batches.empty() || records > UINT32_MAX) return 0;
+  std::string group = lake::events::EncodeSegmentSeal(lake::events::SegmentSeal{0, 0, 7});
+  lake::events::AppendEventsFrame(batches, 7, &group);
   absl::StatusOr<lake::events::SegmentScan> grouped = lake::events::ScanSegment(group, "group");
-  Check(grouped.ok() && grouped->frames.size() == 1 && !grouped->torn_tail);
-  Check(grouped->frames[0].records == records && grouped->frames[0].payload == payloads);
+  Check(grouped.ok() && grouped->frames.size() == 2 && !grouped->torn_tail);
+  Check(grouped->frames[1].records == records && grouped->frames[1].payload == payloads);
   return 0;
 }

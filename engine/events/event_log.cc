@@ -284,7 +284,8 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   // up once per run of its events (RunEnd), not per event.
   // The events to write: the batch, compacted in place past its duplicates.
   std::vector<Event>& fresh = batch;
-  std::string frame;  // a spare one when there is one
+  // The batch's encoded records, in a spare buffer when there is one.
+  std::string records;
   {
     absl::MutexLock lock(&mu_);
     // The batch's events by item, so admission is linear in the batch.
@@ -321,9 +322,9 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
     }
     batch.erase(batch.begin() + static_cast<ptrdiff_t>(kept), batch.end());
     if (fresh.empty()) return result;
-    if (!spare_frames_.empty()) {
-      frame = std::move(spare_frames_.back());
-      spare_frames_.pop_back();
+    if (!spare_payloads_.empty()) {
+      records = std::move(spare_payloads_.back());
+      spare_payloads_.pop_back();
     }
     for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
       end = RunEnd(batch, begin);
@@ -331,34 +332,31 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
       for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
     }
   }
-  // The records are encoded straight into the frame.
-  frame.clear();
-  size_t frame_bytes = kFrameHeaderBytes;
-  for (const Event& e : fresh) frame_bytes += EventRecordBytes(e);
-  frame.reserve(frame_bytes);
-  const size_t frame_start = StartFrame(&frame);
+  // The records are encoded into a buffer sized once.
+  records.clear();
+  size_t payload_bytes = 0;
+  for (const Event& e : fresh) payload_bytes += EventRecordBytes(e);
+  records.reserve(payload_bytes);
   std::vector<DataLocation> blobs;
   for (const Event& e : fresh) {
-    AppendEventRecord(e, &frame);
+    AppendEventRecord(e, &records);
     if (e.blob_location) blobs.push_back(*e.blob_location);
   }
-  const size_t payload_bytes = frame.size() - frame_start - kFrameHeaderBytes;
   absl::Status appended = absl::OkStatus();
-  if (payload_bytes > kMaxFramePayloadBytes) {
+  if (records.size() > kMaxFramePayloadBytes) {
     appended = absl::InvalidArgumentError(
-        absl::StrCat("a checkpoint batch of ", payload_bytes, " bytes is over the ",
+        absl::StrCat("a checkpoint batch of ", records.size(), " bytes is over the ",
                      kMaxFramePayloadBytes, "-byte limit (offload large values as blobs)"));
   } else {
     // The journal first: an acknowledged event never names an unrecorded blob.
     appended = blob_journal_->Record(std::move(blobs));
     if (appended.ok()) {
-      FinishFrame(FrameKind::kEvents, static_cast<uint32_t>(fresh.size()), frame_start, &frame);
-      appended = writer_->AppendDurably(frame);
+      appended = writer_->AppendDurably(records, static_cast<uint32_t>(fresh.size()));
     }
   }
   absl::MutexLock lock(&mu_);
-  if (spare_frames_.size() < kSpareFrames && frame.capacity() <= kSpareFrameBytes) {
-    spare_frames_.push_back(std::move(frame));
+  if (spare_payloads_.size() < kSparePayloads && records.capacity() <= kSparePayloadBytes) {
+    spare_payloads_.push_back(std::move(records));
   }
   for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
     end = RunEnd(fresh, begin);

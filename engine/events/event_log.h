@@ -138,12 +138,12 @@ class EventLog {
   // log appended meanwhile, which that read may have missed.
   bool rereading_all_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<Event> appended_while_rereading_ ABSL_GUARDED_BY(mu_);
-  // Frame buffers of finished appends, reused: a bulk batch's frame is
+  // Record buffers of finished appends, reused: a bulk batch's records are
   // hundreds of KB, and a new buffer costs a page fault per 4 KiB written.
-  // At most kSpareFrames, each of at most kSpareFrameBytes capacity.
-  static constexpr size_t kSpareFrames = 8;
-  static constexpr size_t kSpareFrameBytes = size_t{1} << 20;
-  std::vector<std::string> spare_frames_ ABSL_GUARDED_BY(mu_);
+  // At most kSparePayloads, each of at most kSparePayloadBytes capacity.
+  static constexpr size_t kSparePayloads = 8;
+  static constexpr size_t kSparePayloadBytes = size_t{1} << 20;
+  std::vector<std::string> spare_payloads_ ABSL_GUARDED_BY(mu_);
   // The events of batches being written, by item; the keys view the item
   // ids of those events, which outlive their entries.
   absl::flat_hash_map<std::string_view, std::vector<const Event*>> in_flight_

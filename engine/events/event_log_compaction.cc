@@ -219,11 +219,10 @@ absl::Status AppendEvents(ShardWriter& writer, const EventsToCompact& events) {
   uint32_t records = 0;
   auto flush = [&]() -> absl::Status {
     if (records == 0) return absl::OkStatus();
-    std::string frame;
-    AppendFrame(FrameKind::kEvents, records, payload, &frame);
+    absl::Status appended = writer.AppendDurably(payload, records);
     payload.clear();
     records = 0;
-    return writer.AppendDurably(frame);
+    return appended;
   };
   for (const auto& [item, item_events] : events) {
     for (const CompactedEvent& e : item_events) {

@@ -1,6 +1,7 @@
 // Event-log frames; the format note is in event_log_frame.h.
 #include "engine/events/event_log_frame.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -12,19 +13,47 @@
 namespace lake::events {
 namespace {
 
-constexpr size_t kRecordsOffset = 12;
 constexpr size_t kChecksumOffset = 24;
-constexpr size_t kSealPayloadBytes = 16;
+constexpr size_t kSealPayloadBytesV1 = 16;
+constexpr size_t kSealPayloadBytes = 24;
 
-// XXH3-64 of the header's first 24 bytes followed by the payload, streamed
-// (the same value table::Checksum64 gives for the two concatenated).
-uint64_t FrameChecksum(std::string_view header_prefix, std::string_view payload) {
+// XXH3-64 with `seed` of the header's first 24 bytes followed by the
+// payload, streamed (with seed 0, the same value table::Checksum64 gives for
+// the two concatenated).
+uint64_t FrameChecksum(std::string_view header_prefix, absl::Span<const RecordBatch> payloads,
+                       uint64_t seed) {
   std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
                                                                  &XXH3_freeState);
-  XXH3_64bits_reset(state.get());
+  XXH3_64bits_reset_withSeed(state.get(), seed);
   XXH3_64bits_update(state.get(), header_prefix.data(), header_prefix.size());
-  XXH3_64bits_update(state.get(), payload.data(), payload.size());
+  for (const RecordBatch& p : payloads) {
+    XXH3_64bits_update(state.get(), p.payload.data(), p.payload.size());
+  }
   return XXH3_64bits_digest(state.get());
+}
+
+// Appends a frame of `kind` holding `batches` (version 2).
+void AppendFrameOf(FrameKind kind, absl::Span<const RecordBatch> batches, uint64_t seed,
+                   std::string* out) {
+  uint32_t records = 0;
+  uint64_t payload_bytes = 0;
+  for (const RecordBatch& b : batches) {
+    records += b.records;
+    payload_bytes += b.payload.size();
+  }
+  const size_t start = out->size();
+  out->reserve(start + kFrameHeaderBytes + payload_bytes);
+  table::ByteWriter w(out);
+  w.Bytes(kFrameMagic);
+  w.U32(kFrameFormatVersion);
+  w.U8(static_cast<uint8_t>(kind));
+  w.U8(0);
+  w.U8(0);
+  w.U8(0);
+  w.U32(records);
+  w.U64(payload_bytes);
+  w.U64(FrameChecksum(std::string_view(*out).substr(start, kChecksumOffset), batches, seed));
+  for (const RecordBatch& b : batches) out->append(b.payload);
 }
 
 enum class Verdict { kValid, kInvalid, kRefused };
@@ -36,32 +65,35 @@ struct Candidate {
   std::string why;  // kRefused
 };
 
-// Whether a frame starts at `offset`: kInvalid for bytes that are not one
-// (incomplete, wrong magic, failed checksum), kRefused for a checksummed
-// frame of a version or kind this code does not read.
-Candidate TryFrame(std::string_view segment, uint64_t offset) {
+// Whether a frame of `version` checksummed with `seed` starts at `offset`:
+// kInvalid for bytes that are not one (incomplete, wrong magic, failed
+// checksum), kRefused for a checksummed frame of another version or of a
+// kind this code does not read.
+Candidate TryFrame(std::string_view segment, uint64_t offset, uint32_t version, uint64_t seed) {
   Candidate c;
   if (segment.size() - offset < kFrameHeaderBytes) return c;
   table::ByteReader r(segment.substr(offset, kFrameHeaderBytes));
   std::string_view magic;
-  uint32_t version = 0, records = 0;
+  uint32_t frame_version = 0, records = 0;
   uint8_t kind = 0, pad0 = 0, pad1 = 0, pad2 = 0;
   uint64_t payload_bytes = 0, checksum = 0;
-  if (!r.Bytes(kFrameMagic.size(), &magic) || !r.U32(&version) || !r.U8(&kind) || !r.U8(&pad0) ||
-      !r.U8(&pad1) || !r.U8(&pad2) || !r.U32(&records) || !r.U64(&payload_bytes) ||
+  if (!r.Bytes(kFrameMagic.size(), &magic) || !r.U32(&frame_version) || !r.U8(&kind) ||
+      !r.U8(&pad0) || !r.U8(&pad1) || !r.U8(&pad2) || !r.U32(&records) || !r.U64(&payload_bytes) ||
       !r.U64(&checksum)) {
     return c;
   }
   if (magic != kFrameMagic) return c;
   if (payload_bytes > segment.size() - offset - kFrameHeaderBytes) return c;
   std::string_view payload = segment.substr(offset + kFrameHeaderBytes, payload_bytes);
+  const RecordBatch covered{records, payload};
   if (table::kChecksumsEnforced &&
-      FrameChecksum(segment.substr(offset, kChecksumOffset), payload) != checksum) {
+      FrameChecksum(segment.substr(offset, kChecksumOffset), {&covered, 1}, seed) != checksum) {
     return c;
   }
-  if (version != kFrameFormatVersion) {
+  if (frame_version != version) {
     c.verdict = Verdict::kRefused;
-    c.why = absl::StrCat("frame format version ", version, " (this lake reads ",
+    c.why = absl::StrCat("frame format version ", frame_version, " in a segment of version ",
+                         version, " (this lake reads ", kFrameFormatVersion1, " and ",
                          kFrameFormatVersion, ")");
     return c;
   }
@@ -73,9 +105,31 @@ Candidate TryFrame(std::string_view segment, uint64_t offset) {
     return c;
   }
   c.verdict = Verdict::kValid;
-  c.frame = Frame{static_cast<FrameKind>(kind), records, offset, payload};
+  c.frame = Frame{static_cast<FrameKind>(kind), frame_version, records, offset, payload};
   c.end = offset + kFrameHeaderBytes + payload_bytes;
   return c;
+}
+
+// Whether `segment` starts with the header of a version 2 seal, whether or
+// not the frame checks.
+bool LooksLikeSealV2(std::string_view segment) {
+  if (segment.size() < kFrameHeaderBytes + kSealPayloadBytes) return false;
+  table::ByteReader r(segment.substr(0, kFrameHeaderBytes));
+  std::string_view magic;
+  uint32_t version = 0;
+  uint8_t kind = 0;
+  return r.Bytes(kFrameMagic.size(), &magic) && r.U32(&version) && r.U8(&kind) &&
+         magic == kFrameMagic && version == kFrameFormatVersion &&
+         kind == static_cast<uint8_t>(FrameKind::kSegmentSeal);
+}
+
+// The frame seed field of a version 2 seal at the start of `segment`
+// (LooksLikeSealV2), unchecked.
+uint64_t SeedBytesOfSeal(std::string_view segment) {
+  uint64_t seed = 0;
+  table::ByteReader r(segment.substr(kFrameHeaderBytes + 16, 8));
+  (void)r.U64(&seed);
+  return seed;
 }
 
 absl::Status Damaged(std::string_view name, uint64_t offset, std::string_view why) {
@@ -86,46 +140,14 @@ absl::Status Damaged(std::string_view name, uint64_t offset, std::string_view wh
 
 }  // namespace
 
-size_t StartFrame(std::string* out) {
-  size_t start = out->size();
-  out->append(kFrameHeaderBytes, '\0');
-  return start;
+void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, uint64_t seed,
+                 std::string* out) {
+  const RecordBatch batch{records, payload};
+  AppendFrameOf(kind, {&batch, 1}, seed, out);
 }
 
-void FinishFrame(FrameKind kind, uint32_t records, size_t start, std::string* out) {
-  const uint64_t payload_bytes = out->size() - start - kFrameHeaderBytes;
-  std::string header;
-  header.reserve(kFrameHeaderBytes);
-  table::ByteWriter w(&header);
-  w.Bytes(kFrameMagic);
-  w.U32(kFrameFormatVersion);
-  w.U8(static_cast<uint8_t>(kind));
-  w.U8(0);
-  w.U8(0);
-  w.U8(0);
-  w.U32(records);
-  w.U64(payload_bytes);
-  w.U64(FrameChecksum(header, std::string_view(*out).substr(start + kFrameHeaderBytes)));
-  out->replace(start, kFrameHeaderBytes, header);
-}
-
-void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, std::string* out) {
-  size_t start = StartFrame(out);
-  out->append(payload);
-  FinishFrame(kind, records, start, out);
-}
-
-void AppendFramesAsOne(absl::Span<const std::string_view> frames, std::string* out) {
-  size_t start = StartFrame(out);
-  uint32_t records = 0;
-  for (std::string_view frame : frames) {
-    uint32_t frame_records = 0;
-    table::ByteReader r(frame.substr(kRecordsOffset, 4));
-    (void)r.U32(&frame_records);  // a whole frame: its header is there
-    records += frame_records;
-    out->append(frame.substr(kFrameHeaderBytes));
-  }
-  FinishFrame(FrameKind::kEvents, records, start, out);
+void AppendEventsFrame(absl::Span<const RecordBatch> batches, uint64_t seed, std::string* out) {
+  AppendFrameOf(FrameKind::kEvents, batches, seed, out);
 }
 
 std::string EncodeSegmentSeal(const SegmentSeal& seal) {
@@ -133,28 +155,49 @@ std::string EncodeSegmentSeal(const SegmentSeal& seal) {
   table::ByteWriter w(&payload);
   w.U64(seal.previous_segment);
   w.U64(seal.previous_valid_bytes);
+  w.U64(seal.frame_seed);
   std::string frame;
-  AppendFrame(FrameKind::kSegmentSeal, 0, payload, &frame);
+  AppendFrame(FrameKind::kSegmentSeal, 0, payload, 0, &frame);
   return frame;
 }
 
 absl::StatusOr<SegmentSeal> DecodeSegmentSeal(const Frame& frame) {
   SegmentSeal seal;
   table::ByteReader r(frame.payload);
+  const size_t expected =
+      frame.version == kFrameFormatVersion1 ? kSealPayloadBytesV1 : kSealPayloadBytes;
   if (frame.kind != FrameKind::kSegmentSeal || frame.records != 0 ||
-      frame.payload.size() != kSealPayloadBytes || !r.U64(&seal.previous_segment) ||
-      !r.U64(&seal.previous_valid_bytes)) {
+      frame.payload.size() != expected || !r.U64(&seal.previous_segment) ||
+      !r.U64(&seal.previous_valid_bytes) ||
+      (expected == kSealPayloadBytes && !r.U64(&seal.frame_seed))) {
     return absl::DataLossError(
         absl::StrCat("a segment seal at offset ", frame.offset, " is malformed"));
   }
   return seal;
 }
 
-absl::StatusOr<SegmentScan> ScanSegment(std::string_view segment, std::string_view name) {
+absl::StatusOr<SegmentScan> ScanSegment(std::string_view segment, std::string_view name,
+                                        uint64_t start) {
   SegmentScan scan;
-  uint64_t offset = 0;
+  // The segment's version and seed: from a version 2 seal at its start.
+  Candidate first = TryFrame(segment, 0, kFrameFormatVersion, 0);
+  if (first.verdict == Verdict::kValid && first.frame.kind == FrameKind::kSegmentSeal) {
+    absl::StatusOr<SegmentSeal> seal = DecodeSegmentSeal(first.frame);
+    if (!seal.ok()) return Damaged(name, 0, std::string(seal.status().message()));
+    scan.version = kFrameFormatVersion;
+    scan.frame_seed = seal->frame_seed;
+  } else if (first.verdict == Verdict::kInvalid && LooksLikeSealV2(segment)) {
+    // A version 2 seal that does not check: torn (its session never wrote
+    // a frame: frames follow only a synced seal) or damaged. The seed it
+    // names, if intact, still finds the frames that would make it damage.
+    scan.version = kFrameFormatVersion;
+    scan.frame_seed = SeedBytesOfSeal(segment);
+  }
+  // The seal is checksummed with seed 0; every other frame with the seed.
+  auto seed_at = [&](uint64_t offset) { return offset == 0 ? 0 : scan.frame_seed; };
+  uint64_t offset = std::min<uint64_t>(start, segment.size());
   while (offset < segment.size()) {
-    Candidate c = TryFrame(segment, offset);
+    Candidate c = TryFrame(segment, offset, scan.version, seed_at(offset));
     if (c.verdict == Verdict::kRefused) return Damaged(name, offset, c.why);
     if (c.verdict == Verdict::kValid) {
       scan.frames.push_back(c.frame);
@@ -164,7 +207,7 @@ absl::StatusOr<SegmentScan> ScanSegment(std::string_view segment, std::string_vi
     // Not a frame: a torn tail, unless a valid frame follows.
     for (size_t at = segment.find(kFrameMagic, offset + 1); at != std::string_view::npos;
          at = segment.find(kFrameMagic, at + 1)) {
-      if (TryFrame(segment, at).verdict != Verdict::kInvalid) {
+      if (TryFrame(segment, at, scan.version, seed_at(at)).verdict != Verdict::kInvalid) {
         return Damaged(name, offset,
                        absl::StrCat("the frame there is not valid, yet a frame follows at ", at));
       }

@@ -1,27 +1,32 @@
 // The frames of an event-log segment file, and the scan that reads them.
 //
-// Format note (frame format version 1). A shard of an experiment's log is a
+// Format note (frame format version 2). A shard of an experiment's log is a
 // sequence of segment files; a segment is a sequence of frames, each written
-// by one pwrite and made durable by one fdatasync before the batch it holds
-// is acknowledged:
+// by one pwrite and made durable by one fdatasync before the batches it
+// holds are acknowledged:
 //
 //   offset  bytes  field
 //   0       4      magic "LKEV"
-//   4       4      u32 frame format version (1)
+//   4       4      u32 frame format version (2)
 //   8       1      u8 kind: 1 = a batch of event records, 2 = a segment seal
 //   9       3      zero
 //   12      4      u32 record count (events in the batch; 0 for a seal)
 //   16      8      u64 payload bytes (at most kMaxFramePayloadBytes)
-//   24      8      u64 XXH3-64 of bytes [0, 24) followed by the payload
+//   24      8      u64 XXH3-64, seeded with the segment's frame seed, of
+//                  bytes [0, 24) followed by the payload
 //   32      n      payload
 //
 // Integers are little-endian. An events payload is `record count` event
-// records (engine/events/event_record_format.h) back to back. A seal's
-// payload is u64 previous segment number, u64 the previous segment's valid
-// bytes: the first frame of every segment but the first, written when a
-// writer opens the segment, so a reader can tell the torn tail of a crashed
-// writer's segment (bytes past the sealed length: never acknowledged) from
-// damage to acknowledged frames (DataLoss).
+// records (engine/events/event_record_format.h) back to back.
+//
+// Every segment starts with a seal, checksummed with seed 0, whose payload
+// is u64 previous segment number, u64 the previous segment's valid bytes (0
+// and 0 in segment 1) and u64 the segment's frame seed: a random number
+// every later frame of the segment is checksummed with. The seal lets a
+// reader tell the torn tail of a crashed writer's segment (bytes past the
+// sealed length: never acknowledged) from damage to acknowledged frames
+// (DataLoss); the seed means no bytes but a writer's own frames pass as a
+// frame of the segment, not even a frame copied into an event's value.
 //
 // The batches of one group commit (shard_log.h) are written as one frame,
 // their records back to back: the pages of one write may reach the disk in
@@ -35,6 +40,12 @@
 // short); followed by a valid frame they are damage, and the scan fails
 // closed naming the offset. The zeros a writer writes ahead of its frames
 // (shard_log.h) scan the same way: the end of the segment's frames.
+//
+// Version 1 (read, no longer written) differs only in the seed: there is
+// none (XXH3-64 unseeded), segment 1 has no seal, and a seal's payload
+// stops after the previous segment's valid bytes. A segment's version is
+// that of its seal, or 1 when it does not start with a version 2 seal; a
+// frame of another version than its segment's is refused.
 #ifndef LAKE_ENGINE_EVENTS_EVENT_LOG_FRAME_H_
 #define LAKE_ENGINE_EVENTS_EVENT_LOG_FRAME_H_
 
@@ -49,7 +60,8 @@
 namespace lake::events {
 
 inline constexpr std::string_view kFrameMagic = "LKEV";
-inline constexpr uint32_t kFrameFormatVersion = 1;
+inline constexpr uint32_t kFrameFormatVersion = 2;    // written
+inline constexpr uint32_t kFrameFormatVersion1 = 1;   // still read
 inline constexpr size_t kFrameHeaderBytes = 32;
 // One checkpoint batch per frame; a batch larger than this is refused
 // before anything is written (blobs above the inline threshold are
@@ -60,46 +72,58 @@ enum class FrameKind : uint8_t { kEvents = 1, kSegmentSeal = 2 };
 
 struct Frame {
   FrameKind kind = FrameKind::kEvents;
+  uint32_t version = kFrameFormatVersion;
   uint32_t records = 0;
   uint64_t offset = 0;       // of the header within the segment
   std::string_view payload;  // a view into the scanned bytes
 };
 
 struct SegmentSeal {
-  uint64_t previous_segment = 0;
-  uint64_t previous_valid_bytes = 0;
+  uint64_t previous_segment = 0;      // 0 in segment 1
+  uint64_t previous_valid_bytes = 0;  // 0 in segment 1
+  uint64_t frame_seed = 0;            // 0 in a version 1 seal
 };
 
-// Appends one frame. Precondition: payload.size() <= kMaxFramePayloadBytes.
-void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, std::string* out);
-// The same, built in place (no copy of the payload): StartFrame appends a
-// header to fill in and returns where the frame starts; the caller appends
-// the payload after it; FinishFrame fills in the header.
-size_t StartFrame(std::string* out);
-void FinishFrame(FrameKind kind, uint32_t records, size_t start, std::string* out);
+// Appends one frame (version 2) checksummed with `seed`: the segment's
+// frame seed, or 0 for a seal. Precondition: payload.size() <=
+// kMaxFramePayloadBytes.
+void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, uint64_t seed,
+                 std::string* out);
 
-// Appends one kEvents frame holding the records of `frames` in order, each
-// a whole kEvents frame (AppendFrame, or StartFrame + FinishFrame).
-// Precondition: their payloads total at most kMaxFramePayloadBytes.
-void AppendFramesAsOne(absl::Span<const std::string_view> frames, std::string* out);
+// One batch of event records: how many, and their bytes.
+struct RecordBatch {
+  uint32_t records = 0;
+  std::string_view payload;
+};
+// Appends one kEvents frame (version 2) checksummed with `seed`, holding the
+// records of `batches` in order (a group commit's batches). Precondition:
+// the payloads total at most kMaxFramePayloadBytes, the records at most
+// UINT32_MAX.
+void AppendEventsFrame(absl::Span<const RecordBatch> batches, uint64_t seed, std::string* out);
 
-// The seal frame (header and payload) naming the segment before a new one.
+// The seal frame (header and payload, version 2) opening a segment.
 std::string EncodeSegmentSeal(const SegmentSeal& seal);
-// The seal a kSegmentSeal frame holds; DataLoss when it is malformed.
+// The seal a kSegmentSeal frame holds (of either version); DataLoss when it
+// is malformed.
 absl::StatusOr<SegmentSeal> DecodeSegmentSeal(const Frame& frame);
 
 struct SegmentScan {
-  std::vector<Frame> frames;  // every valid frame, in order
-  uint64_t valid_bytes = 0;   // the end of the last valid frame
+  uint32_t version = kFrameFormatVersion1;  // of the segment (see above)
+  uint64_t frame_seed = 0;                  // version 2: from its seal
+  std::vector<Frame> frames;  // every valid frame from where the scan started, in order
+  uint64_t valid_bytes = 0;   // the end of the last valid frame (or the start)
   bool torn_tail = false;     // bytes follow valid_bytes
 };
 
-// Reads `segment` frame by frame. DataLoss (naming `name` and the offset)
-// when a frame that is not valid is followed by a valid one, or a frame
-// carries another format version or an unknown kind (refused, not
-// guessed). Bytes after the last valid frame that are not a valid frame are
-// a torn tail.
-absl::StatusOr<SegmentScan> ScanSegment(std::string_view segment, std::string_view name);
+// Reads `segment` frame by frame from `start` (0, or the end of a frame
+// read before); frame offsets are within the whole segment. The segment's
+// version and seed come from its first frame. DataLoss (naming `name` and
+// the offset) when a frame that is not valid is followed by a valid one, a
+// version 2 seal is malformed, or a frame carries another format version
+// than its segment or an unknown kind (refused, not guessed). Bytes after
+// the last valid frame that are not a valid frame are a torn tail.
+absl::StatusOr<SegmentScan> ScanSegment(std::string_view segment, std::string_view name,
+                                        uint64_t start = 0);
 
 }  // namespace lake::events
 

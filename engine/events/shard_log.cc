@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
+
+#include <openssl/rand.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -42,7 +45,16 @@ absl::Status Damaged(const std::string& shard_dir, std::string_view why) {
       absl::StrCat("event log shard ", shard_dir, " is damaged: ", std::string(why)));
 }
 
-// Checks the first frame of segment `number` (> 1) against the one before.
+// A random frame seed, never 0 (the seed of seals and of version 1).
+uint64_t NewFrameSeed() {
+  uint64_t seed = 0;
+  while (seed == 0) {
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(&seed), sizeof seed) != 1) std::abort();
+  }
+  return seed;
+}
+
+// Checks the first frame of segment `number` against the one before.
 absl::Status CheckSeal(const std::string& shard_dir, uint64_t number, const SegmentScan& scan,
                        uint64_t previous_valid_bytes) {
   const Frame& first = scan.frames.front();
@@ -160,11 +172,10 @@ absl::StatusOr<ShardContents> ReadShardFrom(io::FileSystem& fs, const std::strin
       return Damaged(shard_dir, absl::StrCat(name, " is shorter than its ", start,
                                              " valid bytes read before"));
     }
-    absl::StatusOr<SegmentScan> scan = ScanSegment(std::string_view(*owned).substr(start),
-                                                   absl::StrCat(shard_dir, "/", name));
+    absl::StatusOr<SegmentScan> scan =
+        ScanSegment(*owned, absl::StrCat(shard_dir, "/", name), start);
     if (!scan.ok()) return scan.status();
-    for (Frame& frame : scan->frames) frame.offset += start;
-    const uint64_t valid_bytes = start + scan->valid_bytes;
+    const uint64_t valid_bytes = scan->valid_bytes;
     const bool last = number == numbers.size();
     if (start == 0 && scan->frames.empty() && !last) {
       return Damaged(shard_dir, absl::StrCat(name, " holds no frame but is not the last"));
@@ -173,14 +184,17 @@ absl::StatusOr<ShardContents> ReadShardFrom(io::FileSystem& fs, const std::strin
     // own segment, else those of the segment read last (or the cursor's).
     const uint64_t previous_valid_bytes =
         number == from.segment ? contents.previous_valid_bytes : contents.last_valid_bytes;
-    if (start == 0 && !scan->frames.empty() && number > 1) {
+    // Every segment of version 2 starts with a seal; of version 1, every
+    // segment but the first.
+    const bool sealed = scan->version == kFrameFormatVersion || number > 1;
+    if (start == 0 && !scan->frames.empty() && sealed) {
       if (absl::Status s = CheckSeal(shard_dir, number, *scan, previous_valid_bytes); !s.ok()) {
         return s;
       }
     }
     for (size_t f = 0; f < scan->frames.size(); ++f) {
       const Frame& frame = scan->frames[f];
-      bool is_seal_position = number > 1 && start == 0 && f == 0;
+      bool is_seal_position = sealed && start == 0 && f == 0;
       if (frame.kind == FrameKind::kSegmentSeal && !is_seal_position) {
         return Damaged(shard_dir, absl::StrCat(name, " has a seal at offset ", frame.offset));
       }
@@ -200,10 +214,16 @@ ShardWriter::ShardWriter(io::FileSystem& fs, std::string shard_dir,
     : fs_(fs),
       shard_dir_(std::move(shard_dir)),
       lock_(std::move(lock)),
-      recovered_(std::move(recovered)) {}
+      recovered_(std::move(recovered)),
+      frame_seed_(NewFrameSeed()) {}
 
 ShardWriter::~ShardWriter() {
-  if (segment_) (void)segment_->Close();
+  if (segment_) {
+    // The zeros written ahead are no longer needed: no session appends to
+    // this segment again. (Not synced: zeros or none scan alike.)
+    if (broken_.ok()) (void)segment_->Truncate(tail_);
+    (void)segment_->Close();
+  }
   if (lock_) (void)lock_->Close();
 }
 
@@ -264,8 +284,8 @@ absl::Status ShardWriter::StartSegment(uint64_t number, bool rewrite,
   if (rewrite) {
     if (absl::Status s = segment_->Truncate(0); !s.ok()) return s;
   }
-  std::string seal;
-  if (number > 1) seal = EncodeSegmentSeal(SegmentSeal{number - 1, previous_valid_bytes});
+  const std::string seal =
+      EncodeSegmentSeal(SegmentSeal{number - 1, previous_valid_bytes, frame_seed_});
   if (absl::Status s = io::WriteFullyAt(*segment_, seal, 0); !s.ok()) return s;
   tail_ = seal.size();
   zeroed_end_ = tail_;
@@ -300,22 +320,13 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
       if (absl::Status s = segment_->Close(); !s.ok()) return s;
       if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_); !s.ok()) return s;
     }
-    // One frame (a single writer, or a bulk batch) is written as it is;
-    // several become one frame, so the group is all or nothing
-    // (event_log_frame.h).
-    std::string joined;
-    if (batch.size() > 1) {
-      std::vector<std::string_view> frames;
-      frames.reserve(batch.size());
-      size_t bytes = kFrameHeaderBytes;
-      for (const PendingAppend* p : batch) {
-        frames.push_back(p->frame);
-        bytes += p->frame.size() - kFrameHeaderBytes;
-      }
-      joined.reserve(bytes);
-      AppendFramesAsOne(frames, &joined);
-    }
-    std::string_view bytes = batch.size() > 1 ? joined : batch.front()->frame;
+    // The group is one frame, so it is all or nothing (event_log_frame.h).
+    std::vector<RecordBatch> batches;
+    batches.reserve(batch.size());
+    for (const PendingAppend* p : batch) batches.push_back(p->batch);
+    group_frame_.clear();
+    AppendEventsFrame(batches, frame_seed_, &group_frame_);
+    const std::string_view bytes = group_frame_;
     if (absl::Status s = io::WriteFullyAt(*segment_, bytes, tail_); !s.ok()) return s;
     uint64_t end = tail_ + bytes.size();
     zeroed_end_ = std::max(zeroed_end_, end);
@@ -328,6 +339,8 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
     tail_ += bytes.size();
     return absl::OkStatus();
   }();
+  // A bulk group's buffer is not kept.
+  if (group_frame_.capacity() > kMaxGroupBytes) std::string().swap(group_frame_);
   if (!status.ok()) broken_ = status;
   return status;
 }
@@ -350,9 +363,9 @@ void ShardWriter::LeaveAppenders() {
   --appenders_;
 }
 
-absl::Status ShardWriter::AppendDurably(std::string_view frame) {
+absl::Status ShardWriter::AppendDurably(std::string_view payload, uint32_t records) {
   PendingAppend mine;
-  mine.frame = frame;
+  mine.batch = RecordBatch{records, payload};
   absl::MutexLock lock(&mu_);
   queue_.push_back(&mine);
   // Only the thread gathering the next group waits for frames; the others
@@ -379,9 +392,9 @@ absl::Status ShardWriter::AppendDurably(std::string_view frame) {
     // A group is one frame: its payload stays within the frame limit.
     while (taken < queue_.size() &&
            (group.empty() || (group_bytes < kMaxGroupBytes &&
-                              group_bytes + queue_[taken]->frame.size() <=
+                              group_bytes + queue_[taken]->batch.payload.size() <=
                                   kMaxFramePayloadBytes))) {
-      group_bytes += queue_[taken]->frame.size();
+      group_bytes += queue_[taken]->batch.payload.size();
       group.push_back(queue_[taken++]);
     }
     queue_.erase(queue_.begin(), queue_.begin() + taken);

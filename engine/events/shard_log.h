@@ -9,10 +9,12 @@
 //     to a segment of its own: a new one, or the last one when that holds no
 //     valid frame (a session that crashed before its first frame was
 //     durable), rewritten from empty.
-//   - Every segment but the first starts with a seal naming the segment
-//     before it and that segment's valid length, so bytes past a sealed
-//     length are a crashed session's unacknowledged tail, while a sealed
-//     frame that no longer scans is damage (DataLoss).
+//   - Every segment starts with a seal naming the segment before it (none
+//     for segment 1), that segment's valid length and the frame seed of its
+//     own frames (event_log_frame.h), so bytes past a sealed length are a
+//     crashed session's unacknowledged tail, while a sealed frame that no
+//     longer scans is damage (DataLoss). (Segments of frame format version
+//     1 have no seed, and segment 1 no seal.)
 //   - Past its last frame a segment holds zeros a writer wrote ahead (or a
 //     crashed session's torn tail, then zeros): small appends overwrite
 //     zeros in blocks already written, so their fdatasync writes those
@@ -125,13 +127,14 @@ class ShardWriter {
   // The shard as it was when this writer opened it.
   const ShardContents& recovered() const { return recovered_; }
 
-  // Appends one encoded kEvents frame (AppendFrame) and returns once it is
-  // durable. Frames of concurrent calls share one write and one sync, as
-  // one frame holding their records (AppendFramesAsOne). After an I/O
+  // Appends one batch of `records` encoded event records and returns once
+  // it is durable. The batches of concurrent calls share one write and one
+  // sync, as one frame holding their records. After an I/O
   // error the writer is broken: every later call fails with that error
   // (the tail is unknown until a new writer recovers the shard).
-  // The frame is read in place: it must stay unchanged until the call returns.
-  absl::Status AppendDurably(std::string_view frame);
+  // The payload is read in place: it must stay unchanged until the call
+  // returns. Precondition: payload.size() <= kMaxFramePayloadBytes.
+  absl::Status AppendDurably(std::string_view payload, uint32_t records);
 
   // Group commit across threads that append one frame after another: a
   // thread joins before it prepares a frame and leaves once it is done with
@@ -140,8 +143,8 @@ class ShardWriter {
   // threads that were released by one sync and come back with their next
   // frame share the next sync instead of splitting into cohorts that take
   // turns.
-  // Frames handed to AppendDurably and made durable, and the syncs that
-  // did it (fewer when frames were grouped).
+  // Batches handed to AppendDurably and made durable (`frames`), and the
+  // syncs that did it (fewer when batches were grouped).
   struct SyncStats {
     uint64_t frames = 0;
     uint64_t syncs = 0;
@@ -163,7 +166,7 @@ class ShardWriter {
 
  private:
   struct PendingAppend {
-    std::string_view frame;
+    RecordBatch batch;
     bool done = false;
     absl::Status status;
   };
@@ -171,7 +174,7 @@ class ShardWriter {
   ShardWriter(io::FileSystem& fs, std::string shard_dir, std::unique_ptr<io::File> lock,
               ShardContents recovered);
   // Makes segment `number` the one appended to: created, or (`rewrite`)
-  // an existing one cut to empty; sealed when number > 1; durable.
+  // an existing one cut to empty; sealed; durable.
   absl::Status StartSegment(uint64_t number, bool rewrite, uint64_t previous_valid_bytes);
   absl::Status WriteAndSync(const std::vector<PendingAppend*>& batch);
   // Writes kSegmentZeroAheadBytes of zeros at the end of the segment's
@@ -190,6 +193,10 @@ class ShardWriter {
   uint64_t tail_ = 0;
   uint64_t zeroed_end_ = 0;  // the segment's zeros written ahead end here
   absl::Status broken_;
+  // The checksum seed of this session's frames, random: no bytes but its
+  // own frames (not a frame held in an event's value) pass as one.
+  const uint64_t frame_seed_;
+  std::string group_frame_;  // the frame of the group being written, reused
 
   // Group commit: queued frames wait in queue_. At most one thread is
   // gathering (waiting for more frames before it leads) or leading

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <thread>
 
+#include <xxhash.h>
+
 #include "base/failpoint.h"
 #include "engine/events/event_log_frame.h"
 #include "engine/events/shard_log.h"
@@ -21,9 +23,18 @@
 namespace lake::events {
 namespace {
 
-std::string EventsFrame(std::string_view payload, uint32_t records = 1) {
+// The frame seed of the segments these tests build by hand.
+constexpr uint64_t kTestSeed = 0x5eed5eed5eed5eedull;
+
+// The seal opening a segment 1 whose frames are checksummed with `seed`.
+std::string SealOf(uint64_t seed = kTestSeed) {
+  return EncodeSegmentSeal(SegmentSeal{0, 0, seed});
+}
+
+std::string EventsFrame(std::string_view payload, uint32_t records = 1,
+                        uint64_t seed = kTestSeed) {
   std::string frame;
-  AppendFrame(FrameKind::kEvents, records, payload, &frame);
+  AppendFrame(FrameKind::kEvents, records, payload, seed, &frame);
   return frame;
 }
 
@@ -96,39 +107,48 @@ void FlipByte(const std::string& path, uint64_t offset) {
 }
 
 TEST_CASE("frames scan back in order with their kinds, counts and payloads") {
-  std::string segment = EventsFrame("alpha", 2) + EventsFrame("", 0) + EventsFrame("gamma", 7);
+  const std::string seal = SealOf();
+  std::string segment = seal + EventsFrame("alpha", 2) + EventsFrame("", 0) + EventsFrame("gamma", 7);
   absl::StatusOr<SegmentScan> scan = ScanSegment(segment, "s");
   LAKE_REQUIRE_OK(scan);
-  REQUIRE(scan->frames.size() == 3);
-  CHECK(scan->frames[0].payload == "alpha");
-  CHECK(scan->frames[0].records == 2);
-  CHECK(scan->frames[1].payload.empty());
-  CHECK(scan->frames[2].payload == "gamma");
-  CHECK(scan->frames[2].records == 7);
-  CHECK(scan->frames[2].offset == 2 * kFrameHeaderBytes + 5);
+  CHECK(scan->version == kFrameFormatVersion);
+  CHECK(scan->frame_seed == kTestSeed);
+  REQUIRE(scan->frames.size() == 4);
+  CHECK(scan->frames[0].kind == FrameKind::kSegmentSeal);
+  CHECK(scan->frames[1].payload == "alpha");
+  CHECK(scan->frames[1].records == 2);
+  CHECK(scan->frames[2].payload.empty());
+  CHECK(scan->frames[3].payload == "gamma");
+  CHECK(scan->frames[3].records == 7);
+  CHECK(scan->frames[3].offset == seal.size() + 2 * kFrameHeaderBytes + 5);
   CHECK(scan->valid_bytes == segment.size());
   CHECK_FALSE(scan->torn_tail);
+  // From the end of a frame read before: the frames after it.
+  absl::StatusOr<SegmentScan> rest = ScanSegment(segment, "s", scan->frames[2].offset);
+  LAKE_REQUIRE_OK(rest);
+  REQUIRE(rest->frames.size() == 2);
+  CHECK(rest->frames[1].offset == scan->frames[3].offset);
 }
 
 TEST_CASE("a frame cut anywhere at the end is a torn tail: the frames before it stand") {
-  std::string good = EventsFrame("first") + EventsFrame("second");
+  std::string good = SealOf() + EventsFrame("first") + EventsFrame("second");
   std::string last = EventsFrame("third, cut short");
   for (size_t cut = 1; cut < last.size(); ++cut) {
     std::string segment = good + last.substr(0, cut);
     absl::StatusOr<SegmentScan> scan = ScanSegment(segment, "s");
     LAKE_REQUIRE_OK(scan);
-    CHECK(scan->frames.size() == 2);
+    CHECK(scan->frames.size() == 3);
     CHECK(scan->valid_bytes == good.size());
     CHECK(scan->torn_tail);
   }
   absl::StatusOr<SegmentScan> zeros = ScanSegment(good + std::string(4096, '\0'), "s");
   LAKE_REQUIRE_OK(zeros);
-  CHECK(zeros->frames.size() == 2);
+  CHECK(zeros->frames.size() == 3);
   CHECK(zeros->torn_tail);
 }
 
 TEST_CASE("a damaged frame followed by a valid one is data loss naming the offset") {
-  std::string first = EventsFrame("first");
+  std::string first = SealOf() + EventsFrame("first");
   std::string segment = first + EventsFrame("second") + EventsFrame("third");
   for (size_t at : {first.size() + 2, first.size() + kFrameHeaderBytes + 1}) {
     std::string damaged = segment;
@@ -142,38 +162,68 @@ TEST_CASE("a damaged frame followed by a valid one is data loss naming the offse
   }
 }
 
+TEST_CASE("only the segment's own frames count: a frame inside an event's value is not one") {
+  // A torn frame whose value holds a whole frame of another segment (or one
+  // built to match): checksummed with another seed, it is not taken for a
+  // frame that follows, so the torn frame is a torn tail, not damage.
+  std::string before = SealOf() + EventsFrame("acknowledged");
+  std::string inner = EventsFrame("a frame as data", 1, kTestSeed + 1);
+  std::string torn = EventsFrame("value: " + inner + " and more");
+  std::fill_n(torn.begin(), 8, '\0');  // its header never reached the disk
+  absl::StatusOr<SegmentScan> scan = ScanSegment(before + torn, "s");
+  LAKE_REQUIRE_OK(scan);
+  CHECK(scan->frames.size() == 2);
+  CHECK(scan->valid_bytes == before.size());
+  CHECK(scan->torn_tail);
+  // A frame of the segment's own seed after the torn one is damage.
+  CHECK(absl::IsDataLoss(ScanSegment(before + torn + EventsFrame("later"), "s").status()));
+}
+
+TEST_CASE("a seal that does not check is a torn opening, or damage when frames follow it") {
+  std::string seal = SealOf();
+  std::string damaged_seal = seal;
+  damaged_seal[kFrameHeaderBytes] ^= 0x01;  // the previous segment's number
+  absl::StatusOr<SegmentScan> opening = ScanSegment(damaged_seal + std::string(4096, '\0'), "s");
+  LAKE_REQUIRE_OK(opening);
+  CHECK(opening->frames.empty());
+  CHECK(opening->valid_bytes == 0);
+  absl::StatusOr<SegmentScan> damaged = ScanSegment(damaged_seal + EventsFrame("x"), "s");
+  CHECK(absl::IsDataLoss(damaged.status()));
+}
+
 TEST_CASE("frames grouped as one hold their records in order and are all or nothing") {
-  std::string synced = EventsFrame("synced");
-  std::string a = EventsFrame(std::string(5000, 'a'), 3);
-  std::string b = EventsFrame(std::string(5000, 'b'), 4);
+  std::string synced = SealOf() + EventsFrame("synced");
+  const std::string a_records(5000, 'a'), b_records(5000, 'b');
   std::string group;
-  AppendFramesAsOne({a, b}, &group);
+  const RecordBatch batches[] = {{3, a_records}, {4, b_records}};
+  AppendEventsFrame(batches, kTestSeed, &group);
   const std::string segment = synced + group;
   absl::StatusOr<SegmentScan> whole = ScanSegment(segment, "s");
   LAKE_REQUIRE_OK(whole);
-  REQUIRE(whole->frames.size() == 2);
-  CHECK(whole->frames[1].kind == FrameKind::kEvents);
-  CHECK(whole->frames[1].records == 7);
-  CHECK((whole->frames[1].payload == std::string(5000, 'a') + std::string(5000, 'b')));
+  REQUIRE(whole->frames.size() == 3);
+  CHECK(whole->frames[2].kind == FrameKind::kEvents);
+  CHECK(whole->frames[2].records == 7);
+  CHECK((whole->frames[2].payload == a_records + b_records));
   // A power loss before the group's sync may keep its later pages and not
   // its first (zeros ahead stay zeros): as one frame the group is a torn
   // tail and the synced frame stands.
-  std::string lost_start = synced + group;
+  std::string lost_start = segment;
   std::fill_n(lost_start.begin() + static_cast<ptrdiff_t>(synced.size()), 4096, '\0');
   absl::StatusOr<SegmentScan> torn = ScanSegment(lost_start, "s");
   LAKE_REQUIRE_OK(torn);
-  CHECK(torn->frames.size() == 1);
+  CHECK(torn->frames.size() == 2);
   CHECK(torn->valid_bytes == synced.size());
   CHECK(torn->torn_tail);
   // Written as two frames, the same loss would leave the second whole after
   // the torn first: indistinguishable from damage.
-  std::string two = synced + a + b;
+  std::string two = synced + EventsFrame(a_records, 3) + EventsFrame(b_records, 4);
   std::fill_n(two.begin() + static_cast<ptrdiff_t>(synced.size()), 4096, '\0');
   CHECK(absl::IsDataLoss(ScanSegment(two, "s").status()));
 }
 
 // A frame with every header field chosen, checksummed as a writer would.
-std::string HandFrame(uint32_t version, uint8_t kind, std::string_view payload) {
+std::string HandFrame(uint32_t version, uint8_t kind, std::string_view payload,
+                      uint64_t seed = kTestSeed) {
   std::string frame;
   table::ByteWriter w(&frame);
   w.Bytes(kFrameMagic);
@@ -182,25 +232,51 @@ std::string HandFrame(uint32_t version, uint8_t kind, std::string_view payload) 
   w.U8(0);
   w.U8(0);
   w.U8(0);
-  w.U32(1);
+  w.U32(kind == 2 ? 0 : 1);
   w.U64(payload.size());
   std::string covered = frame + std::string(payload);
-  w.U64(table::Checksum64(covered));
+  w.U64(XXH3_64bits_withSeed(covered.data(), covered.size(), seed));
   w.Bytes(payload);
   return frame;
 }
 
 TEST_CASE("a checksummed frame of another format version or kind is refused, not guessed") {
   CHECK(HandFrame(kFrameFormatVersion, 1, "x") == EventsFrame("x"));
-  for (std::string bad : {HandFrame(2, 1, "x"), HandFrame(kFrameFormatVersion, 9, "x")}) {
-    absl::StatusOr<SegmentScan> scan = ScanSegment(EventsFrame("before") + bad, "s");
+  for (std::string bad : {HandFrame(kFrameFormatVersion1, 1, "x"), HandFrame(3, 1, "x"),
+                          HandFrame(kFrameFormatVersion, 9, "x")}) {
+    absl::StatusOr<SegmentScan> scan = ScanSegment(SealOf() + EventsFrame("before") + bad, "s");
     REQUIRE_FALSE(scan.ok());
     CHECK(absl::IsDataLoss(scan.status()));
   }
 }
 
-TEST_CASE("a seal names the segment before and its valid length") {
-  std::string sealed = EncodeSegmentSeal(SegmentSeal{1, 64});  // the frames view it
+TEST_CASE("segments of frame format version 1 still read: no seed, no seal in segment 1") {
+  std::string v1_events = HandFrame(kFrameFormatVersion1, 1, "old", 0);
+  const std::string segment = v1_events + v1_events;  // the frames view it
+  absl::StatusOr<SegmentScan> first = ScanSegment(segment, "s");
+  LAKE_REQUIRE_OK(first);
+  CHECK(first->version == kFrameFormatVersion1);
+  REQUIRE(first->frames.size() == 2);
+  CHECK(first->frames[1].payload == "old");
+  // A later version 1 segment opens with a 16-byte seal.
+  std::string seal_payload;
+  table::ByteWriter w(&seal_payload);
+  w.U64(1);
+  w.U64(first->valid_bytes);
+  std::string sealed = HandFrame(kFrameFormatVersion1, 2, seal_payload, 0) + v1_events;
+  absl::StatusOr<SegmentScan> second = ScanSegment(sealed, "s");
+  LAKE_REQUIRE_OK(second);
+  REQUIRE(second->frames.size() == 2);
+  absl::StatusOr<SegmentSeal> seal = DecodeSegmentSeal(second->frames[0]);
+  LAKE_REQUIRE_OK(seal);
+  CHECK(seal->previous_valid_bytes == first->valid_bytes);
+  CHECK(seal->frame_seed == 0);
+  // Version 2 frames in a version 1 segment are refused.
+  CHECK(absl::IsDataLoss(ScanSegment(v1_events + EventsFrame("new", 1, 0), "s").status()));
+}
+
+TEST_CASE("a seal names the segment before, its valid length and the frame seed") {
+  std::string sealed = EncodeSegmentSeal(SegmentSeal{1, 64, 99});  // the frames view it
   absl::StatusOr<SegmentScan> scan = ScanSegment(sealed, "s");
   LAKE_REQUIRE_OK(scan);
   REQUIRE(scan->frames.size() == 1);
@@ -209,8 +285,9 @@ TEST_CASE("a seal names the segment before and its valid length") {
   LAKE_REQUIRE_OK(decoded);
   CHECK(decoded->previous_segment == 1);
   CHECK(decoded->previous_valid_bytes == 64);
-  std::string events = EventsFrame("x");
-  CHECK(absl::IsDataLoss(DecodeSegmentSeal(ScanSegment(events, "s")->frames[0]).status()));
+  CHECK(decoded->frame_seed == 99);
+  std::string events = SealOf() + EventsFrame("x");
+  CHECK(absl::IsDataLoss(DecodeSegmentSeal(ScanSegment(events, "s")->frames[1]).status()));
 }
 
 TEST_CASE("segment names are 20-digit numbers and nothing else") {
@@ -228,20 +305,59 @@ TEST_CASE("a shard keeps every acknowledged frame across writer sessions") {
   {
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
     LAKE_REQUIRE_OK(w);
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("a")));
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("b")));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("a", 1));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("b", 1));
   }
   {
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
     LAKE_REQUIRE_OK(w);
     CHECK(Payloads((*w)->recovered()) == std::vector<std::string>{"a", "b"});
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("c")));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("c", 1));
   }
   std::string shard = OnlyShardDir(fs, shards);
   CHECK(std::filesystem::exists(shard + "/" + SegmentFileName(2)));
   absl::StatusOr<ShardContents> contents = ReadShard(fs, shard);
   LAKE_REQUIRE_OK(contents);
   CHECK(Payloads(*contents) == std::vector<std::string>{"a", "b", "c"});
+}
+
+TEST_CASE("a shard written with frame format version 1 takes version 2 segments after it") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  std::string shard = shards + "/old-shard";
+  std::filesystem::create_directories(shard);
+  {
+    std::ofstream v1(shard + "/" + SegmentFileName(1), std::ios::binary);
+    v1 << HandFrame(kFrameFormatVersion1, 1, "old", 0);
+  }
+  {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    CHECK((*w)->shard_id() == "old-shard");
+    LAKE_REQUIRE_OK((*w)->AppendDurably("new", 1));
+  }
+  absl::StatusOr<ShardContents> contents = ReadShard(fs, shard);
+  LAKE_REQUIRE_OK(contents);
+  CHECK(contents->last_segment == 2);
+  CHECK(Payloads(*contents) == std::vector<std::string>{"old", "new"});
+}
+
+TEST_CASE("a writer that closes cleanly leaves no zeros ahead of its frames") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, dir.Join("shards"));
+  LAKE_REQUIRE_OK(w);
+  LAKE_REQUIRE_OK((*w)->AppendDurably("only", 1));
+  const std::string segment = OnlyShardDir(fs, dir.Join("shards")) + "/" + SegmentFileName(1);
+  CHECK(std::filesystem::file_size(segment) >= kSegmentZeroAheadBytes);
+  w->reset();  // closes
+  const std::vector<uint8_t> bytes = testing::ReadFile(segment);
+  absl::StatusOr<SegmentScan> scan = ScanSegment(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), "s");
+  LAKE_REQUIRE_OK(scan);
+  CHECK_FALSE(scan->torn_tail);
+  CHECK(std::filesystem::file_size(segment) == scan->valid_bytes);
 }
 
 TEST_CASE("a second writer takes a shard of its own while the first holds its lock") {
@@ -253,8 +369,8 @@ TEST_CASE("a second writer takes a shard of its own while the first holds its lo
   absl::StatusOr<std::unique_ptr<ShardWriter>> second = ShardWriter::Open(fs, shards);
   LAKE_REQUIRE_OK(second);
   CHECK((*first)->shard_id() != (*second)->shard_id());
-  LAKE_REQUIRE_OK((*first)->AppendDurably(EventsFrame("one")));
-  LAKE_REQUIRE_OK((*second)->AppendDurably(EventsFrame("two")));
+  LAKE_REQUIRE_OK((*first)->AppendDurably("one", 1));
+  LAKE_REQUIRE_OK((*second)->AppendDurably("two", 1));
   std::string freed = (*first)->shard_id();
   first->reset();
   absl::StatusOr<std::unique_ptr<ShardWriter>> third = ShardWriter::Open(fs, shards);
@@ -274,7 +390,7 @@ TEST_CASE("concurrent appends from four threads are all durable and readable") {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 50; ++i) {
-        if (!(*w)->AppendDurably(EventsFrame(Record(t * 1000 + i))).ok()) ++failures;
+        if (!(*w)->AppendDurably(Record(t * 1000 + i), 1).ok()) ++failures;
       }
     });
   }
@@ -307,8 +423,8 @@ TEST_CASE("threads that append one frame after another share syncs (group commit
     threads.emplace_back([&, t] {
       for (int i = 0; i < kFrames; ++i) {
         ShardWriter::AppenderScope appender(**w);
-        std::string frame = EventsFrame(Record(t * 1000 + i));
-        if (!(*w)->AppendDurably(std::move(frame)).ok()) ++failures;
+        const std::string record = Record(t * 1000 + i);
+        if (!(*w)->AppendDurably(record, 1).ok()) ++failures;
       }
     });
   }
@@ -334,7 +450,7 @@ TEST_CASE("a crashed session's torn tail is sealed off by the next session") {
   {
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
     LAKE_REQUIRE_OK(w);
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("kept")));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("kept", 1));
   }
   std::string shard = OnlyShardDir(fs, shards);
   {
@@ -349,7 +465,7 @@ TEST_CASE("a crashed session's torn tail is sealed off by the next session") {
   {
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
     LAKE_REQUIRE_OK(w);
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("after")));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("after", 1));
   }
   absl::StatusOr<ShardContents> contents = ReadShard(fs, shard);
   LAKE_REQUIRE_OK(contents);
@@ -363,12 +479,12 @@ TEST_CASE("damage to an acknowledged frame is data loss, even at the end of a se
   for (int session = 0; session < 2; ++session) {
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
     LAKE_REQUIRE_OK(w);
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("first-" + std::to_string(session))));
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("last-" + std::to_string(session))));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("first-" + std::to_string(session), 1));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("last-" + std::to_string(session), 1));
   }
   std::string shard = OnlyShardDir(fs, shards);
   // The last frame of segment 1: its bytes are sealed by segment 2.
-  FlipByte(shard + "/" + SegmentFileName(1), EventsFrame("first-0").size() + 3);
+  FlipByte(shard + "/" + SegmentFileName(1), SealOf().size() + EventsFrame("first-0").size() + 3);
   absl::StatusOr<ShardContents> contents = ReadShard(fs, shard);
   REQUIRE_FALSE(contents.ok());
   CHECK(absl::IsDataLoss(contents.status()));
@@ -383,7 +499,7 @@ TEST_CASE("a missing segment is data loss") {
   for (int session = 0; session < 3; ++session) {
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
     LAKE_REQUIRE_OK(w);
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("x")));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("x", 1));
   }
   std::string shard = OnlyShardDir(fs, shards);
   std::filesystem::remove(shard + "/" + SegmentFileName(2));
@@ -401,9 +517,9 @@ TEST_CASE("a writer SIGKILLed mid-append loses only the unacknowledged batch") {
     REQUIRE(pid >= 0);
     if (pid == 0) {
       absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
-      if (!w.ok() || !(*w)->AppendDurably(EventsFrame("acknowledged")).ok()) ::_exit(10);
+      if (!w.ok() || !(*w)->AppendDurably("acknowledged", 1).ok()) ::_exit(10);
       failpoint::Set(step, failpoint::Action::kKill);
-      (void)(*w)->AppendDurably(EventsFrame("in flight"));
+      (void)(*w)->AppendDurably("in flight", 1);
       ::_exit(13);
     }
     int status = 0;
@@ -419,7 +535,7 @@ TEST_CASE("a writer SIGKILLed mid-append loses only the unacknowledged batch") {
     CHECK(seen[0] == "acknowledged");
     CHECK(seen.size() <= 2);
     if (seen.size() == 2) CHECK(seen[1] == "in flight");
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("next")));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("next", 1));
     w->reset();
     absl::StatusOr<ShardContents> contents = ReadShard(fs, OnlyShardDir(fs, shards));
     LAKE_REQUIRE_OK(contents);
@@ -439,15 +555,15 @@ TEST_CASE("a power loss mid-append keeps acknowledged batches and the synced one
       testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
       absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
       LAKE_REQUIRE_OK(w);
-      LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("acknowledged")));
+      LAKE_REQUIRE_OK((*w)->AppendDurably("acknowledged", 1));
       failpoint::Set(step, failpoint::Action::kCallback, [&] {
         fs.Crash();
         return absl::UnavailableError("power lost");
       });
-      CHECK_FALSE((*w)->AppendDurably(EventsFrame("in flight")).ok());
+      CHECK_FALSE((*w)->AppendDurably("in flight", 1).ok());
       failpoint::ClearAll();
       // The writer is broken after an I/O error: it refuses more.
-      CHECK_FALSE((*w)->AppendDurably(EventsFrame("refused")).ok());
+      CHECK_FALSE((*w)->AppendDurably("refused", 1).ok());
     }
     // Lost at "written" (never synced); kept at "synced" (durable, only the
     // acknowledgement was lost).
@@ -456,7 +572,7 @@ TEST_CASE("a power loss mid-append keeps acknowledged batches and the synced one
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(base, shards);
     LAKE_REQUIRE_OK(w);
     CHECK(Payloads((*w)->recovered()) == want);
-    LAKE_REQUIRE_OK((*w)->AppendDurably(EventsFrame("next")));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("next", 1));
     w->reset();
     want.push_back("next");
     absl::StatusOr<ShardContents> contents = ReadShard(base, OnlyShardDir(base, shards));
