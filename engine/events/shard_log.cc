@@ -317,6 +317,8 @@ absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch)
   if (!broken_.ok()) return broken_;
   absl::Status status = [&]() -> absl::Status {
     if (tail_ >= kSegmentRollBytes) {
+      // As at a clean close: the zeros ahead are dropped (not synced).
+      if (absl::Status s = segment_->Truncate(tail_); !s.ok()) return s;
       if (absl::Status s = segment_->Close(); !s.ok()) return s;
       if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_); !s.ok()) return s;
     }

@@ -15,11 +15,13 @@
 //     crashed session's unacknowledged tail, while a sealed frame that no
 //     longer scans is damage (DataLoss). (Segments of frame format version
 //     1 have no seed, and segment 1 no seal.)
-//   - Past its last frame a segment holds zeros a writer wrote ahead (or a
-//     crashed session's torn tail, then zeros): small appends overwrite
-//     zeros in blocks already written, so their fdatasync writes those
-//     blocks alone, not the file's new size and block allocation too. A
-//     scan reads zeros as the end of the frames.
+//   - Past its last frame the segment being written holds zeros its writer
+//     wrote ahead (or a crashed session's torn tail, then zeros): small
+//     appends overwrite zeros in blocks already written, so their fdatasync
+//     writes those blocks alone, not the file's new size and block
+//     allocation too. A scan reads zeros as the end of the frames. A writer
+//     drops its zeros (unsynced truncate) when it closes or rolls the
+//     segment.
 //   - A batch is acknowledged only after its frame is written and the
 //     segment synced (fdatasync), and a new segment only after its directory
 //     entry is synced too. Concurrent appends share one write and one sync

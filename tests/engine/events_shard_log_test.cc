@@ -360,6 +360,37 @@ TEST_CASE("a writer that closes cleanly leaves no zeros ahead of its frames") {
   CHECK(std::filesystem::file_size(segment) == scan->valid_bytes);
 }
 
+TEST_CASE("a writer rolls to a sealed new segment past the roll size, dropping its zeros") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  // Frames under kZeroAheadLowBytes, so the writer keeps zeros ahead.
+  const size_t payload_bytes = 60 << 10;
+  const size_t appends = kSegmentRollBytes / (payload_bytes + kFrameHeaderBytes) + 2;
+  {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    for (size_t i = 0; i < appends; ++i) {
+      const std::string payload(payload_bytes, static_cast<char>('a' + i % 26));
+      LAKE_REQUIRE_OK((*w)->AppendDurably(payload, 1));
+    }
+  }
+  std::string shard = OnlyShardDir(fs, shards);
+  absl::StatusOr<ShardContents> contents = ReadShard(fs, shard);
+  LAKE_REQUIRE_OK(contents);
+  CHECK(contents->last_segment == 2);
+  REQUIRE(contents->event_frames.size() == appends);
+  for (size_t i = 0; i < appends; ++i) {
+    CHECK(contents->event_frames[i].payload[0] == static_cast<char>('a' + i % 26));
+  }
+  // Segment 2's seal names segment 1's valid bytes (ReadShard checked it),
+  // which are the whole file: the zeros ahead were dropped at the roll.
+  CHECK(std::filesystem::file_size(shard + "/" + SegmentFileName(1)) ==
+        contents->previous_valid_bytes);
+  CHECK(std::filesystem::file_size(shard + "/" + SegmentFileName(2)) ==
+        contents->last_valid_bytes);
+}
+
 TEST_CASE("a second writer takes a shard of its own while the first holds its lock") {
   testing::TempDir dir;
   io::PosixFileSystem fs;
