@@ -23,7 +23,9 @@ absl::Status Refused(const Event& e, std::string_view what, std::string_view why
 absl::Status DecodeFrame(const std::string& shard_id, const Frame& frame,
                          std::vector<Event>* decoded) {
   table::ByteReader reader(frame.payload);
-  decoded->reserve(frame.records);
+  // For the records the payload can hold, not the count the header claims.
+  static const size_t kMinRecordBytes = EventRecordBytes(Event{});
+  decoded->reserve(std::min<size_t>(frame.records, frame.payload.size() / kMinRecordBytes));
   for (uint32_t i = 0; i < frame.records; ++i) {
     absl::StatusOr<Event> event = ReadEventRecord(reader);
     if (!event.ok()) {

@@ -579,7 +579,8 @@ TEST_CASE("event log: a corrupted record is a typed error naming the shard; othe
   std::string segment = dir.path() + "/" + damaged_shard + "/" + SegmentFileName(1);
   {
     std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(kFrameHeaderBytes + 10);  // inside the first frame's record
+    // Inside the first record of the first events frame, after the seal.
+    f.seekp(static_cast<std::streamoff>(EncodeSegmentSeal({}).size() + kFrameHeaderBytes + 10));
     f.put('\x7f');
   }
   absl::StatusOr<std::unique_ptr<EventLog>> log = EventLog::Open(fs, dir.path(), false);
@@ -592,6 +593,23 @@ TEST_CASE("event log: a corrupted record is a typed error naming the shard; othe
   absl::StatusOr<std::optional<FoldedItem>> c = rest->Fold("c");
   LAKE_REQUIRE_OK(c);
   CHECK(c->has_value());
+}
+
+TEST_CASE("event log: a frame claiming more records than its payload holds is data loss") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  const std::string shard = dir.path() + "/hand-built";
+  std::filesystem::create_directories(shard);
+  {
+    constexpr uint64_t kSeed = 12345;
+    std::string segment = EncodeSegmentSeal(SegmentSeal{0, 0, kSeed});
+    AppendFrame(FrameKind::kEvents, UINT32_MAX, "a few bytes", kSeed, &segment);
+    std::ofstream(shard + "/" + SegmentFileName(1), std::ios::binary) << segment;
+  }
+  absl::StatusOr<std::unique_ptr<EventLog>> log = EventLog::Open(fs, dir.path(), false);
+  REQUIRE_FALSE(log.ok());
+  CHECK(absl::IsDataLoss(log.status()));
+  CHECK(std::string(log.status().message()).find("hand-built") != std::string::npos);
 }
 
 }  // namespace
