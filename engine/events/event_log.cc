@@ -18,8 +18,7 @@ absl::Status Refused(const Event& e, std::string_view what, std::string_view why
                                          "\" item_seq ", e.item_seq, ": ", std::string(why)));
 }
 
-// Decodes the records of one events frame into `decoded` (reserved for
-// them, so it is not reallocated while they are added).
+// Decodes the records of one events frame into `decoded`.
 absl::Status DecodeFrame(const std::string& shard_id, const Frame& frame,
                          std::vector<Event>* decoded) {
   table::ByteReader reader(frame.payload);
@@ -76,11 +75,7 @@ size_t RunEnd(const std::vector<Event>& events, size_t begin) {
 
 // Adds the events of `batch` to `index`, each at the end of its item's.
 void IndexBatch(const std::vector<Event>& batch, EventRefsByItem* index) {
-  for (const Event& e : batch) {
-    auto it = index->find(e.item_id);
-    if (it == index->end()) it = index->try_emplace(e.item_id).first;
-    it->second.push_back(&e);
-  }
+  for (const Event& e : batch) (*index)[e.item_id].push_back(&e);
 }
 
 }  // namespace
@@ -376,8 +371,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   const std::vector<Event>& kept = stored_.emplace_back(std::move(fresh));
   for (size_t begin = 0, end; begin < kept.size(); begin = end) {
     end = RunEnd(kept, begin);
-    auto indexed = index_.find(kept[begin].item_id);
-    if (indexed == index_.end()) indexed = index_.try_emplace(kept[begin].item_id).first;
+    auto indexed = index_.try_emplace(kept[begin].item_id).first;
     std::vector<const Event*>& item = indexed->second;
     ItemAdmission& summary = admission_[indexed->first];
     if (item.capacity() < item.size() + (end - begin)) {
@@ -429,7 +423,11 @@ absl::StatusOr<RootStatuses> EventLog::Roots() {
 std::vector<FailureRecord> EventLog::AllFailures() {
   absl::MutexLock lock(&mu_);
   std::vector<const Event*> all;
-  for (const auto& [item, events] : index_) all.insert(all.end(), events.begin(), events.end());
+  for (const auto& [item, events] : index_) {
+    for (const Event* e : events) {
+      if (e->event_type == EventType::kFailed) all.push_back(e);
+    }
+  }
   return Failures(all);
 }
 
