@@ -35,6 +35,24 @@ TEST_CASE("an all-literal file URI is its own decoded path; anything else is par
     CAPTURE(uri);
     CHECK_FALSE(LiteralFileUriPath(uri).has_value());
   }
+  // Segments of dots: "." and ".." are refused wherever they stand, longer
+  // runs and dotted names are ordinary segments.
+  for (std::string uri : {"file:///.", "file:///..", "file:///srv/.", "file:///srv/..",
+                          "file:///./srv", "file:///srv/x/", "s3://bucket/.", "s3://bucket/a/../b",
+                          "s3://bucket/", "s3://bucket/a//b", "s3://bucket/a/"}) {
+    CheckRefused(uri);
+  }
+  for (std::string uri : {"file:///...", "file:///.a", "file:///a.", "file:///srv/.x/..y/z..",
+                          "file:///a/b.c/~d_e-f"}) {
+    CAPTURE(uri);
+    CHECK(LiteralFileUriPath(uri) == uri.substr(7));
+    CHECK(CheckLocationUri(uri).ok());
+  }
+  for (std::string uri : {"s3://bucket/...", "s3://bucket/.a/b.", "s3://bucket/x"}) {
+    CAPTURE(uri);
+    CHECK(CheckLocationUri(uri).ok());
+    CHECK(ParseLocationUri(uri).ok());
+  }
   // An escaped path still parses, just not on the literal path.
   absl::StatusOr<ParsedUri> escaped = ParseLocationUri("file:///srv/a%20b");
   LAKE_REQUIRE_OK(escaped);
