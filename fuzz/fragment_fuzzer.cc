@@ -14,10 +14,14 @@
 //      the header's, and the batch is valid.
 //   3. An accepted batch re-encodes; the new bytes decode to the same batch
 //      and encode again to the same bytes (the encoder is deterministic).
+//   4. Decoded in two parts (DecodeFragmentColumns: the even columns, then
+//      the odd ones), the input is accepted exactly when the fast decode
+//      accepts it, with the same batch; every refusal is DataLoss.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/table/fragment_format.h"
 
@@ -48,6 +52,17 @@ void CheckDecode(std::string_view bytes, const Schema& schema) {
   absl::StatusOr<ColumnBatch> full =
       lake::table::DecodeFragment(bytes, schema, FragmentCheck::kFull);
   if (!fast.ok()) Check(absl::IsDataLoss(fast.status()));
+  std::vector<bool> even(schema.columns.size());
+  for (size_t i = 0; i < even.size(); i += 2) even[i] = true;
+  std::vector<bool> odd = even;
+  odd.flip();
+  ColumnBatch parts;
+  absl::Status first = lake::table::DecodeFragmentColumns(bytes, schema, even, &parts);
+  absl::Status second =
+      first.ok() ? lake::table::DecodeFragmentColumns(bytes, schema, odd, &parts) : first;
+  if (!second.ok()) Check(absl::IsDataLoss(second));
+  Check(second.ok() == fast.ok());
+  if (fast.ok()) Check(parts == *fast);
   if (!full.ok()) {
     Check(absl::IsDataLoss(full.status()));
     return;

@@ -1,5 +1,6 @@
 #include "engine/sql/prepared_statement.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -241,8 +242,19 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
     }
     where[i] = std::get<table::CellValue>(*slots_[i]);
   }
+  // A WHERE is tested on its own columns first: a fragment without a
+  // matching row is passed over without decoding the rest of it.
+  std::optional<table::ScanPrefilter> prefilter;
+  if (!select_->where.empty()) {
+    auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
+        *select_, where);
+    prefilter = table::ScanPrefilter{
+        WhereColumns(*select_), [test](const table::ColumnBatch& partial) {
+          return MayHaveMatchingRows(partial, test->first, test->second);
+        }};
+  }
   absl::StatusOr<std::unique_ptr<table::TableScan>> scan =
-      tables_.Scan(table_.name, select_->as_of_version);
+      tables_.Scan(table_.name, select_->as_of_version, std::move(prefilter));
   if (!scan.ok()) return scan.status();
   if (!((*scan)->schema() == select_->schema)) {
     return absl::FailedPreconditionError(absl::StrCat(

@@ -221,17 +221,26 @@ absl::StatusOr<ColumnBatch> InsertRows(const BoundInsert& insert,
   return batch;
 }
 
-absl::StatusOr<std::vector<size_t>> MatchingRows(const ColumnBatch& batch, const BoundSelect& select,
-                                                 const std::vector<CellValue>& parameters, size_t max_rows) {
-  if (absl::Status s = CheckSameSchema(batch, select.schema); !s.ok()) return s;
-  if (absl::Status s = CheckParameters(select.schema, select.where, parameters); !s.ok()) return s;
+namespace {
+
+// The WHERE conditions over `batch`'s columns, or nullopt when a null
+// parameter makes every row fail. Preconditions: the batch's schema is the
+// select's and the parameters passed CheckParameters.
+std::optional<std::vector<Condition>> ConditionsOf(const ColumnBatch& batch, const BoundSelect& select,
+                                                   const std::vector<CellValue>& parameters) {
   std::vector<Condition> conditions;
   for (size_t i = 0; i < parameters.size(); ++i) {
-    if (std::holds_alternative<std::monostate>(parameters[i])) return std::vector<size_t>();
+    if (std::holds_alternative<std::monostate>(parameters[i])) return std::nullopt;
     conditions.push_back(MakeCondition(batch.columns[select.where[i].column], parameters[i]));
   }
+  return conditions;
+}
+
+// The first `max_rows` rows (ascending) that satisfy every condition.
+std::vector<size_t> RowsSatisfying(const std::vector<Condition>& conditions, uint64_t num_rows,
+                                   size_t max_rows) {
   std::vector<size_t> rows;
-  for (size_t row = 0; row < batch.num_rows && rows.size() < max_rows; ++row) {
+  for (size_t row = 0; row < num_rows && rows.size() < max_rows; ++row) {
     bool all = true;
     for (const Condition& condition : conditions) {
       if (!Matches(condition, row)) {
@@ -242,6 +251,36 @@ absl::StatusOr<std::vector<size_t>> MatchingRows(const ColumnBatch& batch, const
     if (all) rows.push_back(row);
   }
   return rows;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<size_t>> MatchingRows(const ColumnBatch& batch, const BoundSelect& select,
+                                                 const std::vector<CellValue>& parameters, size_t max_rows) {
+  if (absl::Status s = CheckSameSchema(batch, select.schema); !s.ok()) return s;
+  if (absl::Status s = CheckParameters(select.schema, select.where, parameters); !s.ok()) return s;
+  std::optional<std::vector<Condition>> conditions = ConditionsOf(batch, select, parameters);
+  if (!conditions) return std::vector<size_t>();
+  return RowsSatisfying(*conditions, batch.num_rows, max_rows);
+}
+
+std::vector<size_t> WhereColumns(const BoundSelect& select) {
+  std::set<size_t> columns;
+  for (const BoundParameter& p : select.where) columns.insert(p.column);
+  return std::vector<size_t>(columns.begin(), columns.end());
+}
+
+bool MayHaveMatchingRows(const ColumnBatch& partial, const BoundSelect& select,
+                         const std::vector<CellValue>& parameters) {
+  if (!CheckSameSchema(partial, select.schema).ok() ||
+      !CheckParameters(select.schema, select.where, parameters).ok()) {
+    return true;  // MatchingRows reports it
+  }
+  for (size_t column : WhereColumns(select)) {
+    if (partial.columns[column].size() != partial.num_rows) return true;  // not decoded
+  }
+  std::optional<std::vector<Condition>> conditions = ConditionsOf(partial, select, parameters);
+  return conditions && !RowsSatisfying(*conditions, partial.num_rows, 1).empty();
 }
 
 absl::StatusOr<ColumnBatch> ProjectRows(const ColumnBatch& batch, const BoundSelect& select,

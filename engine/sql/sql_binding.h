@@ -95,6 +95,17 @@ absl::StatusOr<std::vector<size_t>> MatchingRows(const table::ColumnBatch& batch
                                                  const std::vector<table::CellValue>& parameters,
                                                  size_t max_rows = std::numeric_limits<size_t>::max());
 
+// The columns the WHERE conditions read: distinct schema indexes, ascending.
+std::vector<size_t> WhereColumns(const BoundSelect& select);
+
+// Whether MatchingRows could find a row in a batch of which only the
+// WhereColumns are known to be decoded (a fragment decoded in part, see
+// table::ScanPrefilter): false only when none of its rows satisfies every
+// condition. True, so that MatchingRows reports it, when the batch or the
+// parameters do not fit the select.
+bool MayHaveMatchingRows(const table::ColumnBatch& partial, const BoundSelect& select,
+                         const std::vector<table::CellValue>& parameters);
+
 // A batch of select.output_schema holding the projected columns of `rows`
 // of `batch`, in the order given. Precondition: every row index is below
 // batch.num_rows and no index repeats (so the result's string columns fit,

@@ -284,6 +284,42 @@ absl::Status ReadColumn(ByteReader& r, uint64_t rows, const std::string& name, C
   return Damaged("a column has an unknown type");
 }
 
+// The blocks of a column of `type`: validity, then those of its vectors.
+int BlockCount(ColumnType type) {
+  switch (type) {
+    case ColumnType::kUtf8:
+    case ColumnType::kBinary:
+      return 1 + 2;
+    case ColumnType::kInt64:
+    case ColumnType::kTimestamp:
+    case ColumnType::kFloat64:
+    case ColumnType::kBool:
+      return 1 + 1;
+    case ColumnType::kFile:
+      return 1 + 2 + 2 + 1 + 2;
+  }
+  return 1;
+}
+
+// Walks past the blocks of a column that is not decoded now: their headers
+// are read and their stored bytes skipped, nothing is inflated. The digest
+// has vouched for these bytes already; a later decode of the column checks
+// them in full.
+absl::Status SkipColumn(ByteReader& r, ColumnType type, const std::string& name) {
+  for (int i = 0; i < BlockCount(type); ++i) {
+    uint8_t codec = 0;
+    uint32_t raw_bytes = 0;
+    uint32_t stored_bytes = 0;
+    uint64_t checksum = 0;
+    std::string_view stored;
+    if (!r.U8(&codec) || !r.U32(&raw_bytes) || !r.U32(&stored_bytes) || !r.U64(&checksum) ||
+        !r.Bytes(stored_bytes, &stored)) {
+      return Damaged(absl::StrCat("the blocks of column '", name, "' end early"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool IsAscii(std::string_view bytes) {
   unsigned char any = 0;
   for (char c : bytes) any |= static_cast<unsigned char>(c);
@@ -348,22 +384,47 @@ absl::StatusOr<std::string> EncodeValidatedFragment(const ColumnBatch& batch) {
   return out;
 }
 
-absl::StatusOr<ColumnBatch> DecodeFragment(std::string_view bytes, const Schema& expected_schema,
-                                           FragmentCheck check) {
+absl::Status DecodeFragmentColumns(std::string_view bytes, const Schema& expected_schema,
+                                   const std::vector<bool>& wanted, ColumnBatch* batch) {
+  if (wanted.size() != expected_schema.columns.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("DecodeFragmentColumns: ", wanted.size(),
+                                                   " flags for ", expected_schema.columns.size(),
+                                                   " columns"));
+  }
   absl::StatusOr<std::string_view> body = CheckDigest(bytes);
   if (!body.ok()) return body.status();
   ByteReader r(*body);
   absl::StatusOr<Header> header = ReadHeader(r);
   if (!header.ok()) return header.status();
   if (header->schema != expected_schema) return Damaged("its schema is not the table's");
-  ColumnBatch batch = ColumnBatch::Empty(header->schema);
-  batch.num_rows = header->rows;
-  for (size_t i = 0; i < batch.columns.size(); ++i) {
+  if (batch->schema != expected_schema || batch->columns.size() != wanted.size()) {
+    *batch = ColumnBatch::Empty(expected_schema);
+  }
+  batch->num_rows = header->rows;
+  for (size_t i = 0; i < wanted.size(); ++i) {
     const std::string& name = header->schema.columns[i].name;
-    if (absl::Status s = ReadColumn(r, header->rows, name, &batch.columns[i]); !s.ok()) return s;
-    if (absl::Status s = CheckCells(batch.columns[i], name); !s.ok()) return s;
+    if (!wanted[i]) {
+      if (absl::Status s = SkipColumn(r, header->schema.columns[i].type, name); !s.ok()) return s;
+      continue;
+    }
+    ColumnData& column = batch->columns[i];
+    column = ColumnData();
+    column.type = header->schema.columns[i].type;
+    if (absl::Status s = ReadColumn(r, header->rows, name, &column); !s.ok()) return s;
+    if (absl::Status s = CheckCells(column, name); !s.ok()) return s;
   }
   if (r.remaining() != 0) return Damaged("bytes follow the last block");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ColumnBatch> DecodeFragment(std::string_view bytes, const Schema& expected_schema,
+                                           FragmentCheck check) {
+  ColumnBatch batch = ColumnBatch::Empty(expected_schema);
+  const std::vector<bool> every_column(expected_schema.columns.size(), true);
+  if (absl::Status s = DecodeFragmentColumns(bytes, expected_schema, every_column, &batch);
+      !s.ok()) {
+    return s;
+  }
   if (check == FragmentCheck::kFull) {
     if (absl::Status s = batch.Validate(); !s.ok()) return Damaged(std::string(s.message()));
   }

@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "engine/table/column_batch.h"
@@ -93,6 +94,20 @@ enum class FragmentCheck {
 // DataLoss on anything damaged or different (see above).
 absl::StatusOr<ColumnBatch> DecodeFragment(std::string_view bytes, const Schema& expected_schema,
                                            FragmentCheck check = FragmentCheck::kFast);
+
+// A fragment decoded in parts, so a scan can test a filter on a few
+// columns and decode the others only when it wants the rows: fills
+// batch->columns[i] for every i whose wanted[i] is true, each decoded and
+// checked as DecodeFragment (kFast) does, sets batch->num_rows, and leaves
+// the other columns as they are (only their block headers are read). The
+// digest, header and layout are checked on every call. A batch whose
+// schema is not `expected_schema` is reset to ColumnBatch::Empty first;
+// after calls whose flags together cover every column, it is what
+// DecodeFragment (kFast) returns. DataLoss as DecodeFragment (the message
+// may differ where a skipped column is the damaged one); InvalidArgument
+// when `wanted` has not one flag per column.
+absl::Status DecodeFragmentColumns(std::string_view bytes, const Schema& expected_schema,
+                                   const std::vector<bool>& wanted, ColumnBatch* batch);
 
 // What a manifest records about a fragment file, and the schema it holds.
 struct FragmentSummary {

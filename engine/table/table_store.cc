@@ -70,7 +70,7 @@ std::string_view RecoveredAppendResultName(RecoveredAppend::Result result) {
   return "failed";
 }
 
-absl::StatusOr<ColumnBatch> TableScan::ReadFragment(size_t index) const {
+absl::StatusOr<std::optional<ColumnBatch>> TableScan::ReadFragment(size_t index) const {
   const FragmentRef& ref = manifest_.fragments[index];
   absl::StatusOr<std::string> bytes =
       io::ReadWholeFile(fs_, absl::StrCat(table_dir_, "/", ref.path), kMaxFragmentBytes);
@@ -83,32 +83,49 @@ absl::StatusOr<ColumnBatch> TableScan::ReadFragment(size_t index) const {
     return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", bytes->size(),
                                             " bytes, its manifest says ", ref.size_bytes));
   }
-  absl::StatusOr<ColumnBatch> batch = DecodeFragment(*bytes, manifest_.schema);
-  if (!batch.ok()) {
-    return absl::DataLossError(
-        absl::StrCat("fragment ", ref.path, ": ", std::string(batch.status().message())));
+  auto damaged = [&](const absl::Status& s) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, ": ", std::string(s.message())));
+  };
+  // Every column, or the prefilter's first and the others only if it wants
+  // the fragment.
+  const Schema& schema = manifest_.schema;
+  std::vector<bool> wanted(schema.columns.size(), prefilter_ == std::nullopt);
+  if (prefilter_) {
+    for (size_t column : prefilter_->columns) wanted[column] = true;
   }
-  if (batch->num_rows != ref.rows) {
-    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch->num_rows,
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  if (absl::Status s = DecodeFragmentColumns(*bytes, schema, wanted, &batch); !s.ok()) {
+    return damaged(s);
+  }
+  if (batch.num_rows != ref.rows) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch.num_rows,
                                             " rows, its manifest says ", ref.rows));
   }
-  return batch;
+  if (prefilter_) {
+    if (!prefilter_->may_match(batch)) return std::optional<ColumnBatch>();
+    wanted.flip();
+    if (absl::Status s = DecodeFragmentColumns(*bytes, schema, wanted, &batch); !s.ok()) {
+      return damaged(s);
+    }
+  }
+  return std::optional<ColumnBatch>(std::move(batch));
 }
 
 absl::StatusOr<std::optional<ColumnBatch>> TableScan::Next() {
   // Fragments past the one returned are read and decoded ahead on other
   // threads (up to kScanReadAhead), so decoding (zstd, checks) runs on
   // every core while the caller consumes; they are returned in order.
-  while (next_ahead_ < manifest_.fragments.size() && ahead_.size() < kScanReadAhead) {
-    ahead_.push_back(std::async(std::launch::async,
-                                [this, index = next_ahead_] { return ReadFragment(index); }));
-    ++next_ahead_;
+  for (;;) {
+    while (next_ahead_ < manifest_.fragments.size() && ahead_.size() < kScanReadAhead) {
+      ahead_.push_back(std::async(std::launch::async,
+                                  [this, index = next_ahead_] { return ReadFragment(index); }));
+      ++next_ahead_;
+    }
+    if (ahead_.empty()) return std::optional<ColumnBatch>();
+    absl::StatusOr<std::optional<ColumnBatch>> batch = ahead_.front().get();
+    ahead_.pop_front();
+    if (!batch.ok() || batch->has_value()) return batch;
   }
-  if (ahead_.empty()) return std::optional<ColumnBatch>();
-  absl::StatusOr<ColumnBatch> batch = ahead_.front().get();
-  ahead_.pop_front();
-  if (!batch.ok()) return batch.status();
-  return std::optional<ColumnBatch>(std::move(*batch));
 }
 
 absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
@@ -388,16 +405,32 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
 }
 
 absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& name,
-                                                            std::optional<uint64_t> version) {
+                                                            std::optional<uint64_t> version,
+                                                            std::optional<ScanPrefilter> prefilter) {
   absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
   if (!table.ok()) return table.status();
+  // The prefilter's columns index the schema of the version scanned.
+  auto check_prefilter = [&](const Schema& schema) -> absl::Status {
+    if (!prefilter) return absl::OkStatus();
+    if (!prefilter->may_match) return absl::InvalidArgumentError("a scan prefilter without a test");
+    for (size_t column : prefilter->columns) {
+      if (column >= schema.columns.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("a scan of ", name.ToString(),
+                                                       " cannot filter on column ", column, " of ",
+                                                       schema.columns.size()));
+      }
+    }
+    return absl::OkStatus();
+  };
   uint64_t wanted = version.value_or(table->current_version);
   std::string table_dir = TableDir(name);
   if (wanted == 0) {
     Manifest empty;
     empty.table_id = table->table_id;
     empty.schema = table->schema;
-    return std::unique_ptr<TableScan>(new TableScan(fs_, table_dir, std::move(empty)));
+    if (absl::Status s = check_prefilter(empty.schema); !s.ok()) return s;
+    return std::unique_ptr<TableScan>(
+        new TableScan(fs_, table_dir, std::move(empty), std::move(prefilter)));
   }
   if (wanted > table->current_version) {
     return absl::NotFoundError(absl::StrCat(name.ToString(), " has no version ", wanted,
@@ -414,7 +447,9 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
                                             " does not describe version ", wanted, " of ",
                                             name.ToString()));
   }
-  return std::unique_ptr<TableScan>(new TableScan(fs_, table_dir, std::move(*manifest)));
+  if (absl::Status s = check_prefilter(manifest->schema); !s.ok()) return s;
+  return std::unique_ptr<TableScan>(
+      new TableScan(fs_, table_dir, std::move(*manifest), std::move(prefilter)));
 }
 
 absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName& name) {

@@ -42,6 +42,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -108,6 +109,18 @@ struct RecoveredAppend {
 };
 std::string_view RecoveredAppendResultName(RecoveredAppend::Result result);
 
+// Lets a scan pass over fragments that hold no wanted row without decoding
+// them whole: for each fragment, `columns` (schema indexes) are decoded
+// first and `may_match` is shown the batch holding them (its other columns
+// empty, num_rows set). A fragment it rejects is not decoded further and
+// not returned; one it accepts is decoded whole and returned as it is (the
+// caller still filters its rows). Runs on the scan's read-ahead threads, so
+// `may_match` must be safe to call concurrently.
+struct ScanPrefilter {
+  std::vector<size_t> columns;
+  std::function<bool(const ColumnBatch& partial)> may_match;
+};
+
 // The rows of one table version, one fragment at a time.
 class TableScan {
  public:
@@ -115,25 +128,32 @@ class TableScan {
   uint64_t version() const { return manifest_.version; }
   uint64_t total_rows() const { return manifest_.total_rows; }
   size_t fragment_count() const { return manifest_.fragments.size(); }
-  // The next fragment's rows; nullopt after the last. DataLoss when a
-  // fragment is missing or damaged. The following fragments are read and
-  // decoded ahead meanwhile, on other threads (at most kScanReadAhead).
+  // The next fragment's rows (the next one the prefilter accepts, if the
+  // scan has one); nullopt after the last. DataLoss when a fragment is
+  // missing or damaged. The following fragments are read and decoded ahead
+  // meanwhile, on other threads (at most kScanReadAhead).
   absl::StatusOr<std::optional<ColumnBatch>> Next();
 
  private:
   friend class TableStore;
   static constexpr size_t kScanReadAhead = 2;
-  TableScan(io::FileSystem& fs, std::string table_dir, Manifest manifest)
-      : fs_(fs), table_dir_(std::move(table_dir)), manifest_(std::move(manifest)) {}
-  // Reads, checks and decodes fragment `index` of the manifest.
-  absl::StatusOr<ColumnBatch> ReadFragment(size_t index) const;
+  TableScan(io::FileSystem& fs, std::string table_dir, Manifest manifest,
+            std::optional<ScanPrefilter> prefilter)
+      : fs_(fs),
+        table_dir_(std::move(table_dir)),
+        manifest_(std::move(manifest)),
+        prefilter_(std::move(prefilter)) {}
+  // Reads, checks and decodes fragment `index` of the manifest; nullopt
+  // when the prefilter rejects it.
+  absl::StatusOr<std::optional<ColumnBatch>> ReadFragment(size_t index) const;
   io::FileSystem& fs_;
   std::string table_dir_;
   Manifest manifest_;
+  std::optional<ScanPrefilter> prefilter_;
   size_t next_ahead_ = 0;  // the first fragment not yet being read
   // Declared last: destroyed first, waiting for every read ahead, before
   // what those reads use.
-  std::deque<std::future<absl::StatusOr<ColumnBatch>>> ahead_;
+  std::deque<std::future<absl::StatusOr<std::optional<ColumnBatch>>>> ahead_;
 };
 
 class TableStore {
@@ -166,10 +186,12 @@ class TableStore {
   absl::StatusOr<AppendOutcome> AppendBatch(const registry::TableRecord& table,
                                             const ColumnBatch& batch);
 
-  // The rows of `version` (the current one when nullopt). NotFound for a
-  // version the table never had.
+  // The rows of `version` (the current one when nullopt), past the
+  // fragments `prefilter` rejects. NotFound for a version the table never
+  // had; InvalidArgument for a prefilter column the schema does not have.
   absl::StatusOr<std::unique_ptr<TableScan>> Scan(const TableName& name,
-                                                  std::optional<uint64_t> version);
+                                                  std::optional<uint64_t> version,
+                                                  std::optional<ScanPrefilter> prefilter = {});
 
   // Merges the current version's fragments into one new version (same
   // rows, same order), with an empty reference delta: the lineage edge of

@@ -269,6 +269,35 @@ TEST_CASE("MatchingRows refuses wrong parameters and a batch of another schema")
         "SQL: the batch's schema is not the schema the statement was bound to");
 }
 
+TEST_CASE("a WHERE's own columns tell whether a fragment may hold a matching row") {
+  BoundSelect bound = Select("SELECT blob FROM ns.t WHERE name = ? AND id = ? AND name = ?");
+  CHECK(WhereColumns(bound) == std::vector<size_t>{0, 1});
+  CHECK(WhereColumns(Select("SELECT * FROM ns.t")).empty());
+  // Only the WHERE columns decoded, as a prefiltered scan shows them.
+  ColumnBatch whole = TestBatch();
+  ColumnBatch partial = ColumnBatch::Empty(whole.schema);
+  partial.num_rows = whole.num_rows;
+  partial.columns[0] = whole.columns[0];
+  partial.columns[1] = whole.columns[1];
+  for (const std::vector<CellValue>& parameters :
+       {std::vector<CellValue>{std::string("bob"), int64_t{2}, std::string("bob")},
+        std::vector<CellValue>{std::string("bob"), int64_t{3}, std::string("bob")},
+        std::vector<CellValue>{std::string("bob"), int64_t{2}, std::string("al")},
+        std::vector<CellValue>{std::monostate{}, int64_t{2}, std::string("bob")}}) {
+    absl::StatusOr<std::vector<size_t>> rows = MatchingRows(whole, bound, parameters);
+    LAKE_REQUIRE_OK(rows);
+    CHECK(MayHaveMatchingRows(partial, bound, parameters) == !rows->empty());
+  }
+  CHECK(MayHaveMatchingRows(partial, bound, {std::string("bob"), int64_t{2}, std::string("bob")}));
+  CHECK_FALSE(MayHaveMatchingRows(partial, bound, {std::string("bob"), int64_t{3}, std::string("bob")}));
+  // What it cannot judge it leaves to MatchingRows, which reports it.
+  CHECK(MayHaveMatchingRows(partial, bound, {std::string("bob")}));
+  CHECK(MayHaveMatchingRows(partial, bound, {int64_t{3}, int64_t{3}, std::string("bob")}));
+  ColumnBatch undecoded = ColumnBatch::Empty(whole.schema);
+  undecoded.num_rows = whole.num_rows;
+  CHECK(MayHaveMatchingRows(undecoded, bound, {std::string("x"), int64_t{3}, std::string("x")}));
+}
+
 TEST_CASE("ProjectRows keeps the projected columns of the given rows, nulls included") {
   BoundSelect bound = Select("SELECT video, name, score FROM ns.t");
   absl::StatusOr<ColumnBatch> projected = ProjectRows(TestBatch(), bound, {1, 3, 5});

@@ -229,6 +229,41 @@ TEST_CASE("every single-byte change and every truncation of a fragment is refuse
   CHECK(absl::IsDataLoss(DecodeTinyFragment(bytes + "x")));
 }
 
+TEST_CASE("a fragment decoded in parts gives the batch it decodes to whole") {
+  ColumnBatch batch = testing::SampleBatch(0, 300);
+  std::string bytes = *EncodeFragment(batch);
+  const size_t n = batch.schema.columns.size();
+  REQUIRE(n >= 3);
+  // One column first: it alone is filled, the others stay empty.
+  std::vector<bool> first(n, false);
+  first[1] = true;
+  ColumnBatch parts;  // another schema: reset to the fragment's
+  LAKE_REQUIRE_OK(DecodeFragmentColumns(bytes, batch.schema, first, &parts));
+  CHECK(parts.num_rows == 300);
+  CHECK(parts.schema == batch.schema);
+  for (size_t i = 0; i < n; ++i) {
+    CAPTURE(i);
+    CHECK(parts.columns[i].type == batch.schema.columns[i].type);
+    CHECK(parts.columns[i].size() == (i == 1 ? 300u : 0u));
+  }
+  CHECK(parts.columns[1] == batch.columns[1]);
+  // The rest second: the whole batch.
+  std::vector<bool> rest = first;
+  rest.flip();
+  LAKE_REQUIRE_OK(DecodeFragmentColumns(bytes, batch.schema, rest, &parts));
+  CHECK(parts == batch);
+  // One flag per column, and the checks of a whole decode on every part.
+  CHECK(absl::IsInvalidArgument(DecodeFragmentColumns(bytes, batch.schema, {true}, &parts)));
+  std::string tiny = *EncodeFragment(TinyBatch());
+  std::vector<std::string> missed =
+      DamageNotRefused(tiny, [](std::string_view damaged) {
+        ColumnBatch only_n;
+        return DecodeFragmentColumns(damaged, TinySchema(), {false, true, false}, &only_n);
+      });
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
+}
+
 TEST_CASE("a fragment of another schema is refused") {
   std::string bytes = *EncodeFragment(TinyBatch());
   Schema renamed = TinySchema();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -55,6 +56,35 @@ struct Source {
 
 std::vector<sql::StatementParameter> Episode(const std::string& id, int64_t n, Source& video) {
   return {CellValue{id}, CellValue{n}, sql::FileFromSource{&video.source, "video/mp4"}};
+}
+
+// Appends `count` one-row versions "e<i>", n = i, each with its own video
+// (one fragment each, in order).
+void AppendOneRowFragments(TableRoot& root, int count, uint64_t seed,
+                           std::vector<std::unique_ptr<Source>>& sources) {
+  for (int i = 0; i < count; ++i) {
+    sources.push_back(std::make_unique<Source>(40 + i, seed + i));
+    LAKE_REQUIRE_OK(root.Insert(kInsert, Episode(absl::StrCat("e", i), i, *sources.back())));
+  }
+}
+
+// The fragment files of robots.episodes in append order (their names are
+// UUIDv7s).
+std::vector<std::string> EpisodeFragmentFiles(const testing::TempDir& dir) {
+  std::vector<std::string> fragments;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(dir.path() + "/tables/robots/episodes/data")) {
+    fragments.push_back(entry.path().string());
+  }
+  std::sort(fragments.begin(), fragments.end());
+  return fragments;
+}
+
+// Overwrites one byte of `path`, `offset` bytes from `whence`.
+void DamageByte(const std::string& path, std::streamoff offset, std::ios::seekdir whence) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp(offset, whence);
+  file.put('\x5a');
 }
 
 TEST_CASE("tables: an INSERT uploads its FILE, appends one version, and the row reads back") {
@@ -286,10 +316,7 @@ TEST_CASE("tables: a scan returns fragments in order while it reads ahead; a dam
   CreateEpisodes(*root);
   std::vector<std::unique_ptr<Source>> sources;
   const int kFragments = 6;
-  for (int i = 0; i < kFragments; ++i) {
-    sources.push_back(std::make_unique<Source>(50 + i, 60 + i));
-    LAKE_REQUIRE_OK(root->Insert(kInsert, Episode(absl::StrCat("e", i), i, *sources.back())));
-  }
+  AppendOneRowFragments(*root, kFragments, 60, sources);
   const table::TableName name = *table::ParseTableName(kEpisodes);
   auto scan_rows = [&](int wanted_ok) {
     absl::StatusOr<std::unique_ptr<table::TableScan>> scan = root->tables->Scan(name, std::nullopt);
@@ -311,22 +338,95 @@ TEST_CASE("tables: a scan returns fragments in order while it reads ahead; a dam
   // A scan dropped while it reads ahead.
   scan_rows(1).reset();
 
-  // Damage the fourth fragment (fragment names are UUIDv7: append order).
-  std::vector<std::string> fragments;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(dir.path() + "/tables/robots/episodes/data")) {
-    fragments.push_back(entry.path().string());
-  }
-  std::sort(fragments.begin(), fragments.end());
+  // Damage the fourth fragment.
+  std::vector<std::string> fragments = EpisodeFragmentFiles(dir);
   REQUIRE(fragments.size() == kFragments);
-  {
-    std::fstream file(fragments[3], std::ios::in | std::ios::out | std::ios::binary);
-    file.seekp(40);
-    file.put('\x5a');
-  }
+  DamageByte(fragments[3], 40, std::ios::beg);
   std::unique_ptr<table::TableScan> damaged = scan_rows(3);
   absl::StatusOr<std::optional<table::ColumnBatch>> fourth = damaged->Next();
   CHECK(absl::IsDataLoss(fourth.status()));
+}
+
+TEST_CASE("tables: a prefiltered scan decodes the filter's columns first and passes over rejected fragments") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  const int kFragments = 6;
+  AppendOneRowFragments(*root, kFragments, 80, sources);
+  const table::TableName name = *table::ParseTableName(kEpisodes);
+  // Keeps the fragments whose n is even; records what it was shown.
+  std::mutex mu;
+  int calls = 0;
+  bool only_n_decoded = true;
+  table::ScanPrefilter even_n{{1}, [&](const table::ColumnBatch& partial) {
+                                std::lock_guard<std::mutex> lock(mu);
+                                ++calls;
+                                only_n_decoded = only_n_decoded && partial.num_rows == 1 &&
+                                                 partial.columns[0].size() == 0 &&
+                                                 partial.columns[1].size() == 1 &&
+                                                 partial.columns[2].size() == 0;
+                                return partial.columns[1].int64s[0] % 2 == 0;
+                              }};
+  auto kept = [&](const table::ScanPrefilter& prefilter, int expected_batches) {
+    absl::StatusOr<std::unique_ptr<table::TableScan>> scan =
+        root->tables->Scan(name, std::nullopt, prefilter);
+    LAKE_REQUIRE_OK(scan);
+    std::vector<int64_t> ns;
+    for (int i = 0; i < expected_batches; ++i) {
+      absl::StatusOr<std::optional<table::ColumnBatch>> batch = (*scan)->Next();
+      LAKE_REQUIRE_OK(batch);
+      REQUIRE(batch->has_value());
+      // A kept fragment comes whole.
+      LAKE_CHECK_OK((*batch)->Validate());
+      CHECK((*batch)->Cell(0, 0) == CellValue{absl::StrCat("e", (*batch)->columns[1].int64s[0])});
+      ns.push_back((*batch)->columns[1].int64s[0]);
+    }
+    return std::make_pair(std::move(*scan), ns);
+  };
+  {
+    auto [scan, ns] = kept(even_n, 3);
+    CHECK(ns == std::vector<int64_t>{0, 2, 4});
+    absl::StatusOr<std::optional<table::ColumnBatch>> end = scan->Next();
+    LAKE_REQUIRE_OK(end);
+    CHECK_FALSE(end->has_value());
+    CHECK(calls == kFragments);
+    CHECK(only_n_decoded);
+  }
+  // A prefilter that wants nothing ends the scan at once.
+  table::ScanPrefilter nothing{{0, 2}, [](const table::ColumnBatch&) { return false; }};
+  {
+    auto [scan, ns] = kept(nothing, 0);
+    absl::StatusOr<std::optional<table::ColumnBatch>> end = scan->Next();
+    LAKE_REQUIRE_OK(end);
+    CHECK_FALSE(end->has_value());
+  }
+  // A column the table does not have, or no test, is refused.
+  CHECK(absl::IsInvalidArgument(
+      root->tables->Scan(name, std::nullopt, table::ScanPrefilter{{3}, even_n.may_match}).status()));
+  CHECK(absl::IsInvalidArgument(
+      root->tables->Scan(name, std::nullopt, table::ScanPrefilter{{1}, nullptr}).status()));
+
+  // A damaged fragment fails in its place even when the prefilter would
+  // pass over it (its digest is checked before any column is decoded).
+  std::vector<std::string> fragments = EpisodeFragmentFiles(dir);
+  REQUIRE(fragments.size() == kFragments);
+  DamageByte(fragments[3], -30, std::ios::end);
+  {
+    auto [scan, ns] = kept(even_n, 2);
+    CHECK(ns == std::vector<int64_t>{0, 2});
+    absl::StatusOr<std::optional<table::ColumnBatch>> after_two = scan->Next();
+    CHECK(absl::IsDataLoss(after_two.status()));
+  }
+  // SQL: a WHERE finds the rows of intact fragments and fails on the damaged one.
+  auto two = root->Query("SELECT episode_id FROM robots.episodes WHERE n = ? LIMIT 1",
+                         {CellValue{int64_t{2}}});
+  LAKE_REQUIRE_OK(two);
+  REQUIRE(two->size() == 1);
+  CHECK(std::get<std::string>((*two)[0][0]) == "e2");
+  CHECK(absl::IsDataLoss(
+      root->Query("SELECT episode_id FROM robots.episodes WHERE n = ?", {CellValue{int64_t{5}}})
+          .status()));
 }
 
 TEST_CASE("tables: a corrupted reference delta makes enumeration fail closed") {
