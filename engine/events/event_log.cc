@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <future>
 #include <iterator>
 
 #include "absl/cleanup/cleanup.h"
@@ -12,6 +13,26 @@
 
 namespace lake::events {
 namespace {
+
+// A batch of at least this many events is validated and encoded in two
+// halves at once (the second on another thread): a bulk batch's CPU work
+// then takes about half as long, while starting the thread (tens of
+// microseconds) stays small beside it. Smaller batches stay on one thread.
+constexpr size_t kParallelEvents = 256;
+
+// Runs work(begin, end) over [0, n): on this thread alone, or, from
+// kParallelEvents on, the second half on another thread meanwhile. Returns
+// the first half's error, else the second's.
+template <typename Work>
+absl::Status InHalves(size_t n, Work work) {
+  if (n < kParallelEvents) return work(size_t{0}, n);
+  const size_t half = n / 2;
+  std::future<absl::Status> second =
+      std::async(std::launch::async, [&work, half, n] { return work(half, n); });
+  absl::Status first = work(size_t{0}, half);
+  absl::Status second_status = second.get();
+  return first.ok() ? second_status : first;
+}
 
 absl::Status Refused(const Event& e, std::string_view what, std::string_view why) {
   return absl::AbortedError(absl::StrCat(std::string(what), ": item \"", e.item_id.substr(0, 200),
@@ -272,8 +293,17 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   // Concurrent appenders share a sync: the writer's leader waits for this
   // batch while it is validated, admitted and encoded.
   ShardWriter::AppenderScope appender(*writer_);
-  for (const Event& e : batch) {
-    if (absl::Status s = ValidateEventRecord(e); !s.ok()) return s;
+  if (absl::Status s = InHalves(batch.size(),
+                                [&batch](size_t begin, size_t end) {
+                                  for (size_t i = begin; i < end; ++i) {
+                                    if (absl::Status s = ValidateEventRecord(batch[i]); !s.ok()) {
+                                      return s;
+                                    }
+                                  }
+                                  return absl::OkStatus();
+                                });
+      !s.ok()) {
+    return s;
   }
   AppendResult result;
   // A batch is usually one item's events (a checkpoint), or runs of them
@@ -329,14 +359,28 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
       for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
     }
   }
-  // The records are encoded into a buffer sized once.
+  // The records are encoded into a buffer sized once (a bulk batch's
+  // second half into its own, appended after the first).
   records.clear();
   size_t payload_bytes = 0;
   for (const Event& e : fresh) payload_bytes += EventRecordBytes(e);
   records.reserve(payload_bytes);
+  std::string second_half;
+  // Encoding cannot fail: InHalves returns ok here.
+  InHalves(fresh.size(), [&](size_t begin, size_t end) {
+    std::string* out = &records;
+    if (begin != 0) {
+      out = &second_half;
+      size_t bytes = 0;
+      for (size_t i = begin; i < end; ++i) bytes += EventRecordBytes(fresh[i]);
+      second_half.reserve(bytes);
+    }
+    for (size_t i = begin; i < end; ++i) AppendEventRecord(fresh[i], out);
+    return absl::OkStatus();
+  });
+  records.append(second_half);
   std::vector<DataLocation> blobs;
   for (const Event& e : fresh) {
-    AppendEventRecord(e, &records);
     if (e.blob_location) blobs.push_back(*e.blob_location);
   }
   absl::Status appended = absl::OkStatus();

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "base/failpoint.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "engine/events/event_content.h"
@@ -353,6 +354,40 @@ TEST_CASE("event log: an invalid event is refused before anything is written") {
   bad.event_id = std::string(64, '0');
   CHECK(absl::IsInvalidArgument(log->Append({Created("b"), bad}).status()));
   CHECK(log->Stats().events == 0);
+}
+
+TEST_CASE("event log: a bulk batch (validated and encoded in two halves) is all or nothing") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  // 200 items of 3 events: 600, past the size split across two threads.
+  std::vector<Event> bulk;
+  for (int item = 0; item < 200; ++item) {
+    std::string id = absl::StrCat("bulk-", item);
+    bulk.push_back(Created(id));
+    bulk.push_back(SetInt(id, 2, "score", item));
+    bulk.push_back(StepDone(id, 3));
+  }
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  // An invalid event in either half refuses the whole batch, naming it.
+  for (size_t at : {size_t{10}, size_t{451}, bulk.size() - 1}) {
+    CAPTURE(at);
+    std::vector<Event> damaged = bulk;
+    damaged[at].event_id = std::string(64, '0');
+    absl::Status refused = log->Append(damaged).status();
+    CHECK(absl::IsInvalidArgument(refused));
+    CHECK(absl::StrContains(refused.message(), damaged[at].item_id + "\""));
+    CHECK(log->Stats().events == 0);
+  }
+  absl::StatusOr<AppendResult> r = log->Append(bulk);
+  LAKE_REQUIRE_OK(r);
+  CHECK(r->appended == 600);
+  log.reset();
+  // Every record, in order, from a new reader.
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  CHECK(reader->Stats().events == 600);
+  for (int item : {0, 99, 100, 199}) {
+    CHECK(IntField(*reader, absl::StrCat("bulk-", item), "score") == item);
+  }
 }
 
 TEST_CASE("event log: two writer processes at once; every reader sees the union") {
