@@ -62,12 +62,14 @@ class EventLog {
 
   // Appends one checkpoint batch atomically (one frame, one sync shared
   // with concurrent batches). The locations of offloaded blobs it names are
-  // recorded in the shard's blob journal first (blob_references.h). Each event must pass ValidateEventRecord
-  // (InvalidArgument otherwise). Aborted — nothing written — for a fencing
-  // violation (another event at an existing item_seq, or an item_seq not
-  // above the item's last), a stale attempt (below the item's highest) or a
-  // split brain (another writer_epoch in an attempt). FailedPrecondition
-  // when the log was opened read-only.
+  // recorded in the shard's blob journal first (blob_references.h). Each
+  // event must pass ValidateEventRecord (InvalidArgument otherwise).
+  // Aborted — nothing written — for a fencing violation (another event at
+  // an existing item_seq, or an item_seq not above the item's last), a
+  // stale attempt (below the item's highest) or a split brain (another
+  // writer_epoch in an attempt). FailedPrecondition when the log was opened
+  // read-only. A bulk batch (256 events or more) is validated and encoded
+  // on two threads: the calling one and one started for the call.
   absl::StatusOr<AppendResult> Append(std::vector<Event> batch);
 
   // Reads what other writers acknowledged since the last Open/Refresh: the
