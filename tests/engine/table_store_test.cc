@@ -16,6 +16,7 @@
 #include "engine/table/append_checkpoint_format.h"
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/fragment_format.h"
+#include "engine/table/manifest_format.h"
 #include "registry/commit_errors.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
@@ -68,15 +69,25 @@ void AppendOneRowFragments(TableRoot& root, int count, uint64_t seed,
   }
 }
 
-// The fragment files of robots.episodes in append order (their names are
-// UUIDv7s).
+// The fragment files of robots.episodes in append order: as the newest
+// manifest lists them (their UUIDv7 names order them only across
+// milliseconds).
 std::vector<std::string> EpisodeFragmentFiles(const testing::TempDir& dir) {
-  std::vector<std::string> fragments;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(dir.path() + "/tables/robots/episodes/data")) {
-    fragments.push_back(entry.path().string());
+  const std::string table_dir = dir.path() + "/tables/robots/episodes";
+  std::vector<std::string> manifests;
+  for (const auto& entry : std::filesystem::directory_iterator(table_dir + "/_versions")) {
+    manifests.push_back(entry.path().string());
   }
-  std::sort(fragments.begin(), fragments.end());
+  REQUIRE_FALSE(manifests.empty());
+  std::vector<uint8_t> newest =
+      testing::ReadFile(*std::max_element(manifests.begin(), manifests.end()));
+  absl::StatusOr<table::Manifest> manifest = table::DecodeManifest(
+      std::string_view(reinterpret_cast<const char*>(newest.data()), newest.size()));
+  LAKE_REQUIRE_OK(manifest);
+  std::vector<std::string> fragments;
+  for (const table::FragmentRef& fragment : manifest->fragments) {
+    fragments.push_back(table_dir + "/" + fragment.path);
+  }
   return fragments;
 }
 
