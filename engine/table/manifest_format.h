@@ -85,10 +85,18 @@ struct Manifest {
 absl::Status ValidateTablePath(std::string_view path, std::string_view what);
 
 // The invariants above; InvalidArgument naming the offending field.
-absl::Status ValidateManifest(const Manifest& manifest);
+// `known_valid_fragments` says the first that many fragments were listed,
+// in that order, by a manifest that passed ValidateManifest (the parent
+// version's, as decoded or encoded): each is then trusted alone, and only
+// the later ones are checked in full and against every path. An append
+// adds one fragment to a list that grows with the table, so checking the
+// whole list again made each append slower than the last.
+absl::Status ValidateManifest(const Manifest& manifest, size_t known_valid_fragments = 0);
 
-// InvalidArgument when ValidateManifest fails. Deterministic.
-absl::StatusOr<std::string> EncodeManifest(const Manifest& manifest);
+// InvalidArgument when ValidateManifest(manifest, known_valid_fragments)
+// fails. Deterministic.
+absl::StatusOr<std::string> EncodeManifest(const Manifest& manifest,
+                                           size_t known_valid_fragments = 0);
 // DataLoss on anything damaged or invalid (see above).
 absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes);
 

@@ -231,6 +231,9 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
                        next.rows, next.fragment_bytes.size(), next.fragment_sha256};
   if (next.replace_fragments) manifest.fragments.clear();
+  // The parent's fragments passed ValidateManifest when it was decoded or
+  // encoded; only the new one is checked in full.
+  const size_t known_valid_fragments = manifest.fragments.size();
   manifest.fragments.push_back(fragment);
   uint64_t rows = 0;
   for (const FragmentRef& f : manifest.fragments) rows += f.rows;
@@ -243,7 +246,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   manifest.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
   manifest.reference_delta_sha256 = delta->digest;
   manifest.created_unix_micros = NowMicros();
-  absl::StatusOr<std::string> manifest_bytes = EncodeManifest(manifest);
+  absl::StatusOr<std::string> manifest_bytes = EncodeManifest(manifest, known_valid_fragments);
   if (!manifest_bytes.ok()) return manifest_bytes.status();
   std::string manifest_path = ManifestRelativePath(base + 1);
 

@@ -573,6 +573,55 @@ TEST_CASE("an invalid manifest is not encoded") {
       "more than");
 }
 
+TEST_CASE("a manifest extending a valid one checks its new fragments in full") {
+  // A parent of 20 fragments, then one or twelve more (the two ways
+  // repeats are found).
+  Manifest parent = TinyManifest();
+  parent.fragments.clear();
+  parent.total_rows = 0;
+  auto add = [](Manifest& m, int i) {
+    m.fragments.push_back(FragmentRef{absl::StrCat("data/f", i, ".frag"), 2, 100,
+                                      std::string(kShaAbc)});
+    m.total_rows += 2;
+  };
+  for (int i = 0; i < 20; ++i) add(parent, i);
+  LAKE_REQUIRE_OK(ValidateManifest(parent));
+  for (int added : {1, 12}) {
+    CAPTURE(added);
+    Manifest m = parent;
+    for (int i = 0; i < added; ++i) add(m, 100 + i);
+    LAKE_CHECK_OK(ValidateManifest(m, parent.fragments.size()));
+    CHECK(*EncodeManifest(m, parent.fragments.size()) == *EncodeManifest(m));
+    auto refused = [&](void (*change)(FragmentRef&, const Manifest&), std::string_view text) {
+      Manifest bad = m;
+      change(bad.fragments.back(), parent);
+      absl::Status status = EncodeManifest(bad, parent.fragments.size()).status();
+      CHECK_MESSAGE(absl::IsInvalidArgument(status), status.ToString());
+      CHECK_MESSAGE(Contains(status, text), status.ToString());
+    };
+    refused([](FragmentRef& f, const Manifest& p) { f.path = p.fragments[7].path; },
+            "listed twice");
+    refused([](FragmentRef& f, const Manifest&) { f.path = "data/../x"; }, "'..' segment");
+    refused([](FragmentRef& f, const Manifest&) { f.sha256 = std::string(64, 'A'); },
+            "lowercase hex");
+    refused([](FragmentRef& f, const Manifest&) { f.rows = 3; }, "total_rows");
+    refused([](FragmentRef& f, const Manifest&) { f.rows = kMaxFragmentRows + 1; }, "more than");
+    // Two new fragments repeating each other.
+    Manifest twice = m;
+    add(twice, 100);
+    CHECK(absl::IsInvalidArgument(ValidateManifest(twice, parent.fragments.size())));
+  }
+  // The trusted fragments are not checked one by one again (the caller
+  // vouches that a valid manifest listed them), but still count.
+  Manifest trusted = parent;
+  trusted.fragments[3].sha256 = std::string(64, 'A');
+  add(trusted, 100);
+  LAKE_CHECK_OK(ValidateManifest(trusted, parent.fragments.size()));
+  CHECK(absl::IsInvalidArgument(ValidateManifest(trusted)));
+  trusted.total_rows += 1;
+  CHECK(absl::IsInvalidArgument(ValidateManifest(trusted, parent.fragments.size())));
+}
+
 // The manifest per the format note, written by hand (`fragment_count`
 // may lie); the digest recomputed.
 std::string HandManifest(const Manifest& m, uint32_t fragment_count) {
