@@ -21,7 +21,10 @@ inline constexpr std::string_view kObjectsDir = "objects";
 inline constexpr std::string_view kTenantsDir = "tenants";
 inline constexpr size_t kMaxTenantBytes = 128;
 
-// A random RFC 9562 UUIDv7 in its 36-character text form.
+// An RFC 9562 UUIDv7 in its 36-character text form: the Unix time in
+// milliseconds, a 12-bit counter, 62 random bits. The ids one process
+// makes rise strictly, even within a millisecond (their text sorts in the
+// order they were made); ids of different processes only by millisecond.
 std::string NewUuidV7();
 
 // A tenant is 1..128 bytes of UTF-8 without '/', NUL or control

@@ -7,6 +7,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
@@ -116,6 +119,36 @@ TEST_CASE("a new UUIDv7 is a valid operation id made now") {
   CHECK(id->text() == text);
   CHECK(OperationIdTime(*id) >= absl::FromUnixMillis(absl::ToUnixMillis(before)));
   CHECK(OperationIdTime(*id) <= absl::Now());
+}
+
+TEST_CASE("the UUIDv7s of one process rise strictly, within a millisecond too") {
+  // Far more than one millisecond holds, from two threads at once: each
+  // thread's ids rise, and all of them are distinct, valid and of now.
+  constexpr int kPerThread = 20000;
+  absl::Time before = absl::Now();
+  std::vector<std::string> ids[2];
+  std::thread other([&] {
+    for (int i = 0; i < kPerThread; ++i) ids[1].push_back(NewUuidV7());
+  });
+  for (int i = 0; i < kPerThread; ++i) ids[0].push_back(NewUuidV7());
+  other.join();
+  std::set<std::string> all;
+  int same_millisecond = 0;
+  for (const std::vector<std::string>& list : ids) {
+    for (size_t i = 1; i < list.size(); ++i) {
+      REQUIRE(list[i - 1] < list[i]);
+      same_millisecond += list[i - 1].substr(0, 13) == list[i].substr(0, 13);
+    }
+    all.insert(list.begin(), list.end());
+  }
+  CHECK(all.size() == 2 * kPerThread);
+  CHECK(same_millisecond > 0);  // the counter, not the clock, ordered some
+  for (const std::string& text : {*all.begin(), *all.rbegin()}) {
+    absl::StatusOr<OperationId> id = ParseOperationId(text);
+    LAKE_REQUIRE_OK(id);
+    CHECK(OperationIdTime(*id) >= absl::FromUnixMillis(absl::ToUnixMillis(before)));
+    CHECK(OperationIdTime(*id) <= absl::Now());
+  }
 }
 
 TEST_CASE("an operation id's time is its 48-bit millisecond prefix") {

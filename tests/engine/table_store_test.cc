@@ -70,8 +70,7 @@ void AppendOneRowFragments(TableRoot& root, int count, uint64_t seed,
 }
 
 // The fragment files of robots.episodes in append order: as the newest
-// manifest lists them (their UUIDv7 names order them only across
-// milliseconds).
+// manifest lists them (the order a scan reads them in).
 std::vector<std::string> EpisodeFragmentFiles(const testing::TempDir& dir) {
   const std::string table_dir = dir.path() + "/tables/robots/episodes";
   std::vector<std::string> manifests;
