@@ -10,7 +10,7 @@
 namespace lake::cli {
 namespace {
 
-using nlohmann::json;
+using nlohmann::ordered_json;
 
 bool IsValid(const ArrowArray& array, int64_t row) {
   if (array.null_count == 0 || array.buffers[0] == nullptr) return true;
@@ -45,10 +45,11 @@ absl::StatusOr<std::vector<ResultColumn>> ResultColumns(const ArrowSchema& schem
   return columns;
 }
 
-absl::StatusOr<std::vector<json>> ResultRow(const ArrowSchema& schema, const ArrowArray& batch,
-                                            const std::vector<ResultColumn>& columns,
-                                            int64_t row) {
-  std::vector<json> cells;
+absl::StatusOr<std::vector<ordered_json>> ResultRow(const ArrowSchema& schema,
+                                                    const ArrowArray& batch,
+                                                    const std::vector<ResultColumn>& columns,
+                                                    int64_t row) {
+  std::vector<ordered_json> cells;
   for (size_t c = 0; c < columns.size(); ++c) {
     const ArrowArray& array = *batch.children[c];
     const std::string& format = columns[c].format;
@@ -79,7 +80,7 @@ absl::StatusOr<std::vector<json>> ResultRow(const ArrowSchema& schema, const Arr
         lake_error_free(err);
         return absl::DataLossError(message);
       }
-      cells.push_back(json::parse(lake_location_json(location)));
+      cells.push_back(ordered_json::parse(lake_location_json(location)));
       lake_location_free(location);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unexpected result format ", format));

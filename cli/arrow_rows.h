@@ -25,8 +25,9 @@ absl::StatusOr<std::vector<ResultColumn>> ResultColumns(const ArrowSchema& schem
 
 // Row `row` of `batch` as one JSON value per column (CLI.md "JSON output":
 // numbers, bools, strings, ISO-8601 timestamps, base64 binary, FILE as the
-// DataLocation object, null).
-absl::StatusOr<std::vector<nlohmann::json>> ResultRow(const ArrowSchema& schema,
+// DataLocation object with its keys in DATALOCATION.md's order, null).
+// Ordered JSON keeps the keys of objects in the order they were added.
+absl::StatusOr<std::vector<nlohmann::ordered_json>> ResultRow(const ArrowSchema& schema,
                                                       const ArrowArray& batch,
                                                       const std::vector<ResultColumn>& columns,
                                                       int64_t row);

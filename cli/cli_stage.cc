@@ -31,13 +31,10 @@ int OpenRoot(const GlobalOptions& global, const std::optional<std::string>& tena
   lake_stage_options* opts = lake_stage_options_new();
   lake_error* err = nullptr;
   lake_status status = LAKE_OK;
-  bool s3_flags = global.endpoint.has_value() || global.region.has_value() || global.path_style;
+  // Without --stage the other stage flags are checked against the root's
+  // recorded S3 stage (a new root needs --stage for them): lake_db_open.
   if (global.stage.has_value()) {
     status = lake_stage_options_set_s3(opts, global.stage->c_str(), &err);
-  } else if (s3_flags) {
-    lake_stage_options_free(opts);
-    std::fprintf(stderr, "lake: --endpoint, --region and --path-style need --stage s3://BUCKET/PREFIX\n");
-    return kExitUsage;
   }
   if (status == LAKE_OK && global.endpoint.has_value()) {
     status = lake_stage_options_set_s3_endpoint(opts, global.endpoint->c_str(), &err);

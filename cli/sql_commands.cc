@@ -1,5 +1,6 @@
 // lake insert "INSERT …" and lake query "SELECT …" [--json], with
 // --param/--file/--location bound in argv order.
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 
@@ -62,7 +63,7 @@ int Prepare(const ParsedArgs& args, const std::string& command, DbOwner* db,
   return kExitOk;
 }
 
-std::string TextOf(const json& cell) {
+std::string TextOf(const nlohmann::ordered_json& cell) {
   if (cell.is_null()) return "NULL";
   if (cell.is_string()) return cell.get<std::string>();
   if (cell.is_object()) return cell["uri"].get<std::string>();
@@ -132,22 +133,33 @@ int RunQuery(const std::vector<std::string>& argv) {
   }
   for (;;) {
     ArrowArray batch{};
-    if (stream.get_next(&stream, &batch) != 0) {
+    if (int error = stream.get_next(&stream, &batch); error != 0) {
       const char* message = stream.get_last_error(&stream);
       std::fprintf(stderr, "lake: query: %s\n", message != nullptr ? message : "read failed");
-      return kExitStorage;
+      // The stream's errno values (lake.h, lake_statement_query).
+      switch (error) {
+        case EBADMSG:
+          return kExitIntegrity;
+        case EINVAL:
+          return kExitUsage;
+        case ENOMEM:
+          return kExitInternal;
+        default:
+          return kExitStorage;
+      }
     }
     if (batch.release == nullptr) break;
     std::unique_ptr<ArrowArray, void (*)(ArrowArray*)> batch_owner(
         &batch, [](ArrowArray* a) { a->release(a); });
     for (int64_t row = 0; row < batch.length; ++row) {
-      absl::StatusOr<std::vector<json>> cells = ResultRow(schema, batch, *columns, row);
+      absl::StatusOr<std::vector<nlohmann::ordered_json>> cells = ResultRow(schema, batch, *columns, row);
       if (!cells.ok()) {
         std::fprintf(stderr, "lake: query: %s\n", std::string(cells.status().message()).c_str());
         return kExitIntegrity;
       }
       if (as_json) {
-        json object = json::object();
+        // The row's columns in the order selected.
+        nlohmann::ordered_json object = nlohmann::ordered_json::object();
         for (size_t c = 0; c < columns->size(); ++c) object[(*columns)[c].name] = (*cells)[c];
         std::printf("%s\n", object.dump().c_str());
       } else {

@@ -353,7 +353,10 @@ typedef struct lake_db lake_db;
  * friends; NULL or no stage: a local stage in dir/stage). An existing root
  * uses the stage it recorded; stage options given for it must agree with
  * the record (bucket, prefix, and whichever of endpoint, region and path
- * style were set) or the open fails with LAKE_INVALID_ARGUMENT. A tenant in
+ * style were set, which may also be set without lake_stage_options_set_s3
+ * to check an existing S3 root) or the open fails with
+ * LAKE_INVALID_ARGUMENT, as it does for a new root given an endpoint,
+ * region or path style without a stage URI. A tenant in
  * `stage_opts` applies to this handle only. `stage_opts` may be freed after
  * the call. */
 LAKE_API lake_status lake_db_open(const char* dir,
@@ -682,7 +685,9 @@ LAKE_API lake_status lake_statement_insert(lake_statement* stmt, const lake_uplo
  * (the caller releases it; it stays valid after the statement is freed,
  * and the db must outlive it). FILE columns are
  * structs {uri, content_type, size_bytes, sha256} with the Arrow extension
- * name "lake.file". */
+ * name "lake.file". The stream's callbacks fail with EBADMSG when stored
+ * data is damaged or missing (a fragment fails its checks), EINVAL for an
+ * invalid request, ENOMEM, or EIO for any other storage failure. */
 LAKE_API lake_status lake_statement_query(lake_statement* stmt, struct ArrowArrayStream* out,
                                           lake_error** err);
 LAKE_API void lake_statement_free(lake_statement* stmt);

@@ -25,11 +25,17 @@ absl::StatusOr<std::string> AbsoluteRoot(const std::string& dir) {
   return absl::StrCat(cwd, "/", dir);
 }
 
+// Whether the options set an S3 endpoint, region or path style (with or
+// without a stage URI).
+bool HasS3Details(const lake_stage_options& opts) {
+  return !opts.s3_endpoint.empty() || !opts.s3_region.empty() || opts.s3_path_style_set;
+}
+
 // What the options ask for, compared with what the root recorded: only
 // what the caller set explicitly counts.
 absl::Status CheckAgreement(const lake_stage_options& opts, const lake::StageDescriptor& recorded) {
   using Kind = lake::StageDescriptor::Kind;
-  if (!opts.s3) return absl::OkStatus();
+  if (!opts.s3 && !HasS3Details(opts)) return absl::OkStatus();
   auto disagree = [&](const std::string& what, const std::string& asked,
                       const std::string& has) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -37,8 +43,13 @@ absl::Status CheckAgreement(const lake_stage_options& opts, const lake::StageDes
         "' asked, '", has, "' recorded (", lake::StageDescriptorToJson(recorded), ")"));
   };
   if (recorded.kind != Kind::kS3) return disagree("stage", "s3", "local");
-  if (opts.s3_bucket != recorded.bucket) return disagree("bucket", opts.s3_bucket, recorded.bucket);
-  if (opts.s3_prefix != recorded.prefix) return disagree("prefix", opts.s3_prefix, recorded.prefix);
+  // Without a stage URI only the details given are compared.
+  if (opts.s3 && opts.s3_bucket != recorded.bucket) {
+    return disagree("bucket", opts.s3_bucket, recorded.bucket);
+  }
+  if (opts.s3 && opts.s3_prefix != recorded.prefix) {
+    return disagree("prefix", opts.s3_prefix, recorded.prefix);
+  }
   if (!opts.s3_endpoint.empty() && opts.s3_endpoint != recorded.endpoint) {
     return disagree("endpoint", opts.s3_endpoint, recorded.endpoint);
   }
@@ -84,6 +95,12 @@ lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, 
         return lake::c::Report(s, err);
       }
     } else {
+      if (!asked.s3 && HasS3Details(asked)) {
+        return lake::c::Report(
+            absl::InvalidArgumentError("a new root needs an S3 stage URI (lake_stage_options_set_s3) "
+                                       "for its S3 endpoint, region or path style"),
+            err);
+      }
       if (asked.s3) {
         absl::StatusOr<lake::StageDescriptor> validated =
             lake::ValidateStageDescriptor(lake::c::S3DescriptorOf(asked));

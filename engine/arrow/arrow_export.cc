@@ -260,8 +260,16 @@ int Fail(StreamState& state, int code, absl::string_view message) {
   return code;
 }
 
+// The errno a callback returns for `status` (lake.h, lake_statement_query).
 int ErrnoOf(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kInvalidArgument ? EINVAL : EIO;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      return EINVAL;
+    case absl::StatusCode::kDataLoss:
+      return EBADMSG;
+    default:
+      return EIO;
+  }
 }
 
 // Callbacks are called from C: nothing may propagate out of them, and the

@@ -328,16 +328,30 @@ TEST_CASE("S3 CLI: a root records its S3 stage; put, cat, ranges and presign use
   Result other = Lake(dir, {"--stage", "s3://other-bucket/x", "stage", "describe"});
   CHECK(other.exit_code == 2);
   CHECK(other.err.find("disagree") != std::string::npos);
-  // Flags that agree are accepted.
+  // Flags that agree are accepted, with --stage or without it.
   CHECK(Lake(dir, Concat({"stage", "describe"}, s3.Flags())).exit_code == 0);
+  Result path_style = Lake(dir, {"--path-style", "stage", "describe"});
+  CHECK_MESSAGE(path_style.exit_code == 0, path_style.err);
+  Result region = Lake(dir, {"--region", "xx-nowhere-9", "stage", "describe"});
+  CHECK(region.exit_code == 2);
+  CHECK(region.err.find("disagree") != std::string::npos);
 }
 
-TEST_CASE("S3 CLI: presign is refused on a local stage; S3 details need --stage") {
+TEST_CASE("presign is refused on a local stage; S3 details disagree with it, and a new root needs --stage") {
   TempDir dir;
   WriteSource(dir, "f", 10, 21);
   std::string json = Put(dir, "f");
   CHECK(Lake(dir, {"presign", json}).exit_code == 2);
-  CHECK(Lake(dir, {"--endpoint", "http://127.0.0.1:1", "stage", "describe"}).exit_code == 2);
+  Result endpoint = Lake(dir, {"--endpoint", "http://127.0.0.1:1", "stage", "describe"});
+  CHECK(endpoint.exit_code == 2);
+  CHECK(endpoint.err.find("disagree") != std::string::npos);
+  // A new root given S3 details without --stage records nothing.
+  Result fresh = Lake(dir, {"--root", "fresh", "--region", "us-east-1", "stage", "describe"});
+  CHECK(fresh.exit_code == 2);
+  CHECK(fresh.err.find("S3 stage URI") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.Join("fresh/stage.json")));
+  Result local = Lake(dir, {"--root", "fresh", "stage", "describe"});
+  CHECK(local.out == "{\"version\":1,\"kind\":\"local\"}\n");
 }
 
 }  // namespace
@@ -375,6 +389,17 @@ TEST_CASE("tables CLI: create, insert with --file/--param/--location, query, ver
   CHECK(rows[0].find("\"at\":\"2026-11-30T07:35:56.000123Z\"") != std::string::npos);
   CHECK(rows[0].find("\"content_type\":\"video/mp4\"") != std::string::npos);
   CHECK(rows[0].find("\"size_bytes\":5000") != std::string::npos);
+  // The columns in the order selected, the FILE's keys in DATALOCATION.md's.
+  size_t at = 0;
+  for (std::string_view key : {"{\"episode_id\":", ",\"n\":", ",\"video\":{\"uri\":",
+                               ",\"content_type\":", ",\"size_bytes\":", ",\"sha256\":",
+                               "},\"at\":"}) {
+    CAPTURE(key);
+    size_t found = rows[0].find(key);
+    REQUIRE(found != std::string::npos);
+    CHECK(found >= at);
+    at = found;
+  }
   // The FILE value of the row, as a location file, appended again without an upload.
   size_t start = rows[0].find("\"video\":") + 8;
   size_t end = rows[0].find('}', start) + 1;
@@ -430,6 +455,27 @@ TEST_CASE("tables CLI: errors have their exit codes and leave nothing behind") {
   CHECK(bad_type.exit_code == 2);
   CHECK(Lines(Lake(dir, {"stage", "list", "--json"}).out).empty());
   CHECK(Lake(dir, {"query", "SELECT * FROM a.t"}).out == "x\tf\n");
+}
+
+TEST_CASE("tables CLI: a query over a damaged fragment exits 3, a missing one too") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "x:int64"}).exit_code == 0);
+  REQUIRE(Lake(dir, {"insert", "INSERT INTO a.t (x) VALUES (?)", "--param", "7"}).exit_code == 0);
+  std::vector<std::string> fragments;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path())) {
+    if (entry.path().extension() == ".frag") fragments.push_back(entry.path().string());
+  }
+  REQUIRE(fragments.size() == 1);
+  REQUIRE(Lake(dir, {"query", "SELECT * FROM a.t"}).out == "x\n7\n");
+  std::string bytes = Slurp(fragments[0]);
+  bytes[bytes.size() / 2] ^= 0x20;
+  std::ofstream(fragments[0], std::ios::binary | std::ios::trunc) << bytes;
+  Result damaged = Lake(dir, {"query", "SELECT * FROM a.t"});
+  CHECK_MESSAGE(damaged.exit_code == 3, damaged.err);
+  std::filesystem::remove(fragments[0]);
+  Result missing = Lake(dir, {"query", "SELECT * FROM a.t", "--json"});
+  CHECK_MESSAGE(missing.exit_code == 3, missing.err);
+  CHECK(missing.err.find("missing") != std::string::npos);
 }
 
 }  // namespace
