@@ -125,7 +125,7 @@ LAKE_API lake_status lake_set_buffer_budget(uint64_t bytes, lake_error** err);
 
 /* A cancellation token. Thread-safe: any thread may cancel while another
  * runs an operation that watches it. Free it only after every operation
- * using it has returned. */
+ * using it has returned (a lake_writer's: after it is closed or freed). */
 typedef struct lake_cancel_token lake_cancel_token;
 
 LAKE_API lake_cancel_token* lake_cancel_token_new(void);
@@ -133,9 +133,12 @@ LAKE_API void lake_cancel_token_cancel(lake_cancel_token* token);
 LAKE_API int lake_cancel_token_is_cancelled(const lake_cancel_token* token);
 LAKE_API void lake_cancel_token_free(lake_cancel_token* token);
 
-/* Progress: called on the operation's thread with the bytes done so far and
- * the total if known (0 when unknown). Must not call back into lake with
- * the same handle. */
+/* Progress: called with the bytes done so far and the total if known (0
+ * when unknown), one call at a time, on the operation's thread — except
+ * for a lake_writer on an S3 or host-store stage, whose upload runs on a
+ * thread of lake's while the caller writes: there it may be called on that
+ * thread, concurrently with the caller's lake_writer_write. Must not call
+ * back into lake with the same handle. */
 typedef void (*lake_progress_fn)(void* ctx, uint64_t done_bytes,
                                  uint64_t total_bytes);
 
@@ -172,7 +175,9 @@ LAKE_API void lake_location_free(lake_location* loc);
 /* ------------------------------------------------------------------------ */
 
 /* A pull source: fill up to `cap` bytes of `buf`, return the count, 0 at
- * end of stream, or a negative value on failure. */
+ * end of stream, or a negative value on failure. (The read lake hands a
+ * host store's upload returns 0 for a `cap` of 0 without reading: only a
+ * 0 for a positive `cap` is the end.) */
 typedef int64_t (*lake_read_fn)(void* ctx, uint8_t* buf, size_t cap);
 
 /* One entry of a listing. Pointers valid only during the callback. */
@@ -378,7 +383,8 @@ LAKE_API lake_upload_options* lake_upload_options_new(void);
  * 255 bytes. */
 LAKE_API lake_status lake_upload_options_set_content_type(
     lake_upload_options* opts, const char* content_type, lake_error** err);
-/* The token is borrowed: keep it alive until the upload returns. */
+/* The token is borrowed: keep it alive until the upload returns (for a
+ * lake_writer, until it is closed or freed). */
 LAKE_API void lake_upload_options_set_cancel_token(lake_upload_options* opts,
                                                    lake_cancel_token* token);
 LAKE_API void lake_upload_options_set_progress(lake_upload_options* opts,
@@ -447,7 +453,8 @@ LAKE_API lake_status lake_reader_open_range(lake_stage* stage,
 
 /* Reads up to `cap` bytes into `buf`; *n receives the count. *n == 0 with
  * LAKE_OK means the end, verified (full read) or complete (range). After a
- * failure every further read returns the same failure. */
+ * failure every further read returns the same failure. A `cap` of 0 is
+ * LAKE_INVALID_ARGUMENT, which reads nothing and is not such a failure. */
 LAKE_API lake_status lake_reader_read(lake_reader* reader, void* buf,
                                       size_t cap, size_t* n, lake_error** err);
 
@@ -794,7 +801,8 @@ typedef enum lake_value_kind {
   LAKE_VALUE_BLOB = 6  /* bytes/len */
 } lake_value_kind;
 
-/* A field value. Frozen layout. Only the member of `kind` is read. */
+/* A field value. Frozen layout. Only the member of `kind` is read; bytes
+ * may be NULL only when len is 0 (LAKE_INVALID_ARGUMENT otherwise). */
 typedef struct lake_value {
   lake_value_kind kind;
   int64_t i64;

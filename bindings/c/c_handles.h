@@ -43,6 +43,9 @@ struct lake_stage_options {
   std::string local_root;
   std::string tenant;
   std::optional<lake_host_store> host_store;
+  // The host store's root_uri, copied (the table's own pointer is not
+  // kept: the caller may free its string after the set call).
+  std::optional<std::string> host_store_root_uri;
   // S3: set by lake_stage_options_set_s3 or a descriptor.
   bool s3 = false;
   std::string s3_bucket;

@@ -102,6 +102,12 @@ absl::StatusOr<events::StepProvenance> ToProvenance(const lake_step* step) {
 }
 
 absl::StatusOr<events::FieldValue> ToFieldValue(const lake_value* v) {
+  const bool has_bytes = v->kind == LAKE_VALUE_STR || v->kind == LAKE_VALUE_JSON ||
+                         v->kind == LAKE_VALUE_BLOB;
+  if (has_bytes && v->bytes == nullptr && v->len > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a value's bytes are NULL but its len is ", v->len));
+  }
   auto text = [&] {
     return v->bytes == nullptr ? std::string()
                                : std::string(static_cast<const char*>(v->bytes), v->len);

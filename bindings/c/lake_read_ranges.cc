@@ -1,6 +1,7 @@
 // Batched range reads.
 #include <vector>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "bindings/c/c_handles.h"
 
@@ -41,6 +42,11 @@ lake_status lake_stage_read_ranges(lake_stage* stage, lake_range* ranges,
                          absl::StrCat(failed, " of ", count,
                                       " ranges failed; the first: ",
                                       first->message()));
+    // The first failure's details too (an integrity failure's kind and
+    // sizes: lake_error_integrity_kind).
+    first->ForEachPayload([&summary](absl::string_view url, const absl::Cord& payload) {
+      summary.SetPayload(url, payload);
+    });
     return lake::c::Report(summary, err);
   });
 }

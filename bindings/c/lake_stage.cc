@@ -74,7 +74,9 @@ absl::StatusOr<std::unique_ptr<lake::ManagedObjectStore>> OpenStore(
   }
   if (opts.s3) return OpenS3Store(opts, descriptor);
   if (opts.host_store.has_value()) {
-    auto store = lake::c::HostObjectStore::Create(*opts.host_store, opts.tenant);
+    lake_host_store table = *opts.host_store;
+    if (opts.host_store_root_uri) table.root_uri = opts.host_store_root_uri->c_str();
+    auto store = lake::c::HostObjectStore::Create(table, opts.tenant);
     if (!store.ok()) return store.status();
     return std::unique_ptr<lake::ManagedObjectStore>(std::move(*store));
   }
@@ -149,6 +151,9 @@ lake_status lake_stage_options_set_host_store(lake_stage_options* opts,
     if (opts == nullptr) return lake::c::NullArgument("opts", err);
     if (store == nullptr) return lake::c::NullArgument("store", err);
     opts->host_store = *store;
+    opts->host_store->root_uri = nullptr;
+    opts->host_store_root_uri.reset();
+    if (store->root_uri != nullptr) opts->host_store_root_uri = std::string(store->root_uri);
     return LAKE_OK;
   });
 }

@@ -6,11 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "bindings/c/c_handles.h"
 #include "bindings/c/callback_upload_source.h"
 #include "engine/arrow/arrow_export.h"
 #include "engine/arrow/arrow_location.h"
+#include "engine/root_stage_record.h"
 #include "engine/sql/prepared_statement.h"
 #include "engine/table/cell_text.h"
 #include "engine/table/manifest_format.h"
@@ -18,8 +20,10 @@
 struct lake_statement {
   lake_db* db = nullptr;
   std::unique_ptr<lake::sql::PreparedStatement> prepared;
-  // Read callbacks bound as FILE sources, alive until the statement goes.
-  std::vector<std::unique_ptr<lake::c::CallbackUploadSource>> sources;
+  // Read callbacks bound as FILE sources, by parameter index: one per
+  // parameter at most, replaced when that parameter gets another reader,
+  // freed with the statement.
+  absl::flat_hash_map<size_t, std::unique_ptr<lake::c::CallbackUploadSource>> sources;
 };
 
 namespace lake::c {
@@ -111,10 +115,20 @@ lake_status lake_db_open_follower(const char* dir, uint32_t max_staleness_ms, la
     if (out == nullptr) return NullArgument("out", err);
     absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
     if (!fs.ok()) return Report(fs.status(), err);
+    // A follower changes nothing in the root: the root must already hold
+    // tables and its stage record (lake_db_open below only reads them).
     if (absl::StatusOr<lake::io::FileInfo> info =
             (*fs)->Stat(absl::StrCat(dir, "/", std::string(lake::c::kRegistryDir)));
         !info.ok()) {
+      if (!absl::IsNotFound(info.status())) return Report(info.status(), err);
       return Report(absl::NotFoundError(absl::StrCat(dir, " holds no lake tables to follow")),
+                    err);
+    }
+    absl::StatusOr<std::optional<lake::StageDescriptor>> recorded =
+        lake::ReadRootStageRecord(**fs, dir);
+    if (!recorded.ok()) return Report(recorded.status(), err);
+    if (!recorded->has_value()) {
+      return Report(absl::NotFoundError(absl::StrCat(dir, " has no stage record to follow")),
                     err);
     }
     lake_db* db = nullptr;
@@ -329,7 +343,7 @@ lake_status lake_statement_bind_file_reader(lake_statement* stmt, size_t index, 
     auto source = std::make_unique<lake::c::CallbackUploadSource>(read, read_ctx);
     lake::sql::FileFromSource value{source.get(), content_type == nullptr ? "" : content_type};
     lake_status status = Bind(stmt, index, value, err);
-    if (status == LAKE_OK) stmt->sources.push_back(std::move(source));
+    if (status == LAKE_OK) stmt->sources[index] = std::move(source);
     return status;
   });
 }

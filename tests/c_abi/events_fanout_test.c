@@ -179,6 +179,13 @@ int main(int argc, char** argv) {
   /* The failed grandchild resumes in attempt 1 and completes. */
   OK(lake_event_writer_resume(log, "prompt-1/expand:1/judge:0", "writer-2", &w, ep_));
   CHECK(lake_event_writer_attempt(w) == 1);
+  /* NULL bytes with a length are refused, not taken for an empty value. */
+  v = BytesValue(LAKE_VALUE_STR, NULL, 5);
+  {
+    lake_error* e = NULL;
+    CHECK(lake_event_writer_field_set(w, "note", &v, NULL, &e) == LAKE_INVALID_ARGUMENT);
+    if (e != NULL) lake_error_free(e);
+  }
   v = IntValue(99);
   OK(lake_event_writer_field_set(w, "score", &v, NULL, ep_));
   OK(lake_event_writer_terminal(w, 0, NULL, ep_));
