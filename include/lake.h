@@ -314,7 +314,8 @@ LAKE_API const char* lake_stage_descriptor(const lake_stage* stage);
 
 /* A GET URL for a contained object, valid for `ttl_seconds` (1..3600),
  * usable with an additional Range header. S3 stages only
- * (LAKE_UNSUPPORTED otherwise). The URL is a bearer credential: lake never
+ * (LAKE_UNSUPPORTED otherwise, for a location the stage contains; one it
+ * does not contain is refused first, as on every stage). The URL is a bearer credential: lake never
  * logs it and never stores it in a DataLocation. *url is freed with
  * lake_string_free. */
 LAKE_API lake_status lake_stage_presign(lake_stage* stage,
