@@ -15,20 +15,19 @@ namespace lake::events {
 namespace {
 
 // A batch of at least this many events is validated and encoded in two
-// halves at once (the second on another thread): a bulk batch's CPU work
-// then takes about half as long, while starting the thread (tens of
+// halves at once (the second on the log's helper thread): a bulk batch's
+// CPU work then takes about half as long, while handing a half over (a few
 // microseconds) stays small beside it. Smaller batches stay on one thread.
 constexpr size_t kParallelEvents = 256;
 
 // Runs work(begin, end) over [0, n): on this thread alone, or, from
-// kParallelEvents on, the second half on another thread meanwhile. Returns
-// the first half's error, else the second's.
+// kParallelEvents on, the second half on `helper` meanwhile. Returns the
+// first half's error, else the second's.
 template <typename Work>
-absl::Status InHalves(size_t n, Work work) {
+absl::Status InHalves(TaskPool& helper, size_t n, Work work) {
   if (n < kParallelEvents) return work(size_t{0}, n);
   const size_t half = n / 2;
-  std::future<absl::Status> second =
-      std::async(std::launch::async, [&work, half, n] { return work(half, n); });
+  std::future<absl::Status> second = helper.Run([&work, half, n] { return work(half, n); });
   absl::Status first = work(size_t{0}, half);
   absl::Status second_status = second.get();
   return first.ok() ? second_status : first;
@@ -106,7 +105,9 @@ EventLog::EventLog(io::FileSystem& fs, std::string shards_dir, std::unique_ptr<S
     : fs_(fs),
       shards_dir_(std::move(shards_dir)),
       writer_(std::move(writer)),
-      blob_journal_(std::move(blob_journal)) {}
+      blob_journal_(std::move(blob_journal)) {
+  if (writer_) helper_ = std::make_unique<TaskPool>(1);
+}
 
 absl::StatusOr<std::unique_ptr<EventLog>> EventLog::Open(io::FileSystem& fs,
                                                          std::string shards_dir, bool writable) {
@@ -293,7 +294,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   // Concurrent appenders share a sync: the writer's leader waits for this
   // batch while it is validated, admitted and encoded.
   ShardWriter::AppenderScope appender(*writer_);
-  if (absl::Status s = InHalves(batch.size(),
+  if (absl::Status s = InHalves(*helper_, batch.size(),
                                 [&batch](size_t begin, size_t end) {
                                   for (size_t i = begin; i < end; ++i) {
                                     if (absl::Status s = ValidateEventRecord(batch[i]); !s.ok()) {
@@ -367,7 +368,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   records.reserve(payload_bytes);
   std::string second_half;
   // Encoding cannot fail: InHalves returns ok here.
-  InHalves(fresh.size(), [&](size_t begin, size_t end) {
+  InHalves(*helper_, fresh.size(), [&](size_t begin, size_t end) {
     std::string* out = &records;
     if (begin != 0) {
       out = &second_half;

@@ -29,6 +29,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "base/task_pool.h"
 #include "engine/events/blob_references.h"
 #include "engine/events/event.h"
 #include "engine/events/fold.h"
@@ -69,7 +70,7 @@ class EventLog {
   // stale attempt (below the item's highest) or a split brain (another
   // writer_epoch in an attempt). FailedPrecondition when the log was opened
   // read-only. A bulk batch (256 events or more) is validated and encoded
-  // on two threads: the calling one and one started for the call.
+  // on two threads: the calling one and the log's helper thread.
   absl::StatusOr<AppendResult> Append(std::vector<Event> batch);
 
   // Reads what other writers acknowledged since the last Open/Refresh: the
@@ -122,6 +123,9 @@ class EventLog {
   const std::string shards_dir_;
   std::unique_ptr<ShardWriter> writer_;
   std::unique_ptr<ShardBlobJournal> blob_journal_;  // with writer_
+  // With writer_: runs the second half of a bulk batch's validation and
+  // encoding (InHalves). Its tasks end before the Append that gave them.
+  std::unique_ptr<TaskPool> helper_;
 
   absl::Mutex refresh_mu_;  // one Refresh at a time, taken before mu_
   absl::Mutex mu_;

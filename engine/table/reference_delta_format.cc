@@ -30,15 +30,6 @@ bool IsCanonicalEntry(const DataLocation& location, std::string* why) {
   return s.ok();
 }
 
-void WriteEntry(ByteWriter& w, const DataLocation& location) {
-  w.U16(static_cast<uint16_t>(location.uri.size()));
-  w.Bytes(location.uri);
-  w.U8(static_cast<uint8_t>(location.content_type.size()));
-  w.Bytes(location.content_type);
-  w.U64(location.size_bytes);
-  w.Sha256(*Sha256FromHex(location.sha256));
-}
-
 bool ReadEntry(ByteReader& r, DataLocation* location) {
   uint16_t uri_bytes = 0;
   uint8_t content_type_bytes = 0;
@@ -56,18 +47,103 @@ bool ReadEntry(ByteReader& r, DataLocation* location) {
   return true;
 }
 
-void WriteChunk(std::string& out, absl::Span<const DataLocation> entries) {
-  std::string payload;
-  ByteWriter p(&payload);
-  for (const DataLocation& location : entries) WriteEntry(p, location);
-  ByteWriter w(&out);
-  w.U32(static_cast<uint32_t>(entries.size()));
-  w.U32(static_cast<uint32_t>(payload.size()));
-  w.U64(Checksum64(payload));
-  w.Bytes(payload);
+// One entry as the encoder reads it: the fields of a DataLocation, where
+// they are (a batch's columns, or a delta's locations).
+struct ReferenceView {
+  std::string_view uri;
+  std::string_view content_type;
+  uint64_t size_bytes = 0;
+  std::string_view sha256;
+
+  auto Key() const { return std::tie(uri, content_type, size_bytes, sha256); }
+};
+
+ReferenceView ViewOf(const DataLocation& location) {
+  return ReferenceView{location.uri, location.content_type, location.size_bytes,
+                       location.sha256};
 }
 
-absl::Status AddFileCells(const ColumnBatch& batch, std::vector<DataLocation>* out) {
+// The encoded size of one entry (the payload layout in the format note).
+size_t EntryBytes(const ReferenceView& entry) {
+  return 2 + entry.uri.size() + 1 + entry.content_type.size() + 8 + kSha256RawBytes;
+}
+
+// Sorts by ReferenceLess's order and drops repeats.
+void Canonicalize(std::vector<ReferenceView>* entries) {
+  std::sort(entries->begin(), entries->end(),
+            [](const ReferenceView& a, const ReferenceView& b) { return a.Key() < b.Key(); });
+  entries->erase(std::unique(entries->begin(), entries->end(),
+                             [](const ReferenceView& a, const ReferenceView& b) {
+                               return a.Key() == b.Key();
+                             }),
+                 entries->end());
+}
+
+// The delta's bytes and digest. Precondition: `entries` are canonical
+// (sorted, unique, each a canonical DataLocation with a uri of at most
+// kMaxReferenceUriBytes), and child_version > parent_version. The one
+// writer of the format: its output is sized once and written in place.
+EncodedReferenceDelta EncodeCanonical(uint64_t table_id, uint64_t parent_version,
+                                      uint64_t child_version,
+                                      absl::Span<const ReferenceView> entries) {
+  size_t chunks = (entries.size() + kReferenceDeltaChunkEntries - 1) / kReferenceDeltaChunkEntries;
+  size_t total = ReferenceDeltaReader::kHeaderBytes +
+                 chunks * ReferenceDeltaReader::kChunkFrameBytes +
+                 ReferenceDeltaReader::kTrailerBytes;
+  for (const ReferenceView& entry : entries) total += EntryBytes(entry);
+  EncodedReferenceDelta encoded;
+  std::string& out = encoded.bytes;
+  out.reserve(total);
+  ByteWriter w(&out);
+  w.Bytes(kReferenceDeltaMagic);
+  w.U32(kReferenceDeltaFormatVersion);
+  w.U32(0);  // removed_count
+  w.U64(table_id);
+  w.U64(parent_version);
+  w.U64(child_version);
+  w.U64(entries.size());
+  w.U64(Checksum64(out));
+  for (size_t first = 0; first < entries.size(); first += kReferenceDeltaChunkEntries) {
+    absl::Span<const ReferenceView> chunk =
+        entries.subspan(first, std::min(entries.size() - first, kReferenceDeltaChunkEntries));
+    // The frame (count, payload size, payload checksum) is filled in once
+    // the payload after it is written.
+    size_t frame_at = out.size();
+    out.append(ReferenceDeltaReader::kChunkFrameBytes, '\0');
+    size_t payload_at = out.size();
+    for (const ReferenceView& entry : chunk) {
+      w.U16(static_cast<uint16_t>(entry.uri.size()));
+      w.Bytes(entry.uri);
+      w.U8(static_cast<uint8_t>(entry.content_type.size()));
+      w.Bytes(entry.content_type);
+      w.U64(entry.size_bytes);
+      w.Sha256(*Sha256FromHex(entry.sha256));
+    }
+    std::string frame;
+    ByteWriter f(&frame);
+    f.U32(static_cast<uint32_t>(chunk.size()));
+    f.U32(static_cast<uint32_t>(out.size() - payload_at));
+    f.U64(Checksum64(std::string_view(out).substr(payload_at)));
+    out.replace(frame_at, frame.size(), frame);
+  }
+  encoded.digest = Sha256Hex(out);
+  w.Sha256(*Sha256FromHex(encoded.digest));
+  return encoded;
+}
+
+absl::Status CheckVersions(uint64_t parent_version, uint64_t child_version) {
+  if (child_version <= parent_version) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "child version ", child_version, " is not after parent version ", parent_version));
+  }
+  return absl::OkStatus();
+}
+
+// Calls `visit(column, row)` for every non-null cell of every file column
+// of `batch`; InvalidArgument when a file column's vectors are not
+// num_rows long.
+template <typename Visit>
+absl::Status ForEachFileCell(const ColumnBatch& batch, Visit visit) {
   for (size_t i = 0; i < batch.columns.size(); ++i) {
     const ColumnData& c = batch.columns[i];
     if (c.type != ColumnType::kFile) continue;
@@ -78,10 +154,16 @@ absl::Status AddFileCells(const ColumnBatch& batch, std::vector<DataLocation>* o
           absl::StrCat("column '", batch.schema.columns[i].name, "': row count differs"));
     }
     for (size_t row = 0; row < batch.num_rows; ++row) {
-      if (c.IsNull(row)) continue;
-      out->push_back(
-          DataLocation{std::string(c.strings.At(row)), std::string(c.content_types.At(row)),
-                       static_cast<uint64_t>(c.int64s[row]), std::string(c.sha256s.At(row))});
+      if (!c.IsNull(row)) visit(c, row);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBatchesOf(const Schema& schema, absl::Span<const ColumnBatch> batches) {
+  for (const ColumnBatch& batch : batches) {
+    if (batch.schema != schema || batch.columns.size() != schema.columns.size()) {
+      return absl::InvalidArgumentError("a batch is not of the table's schema");
     }
   }
   return absl::OkStatus();
@@ -102,19 +184,45 @@ void CanonicalizeReferences(std::vector<DataLocation>* references) {
 absl::StatusOr<ReferenceDelta> BuildReferenceDelta(uint64_t table_id, uint64_t parent_version,
                                                    uint64_t child_version, const Schema& schema,
                                                    absl::Span<const ColumnBatch> batches) {
-  if (child_version <= parent_version) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "child version ", child_version, " is not after parent version ", parent_version));
-  }
+  if (absl::Status s = CheckVersions(parent_version, child_version); !s.ok()) return s;
+  if (absl::Status s = CheckBatchesOf(schema, batches); !s.ok()) return s;
   ReferenceDelta delta{table_id, parent_version, child_version, {}, {}};
   for (const ColumnBatch& batch : batches) {
-    if (batch.schema != schema || batch.columns.size() != schema.columns.size()) {
-      return absl::InvalidArgumentError("a batch is not of the table's schema");
-    }
-    if (absl::Status s = AddFileCells(batch, &delta.added); !s.ok()) return s;
+    absl::Status s = ForEachFileCell(batch, [&](const ColumnData& c, size_t row) {
+      delta.added.push_back(
+          DataLocation{std::string(c.strings.At(row)), std::string(c.content_types.At(row)),
+                       static_cast<uint64_t>(c.int64s[row]), std::string(c.sha256s.At(row))});
+    });
+    if (!s.ok()) return s;
   }
   CanonicalizeReferences(&delta.added);
   return delta;
+}
+
+absl::StatusOr<EncodedReferenceDelta> EncodeBatchReferenceDelta(
+    uint64_t table_id, uint64_t parent_version, uint64_t child_version, const Schema& schema,
+    absl::Span<const ColumnBatch> batches) {
+  if (absl::Status s = CheckVersions(parent_version, child_version); !s.ok()) return s;
+  if (absl::Status s = CheckBatchesOf(schema, batches); !s.ok()) return s;
+  std::vector<ReferenceView> entries;
+  for (const ColumnBatch& batch : batches) {
+    absl::Status s = ForEachFileCell(batch, [&](const ColumnData& c, size_t row) {
+      entries.push_back(ReferenceView{c.strings.At(row), c.content_types.At(row),
+                                      static_cast<uint64_t>(c.int64s[row]), c.sha256s.At(row)});
+    });
+    if (!s.ok()) return s;
+  }
+  // Validate checked each cell's canonical form; only the bound of this
+  // format is left.
+  for (const ReferenceView& entry : entries) {
+    if (entry.uri.size() > kMaxReferenceUriBytes) {
+      return absl::InvalidArgumentError(absl::StrCat("reference '", std::string(entry.uri.substr(0, 128)),
+                                                     "' cannot be recorded: a uri is longer than ",
+                                                     kMaxReferenceUriBytes, " bytes"));
+    }
+  }
+  Canonicalize(&entries);
+  return EncodeCanonical(table_id, parent_version, child_version, entries);
 }
 
 absl::StatusOr<EncodedReferenceDelta> EncodeReferenceDelta(const ReferenceDelta& delta) {
@@ -123,51 +231,21 @@ absl::StatusOr<EncodedReferenceDelta> EncodeReferenceDelta(const ReferenceDelta&
         "the delta of version ", delta.child_version, " removes ", delta.removed.size(),
         " references: tables are append-only, so a delta only adds"));
   }
-  if (delta.child_version <= delta.parent_version) {
-    return absl::InvalidArgumentError(absl::StrCat("child version ", delta.child_version,
-                                                   " is not after parent version ",
-                                                   delta.parent_version));
+  if (absl::Status s = CheckVersions(delta.parent_version, delta.child_version); !s.ok()) {
+    return s;
   }
-  // Entries in canonical order (sorted, unique) as BuildReferenceDelta
-  // leaves them are encoded in place; anything else is sorted in a copy.
-  std::vector<DataLocation> sorted;
-  const std::vector<DataLocation>* entries = &delta.added;
-  for (size_t i = 1; i < delta.added.size(); ++i) {
-    if (!ReferenceLess(delta.added[i - 1], delta.added[i])) {
-      sorted = delta.added;
-      CanonicalizeReferences(&sorted);
-      entries = &sorted;
-      break;
-    }
-  }
-  const std::vector<DataLocation>& added = *entries;
-  for (const DataLocation& location : added) {
+  std::vector<ReferenceView> entries;
+  entries.reserve(delta.added.size());
+  for (const DataLocation& location : delta.added) {
     std::string why;
     if (!IsCanonicalEntry(location, &why)) {
       return absl::InvalidArgumentError(
           absl::StrCat("reference '", location.uri.substr(0, 128), "' cannot be recorded: ", why));
     }
+    entries.push_back(ViewOf(location));
   }
-  EncodedReferenceDelta encoded;
-  std::string& out = encoded.bytes;
-  ByteWriter w(&out);
-  w.Bytes(kReferenceDeltaMagic);
-  w.U32(kReferenceDeltaFormatVersion);
-  w.U32(0);  // removed_count
-  w.U64(delta.table_id);
-  w.U64(delta.parent_version);
-  w.U64(delta.child_version);
-  w.U64(added.size());
-  w.U64(Checksum64(out));
-  absl::Span<const DataLocation> rest(added);
-  while (!rest.empty()) {
-    size_t n = std::min(rest.size(), kReferenceDeltaChunkEntries);
-    WriteChunk(out, rest.subspan(0, n));
-    rest.remove_prefix(n);
-  }
-  encoded.digest = Sha256Hex(out);
-  w.Sha256(*Sha256FromHex(encoded.digest));
-  return encoded;
+  Canonicalize(&entries);
+  return EncodeCanonical(delta.table_id, delta.parent_version, delta.child_version, entries);
 }
 
 absl::StatusOr<ReferenceDelta> DecodeReferenceDelta(std::string_view bytes) {

@@ -99,6 +99,16 @@ struct EncodedReferenceDelta {
   std::string digest;  // 64 lowercase hex: the trailer
 };
 
+// The encoding of the delta BuildReferenceDelta would build, without
+// building it: the entries are read where they are in the batches. For
+// batches that passed ColumnBatch::Validate (whose file cells are canonical
+// DataLocations): only the uri bound is checked here. The same bytes as
+// EncodeReferenceDelta(*BuildReferenceDelta(...)), and the same errors for
+// the versions and the schema.
+absl::StatusOr<EncodedReferenceDelta> EncodeBatchReferenceDelta(
+    uint64_t table_id, uint64_t parent_version, uint64_t child_version, const Schema& schema,
+    absl::Span<const ColumnBatch> batches);
+
 // The canonical encoding of `delta` (whose `added` is canonicalized first).
 // Unimplemented when `removed` is not empty; InvalidArgument when
 // child_version <= parent_version or an entry is not a canonical

@@ -111,14 +111,17 @@ absl::StatusOr<std::optional<ColumnBatch>> TableScan::ReadFragment(size_t index)
   return std::optional<ColumnBatch>(std::move(batch));
 }
 
+TableScan::~TableScan() {
+  for (auto& read : ahead_) read.wait();
+}
+
 absl::StatusOr<std::optional<ColumnBatch>> TableScan::Next() {
   // Fragments past the one returned are read and decoded ahead on other
   // threads (up to kScanReadAhead), so decoding (zstd, checks) runs on
   // every core while the caller consumes; they are returned in order.
   for (;;) {
     while (next_ahead_ < manifest_.fragments.size() && ahead_.size() < kScanReadAhead) {
-      ahead_.push_back(std::async(std::launch::async,
-                                  [this, index = next_ahead_] { return ReadFragment(index); }));
+      ahead_.push_back(pool_.Run([this, index = next_ahead_] { return ReadFragment(index); }));
       ++next_ahead_;
     }
     if (ahead_.empty()) return std::optional<ColumnBatch>();
@@ -241,8 +244,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   manifest.table_id = table.table_id;
   manifest.version = base + 1;
   manifest.parent_version = base;
-  absl::StatusOr<EncodedReferenceDelta> delta = EncodeReferenceDelta(next.delta);
-  if (!delta.ok()) return delta.status();
+  const EncodedReferenceDelta* delta = &next.delta;
   manifest.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
   manifest.reference_delta_sha256 = delta->digest;
   manifest.created_unix_micros = NowMicros();
@@ -256,11 +258,10 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   // a delta or manifest of base+1 is replaced by the next commit.)
   std::future<absl::StatusOr<std::string>> checkpoint_published;
   if (next.checkpoint != nullptr) {
-    checkpoint_published = std::async(std::launch::async, [this, &next] {
-      return checkpoints_->Publish(*next.checkpoint);
-    });
+    checkpoint_published =
+        pool_.Run([this, &next] { return checkpoints_->Publish(*next.checkpoint); });
   }
-  std::future<absl::Status> delta_written = std::async(std::launch::async, [&]() {
+  std::future<absl::Status> delta_written = pool_.Run([&]() {
     absl::StatusOr<std::string> digest =
         WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *delta);
     if (absl::IsAlreadyExists(digest.status())) {
@@ -272,7 +273,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     }
     return digest.status();
   });
-  std::future<absl::Status> manifest_written = std::async(std::launch::async, [&]() {
+  std::future<absl::Status> manifest_written = pool_.Run([&]() {
     return WriteReplacingLeftover(fs_, absl::StrCat(table_dir, "/", manifest_path),
                                   *manifest_bytes);
   });
@@ -323,15 +324,13 @@ absl::StatusOr<AppendOutcome> TableStore::CommitAppend(const registry::TableReco
                                                        const ColumnBatch& batch,
                                                        std::string_view fragment_bytes,
                                                        const std::string& batch_sha256,
+                                                       EncodedReferenceDelta delta,
                                                        const AppendCheckpoint* checkpoint) {
-  absl::StatusOr<ReferenceDelta> delta = BuildReferenceDelta(
-      table.table_id, base, base + 1, table.schema, absl::MakeConstSpan(&batch, 1));
-  if (!delta.ok()) return delta.status();
   NewVersion next;
   next.fragment_bytes = fragment_bytes;
   next.fragment_sha256 = batch_sha256;  // the batch is encoded as the fragment
   next.rows = batch.num_rows;
-  next.delta = std::move(*delta);
+  next.delta = std::move(delta);
   next.operation_id = operation_id;
   next.batch_sha256 = batch_sha256;
   next.record_operation = true;
@@ -376,17 +375,26 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   }
   if (absl::Status s = LAKE_FAILPOINT("table_append.prepared"); !s.ok()) return s;
   std::string operation_id = NewUuidV7();
+  const uint64_t base = table.current_version;
+  // The reference delta and the fragment are encoded at once, each on its
+  // own thread.
+  std::future<absl::StatusOr<EncodedReferenceDelta>> delta = pool_.Run([&table, &batch, base] {
+    return EncodeBatchReferenceDelta(table.table_id, base, base + 1, table.schema,
+                                     absl::MakeConstSpan(&batch, 1));
+  });
   // Encoded once: the checkpoint's batch and the fragment are these bytes.
   absl::StatusOr<std::string> encoded = EncodeValidatedFragment(batch);
+  std::string batch_sha256 = encoded.ok() ? Sha256Hex(*encoded) : "";
+  absl::StatusOr<EncodedReferenceDelta> encoded_delta = delta.get();
   if (!encoded.ok()) return encoded.status();
-  std::string batch_sha256 = Sha256Hex(*encoded);
+  if (!encoded_delta.ok()) return encoded_delta.status();
   std::optional<AppendCheckpoint> checkpoint;
   if (checkpoints_) {
     checkpoint.emplace();
     checkpoint->operation_id = operation_id;
     checkpoint->table_name = table.name.ToString();
     checkpoint->table_id = table.table_id;
-    checkpoint->base_version = table.current_version;
+    checkpoint->base_version = base;
     checkpoint->stage_identity = stage_identity_;
     checkpoint->batch = std::move(*encoded);
     checkpoint->batch_sha256 = batch_sha256;
@@ -394,8 +402,8 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   // The fragment is the checkpoint's batch: the same bytes, not a copy.
   const std::string& fragment = checkpoint ? checkpoint->batch : *encoded;
   absl::StatusOr<AppendOutcome> outcome =
-      CommitAppend(table, table.current_version, operation_id, batch, fragment, batch_sha256,
-                   checkpoint ? &*checkpoint : nullptr);
+      CommitAppend(table, base, operation_id, batch, fragment, batch_sha256,
+                   std::move(*encoded_delta), checkpoint ? &*checkpoint : nullptr);
   if (outcome.ok()) {
     if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) return s;
     RemoveCheckpoint(operation_id);
@@ -433,7 +441,7 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
     empty.schema = table->schema;
     if (absl::Status s = check_prefilter(empty.schema); !s.ok()) return s;
     return std::unique_ptr<TableScan>(
-        new TableScan(fs_, table_dir, std::move(empty), std::move(prefilter)));
+        new TableScan(fs_, pool_, table_dir, std::move(empty), std::move(prefilter)));
   }
   if (wanted > table->current_version) {
     return absl::NotFoundError(absl::StrCat(name.ToString(), " has no version ", wanted,
@@ -452,7 +460,7 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
   }
   if (absl::Status s = check_prefilter(manifest->schema); !s.ok()) return s;
   return std::unique_ptr<TableScan>(
-      new TableScan(fs_, table_dir, std::move(*manifest), std::move(prefilter)));
+      new TableScan(fs_, pool_, table_dir, std::move(*manifest), std::move(prefilter)));
 }
 
 absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName& name) {
@@ -480,9 +488,10 @@ absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName
   next.rows = merged.num_rows;
   next.replace_fragments = true;
   // The same references, no new ones: an edge that adds nothing.
-  next.delta.table_id = table->table_id;
-  next.delta.parent_version = table->current_version;
-  next.delta.child_version = table->current_version + 1;
+  absl::StatusOr<EncodedReferenceDelta> no_references = EncodeReferenceDelta(
+      ReferenceDelta{table->table_id, table->current_version, table->current_version + 1, {}, {}});
+  if (!no_references.ok()) return no_references.status();
+  next.delta = std::move(*no_references);
   next.operation_id = operation_id;
   absl::StatusOr<registry::TableRecord> committed;
   {
@@ -586,9 +595,14 @@ RecoveredAppend TableStore::RecoverOne(const std::string& operation_id) {
     result.message = files.ToString();
     return result;
   }
+  const uint64_t base = table->current_version;
+  absl::StatusOr<EncodedReferenceDelta> delta = EncodeBatchReferenceDelta(
+      table->table_id, base, base + 1, table->schema, absl::MakeConstSpan(&*batch, 1));
   absl::StatusOr<AppendOutcome> outcome =
-      CommitAppend(*table, table->current_version, operation_id, *batch, checkpoint->batch,
-                   checkpoint->batch_sha256, /*checkpoint=*/nullptr);
+      delta.ok() ? CommitAppend(*table, base, operation_id, *batch, checkpoint->batch,
+                                checkpoint->batch_sha256, std::move(*delta),
+                                /*checkpoint=*/nullptr)
+                 : absl::StatusOr<AppendOutcome>(delta.status());
   if (!outcome.ok()) {
     if (std::optional<registry::CommittedOperation> committed =
             registry::GetCommittedOperation(outcome.status())) {

@@ -54,6 +54,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "base/task_pool.h"
 #include "engine/managed_stage.h"
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/column_batch.h"
@@ -134,12 +135,17 @@ class TableScan {
   // meanwhile, on other threads (at most kScanReadAhead).
   absl::StatusOr<std::optional<ColumnBatch>> Next();
 
+  TableScan(const TableScan&) = delete;
+  TableScan& operator=(const TableScan&) = delete;
+  ~TableScan();
+
  private:
   friend class TableStore;
   static constexpr size_t kScanReadAhead = 2;
-  TableScan(io::FileSystem& fs, std::string table_dir, Manifest manifest,
+  TableScan(io::FileSystem& fs, TaskPool& pool, std::string table_dir, Manifest manifest,
             std::optional<ScanPrefilter> prefilter)
       : fs_(fs),
+        pool_(pool),
         table_dir_(std::move(table_dir)),
         manifest_(std::move(manifest)),
         prefilter_(std::move(prefilter)) {}
@@ -147,12 +153,13 @@ class TableScan {
   // when the prefilter rejects it.
   absl::StatusOr<std::optional<ColumnBatch>> ReadFragment(size_t index) const;
   io::FileSystem& fs_;
+  TaskPool& pool_;  // the store's: runs the reads ahead
   std::string table_dir_;
   Manifest manifest_;
   std::optional<ScanPrefilter> prefilter_;
   size_t next_ahead_ = 0;  // the first fragment not yet being read
-  // Declared last: destroyed first, waiting for every read ahead, before
-  // what those reads use.
+  // The reads ahead, in fragment order. The destructor waits for each (a
+  // pool's future does not wait when destroyed), before what they use goes.
   std::deque<std::future<absl::StatusOr<std::optional<ColumnBatch>>>> ahead_;
 };
 
@@ -221,7 +228,7 @@ class TableStore {
     std::string fragment_sha256;
     uint64_t rows = 0;
     bool replace_fragments = false;  // compaction: the fragment is all rows
-    ReferenceDelta delta;
+    EncodedReferenceDelta delta;  // of base -> base+1
     std::string operation_id;
     std::string batch_sha256;  // "" for maintenance
     bool record_operation = false;
@@ -230,17 +237,19 @@ class TableStore {
   };
 
   // Steps 2..5 for `operation_id`, on `base` (the table's current version
-  // for a replay, which publishes no checkpoint).
+  // for a replay, which publishes no checkpoint); `delta` is the batch's
+  // reference delta of base -> base+1 (EncodeBatchReferenceDelta).
   absl::StatusOr<AppendOutcome> CommitAppend(const registry::TableRecord& table, uint64_t base,
                                              const std::string& operation_id,
                                              const ColumnBatch& batch,
                                              std::string_view fragment_bytes,
                                              const std::string& batch_sha256,
+                                             EncodedReferenceDelta delta,
                                              const AppendCheckpoint* checkpoint);
   // Under commit_mu_: checks that the table is still at `base`, then writes
   // the checkpoint (if any), the fragment, the reference delta and the
-  // manifest of base+1 at once (four threads: none refers to another
-  // before the compare-and-set), then commits base+1 — whose fragments are
+  // manifest of base+1 at once (the caller's thread and three of pool_:
+  // none refers to another before the compare-and-set), then commits base+1 — whose fragments are
   // base's plus the new one, or only the new one when replacing.
   absl::StatusOr<registry::TableRecord> CommitVersionLocked(const registry::TableRecord& table,
                                                             uint64_t base,
@@ -264,6 +273,12 @@ class TableStore {
   // again. Valid because only this store (the root's one writer) commits;
   // an entry is used only when its version is the base a commit names.
   absl::flat_hash_map<uint64_t, Manifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
+  // An append's parallel work (its reference delta, three of its four file
+  // writes) and every scan's reads ahead. kPoolThreads covers one append's
+  // file writes and one scan's reads ahead at once. Declared last:
+  // destroyed first, after every task given to it has finished.
+  static constexpr size_t kPoolThreads = 4;
+  TaskPool pool_{kPoolThreads};
 };
 
 }  // namespace lake::table

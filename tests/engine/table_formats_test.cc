@@ -739,6 +739,58 @@ TEST_CASE("a reference delta is built from the file cells of the appended batche
   CHECK(absl::IsInvalidArgument(BuildReferenceDelta(9, 4, 5, TinySchema(), {first}).status()));
 }
 
+TEST_CASE("a batch's reference delta encodes as the delta built from it, read in place") {
+  // Two batches sharing rows 3..6, then a table of one file column with more
+  // than one chunk of entries, repeats and nulls among them.
+  ColumnBatch first = testing::SampleBatch(0, 6);
+  ColumnBatch again = testing::SampleBatch(3, 4);
+  auto same_as_built = [](uint64_t table_id, const Schema& schema,
+                          std::vector<ColumnBatch> batches) {
+    absl::StatusOr<ReferenceDelta> built = BuildReferenceDelta(table_id, 4, 5, schema, batches);
+    LAKE_REQUIRE_OK(built);
+    absl::StatusOr<EncodedReferenceDelta> expected = EncodeReferenceDelta(*built);
+    LAKE_REQUIRE_OK(expected);
+    absl::StatusOr<EncodedReferenceDelta> encoded =
+        EncodeBatchReferenceDelta(table_id, 4, 5, schema, batches);
+    LAKE_REQUIRE_OK(encoded);
+    CHECK(encoded->bytes == expected->bytes);
+    CHECK(encoded->digest == expected->digest);
+    absl::StatusOr<ReferenceDelta> decoded = DecodeReferenceDelta(encoded->bytes);
+    LAKE_REQUIRE_OK(decoded);
+    CHECK(*decoded == *built);
+    return built->added.size();
+  };
+  CHECK(same_as_built(9, testing::SampleSchema(), {first, again}) == 5);
+
+  Schema files{{{"name", ColumnType::kUtf8}, {"video", ColumnType::kFile}}};
+  ColumnBatch many = ColumnBatch::Empty(files);
+  std::vector<DataLocation> locations = ManyLocations(kReferenceDeltaChunkEntries + 300);
+  // Every location once in reverse, nulls between, then a few again.
+  for (size_t i = locations.size(); i-- > 0;) {
+    LAKE_REQUIRE_OK(many.AppendRow({std::string("r"), locations[i]}));
+    if (i % 97 == 0) LAKE_REQUIRE_OK(many.AppendRow({std::string("null"), std::monostate{}}));
+  }
+  for (size_t i = 0; i < 50; ++i) {
+    LAKE_REQUIRE_OK(many.AppendRow({std::string("again"), locations[i * 7]}));
+  }
+  LAKE_REQUIRE_OK(many.Validate());
+  CHECK(same_as_built(3, files, {many}) == locations.size());
+  CHECK(same_as_built(3, files, {ColumnBatch::Empty(files)}) == 0);
+
+  CHECK(absl::IsInvalidArgument(
+      EncodeBatchReferenceDelta(9, 5, 5, testing::SampleSchema(), {first}).status()));
+  CHECK(absl::IsInvalidArgument(
+      EncodeBatchReferenceDelta(9, 4, 5, TinySchema(), {first}).status()));
+  // The one check of its own: the uri bound of this format.
+  ColumnBatch long_uri = ColumnBatch::Empty(files);
+  LAKE_REQUIRE_OK(long_uri.AppendRow(
+      {std::string("long"),
+       Location("file:///" + std::string(kMaxReferenceUriBytes, 'a'), "a/b", 1, kShaAbc)}));
+  absl::Status status = EncodeBatchReferenceDelta(3, 4, 5, files, {long_uri}).status();
+  CHECK(absl::IsInvalidArgument(status));
+  CHECK(Contains(status, "longer than 4096"));
+}
+
 TEST_CASE("the canonical order is uri, then content type, size and sha256") {
   std::vector<DataLocation> refs = {
       Location("file:///b", "a/b", 1, kShaAbc), Location("file:///a", "z/z", 1, kShaAbc),
