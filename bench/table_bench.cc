@@ -13,9 +13,14 @@
 // the disk's cache flushes per batch on each side: on a disk without FUA
 // every fsync is one flush, and flushes do not overlap, so flushes per
 // batch divided by the fsync floor bounds a durable insert's batches/s.
+// Also the protocol floor: the file operations one durable append of the
+// specified protocol needs, run bare (no lake code) with lake's own file
+// sizes, in appends/s and the rows/s that allows at BATCH rows per append.
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <barrier>
+#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +31,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -96,6 +102,75 @@ double FileCreateMicros(const std::string& dir) {
     ::close(fd);
   }
   return Seconds(start) / n * 1e6;
+}
+
+// The mean size of the regular files directly in `dir` whose names end in
+// `suffix` (0 when there are none).
+uint64_t MeanFileBytes(const std::string& dir, const std::string& suffix) {
+  uint64_t total = 0, count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.size() < suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    total += entry.file_size();
+    ++count;
+  }
+  return count == 0 ? 0 : total / count;
+}
+
+void WriteAll(int fd, const std::string& bytes, const std::string& what) {
+  if (::write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) Die(what);
+}
+
+// Appends/s of the file operations one append of lake's protocol needs,
+// without lake: four files (checkpoint, fragment, manifest, reference delta,
+// of `file_bytes` each, each in its own directory) each written to a
+// temporary name, fdatasync'ed, renamed and its directory fsync'ed, the
+// four at once on four threads as lake does; then one small append +
+// fdatasync (the registry's commit). No CPU work but the syscalls: no
+// implementation of this protocol can append faster on this disk.
+double ProtocolFloor(const std::string& dir, const std::vector<uint64_t>& file_bytes, int appends) {
+  const size_t files = file_bytes.size();
+  std::vector<std::string> dirs, contents;
+  for (size_t i = 0; i < files; ++i) {
+    dirs.push_back(dir + "/protocol-floor-" + std::to_string(i));
+    if (::mkdir(dirs.back().c_str(), 0755) != 0) Die("mkdir " + dirs.back());
+    contents.emplace_back(std::max<uint64_t>(file_bytes[i], 1), static_cast<char>('a' + i));
+  }
+  int log = ::open((dir + "/protocol-floor.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (log < 0) Die("open protocol floor log");
+  std::string record(200, 'r');
+  std::barrier round(static_cast<std::ptrdiff_t>(files + 1));
+  std::vector<std::thread> writers;
+  for (size_t i = 0; i < files; ++i) {
+    writers.emplace_back([&, i] {
+      for (int n = 0; n < appends; ++n) {
+        round.arrive_and_wait();
+        std::string path = dirs[i] + "/" + std::to_string(n), temp = path + ".tmp";
+        int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd < 0) Die("create " + temp);
+        WriteAll(fd, contents[i], "protocol floor write");
+        if (::fdatasync(fd) != 0 || ::close(fd) != 0) Die("protocol floor sync");
+        if (::rename(temp.c_str(), path.c_str()) != 0) Die("protocol floor rename");
+        int dfd = ::open(dirs[i].c_str(), O_RDONLY | O_DIRECTORY);
+        if (dfd < 0 || ::fsync(dfd) != 0 || ::close(dfd) != 0) Die("protocol floor dir sync");
+        round.arrive_and_wait();
+      }
+    });
+  }
+  auto start = Clock::now();
+  for (int n = 0; n < appends; ++n) {
+    round.arrive_and_wait();  // the four files start
+    round.arrive_and_wait();  // and are durable
+    WriteAll(log, record, "protocol floor log");
+    if (::fdatasync(log) != 0) Die("protocol floor log sync");
+  }
+  double s = Seconds(start);
+  for (std::thread& writer : writers) writer.join();
+  ::close(log);
+  return appends / s;
 }
 
 // The cache flushes the disk holding `dir` has completed, or -1 when the
@@ -295,6 +370,20 @@ int main(int argc, char** argv) {
   std::printf("lake_insert_rows_per_s=%.0f\n", rows / lake_insert_s);
   PrintFlushesPer("lake_insert_flushes_per_batch", disk, flushes_before,
                   static_cast<double>(rows / batch));
+  {
+    // Right after the insert, on the same disk moment, with its file sizes.
+    std::string table_dir = dir + "/lake/tables/bench/rows";
+    uint64_t fragment = MeanFileBytes(table_dir + "/data", ".frag");
+    uint64_t manifest = MeanFileBytes(table_dir + "/_versions", ".manifest");
+    uint64_t delta = MeanFileBytes(table_dir + "/_lake/object_refs", ".refs");
+    // A checkpoint holds the fragment's bytes and a small header.
+    double per_s = ProtocolFloor(dir, {fragment + 256, fragment, manifest, delta}, 300);
+    std::printf("protocol_floor_file_bytes=%llu,%llu,%llu\n",
+                static_cast<unsigned long long>(fragment),
+                static_cast<unsigned long long>(manifest), static_cast<unsigned long long>(delta));
+    std::printf("protocol_floor_appends_per_s=%.0f\n", per_s);
+    std::printf("protocol_floor_rows_per_s=%.0f\n", per_s * batch);
+  }
 
   start = Clock::now();
   uint64_t scanned = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
