@@ -8,9 +8,11 @@
 //      back from offset 0, and end at valid_bytes; torn_tail is exactly
 //      "bytes follow valid_bytes".
 //   3. Accepted input: every frame re-encodes (AppendFrame of its kind,
-//      count and payload) to the bytes it was read from, except for the
-//      checksum field, which the fuzzing build does not compare, and the
-//      version field of a version 1 frame (AppendFrame writes version 2).
+//      count, payload and "prior synced" flag) to the bytes it was read
+//      from, except for the checksum field, which the fuzzing build does not
+//      compare, and the version and flags fields of a version 1 or 2 frame
+//      (AppendFrame writes version 3, whose flags those versions lack; their
+//      frames read as prior synced).
 //   4. A seal frame decodes or is refused with DataLoss; a decoded seal
 //      re-encodes to a frame of the same payload (a version 1 seal: the same
 //      payload followed by a zero seed).
@@ -44,13 +46,18 @@ void CheckFrame(std::string_view input, const Frame& frame) {
   std::string_view original = input.substr(frame.offset, length);
   Check(original.substr(kFrameHeaderBytes) == frame.payload);
   std::string again;
-  lake::events::AppendFrame(frame.kind, frame.records, frame.payload, 0, &again);
+  lake::events::AppendFrame(frame.kind, frame.records, frame.payload, 0, &again,
+                            frame.prior_synced);
   Check(again.size() == original.size());
   Check(again.substr(0, 4) == original.substr(0, 4));
   if (frame.version == lake::events::kFrameFormatVersion) {
-    Check(again.substr(4, 4) == original.substr(4, 4));
+    Check(again.substr(4, 6) == original.substr(4, 6));
+  } else {
+    Check(frame.prior_synced);
+    Check(original[9] == 0);
   }
-  Check(again.substr(8, kChecksumOffset - 8) == original.substr(8, kChecksumOffset - 8));
+  Check(again[8] == original[8]);
+  Check(again.substr(10, kChecksumOffset - 10) == original.substr(10, kChecksumOffset - 10));
   Check(again.substr(kFrameHeaderBytes) == original.substr(kFrameHeaderBytes));
   if (frame.kind == lake::events::FrameKind::kSegmentSeal) {
     absl::StatusOr<lake::events::SegmentSeal> seal = lake::events::DecodeSegmentSeal(frame);
@@ -58,9 +65,9 @@ void CheckFrame(std::string_view input, const Frame& frame) {
       Check(absl::IsDataLoss(seal.status()));
       return;
     }
-    // Re-encoded as version 2, which adds the seed (0 in a version 1 seal).
+    // Re-encoded as version 3, which adds the seed to a version 1 seal (0).
     std::string sealed = lake::events::EncodeSegmentSeal(*seal);
-    if (frame.version == lake::events::kFrameFormatVersion) {
+    if (frame.version >= lake::events::kFrameFormatVersion2) {
       Check(sealed.substr(kFrameHeaderBytes) == frame.payload);
     } else {
       Check(seal->frame_seed == 0);

@@ -777,7 +777,9 @@ LAKE_API void lake_event_log_free(lake_event_log* log);
  * *duplicates_out), never written twice. LAKE_INVALID_ARGUMENT (naming the
  * line) for a malformed event; LAKE_CONFLICT for a fencing violation, a
  * stale attempt or a split brain — that batch and the ones after it are
- * not appended. Either count pointer may be NULL. */
+ * not appended. Every batch appended is durable when the call returns (the
+ * batches are written as one bulk load, synced once at the end). Either
+ * count pointer may be NULL. */
 LAKE_API lake_status lake_event_log_append_jsonl(lake_event_log* log, const char* jsonl,
                                                  size_t len, uint64_t* appended_out,
                                                  uint64_t* duplicates_out, lake_error** err);

@@ -302,17 +302,24 @@ lake_status lake_event_log_append_jsonl(lake_event_log* log, const char* jsonl, 
       if (added) batches.emplace_back();
       batches[it->second].push_back(std::move(e));
     }
+    // A bulk load: each batch relaxed (atomic, written), then one sync, so
+    // every batch appended is durable when the call returns, refused or not.
     uint64_t appended = 0, duplicates = 0;
-    lake_status status = LAKE_OK;
+    absl::Status failed = absl::OkStatus();
     for (std::vector<events::Event>& batch : batches) {
-      absl::StatusOr<events::AppendResult> r = log->log->Append(std::move(batch));
+      absl::StatusOr<events::AppendResult> r =
+          log->log->Append(std::move(batch), events::Durability::kRelaxed);
       if (!r.ok()) {
-        status = Report(r.status(), err);
+        failed = r.status();
         break;
       }
       appended += r->appended;
       duplicates += r->duplicates;
     }
+    if (appended > 0) {
+      if (absl::Status synced = log->log->Sync(); !synced.ok() && failed.ok()) failed = synced;
+    }
+    lake_status status = failed.ok() ? LAKE_OK : Report(failed, err);
     if (appended_out != nullptr) *appended_out = appended;
     if (duplicates_out != nullptr) *duplicates_out = duplicates;
     return status;

@@ -1,6 +1,7 @@
 #include "engine/events/event_log.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <future>
 #include <iterator>
@@ -14,23 +15,65 @@
 namespace lake::events {
 namespace {
 
-// A batch of at least this many events is validated and encoded in two
-// halves at once (the second on the log's helper thread): a bulk batch's
-// CPU work then takes about half as long, while handing a half over (a few
-// microseconds) stays small beside it. Smaller batches stay on one thread.
+// A batch of at least this many events is validated and encoded by two
+// threads at once (this one and the log's helper), chunk by chunk: a bulk
+// batch's CPU work then takes about half as long, while handing work over
+// (a few microseconds) stays small beside it. Smaller batches stay on one
+// thread.
 constexpr size_t kParallelEvents = 256;
+// Events per chunk: each thread takes the next chunk when done with one, so
+// the work balances whatever either thread's speed (the helper wakes late,
+// and reads events another core wrote).
+constexpr size_t kChunkEvents = 32;
 
-// Runs work(begin, end) over [0, n): on this thread alone, or, from
-// kParallelEvents on, the second half on `helper` meanwhile. Returns the
-// first half's error, else the second's.
-template <typename Work>
-absl::Status InHalves(TaskPool& helper, size_t n, Work work) {
-  if (n < kParallelEvents) return work(size_t{0}, n);
-  const size_t half = n / 2;
-  std::future<absl::Status> second = helper.Run([&work, half, n] { return work(half, n); });
-  absl::Status first = work(size_t{0}, half);
-  absl::Status second_status = second.get();
-  return first.ok() ? second_status : first;
+// Validates every event of `batch` and encodes each into the records of
+// the thread that took its chunk (*outs[0] this thread's, *outs[1] the
+// helper's), as `pieces`: one per chunk, in order, viewing those buffers.
+// The error is that of the first invalid event (the chunks after an
+// invalid one are still done, so which is first does not depend on timing).
+absl::Status ValidateAndEncode(TaskPool& helper, const std::vector<Event>& batch,
+                               std::string* outs[2], std::vector<RecordBatch>* pieces) {
+  const size_t n = batch.size();
+  const size_t chunks = (n + kChunkEvents - 1) / kChunkEvents;
+  struct ChunkDone {
+    int thread = 0;
+    size_t offset = 0, bytes = 0;
+    absl::Status status;
+  };
+  std::vector<ChunkDone> done(chunks);
+  std::atomic<size_t> next_chunk{0};
+  auto work = [&](int thread) {
+    std::string& out = *outs[thread];
+    for (size_t c; (c = next_chunk.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
+      ChunkDone& d = done[c];
+      d.thread = thread;
+      d.offset = out.size();
+      for (size_t i = c * kChunkEvents; i < std::min(n, (c + 1) * kChunkEvents); ++i) {
+        if (absl::Status s = ValidateEventRecord(batch[i]); !s.ok()) {
+          d.status = s;
+          break;
+        }
+        AppendEventRecord(batch[i], &out);
+      }
+      d.bytes = out.size() - d.offset;
+    }
+  };
+  if (n < kParallelEvents) {
+    work(0);
+  } else {
+    std::future<void> helped = helper.Run([&work] { work(1); });
+    work(0);
+    helped.get();
+  }
+  pieces->clear();
+  for (size_t c = 0; c < chunks; ++c) {
+    if (!done[c].status.ok()) return done[c].status;
+    const uint32_t records =
+        static_cast<uint32_t>(std::min(n, (c + 1) * kChunkEvents) - c * kChunkEvents);
+    pieces->push_back(RecordBatch{
+        records, std::string_view(*outs[done[c].thread]).substr(done[c].offset, done[c].bytes)});
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Refused(const Event& e, std::string_view what, std::string_view why) {
@@ -232,8 +275,7 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e, const ItemKnown& item
     }
     return false;
   };
-  if (item.in_flight != nullptr &&
-      std::any_of(item.in_flight->begin(), item.in_flight->end(),
+  if (std::any_of(item.in_flight.begin(), item.in_flight.end(),
                   [&](const Event* k) { return k->item_seq == e.item_seq; })) {
     return Refused(e, "fencing violation", "another append of this item_seq is in flight");
   }
@@ -268,11 +310,22 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e, const ItemKnown& item
     last_seq = known.back()->item_seq;
     last_attempt = summary.max_attempt;
   }
-  for (const std::vector<const Event*>* events : {item.in_flight, item.earlier_in_batch}) {
-    if (events == nullptr) continue;
-    for (const Event* k : *events) {
-      absl::StatusOr<bool> same = check(*k);
-      if (!same.ok() || *same) return same;
+  for (const Event* k : item.in_flight) {
+    absl::StatusOr<bool> same = check(*k);
+    if (!same.ok() || *same) return same;
+  }
+  if (const BatchKnown* earlier = item.earlier_in_batch; earlier != nullptr) {
+    // Above every earlier event of the batch and of its one writer_epoch
+    // (or none), `e` passes each check: only the maxima matter then.
+    if (e.item_seq > earlier->max_seq && earlier->one_epoch &&
+        (e.writer_epoch.empty() || earlier->epoch.empty() || earlier->epoch == e.writer_epoch)) {
+      last_seq = std::max(last_seq, earlier->max_seq);
+      last_attempt = std::max(last_attempt, earlier->max_attempt);
+    } else {
+      for (const Event* k : earlier->events) {
+        absl::StatusOr<bool> same = check(*k);
+        if (!same.ok() || *same) return same;
+      }
     }
   }
   if (e.attempt < last_attempt) {
@@ -287,23 +340,66 @@ absl::StatusOr<bool> EventLog::IsDuplicate(const Event& e, const ItemKnown& item
   return false;
 }
 
-absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
+absl::Status EventLog::Sync() {
+  if (!writer_) {
+    return absl::FailedPreconditionError("this event log is open read-only: nothing to sync");
+  }
+  return writer_->Sync();
+}
+
+std::string EventLog::TakeSparePayload() {
+  if (spare_payloads_.empty()) return std::string();
+  std::string spare = std::move(spare_payloads_.back());
+  spare_payloads_.pop_back();
+  spare.clear();
+  return spare;
+}
+
+void EventLog::KeepSparePayload(std::string payload) {
+  if (spare_payloads_.size() < kSparePayloads && payload.capacity() <= kSparePayloadBytes) {
+    spare_payloads_.push_back(std::move(payload));
+  }
+}
+
+void EventLog::BatchKnown::Add(const Event& e) {
+  events.push_back(&e);
+  max_seq = std::max(max_seq, e.item_seq);
+  max_attempt = std::max(max_attempt, e.attempt);
+  if (e.writer_epoch.empty()) return;
+  if (epoch.empty()) {
+    epoch = e.writer_epoch;
+  } else if (epoch != e.writer_epoch) {
+    one_epoch = false;
+  }
+}
+
+absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durability durability) {
   if (!writer_) {
     return absl::FailedPreconditionError("this event log is open read-only: appends need a writer");
   }
   // Concurrent appenders share a sync: the writer's leader waits for this
   // batch while it is validated, admitted and encoded.
   ShardWriter::AppenderScope appender(*writer_);
-  if (absl::Status s = InHalves(*helper_, batch.size(),
-                                [&batch](size_t begin, size_t end) {
-                                  for (size_t i = begin; i < end; ++i) {
-                                    if (absl::Status s = ValidateEventRecord(batch[i]); !s.ok()) {
-                                      return s;
-                                    }
-                                  }
-                                  return absl::OkStatus();
-                                });
-      !s.ok()) {
+  // The records each thread encodes (a bulk batch's helper encodes some),
+  // in spare buffers when there are some.
+  std::string first_records, second_records;
+  {
+    absl::MutexLock lock(&mu_);
+    first_records = TakeSparePayload();
+    if (batch.size() >= kParallelEvents) second_records = TakeSparePayload();
+  }
+  auto keep_spares = [&] {
+    absl::MutexLock lock(&mu_);
+    KeepSparePayload(std::move(first_records));
+    KeepSparePayload(std::move(second_records));
+  };
+  // Each event is validated and encoded in one pass, as if the whole batch
+  // were new: a batch holding events the log has is encoded again after
+  // admission (rare: a retried batch).
+  std::string* outs[2] = {&first_records, &second_records};
+  std::vector<RecordBatch> pieces;
+  if (absl::Status s = ValidateAndEncode(*helper_, batch, outs, &pieces); !s.ok()) {
+    keep_spares();
     return s;
   }
   AppendResult result;
@@ -312,31 +408,42 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
   // up once per run of its events (RunEnd), not per event.
   // The events to write: the batch, compacted in place past its duplicates.
   std::vector<Event>& fresh = batch;
-  // The batch's encoded records, in a spare buffer when there is one.
-  std::string records;
   {
     absl::MutexLock lock(&mu_);
-    // The batch's events by item, so admission is linear in the batch.
-    absl::flat_hash_map<std::string_view, std::vector<const Event*>> earlier;
+    // The batch's events by item, so admission is linear in the batch. The
+    // tables are the log's, kept between appends (emptied as each ends), so
+    // their memory is warm and never allocated again.
+    batch_known_.clear();
+    // Emptied entry by entry: clear() would free a table of over 127 slots.
+    absl::Cleanup forget_items = [this] {
+      for (auto it = batch_items_.begin(); it != batch_items_.end();) batch_items_.erase(it++);
+    };
     std::vector<bool> duplicate(batch.size());
     for (size_t begin = 0, end; begin < batch.size(); begin = end) {
       end = RunEnd(batch, begin);
       const std::string& item_id = batch[begin].item_id;
+      auto [item_known, first_run] =
+          batch_items_.try_emplace(item_id, static_cast<uint32_t>(batch_known_.size()));
+      if (first_run) batch_known_.emplace_back();
       ItemKnown known;
       if (auto it = index_.find(item_id); it != index_.end()) {
         known.indexed = &it->second;
         known.summary = &admission_.find(item_id)->second;
       }
       if (auto it = in_flight_.find(item_id); it != in_flight_.end()) {
-        known.in_flight = &it->second;
+        known.in_flight = absl::MakeConstSpan(it->second);
       }
-      std::vector<const Event*>& of_item = earlier[item_id];
+      BatchKnown& of_item = batch_known_[item_known->second];
       known.earlier_in_batch = &of_item;
       for (size_t i = begin; i < end; ++i) {
         absl::StatusOr<bool> dup = IsDuplicate(batch[i], known);
-        if (!dup.ok()) return dup.status();
+        if (!dup.ok()) {
+          KeepSparePayload(std::move(first_records));
+          KeepSparePayload(std::move(second_records));
+          return dup.status();
+        }
         duplicate[i] = *dup;
-        if (!*dup) of_item.push_back(&batch[i]);
+        if (!*dup) of_item.Add(batch[i]);
       }
     }
     size_t kept = 0;
@@ -349,61 +456,48 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
       ++kept;
     }
     batch.erase(batch.begin() + static_cast<ptrdiff_t>(kept), batch.end());
-    if (fresh.empty()) return result;
-    if (!spare_payloads_.empty()) {
-      records = std::move(spare_payloads_.back());
-      spare_payloads_.pop_back();
+    if (fresh.empty()) {
+      KeepSparePayload(std::move(first_records));
+      KeepSparePayload(std::move(second_records));
+      return result;
     }
     for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
       end = RunEnd(batch, begin);
-      std::vector<const Event*>& of_item = in_flight_[fresh[begin].item_id];
+      EventPtrs& of_item = in_flight_[fresh[begin].item_id];
       for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
     }
   }
-  // The records are encoded into a buffer sized once (a bulk batch's
-  // second half into its own, appended after the first).
-  records.clear();
-  size_t payload_bytes = 0;
-  for (const Event& e : fresh) payload_bytes += EventRecordBytes(e);
-  records.reserve(payload_bytes);
-  std::string second_half;
-  // Encoding cannot fail: InHalves returns ok here.
-  InHalves(*helper_, fresh.size(), [&](size_t begin, size_t end) {
-    std::string* out = &records;
-    if (begin != 0) {
-      out = &second_half;
-      size_t bytes = 0;
-      for (size_t i = begin; i < end; ++i) bytes += EventRecordBytes(fresh[i]);
-      second_half.reserve(bytes);
-    }
-    for (size_t i = begin; i < end; ++i) AppendEventRecord(fresh[i], out);
-    return absl::OkStatus();
-  });
-  records.append(second_half);
+  // The records to write: the pieces encoded above, or the events left
+  // after the duplicates encoded again.
+  if (result.duplicates != 0) {
+    first_records.clear();
+    for (const Event& e : fresh) AppendEventRecord(e, &first_records);
+    pieces.assign(1, RecordBatch{static_cast<uint32_t>(fresh.size()), first_records});
+  }
   std::vector<DataLocation> blobs;
   for (const Event& e : fresh) {
     if (e.blob_location) blobs.push_back(*e.blob_location);
   }
+  size_t payload_bytes = 0;
+  for (const RecordBatch& piece : pieces) payload_bytes += piece.payload.size();
   absl::Status appended = absl::OkStatus();
-  if (records.size() > kMaxFramePayloadBytes) {
+  if (payload_bytes > kMaxFramePayloadBytes) {
     appended = absl::InvalidArgumentError(
-        absl::StrCat("a checkpoint batch of ", records.size(), " bytes is over the ",
+        absl::StrCat("a checkpoint batch of ", payload_bytes, " bytes is over the ",
                      kMaxFramePayloadBytes, "-byte limit (offload large values as blobs)"));
   } else {
     // The journal first: an acknowledged event never names an unrecorded blob.
     appended = blob_journal_->Record(std::move(blobs));
-    if (appended.ok()) {
-      appended = writer_->AppendDurably(records, static_cast<uint32_t>(fresh.size()));
-    }
+    if (appended.ok()) appended = writer_->Append(pieces, durability);
   }
+  pieces.clear();
   absl::MutexLock lock(&mu_);
-  if (spare_payloads_.size() < kSparePayloads && records.capacity() <= kSparePayloadBytes) {
-    spare_payloads_.push_back(std::move(records));
-  }
+  KeepSparePayload(std::move(first_records));
+  KeepSparePayload(std::move(second_records));
   for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
     end = RunEnd(fresh, begin);
     auto it = in_flight_.find(fresh[begin].item_id);
-    std::vector<const Event*>& of_item = it->second;
+    EventPtrs& of_item = it->second;
     of_item.erase(std::remove_if(of_item.begin(), of_item.end(),
                                  [&](const Event* k) {
                                    return k >= &fresh[begin] && k < &fresh[0] + end;
@@ -427,14 +521,18 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch) {
       // A Refresh reading every shard into a new index may have read this
       // shard before this batch: it adds what was appended meanwhile.
       if (rereading_all_) appended_while_rereading_.push_back(e);
-      // A Refresh during the write may have read this batch already.
-      auto at_seq = std::lower_bound(item.begin(), item.end(), e.item_seq,
-                                     [](const Event* k, uint64_t seq) { return k->item_seq < seq; });
-      bool known = false;
-      for (auto k = at_seq; k != item.end() && (*k)->item_seq == e.item_seq; ++k) {
-        known = known || SameEventContent(**k, e);
+      // A Refresh during the write may have read this batch already: only
+      // an event not above the item's last can be one it read.
+      if (!item.empty() && item.back()->item_seq >= e.item_seq) {
+        auto at_seq = std::lower_bound(
+            item.begin(), item.end(), e.item_seq,
+            [](const Event* k, uint64_t seq) { return k->item_seq < seq; });
+        bool known = false;
+        for (auto k = at_seq; k != item.end() && (*k)->item_seq == e.item_seq; ++k) {
+          known = known || SameEventContent(**k, e);
+        }
+        if (known) continue;
       }
-      if (known) continue;
       summary.Add(e);
       item.push_back(&e);
       // Admission put it above the item's last event; keep the order anyway

@@ -27,6 +27,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "base/task_pool.h"
@@ -62,7 +64,7 @@ class EventLog {
                                                         std::string shards_dir, bool writable);
 
   // Appends one checkpoint batch atomically (one frame, one sync shared
-  // with concurrent batches). The locations of offloaded blobs it names are
+  // with concurrent batches), and returns once it is durable. The locations of offloaded blobs it names are
   // recorded in the shard's blob journal first (blob_references.h). Each
   // event must pass ValidateEventRecord (InvalidArgument otherwise).
   // Aborted — nothing written — for a fencing violation (another event at
@@ -71,7 +73,21 @@ class EventLog {
   // writer_epoch in an attempt). FailedPrecondition when the log was opened
   // read-only. A bulk batch (256 events or more) is validated and encoded
   // on two threads: the calling one and the log's helper thread.
-  absl::StatusOr<AppendResult> Append(std::vector<Event> batch);
+  //
+  // With Durability::kRelaxed the batch is acknowledged once written: as
+  // atomic and as visible (to this log and to other processes' refreshes),
+  // and it survives this process, but a power loss before the shard's next
+  // sync may take it, with every relaxed batch after it (never part of one;
+  // never one without those before it). The next durable append, Sync(),
+  // or closing the log syncs it. For bulk loads: many relaxed batches, then
+  // Sync() once. A durable batch after relaxed ones costs one sync more.
+  absl::StatusOr<AppendResult> Append(std::vector<Event> batch,
+                                      Durability durability = Durability::kDurable);
+
+  // Makes every batch this log acknowledged durable (one sync, when a
+  // relaxed batch is not yet). FailedPrecondition when read-only; after an
+  // I/O error, that error.
+  absl::Status Sync();
 
   // Reads what other writers acknowledged since the last Open/Refresh: the
   // frames past where each shard was read up to (new shards whole), or
@@ -112,12 +128,29 @@ class EventLog {
     void Add(const Event& event);
   };
   static ItemAdmission SummarizeItem(const std::vector<const Event*>& events);
+  // Events of one item, mostly a few (a checkpoint's): kept inline.
+  using EventPtrs = absl::InlinedVector<const Event*, 16>;
+  // The events of one item earlier in the batch being admitted, with what
+  // lets admission skip checking each: their highest item_seq and attempt,
+  // and their writer_epoch when they have at most one (empty: none).
+  struct BatchKnown {
+    EventPtrs events;
+    uint64_t max_seq = 0;
+    uint32_t max_attempt = 0;
+    std::string_view epoch;
+    bool one_epoch = true;
+
+    void Add(const Event& e);
+  };
   struct ItemKnown {
     const std::vector<const Event*>* indexed = nullptr;
     const ItemAdmission* summary = nullptr;  // of *indexed
-    const std::vector<const Event*>* in_flight = nullptr;
-    const std::vector<const Event*>* earlier_in_batch = nullptr;
+    absl::Span<const Event* const> in_flight;
+    const BatchKnown* earlier_in_batch = nullptr;
   };
+  // A spare record buffer (cleared), or a new one; and one kept for later.
+  std::string TakeSparePayload() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void KeepSparePayload(std::string payload) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   io::FileSystem& fs_;
   const std::string shards_dir_;
@@ -152,8 +185,11 @@ class EventLog {
   std::vector<std::string> spare_payloads_ ABSL_GUARDED_BY(mu_);
   // The events of batches being written, by item; the keys view the item
   // ids of those events, which outlive their entries.
-  absl::flat_hash_map<std::string_view, std::vector<const Event*>> in_flight_
-      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string_view, EventPtrs> in_flight_ ABSL_GUARDED_BY(mu_);
+  // Admission's tables for the batch being admitted (empty between
+  // appends): each item of the batch → its BatchKnown in batch_known_.
+  absl::flat_hash_map<std::string_view, uint32_t> batch_items_ ABSL_GUARDED_BY(mu_);
+  std::vector<BatchKnown> batch_known_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace lake::events

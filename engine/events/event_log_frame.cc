@@ -14,6 +14,8 @@ namespace lake::events {
 namespace {
 
 constexpr size_t kChecksumOffset = 24;
+// Version 3's flags byte (offset 9).
+constexpr uint8_t kFlagPriorSynced = 0x01;
 constexpr size_t kSealPayloadBytesV1 = 16;
 constexpr size_t kSealPayloadBytes = 24;
 
@@ -32,9 +34,9 @@ uint64_t FrameChecksum(std::string_view header_prefix, absl::Span<const RecordBa
   return XXH3_64bits_digest(state.get());
 }
 
-// Appends a frame of `kind` holding `batches` (version 2).
+// Appends a frame of `kind` holding `batches` (version 3).
 void AppendFrameOf(FrameKind kind, absl::Span<const RecordBatch> batches, uint64_t seed,
-                   std::string* out) {
+                   bool prior_synced, std::string* out) {
   uint32_t records = 0;
   uint64_t payload_bytes = 0;
   for (const RecordBatch& b : batches) {
@@ -47,7 +49,7 @@ void AppendFrameOf(FrameKind kind, absl::Span<const RecordBatch> batches, uint64
   w.Bytes(kFrameMagic);
   w.U32(kFrameFormatVersion);
   w.U8(static_cast<uint8_t>(kind));
-  w.U8(0);
+  w.U8(prior_synced ? kFlagPriorSynced : 0);
   w.U8(0);
   w.U8(0);
   w.U32(records);
@@ -75,10 +77,10 @@ Candidate TryFrame(std::string_view segment, uint64_t offset, uint32_t version, 
   table::ByteReader r(segment.substr(offset, kFrameHeaderBytes));
   std::string_view magic;
   uint32_t frame_version = 0, records = 0;
-  uint8_t kind = 0, pad0 = 0, pad1 = 0, pad2 = 0;
+  uint8_t kind = 0, flags = 0, pad1 = 0, pad2 = 0;
   uint64_t payload_bytes = 0, checksum = 0;
   if (!r.Bytes(kFrameMagic.size(), &magic) || !r.U32(&frame_version) || !r.U8(&kind) ||
-      !r.U8(&pad0) || !r.U8(&pad1) || !r.U8(&pad2) || !r.U32(&records) || !r.U64(&payload_bytes) ||
+      !r.U8(&flags) || !r.U8(&pad1) || !r.U8(&pad2) || !r.U32(&records) || !r.U64(&payload_bytes) ||
       !r.U64(&checksum)) {
     return c;
   }
@@ -93,38 +95,43 @@ Candidate TryFrame(std::string_view segment, uint64_t offset, uint32_t version, 
   if (frame_version != version) {
     c.verdict = Verdict::kRefused;
     c.why = absl::StrCat("frame format version ", frame_version, " in a segment of version ",
-                         version, " (this lake reads ", kFrameFormatVersion1, " and ",
+                         version, " (this lake reads ", kFrameFormatVersion1, " to ",
                          kFrameFormatVersion, ")");
     return c;
   }
+  // Only version 3 has flags; before it, every frame was synced alone.
+  const uint8_t known_flags = version == kFrameFormatVersion ? kFlagPriorSynced : 0;
   if ((kind != static_cast<uint8_t>(FrameKind::kEvents) &&
        kind != static_cast<uint8_t>(FrameKind::kSegmentSeal)) ||
-      pad0 != 0 || pad1 != 0 || pad2 != 0 || payload_bytes > kMaxFramePayloadBytes) {
+      (flags & ~known_flags) != 0 || pad1 != 0 || pad2 != 0 ||
+      payload_bytes > kMaxFramePayloadBytes) {
     c.verdict = Verdict::kRefused;
     c.why = absl::StrCat("a frame of unknown kind ", kind, " or with a malformed header");
     return c;
   }
   c.verdict = Verdict::kValid;
-  c.frame = Frame{static_cast<FrameKind>(kind), frame_version, records, offset, payload};
+  c.frame = Frame{static_cast<FrameKind>(kind), frame_version, records, offset, payload,
+                  version != kFrameFormatVersion || (flags & kFlagPriorSynced) != 0};
   c.end = offset + kFrameHeaderBytes + payload_bytes;
   return c;
 }
 
-// Whether `segment` starts with the header of a version 2 seal, whether or
-// not the frame checks.
-bool LooksLikeSealV2(std::string_view segment) {
-  if (segment.size() < kFrameHeaderBytes + kSealPayloadBytes) return false;
+// The version (2 or 3) of the seal whose header `segment` starts with,
+// whether or not the frame checks; 0 when it starts with none.
+uint32_t SealVersionOf(std::string_view segment) {
+  if (segment.size() < kFrameHeaderBytes + kSealPayloadBytes) return 0;
   table::ByteReader r(segment.substr(0, kFrameHeaderBytes));
   std::string_view magic;
   uint32_t version = 0;
   uint8_t kind = 0;
-  return r.Bytes(kFrameMagic.size(), &magic) && r.U32(&version) && r.U8(&kind) &&
-         magic == kFrameMagic && version == kFrameFormatVersion &&
-         kind == static_cast<uint8_t>(FrameKind::kSegmentSeal);
+  bool seal = r.Bytes(kFrameMagic.size(), &magic) && r.U32(&version) && r.U8(&kind) &&
+              magic == kFrameMagic && kind == static_cast<uint8_t>(FrameKind::kSegmentSeal) &&
+              (version == kFrameFormatVersion2 || version == kFrameFormatVersion);
+  return seal ? version : 0;
 }
 
-// The frame seed field of a version 2 seal at the start of `segment`
-// (LooksLikeSealV2), unchecked.
+// The frame seed field of a version 2 or 3 seal at the start of `segment`
+// (SealVersionOf), unchecked.
 uint64_t SeedBytesOfSeal(std::string_view segment) {
   uint64_t seed = 0;
   table::ByteReader r(segment.substr(kFrameHeaderBytes + 16, 8));
@@ -141,13 +148,14 @@ absl::Status Damaged(std::string_view name, uint64_t offset, std::string_view wh
 }  // namespace
 
 void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, uint64_t seed,
-                 std::string* out) {
+                 std::string* out, bool prior_synced) {
   const RecordBatch batch{records, payload};
-  AppendFrameOf(kind, {&batch, 1}, seed, out);
+  AppendFrameOf(kind, {&batch, 1}, seed, prior_synced, out);
 }
 
-void AppendEventsFrame(absl::Span<const RecordBatch> batches, uint64_t seed, std::string* out) {
-  AppendFrameOf(FrameKind::kEvents, batches, seed, out);
+void AppendEventsFrame(absl::Span<const RecordBatch> batches, uint64_t seed, std::string* out,
+                       bool prior_synced) {
+  AppendFrameOf(FrameKind::kEvents, batches, seed, prior_synced, out);
 }
 
 std::string EncodeSegmentSeal(const SegmentSeal& seal) {
@@ -179,18 +187,19 @@ absl::StatusOr<SegmentSeal> DecodeSegmentSeal(const Frame& frame) {
 absl::StatusOr<SegmentScan> ScanSegment(std::string_view segment, std::string_view name,
                                         uint64_t start) {
   SegmentScan scan;
-  // The segment's version and seed: from a version 2 seal at its start.
-  Candidate first = TryFrame(segment, 0, kFrameFormatVersion, 0);
-  if (first.verdict == Verdict::kValid && first.frame.kind == FrameKind::kSegmentSeal) {
+  // The segment's version and seed: from a version 2 or 3 seal at its start.
+  const uint32_t seal_version = SealVersionOf(segment);
+  Candidate first = TryFrame(segment, 0, seal_version, 0);
+  if (seal_version != 0 && first.verdict == Verdict::kValid) {
     absl::StatusOr<SegmentSeal> seal = DecodeSegmentSeal(first.frame);
     if (!seal.ok()) return Damaged(name, 0, std::string(seal.status().message()));
-    scan.version = kFrameFormatVersion;
+    scan.version = seal_version;
     scan.frame_seed = seal->frame_seed;
-  } else if (first.verdict == Verdict::kInvalid && LooksLikeSealV2(segment)) {
-    // A version 2 seal that does not check: torn (its session never wrote
-    // a frame: frames follow only a synced seal) or damaged. The seed it
-    // names, if intact, still finds the frames that would make it damage.
-    scan.version = kFrameFormatVersion;
+  } else if (seal_version != 0 && first.verdict == Verdict::kInvalid) {
+    // A seal that does not check: torn (its session never wrote a frame:
+    // frames follow only a synced seal) or damaged. The seed it names, if
+    // intact, still finds the frames that would make it damage.
+    scan.version = seal_version;
     scan.frame_seed = SeedBytesOfSeal(segment);
   }
   // The seal is checksummed with seed 0; every other frame with the seed.
@@ -204,10 +213,13 @@ absl::StatusOr<SegmentScan> ScanSegment(std::string_view segment, std::string_vi
       offset = c.end;
       continue;
     }
-    // Not a frame: a torn tail, unless a valid frame follows.
+    // Not a frame: a torn tail, unless a frame follows whose writer knew
+    // these bytes durable (or one this code refuses).
     for (size_t at = segment.find(kFrameMagic, offset + 1); at != std::string_view::npos;
          at = segment.find(kFrameMagic, at + 1)) {
-      if (TryFrame(segment, at, scan.version, seed_at(at)).verdict != Verdict::kInvalid) {
+      Candidate later = TryFrame(segment, at, scan.version, seed_at(at));
+      if (later.verdict == Verdict::kRefused ||
+          (later.verdict == Verdict::kValid && later.frame.prior_synced)) {
         return Damaged(name, offset,
                        absl::StrCat("the frame there is not valid, yet a frame follows at ", at));
       }

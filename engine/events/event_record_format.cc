@@ -1,6 +1,7 @@
 // The event record format; its note is in event_record_format.h.
 #include "engine/events/event_record_format.h"
 
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -77,61 +78,57 @@ bool VisitColumns(Visitor& v, E& e) {
          v.Int("event_ts", e.event_ts);  // last: EventContentDigest drops it
 }
 
+// Writes the columns into memory already sized for them (EventRecordBytes):
+// one bounds-free copy per field, not a string append each.
 class RecordWriter {
  public:
-  explicit RecordWriter(std::string* out) : w_(out) {}
+  explicit RecordWriter(char* out) : p_(out) {}
+  char* end() const { return p_; }
 
   bool Str(std::string_view, const std::string& s, size_t, Content) {
-    w_.U32(static_cast<uint32_t>(s.size()));
-    w_.Bytes(s);
+    Fixed(static_cast<uint32_t>(s.size()));
+    if (!s.empty()) std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
     return true;
   }
-  bool Int(std::string_view, uint32_t v) {
-    w_.U32(v);
-    return true;
-  }
-  bool Int(std::string_view, uint64_t v) {
-    w_.U64(v);
-    return true;
-  }
-  bool Int(std::string_view, int64_t v) {
-    w_.U64(static_cast<uint64_t>(v));
-    return true;
-  }
-  bool Float(std::string_view, double v) {
-    w_.U64(BitsOf(v));
-    return true;
-  }
-  bool Bool(std::string_view, bool v) {
-    w_.U8(v ? 1 : 0);
-    return true;
-  }
+  bool Int(std::string_view, uint32_t v) { return Fixed(v); }
+  bool Int(std::string_view, uint64_t v) { return Fixed(v); }
+  bool Int(std::string_view, int64_t v) { return Fixed(static_cast<uint64_t>(v)); }
+  bool Float(std::string_view, double v) { return Fixed(BitsOf(v)); }
+  bool Bool(std::string_view, bool v) { return Fixed(static_cast<uint8_t>(v ? 1 : 0)); }
   template <typename E>
   bool Enum(std::string_view, E v) {
-    w_.U8(static_cast<uint8_t>(v));
-    return true;
+    return Fixed(static_cast<uint8_t>(v));
   }
   bool Opt(std::string_view name, const std::optional<uint32_t>& v) {
-    w_.U8(v ? 1 : 0);
+    Fixed(static_cast<uint8_t>(v ? 1 : 0));
     return !v || Int(name, *v);
   }
   template <typename E>
   bool Opt(std::string_view name, const std::optional<E>& v) {
-    w_.U8(v ? 1 : 0);
+    Fixed(static_cast<uint8_t>(v ? 1 : 0));
     return !v || Enum(name, *v);
   }
   bool Location(std::string_view name, const std::optional<DataLocation>& v) {
-    w_.U8(v ? 1 : 0);
+    Fixed(static_cast<uint8_t>(v ? 1 : 0));
     if (!v) return true;
     Str(name, v->uri, 0, Content::kText);
     Str(name, v->content_type, 0, Content::kText);
-    w_.U64(v->size_bytes);
-    w_.Sha256(table::Sha256FromHex(v->sha256).value_or(table::Sha256Raw{}));
+    Fixed(v->size_bytes);
+    const table::Sha256Raw raw = table::Sha256FromHex(v->sha256).value_or(table::Sha256Raw{});
+    std::memcpy(p_, raw.data(), raw.size());
+    p_ += raw.size();
     return true;
   }
 
  private:
-  ByteWriter w_;
+  template <typename T>
+  bool Fixed(T v) {  // little-endian, as ByteWriter (byte_codec.h)
+    std::memcpy(p_, &v, sizeof v);
+    p_ += sizeof v;
+    return true;
+  }
+  char* p_;
 };
 
 // Reads the columns, refusing anything the writer would not have written;
@@ -325,9 +322,14 @@ class RecordSizer {
 };
 
 void AppendEventRecord(const Event& event, std::string* out) {
-  ByteWriter(out).U32(event.schema_version);
-  RecordWriter writer(out);
+  const size_t at = out->size();
+  const size_t bytes = EventRecordBytes(event);
+  out->resize(at + bytes);
+  RecordWriter writer(out->data() + at);
+  writer.Int("schema_version", event.schema_version);
   VisitColumns(writer, event);
+  // The sizer and the writer visit the same columns (VisitColumns).
+  assert(writer.end() == out->data() + at + bytes);
 }
 
 absl::StatusOr<Event> ReadEventRecord(ByteReader& reader) {

@@ -184,9 +184,9 @@ absl::StatusOr<ShardContents> ReadShardFrom(io::FileSystem& fs, const std::strin
     // own segment, else those of the segment read last (or the cursor's).
     const uint64_t previous_valid_bytes =
         number == from.segment ? contents.previous_valid_bytes : contents.last_valid_bytes;
-    // Every segment of version 2 starts with a seal; of version 1, every
-    // segment but the first.
-    const bool sealed = scan->version == kFrameFormatVersion || number > 1;
+    // Every segment of version 2 or 3 starts with a seal; of version 1,
+    // every segment but the first.
+    const bool sealed = scan->version >= kFrameFormatVersion2 || number > 1;
     if (start == 0 && !scan->frames.empty() && sealed) {
       if (absl::Status s = CheckSeal(shard_dir, number, *scan, previous_valid_bytes); !s.ok()) {
         return s;
@@ -219,9 +219,13 @@ ShardWriter::ShardWriter(io::FileSystem& fs, std::string shard_dir,
 
 ShardWriter::~ShardWriter() {
   if (segment_) {
-    // The zeros written ahead are no longer needed: no session appends to
-    // this segment again. (Not synced: zeros or none scan alike.)
-    if (broken_.ok()) (void)segment_->Truncate(tail_);
+    if (broken_.ok()) {
+      // The zeros written ahead are no longer needed: no session appends to
+      // this segment again. (Zeros or none scan alike.)
+      (void)segment_->Truncate(tail_);
+      // Relaxed batches become durable at a clean close.
+      if (synced_end_ < tail_) (void)segment_->Sync();
+    }
     (void)segment_->Close();
   }
   if (lock_) (void)lock_->Close();
@@ -288,9 +292,11 @@ absl::Status ShardWriter::StartSegment(uint64_t number, bool rewrite,
       EncodeSegmentSeal(SegmentSeal{number - 1, previous_valid_bytes, frame_seed_});
   if (absl::Status s = io::WriteFullyAt(*segment_, seal, 0); !s.ok()) return s;
   tail_ = seal.size();
+  synced_end_ = 0;
   zeroed_end_ = tail_;
   if (absl::Status s = ZeroAhead(); !s.ok()) return s;
   if (absl::Status s = segment_->Sync(); !s.ok()) return s;
+  synced_end_ = tail_;
   if (!rewrite) {
     if (absl::Status s = io::SyncDirectory(fs_, shard_dir_); !s.ok()) return s;
   }
@@ -314,32 +320,60 @@ absl::Status ShardWriter::ZeroAhead() {
   return absl::OkStatus();
 }
 
-absl::Status ShardWriter::WriteAndSync(const std::vector<PendingAppend*>& batch) {
+absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
+                                     uint64_t* syncs) {
   if (!broken_.ok()) return broken_;
+  // A durable batch needs the frame flagged (so everything before synced
+  // first) and a sync after it; a Sync only the sync after.
+  bool durable_frame = false, sync_after = false;
+  std::vector<RecordBatch> batches;
+  batches.reserve(group.size());
+  for (const PendingAppend* p : group) {
+    sync_after = sync_after || p->durable;
+    if (!p->has_frame) continue;
+    durable_frame = durable_frame || p->durable;
+    batches.insert(batches.end(), p->pieces.begin(), p->pieces.end());
+  }
+  auto sync = [&]() -> absl::Status {
+    if (absl::Status s = segment_->Sync(); !s.ok()) return s;
+    synced_end_ = tail_;
+    ++*syncs;
+    return absl::OkStatus();
+  };
   absl::Status status = [&]() -> absl::Status {
-    if (tail_ >= kSegmentRollBytes) {
-      // As at a clean close: the zeros ahead are dropped (not synced).
+    if (!batches.empty() && tail_ >= kSegmentRollBytes) {
+      // As at a clean close: the zeros ahead are dropped, and what is not
+      // durable yet is synced, so the new seal's length of this segment
+      // survives a power loss.
       if (absl::Status s = segment_->Truncate(tail_); !s.ok()) return s;
+      if (synced_end_ < tail_) {
+        if (absl::Status s = sync(); !s.ok()) return s;
+      }
       if (absl::Status s = segment_->Close(); !s.ok()) return s;
       if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_); !s.ok()) return s;
     }
-    // The group is one frame, so it is all or nothing (event_log_frame.h).
-    std::vector<RecordBatch> batches;
-    batches.reserve(batch.size());
-    for (const PendingAppend* p : batch) batches.push_back(p->batch);
-    group_frame_.clear();
-    AppendEventsFrame(batches, frame_seed_, &group_frame_);
-    const std::string_view bytes = group_frame_;
-    if (absl::Status s = io::WriteFullyAt(*segment_, bytes, tail_); !s.ok()) return s;
-    uint64_t end = tail_ + bytes.size();
-    zeroed_end_ = std::max(zeroed_end_, end);
-    if (bytes.size() < kZeroAheadLowBytes && zeroed_end_ - end < kZeroAheadLowBytes) {
-      if (absl::Status s = ZeroAhead(); !s.ok()) return s;
+    // A durable frame follows only durable bytes: it is "prior synced".
+    if (durable_frame && synced_end_ < tail_) {
+      if (absl::Status s = sync(); !s.ok()) return s;
     }
-    if (absl::Status s = LAKE_FAILPOINT(kShardAppendWritten); !s.ok()) return s;
-    if (absl::Status s = segment_->Sync(); !s.ok()) return s;
-    if (absl::Status s = LAKE_FAILPOINT(kShardAppendSynced); !s.ok()) return s;
-    tail_ += bytes.size();
+    if (!batches.empty()) {
+      // The group is one frame, so it is all or nothing (event_log_frame.h).
+      group_frame_.clear();
+      AppendEventsFrame(batches, frame_seed_, &group_frame_, synced_end_ == tail_);
+      const std::string_view bytes = group_frame_;
+      if (absl::Status s = io::WriteFullyAt(*segment_, bytes, tail_); !s.ok()) return s;
+      uint64_t end = tail_ + bytes.size();
+      zeroed_end_ = std::max(zeroed_end_, end);
+      if (bytes.size() < kZeroAheadLowBytes && zeroed_end_ - end < kZeroAheadLowBytes) {
+        if (absl::Status s = ZeroAhead(); !s.ok()) return s;
+      }
+      tail_ = end;
+      if (absl::Status s = LAKE_FAILPOINT(kShardAppendWritten); !s.ok()) return s;
+    }
+    if (sync_after && synced_end_ < tail_) {
+      if (absl::Status s = sync(); !s.ok()) return s;
+      if (absl::Status s = LAKE_FAILPOINT(kShardAppendSynced); !s.ok()) return s;
+    }
     return absl::OkStatus();
   }();
   // A bulk group's buffer is not kept.
@@ -366,9 +400,22 @@ void ShardWriter::LeaveAppenders() {
   --appenders_;
 }
 
-absl::Status ShardWriter::AppendDurably(std::string_view payload, uint32_t records) {
+absl::Status ShardWriter::Append(absl::Span<const RecordBatch> pieces, Durability durability) {
   PendingAppend mine;
-  mine.batch = RecordBatch{records, payload};
+  mine.pieces = pieces;
+  for (const RecordBatch& piece : pieces) mine.bytes += piece.payload.size();
+  mine.durable = durability == Durability::kDurable;
+  return Submit(mine);
+}
+
+absl::Status ShardWriter::Sync() {
+  PendingAppend mine;
+  mine.has_frame = false;
+  mine.durable = true;
+  return Submit(mine);
+}
+
+absl::Status ShardWriter::Submit(PendingAppend& mine) {
   absl::MutexLock lock(&mu_);
   queue_.push_back(&mine);
   // Only the thread gathering the next group waits for frames; the others
@@ -395,18 +442,18 @@ absl::Status ShardWriter::AppendDurably(std::string_view payload, uint32_t recor
     // A group is one frame: its payload stays within the frame limit.
     while (taken < queue_.size() &&
            (group.empty() || (group_bytes < kMaxGroupBytes &&
-                              group_bytes + queue_[taken]->batch.payload.size() <=
-                                  kMaxFramePayloadBytes))) {
-      group_bytes += queue_[taken]->batch.payload.size();
+                              group_bytes + queue_[taken]->bytes <= kMaxFramePayloadBytes))) {
+      group_bytes += queue_[taken]->bytes;
       group.push_back(queue_[taken++]);
     }
     queue_.erase(queue_.begin(), queue_.begin() + taken);
     mu_.Unlock();
-    absl::Status status = WriteAndSync(group);
+    uint64_t syncs = 0;
+    absl::Status status = WriteGroup(group, &syncs);
     mu_.Lock();
     if (status.ok()) {
-      sync_stats_.frames += group.size();
-      ++sync_stats_.syncs;
+      for (const PendingAppend* p : group) sync_stats_.frames += p->has_frame ? 1 : 0;
+      sync_stats_.syncs += syncs;
     }
     for (PendingAppend* p : group) {
       p->status = status;

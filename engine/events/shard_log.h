@@ -22,10 +22,22 @@
 //     allocation too. A scan reads zeros as the end of the frames. A writer
 //     drops its zeros (unsynced truncate) when it closes or rolls the
 //     segment.
-//   - A batch is acknowledged only after its frame is written and the
-//     segment synced (fdatasync), and a new segment only after its directory
-//     entry is synced too. Concurrent appends share one write and one sync
-//     (group commit), as one frame: a group is all or nothing.
+//   - A durable batch is acknowledged only after its frame is written and
+//     the segment synced (fdatasync), and a new segment only after its
+//     directory entry is synced too. A relaxed batch is acknowledged once its
+//     frame is written (it survives the process, not yet a power loss); it
+//     becomes durable at the segment's next sync: a durable batch's, Sync(),
+//     a roll to a new segment, or a clean close. Concurrent appends share
+//     one write and one sync (group commit), as one frame: a group is all or
+//     nothing.
+//   - A frame is flagged "prior synced" (event_log_frame.h) exactly when
+//     every byte before it was synced when it was written. A durable batch's
+//     frame is written only then (the segment is synced first when relaxed
+//     frames precede it), so a frame torn by a power loss is never followed
+//     by a flagged frame: a scan that finds one after bytes that do not scan
+//     reports damage, and otherwise drops those bytes and what follows
+//     them, which no sync had covered. A roll syncs the segment it leaves,
+//     so the next seal's length of it survives a power loss.
 #ifndef LAKE_ENGINE_EVENTS_SHARD_LOG_H_
 #define LAKE_ENGINE_EVENTS_SHARD_LOG_H_
 
@@ -115,6 +127,10 @@ absl::StatusOr<std::vector<std::string>> ListShards(io::FileSystem& fs,
 absl::StatusOr<std::unique_ptr<io::File>> TryLockShard(io::FileSystem& fs,
                                                        const std::string& shard_dir);
 
+// How an append is acknowledged: once durable (synced), or once written and
+// durable at the next sync (relaxed: bulk loads, which sync once at the end).
+enum class Durability { kDurable, kRelaxed };
+
 // The writer of one shard. Thread-safe.
 class ShardWriter {
  public:
@@ -130,13 +146,28 @@ class ShardWriter {
   const ShardContents& recovered() const { return recovered_; }
 
   // Appends one batch of `records` encoded event records and returns once
-  // it is durable. The batches of concurrent calls share one write and one
-  // sync, as one frame holding their records. After an I/O
-  // error the writer is broken: every later call fails with that error
-  // (the tail is unknown until a new writer recovers the shard).
-  // The payload is read in place: it must stay unchanged until the call
-  // returns. Precondition: payload.size() <= kMaxFramePayloadBytes.
-  absl::Status AppendDurably(std::string_view payload, uint32_t records);
+  // it is durable (kDurable) or written (kRelaxed: durable at the next sync,
+  // see the invariants above). The batches of concurrent calls share one
+  // write (and one sync, when any of them is durable), as one frame holding
+  // their records. After an I/O error the writer is broken: every later
+  // call fails with that error (the tail is unknown until a new writer
+  // recovers the shard). The payload is read in place: it must stay
+  // unchanged until the call returns. Precondition: payload.size() <=
+  // kMaxFramePayloadBytes.
+  absl::Status Append(std::string_view payload, uint32_t records, Durability durability) {
+    const RecordBatch batch{records, payload};
+    return Append(absl::MakeConstSpan(&batch, 1), durability);
+  }
+  absl::Status AppendDurably(std::string_view payload, uint32_t records) {
+    return Append(payload, records, Durability::kDurable);
+  }
+  // The same for one batch given in pieces (their records back to back, in
+  // order), which stay where they are until the call returns. Precondition:
+  // the pieces total at most kMaxFramePayloadBytes.
+  absl::Status Append(absl::Span<const RecordBatch> pieces, Durability durability);
+  // Makes every batch acknowledged so far durable: one sync, when a relaxed
+  // batch is not durable yet; nothing otherwise.
+  absl::Status Sync();
 
   // Group commit across threads that append one frame after another: a
   // thread joins before it prepares a frame and leaves once it is done with
@@ -145,8 +176,9 @@ class ShardWriter {
   // threads that were released by one sync and come back with their next
   // frame share the next sync instead of splitting into cohorts that take
   // turns.
-  // Batches handed to AppendDurably and made durable (`frames`), and the
-  // syncs that did it (fewer when batches were grouped).
+  // Batches handed to Append and written (`frames`), and the syncs of
+  // appends (fewer than the durable batches when batches were grouped; none
+  // for relaxed ones until a sync).
   struct SyncStats {
     uint64_t frames = 0;
     uint64_t syncs = 0;
@@ -168,7 +200,10 @@ class ShardWriter {
 
  private:
   struct PendingAppend {
-    RecordBatch batch;
+    absl::Span<const RecordBatch> pieces;  // of one batch; none for a Sync
+    uint64_t bytes = 0;                    // the pieces' payload bytes
+    bool has_frame = true;  // false: a Sync, no batch
+    bool durable = true;
     bool done = false;
     absl::Status status;
   };
@@ -178,7 +213,12 @@ class ShardWriter {
   // Makes segment `number` the one appended to: created, or (`rewrite`)
   // an existing one cut to empty; sealed; durable.
   absl::Status StartSegment(uint64_t number, bool rewrite, uint64_t previous_valid_bytes);
-  absl::Status WriteAndSync(const std::vector<PendingAppend*>& batch);
+  // Queues `pending` and waits until a leader (maybe this thread) has
+  // written it (WriteGroup).
+  absl::Status Submit(PendingAppend& pending);
+  // Writes the group's batches as one frame, syncing first and after when
+  // any member is durable (the invariants above); adds its syncs to *syncs.
+  absl::Status WriteGroup(const std::vector<PendingAppend*>& group, uint64_t* syncs);
   // Writes kSegmentZeroAheadBytes of zeros at the end of the segment's
   // zeros (not synced: the caller's next sync covers them).
   absl::Status ZeroAhead();
@@ -188,11 +228,13 @@ class ShardWriter {
   const std::string shard_dir_;
   std::unique_ptr<io::File> lock_;
   ShardContents recovered_;
-  // The segment being appended to, and its durable length. Only the
-  // current leader (leader_active_) touches them.
+  // The segment being appended to, the end of its frames and how much of
+  // it is durable (synced_end_ <= tail_). Only the current leader
+  // (leader_active_) touches them.
   std::unique_ptr<io::File> segment_;
   uint64_t segment_number_ = 0;
   uint64_t tail_ = 0;
+  uint64_t synced_end_ = 0;
   uint64_t zeroed_end_ = 0;  // the segment's zeros written ahead end here
   absl::Status broken_;
   // The checksum seed of this session's frames, random: no bytes but its

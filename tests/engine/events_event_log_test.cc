@@ -101,6 +101,37 @@ TEST_CASE("event log: an acknowledged checkpoint batch is read back whole by a n
   CHECK(absl::IsFailedPrecondition(reader->Append({Created("b")}).status()));
 }
 
+TEST_CASE("event log: relaxed batches are visible at once, to other readers too, and synced once") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  for (int i = 0; i < 5; ++i) {
+    std::string item = "bulk-" + std::to_string(i);
+    absl::StatusOr<AppendResult> r =
+        log->Append({Created(item), SetInt(item, 2, "score", i), StepDone(item, 3)},
+                    Durability::kRelaxed);
+    LAKE_REQUIRE_OK(r);
+    CHECK(r->appended == 3);
+    CHECK(IntField(*log, item, "score") == i);
+  }
+  EventLogStats stats = log->Stats();
+  CHECK(stats.batches_written == 5);
+  CHECK(stats.syncs == 0);
+  // Another process's reader sees them before any sync.
+  LAKE_REQUIRE_OK(reader->Refresh());
+  CHECK(reader->Stats().events == 15);
+  LAKE_REQUIRE_OK(log->Sync());
+  CHECK(log->Stats().syncs == 1);
+  // A retried relaxed batch is absorbed like a durable one.
+  absl::StatusOr<AppendResult> again =
+      log->Append({Created("bulk-0"), SetInt("bulk-0", 2, "score", 0), StepDone("bulk-0", 3)},
+                  Durability::kRelaxed);
+  LAKE_REQUIRE_OK(again);
+  CHECK(again->duplicates == 3);
+  CHECK(absl::IsFailedPrecondition(reader->Sync()));
+}
+
 TEST_CASE("event log: a retried batch is absorbed, not written twice") {
   testing::TempDir dir;
   io::PosixFileSystem fs;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "io/durable_paths.h"
@@ -149,7 +150,26 @@ void FaultInjectionFileSystem::DirectorySynced(const std::string& dir) {
   });
 }
 
-void FaultInjectionFileSystem::Crash() {
+namespace {
+
+// Whether page `page` of `path` reached the disk in the torn crash `seed`
+// (splitmix64 of the three: a fixed, even choice per page).
+bool PageSurvives(uint64_t seed, const std::string& path, uint64_t page) {
+  uint64_t x = seed ^ std::hash<std::string>{}(path) ^ (page * 0x9E3779B97F4A7C15ull);
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return (x & 1) != 0;
+}
+
+}  // namespace
+
+void FaultInjectionFileSystem::Crash() { CrashWith(nullptr); }
+
+void FaultInjectionFileSystem::CrashTorn(uint64_t seed) { CrashWith(&seed); }
+
+void FaultInjectionFileSystem::CrashWith(const uint64_t* torn_seed) {
   std::lock_guard<std::mutex> lock(mu_);
   crashed_ = true;
   // Undo what no directory sync made durable, newest first, keeping the
@@ -190,13 +210,21 @@ void FaultInjectionFileSystem::Crash() {
     }
   }
   pending_.clear();
-  // Overwritten synced bytes get their content back, newest write first.
+  // Overwritten synced bytes get their content back, newest write first
+  // (in a torn crash, only on the pages that did not survive).
   for (const auto& [path, writes] : overwritten_) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) continue;
     for (auto w = writes.rbegin(); w != writes.rend(); ++w) {
-      (void)!::pwrite(fd, w->synced_bytes.data(), w->synced_bytes.size(),
-                      static_cast<off_t>(w->offset));
+      for (uint64_t at = 0; at < w->synced_bytes.size();) {
+        uint64_t offset = w->offset + at;
+        uint64_t page = offset / kPageBytes;
+        uint64_t n = std::min<uint64_t>(w->synced_bytes.size() - at, (page + 1) * kPageBytes - offset);
+        if (torn_seed == nullptr || !PageSurvives(*torn_seed, path, page)) {
+          (void)!::pwrite(fd, w->synced_bytes.data() + at, n, static_cast<off_t>(offset));
+        }
+        at += n;
+      }
     }
     ::close(fd);
   }
@@ -212,9 +240,30 @@ void FaultInjectionFileSystem::Crash() {
     ::close(fd);
   }
   rewritten_.clear();
-  // Then cut every surviving file back to what its last sync made durable.
+  // Then cut every surviving file back to what its last sync made durable
+  // (in a torn crash, to its last page past that which survived, the lost
+  // ones before it zeroed).
   for (const auto& [path, size] : durable_sizes_) {
-    ::truncate(path.c_str(), static_cast<off_t>(size));
+    uint64_t keep = size;
+    struct stat st;
+    if (torn_seed != nullptr && ::stat(path.c_str(), &st) == 0 &&
+        static_cast<uint64_t>(st.st_size) > size) {
+      const uint64_t end = static_cast<uint64_t>(st.st_size);
+      int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      for (uint64_t offset = size; fd >= 0 && offset < end;) {
+        uint64_t page = offset / kPageBytes;
+        uint64_t n = std::min<uint64_t>(end - offset, (page + 1) * kPageBytes - offset);
+        if (PageSurvives(*torn_seed, path, page)) {
+          keep = offset + n;
+        } else {
+          std::string zeros(static_cast<size_t>(n), '\0');
+          (void)!::pwrite(fd, zeros.data(), zeros.size(), static_cast<off_t>(offset));
+        }
+        offset += n;
+      }
+      if (fd >= 0) ::close(fd);
+    }
+    ::truncate(path.c_str(), static_cast<off_t>(keep));
   }
 }
 

@@ -41,6 +41,14 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   FaultInjectionFileSystem(io::FileSystem& base, std::string backup_dir);
 
   void Crash();
+  // The same power loss, but pages reach the disk in any order before a
+  // sync: each 4 KiB page of a file holding bytes no sync covered survives
+  // whole or is lost, independently of the others, as `seed` picks — so a
+  // later write may survive where an earlier one is lost. A lost page keeps
+  // its synced bytes; past the file's synced size it reads as zeros, and
+  // the file ends after its last page past that size that survived (at its
+  // synced size when none did).
+  void CrashTorn(uint64_t seed);
   bool crashed() const;
 
   std::string_view name() const override { return "fault"; }
@@ -71,6 +79,8 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   uint64_t RegisterFile(const std::string& path);
 
  private:
+  static constexpr uint64_t kPageBytes = 4096;
+  void CrashWith(const uint64_t* torn_seed);
   enum class EntryOp { kCreateFile, kCreateDirectory, kRename, kRemove };
   struct PendingEntry {
     EntryOp op;
