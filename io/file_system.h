@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace lake::io {
 
@@ -33,6 +34,9 @@ struct FileInfo {
   int64_t modified_unix_micros = 0;
   uint64_t link_count = 0;  // 0 once the file has been unlinked
 };
+
+// The most pieces one File::PWriteV takes (Linux's IOV_MAX).
+inline constexpr size_t kMaxWritePieces = 1024;
 
 // An open file or directory. Not thread-safe unless stated.
 class File {
@@ -50,6 +54,10 @@ class File {
                                        uint64_t offset) = 0;
   virtual absl::StatusOr<size_t> PWrite(const uint8_t* buf, size_t len,
                                         uint64_t offset) = 0;
+  // One positioned gathering transfer: `pieces` back to back from `offset`
+  // (at most kMaxWritePieces); may be short.
+  virtual absl::StatusOr<size_t> PWriteV(absl::Span<const std::string_view> pieces,
+                                         uint64_t offset) = 0;
   // One sequential read from the current position (pipes, terminals).
   virtual absl::StatusOr<size_t> Read(uint8_t* buf, size_t len) = 0;
 

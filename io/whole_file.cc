@@ -1,6 +1,7 @@
 #include "io/whole_file.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/failpoint.h"
@@ -70,6 +71,29 @@ absl::Status RewriteWholeFileDurably(FileSystem& fs, const std::string& path,
   if (!file.ok()) return file.status();
   if (absl::Status s = WriteSynced(**file, bytes, /*cut_to_length=*/true); !s.ok()) return s;
   return Publish(fs, path, spare_path, published);
+}
+
+absl::Status WriteFullyAt(File& file, absl::Span<const std::string_view> pieces, uint64_t offset) {
+  // Past a short write, what is left of the piece it stopped in goes first.
+  std::vector<std::string_view> left(pieces.begin(), pieces.end());
+  size_t first = 0;
+  while (first < left.size()) {
+    const size_t count = std::min(left.size() - first, kMaxWritePieces);
+    absl::StatusOr<size_t> n = file.PWriteV(absl::MakeConstSpan(left).subspan(first, count), offset);
+    if (!n.ok()) return n.status();
+    if (*n == 0) {
+      return absl::UnknownError(absl::StrCat("a write to ", file.path(), " made no progress"));
+    }
+    offset += *n;
+    for (size_t done = *n; done > 0;) {
+      const size_t take = std::min(done, left[first].size());
+      left[first].remove_prefix(take);
+      done -= take;
+      if (left[first].empty()) ++first;
+    }
+    while (first < left.size() && left[first].empty()) ++first;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ReadWholeFile(FileSystem& fs, const std::string& path,

@@ -61,6 +61,9 @@ absl::Status RewriteWholeFileDurably(FileSystem& fs, const std::string& path,
 // Writes every byte of `bytes` at `offset` (PWrite until done; a write that
 // makes no progress is an error).
 absl::Status WriteFullyAt(File& file, std::string_view bytes, uint64_t offset);
+// The same for `pieces` back to back (PWriteV until done, at most
+// kMaxWritePieces at a time).
+absl::Status WriteFullyAt(File& file, absl::Span<const std::string_view> pieces, uint64_t offset);
 
 // The whole content of `path`, which the caller's writer keeps to at most
 // `max_bytes`: a longer file is DataLoss (damaged), and is never read

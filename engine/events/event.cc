@@ -241,7 +241,9 @@ absl::Status FillDerivedIds(Event& event) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateEvent(const Event& e) {
+absl::Status ValidateEvent(const Event& e) { return ValidateEvent(e, nullptr); }
+
+absl::Status ValidateEvent(const Event& e, const Event* same_item) {
   if (e.schema_version != kEventSchemaVersion) {
     return Bad(e, absl::StrCat("schema_version ", e.schema_version,
                                " is not the supported version ", kEventSchemaVersion));
@@ -249,12 +251,17 @@ absl::Status ValidateEvent(const Event& e) {
   if (ValueOf(kEventTypeNames, EventTypeName(e.event_type)) != e.event_type) {
     return Bad(e, "unknown event_type");
   }
-  if (absl::Status s = ValidateItemIdText(e.item_id); !s.ok()) return s;
-  if (e.root_item_id != RootTextOf(e.item_id)) {
-    return Bad(e, "root_item_id is not derived from item_id");
-  }
-  if (e.parent_item_id != ParentTextOf(e.item_id)) {
-    return Bad(e, "parent_item_id is not derived from item_id");
+  const bool item_checked = same_item != nullptr && same_item->item_id == e.item_id &&
+                            same_item->root_item_id == e.root_item_id &&
+                            same_item->parent_item_id == e.parent_item_id;
+  if (!item_checked) {
+    if (absl::Status s = ValidateItemIdText(e.item_id); !s.ok()) return s;
+    if (e.root_item_id != RootTextOf(e.item_id)) {
+      return Bad(e, "root_item_id is not derived from item_id");
+    }
+    if (e.parent_item_id != ParentTextOf(e.item_id)) {
+      return Bad(e, "parent_item_id is not derived from item_id");
+    }
   }
   if (e.item_seq == 0) return Bad(e, "item_seq is 0 (sequences start at 1)");
   if (!IsDerivedEventId(e)) return Bad(e, "event_id is not the derived id");

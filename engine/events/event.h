@@ -144,6 +144,10 @@ absl::Status FillDerivedIds(Event& event);
 // naming the event (item_id, item_seq) and the column otherwise; a schema
 // version other than 2 is refused, not guessed.
 absl::Status ValidateEvent(const Event& event);
+// The same, where `same_item` (when not null) is an event that passed
+// ValidateEvent: if it has the same item_id, root_item_id and
+// parent_item_id, those are not parsed again (a run of one item's events).
+absl::Status ValidateEvent(const Event& event, const Event* same_item);
 
 }  // namespace lake::events
 

@@ -48,12 +48,14 @@ absl::Status ValidateAndEncode(TaskPool& helper, const std::vector<Event>& batch
       ChunkDone& d = done[c];
       d.thread = thread;
       d.offset = out.size();
+      const Event* previous = nullptr;  // valid, so its item ids need no parse again
       for (size_t i = c * kChunkEvents; i < std::min(n, (c + 1) * kChunkEvents); ++i) {
-        if (absl::Status s = ValidateEventRecord(batch[i]); !s.ok()) {
+        if (absl::Status s = ValidateEventRecord(batch[i], previous); !s.ok()) {
           d.status = s;
           break;
         }
         AppendEventRecord(batch[i], &out);
+        previous = &batch[i];
       }
       d.bytes = out.size() - d.offset;
     }

@@ -34,9 +34,9 @@ uint64_t FrameChecksum(std::string_view header_prefix, absl::Span<const RecordBa
   return XXH3_64bits_digest(state.get());
 }
 
-// Appends a frame of `kind` holding `batches` (version 3).
-void AppendFrameOf(FrameKind kind, absl::Span<const RecordBatch> batches, uint64_t seed,
-                   bool prior_synced, std::string* out) {
+// Appends the header of a frame of `kind` holding `batches` (version 3).
+void AppendFrameHeaderOf(FrameKind kind, absl::Span<const RecordBatch> batches, uint64_t seed,
+                         bool prior_synced, std::string* out) {
   uint32_t records = 0;
   uint64_t payload_bytes = 0;
   for (const RecordBatch& b : batches) {
@@ -44,7 +44,6 @@ void AppendFrameOf(FrameKind kind, absl::Span<const RecordBatch> batches, uint64
     payload_bytes += b.payload.size();
   }
   const size_t start = out->size();
-  out->reserve(start + kFrameHeaderBytes + payload_bytes);
   table::ByteWriter w(out);
   w.Bytes(kFrameMagic);
   w.U32(kFrameFormatVersion);
@@ -55,6 +54,15 @@ void AppendFrameOf(FrameKind kind, absl::Span<const RecordBatch> batches, uint64
   w.U32(records);
   w.U64(payload_bytes);
   w.U64(FrameChecksum(std::string_view(*out).substr(start, kChecksumOffset), batches, seed));
+}
+
+// Appends a frame of `kind` holding `batches` (version 3).
+void AppendFrameOf(FrameKind kind, absl::Span<const RecordBatch> batches, uint64_t seed,
+                   bool prior_synced, std::string* out) {
+  size_t payload_bytes = 0;
+  for (const RecordBatch& b : batches) payload_bytes += b.payload.size();
+  out->reserve(out->size() + kFrameHeaderBytes + payload_bytes);
+  AppendFrameHeaderOf(kind, batches, seed, prior_synced, out);
   for (const RecordBatch& b : batches) out->append(b.payload);
 }
 
@@ -156,6 +164,11 @@ void AppendFrame(FrameKind kind, uint32_t records, std::string_view payload, uin
 void AppendEventsFrame(absl::Span<const RecordBatch> batches, uint64_t seed, std::string* out,
                        bool prior_synced) {
   AppendFrameOf(FrameKind::kEvents, batches, seed, prior_synced, out);
+}
+
+void AppendEventsFrameHeader(absl::Span<const RecordBatch> batches, uint64_t seed,
+                             std::string* out, bool prior_synced) {
+  AppendFrameHeaderOf(FrameKind::kEvents, batches, seed, prior_synced, out);
 }
 
 std::string EncodeSegmentSeal(const SegmentSeal& seal) {

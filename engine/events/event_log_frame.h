@@ -115,6 +115,9 @@ struct RecordBatch {
 // UINT32_MAX.
 void AppendEventsFrame(absl::Span<const RecordBatch> batches, uint64_t seed, std::string* out,
                        bool prior_synced = true);
+// Only that frame's header (the payloads follow it as they are).
+void AppendEventsFrameHeader(absl::Span<const RecordBatch> batches, uint64_t seed,
+                             std::string* out, bool prior_synced = true);
 
 // The seal frame (header and payload, version 3) opening a segment.
 std::string EncodeSegmentSeal(const SegmentSeal& seal);

@@ -269,8 +269,8 @@ absl::Status Damaged(std::string_view why) {
 
 }  // namespace
 
-absl::Status ValidateEventRecord(const Event& event) {
-  if (absl::Status s = ValidateEvent(event); !s.ok()) return s;
+absl::Status ValidateEventRecord(const Event& event, const Event* same_item) {
+  if (absl::Status s = ValidateEvent(event, same_item); !s.ok()) return s;
   RecordChecker checker;
   if (!VisitColumns(checker, event)) {
     return absl::InvalidArgumentError(

@@ -79,8 +79,9 @@ inline constexpr size_t kMaxEventValueBytes = size_t{16} << 20;
 // blob location is canonical (CheckCanonicalLocation) with a uri the
 // reference journal can record, and value_f64 is finite and, unless the
 // value is a float, +0.0 exactly (one spelling per event). InvalidArgument
-// naming the column otherwise.
-absl::Status ValidateEventRecord(const Event& event);
+// naming the column otherwise. `same_item` as for ValidateEvent: an event
+// that passed this check, whose item ids need not be parsed again.
+absl::Status ValidateEventRecord(const Event& event, const Event* same_item = nullptr);
 
 // Appends the record of `event` to `out`. Precondition:
 // ValidateEventRecord(event) is OK (the caller validated it).

@@ -357,14 +357,22 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
       if (absl::Status s = sync(); !s.ok()) return s;
     }
     if (!batches.empty()) {
-      // The group is one frame, so it is all or nothing (event_log_frame.h).
+      // The group is one frame, so it is all or nothing (event_log_frame.h):
+      // its header, then the batches' records where they are, in one write.
       group_frame_.clear();
-      AppendEventsFrame(batches, frame_seed_, &group_frame_, synced_end_ == tail_);
-      const std::string_view bytes = group_frame_;
-      if (absl::Status s = io::WriteFullyAt(*segment_, bytes, tail_); !s.ok()) return s;
-      uint64_t end = tail_ + bytes.size();
+      AppendEventsFrameHeader(batches, frame_seed_, &group_frame_, synced_end_ == tail_);
+      std::vector<std::string_view> pieces;
+      pieces.reserve(batches.size() + 1);
+      pieces.push_back(group_frame_);
+      uint64_t frame_bytes = group_frame_.size();
+      for (const RecordBatch& b : batches) {
+        pieces.push_back(b.payload);
+        frame_bytes += b.payload.size();
+      }
+      if (absl::Status s = io::WriteFullyAt(*segment_, pieces, tail_); !s.ok()) return s;
+      uint64_t end = tail_ + frame_bytes;
       zeroed_end_ = std::max(zeroed_end_, end);
-      if (bytes.size() < kZeroAheadLowBytes && zeroed_end_ - end < kZeroAheadLowBytes) {
+      if (frame_bytes < kZeroAheadLowBytes && zeroed_end_ - end < kZeroAheadLowBytes) {
         if (absl::Status s = ZeroAhead(); !s.ok()) return s;
       }
       tail_ = end;
@@ -376,8 +384,6 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
     }
     return absl::OkStatus();
   }();
-  // A bulk group's buffer is not kept.
-  if (group_frame_.capacity() > kMaxGroupBytes) std::string().swap(group_frame_);
   if (!status.ok()) broken_ = status;
   return status;
 }

@@ -240,7 +240,7 @@ class ShardWriter {
   // The checksum seed of this session's frames, random: no bytes but its
   // own frames (not a frame held in an event's value) pass as one.
   const uint64_t frame_seed_;
-  std::string group_frame_;  // the frame of the group being written, reused
+  std::string group_frame_;  // the frame header of the group being written, reused
 
   // Group commit: queued frames wait in queue_. At most one thread is
   // gathering (waiting for more frames before it leads) or leading

@@ -9,11 +9,13 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "io/errno_status.h"
 #include "io/posix/inline_io_queue.h"
 
@@ -65,6 +67,23 @@ class PosixFile final : public File {
                                 uint64_t offset) override {
     for (;;) {
       ssize_t n = ::pwrite(fd_, buf, len, static_cast<off_t>(offset));
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno != EINTR) return ErrnoStatus(errno, "write", path_);
+    }
+  }
+  absl::StatusOr<size_t> PWriteV(absl::Span<const std::string_view> pieces,
+                                 uint64_t offset) override {
+    iovec iov[kMaxWritePieces];
+    if (pieces.size() > kMaxWritePieces) {
+      return absl::InvalidArgumentError(absl::StrCat("a write of ", pieces.size(), " pieces to ",
+                                                     path_, " (at most ", kMaxWritePieces, ")"));
+    }
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      iov[i].iov_base = const_cast<char*>(pieces[i].data());
+      iov[i].iov_len = pieces[i].size();
+    }
+    for (;;) {
+      ssize_t n = ::pwritev(fd_, iov, static_cast<int>(pieces.size()), static_cast<off_t>(offset));
       if (n >= 0) return static_cast<size_t>(n);
       if (errno != EINTR) return ErrnoStatus(errno, "write", path_);
     }

@@ -75,6 +75,30 @@ TEST_CASE("events event: a mismatched derived id is refused") {
   CHECK(absl::IsInvalidArgument(ValidateEvent(e)));
 }
 
+TEST_CASE("events event: an event of the item just checked is checked all the same but its path") {
+  const Event checked = Finish(Make(EventType::kItemCreated, "r/map:1", 1));
+  LAKE_REQUIRE_OK(ValidateEvent(checked));
+  Event next = Finish(Make(EventType::kItemCreated, "r/map:1", 2));
+  LAKE_CHECK_OK(ValidateEvent(next, &checked));
+  // Derived ids that differ from the checked event's are derived again.
+  Event wrong = next;
+  wrong.root_item_id = "other";
+  CHECK(absl::IsInvalidArgument(ValidateEvent(wrong, &checked)));
+  wrong = next;
+  wrong.parent_item_id = "";
+  CHECK(absl::IsInvalidArgument(ValidateEvent(wrong, &checked)));
+  // Another item is parsed; and everything but the path is still checked.
+  Event bad_path = next;
+  bad_path.item_id = "r/map";  // no index
+  CHECK(absl::IsInvalidArgument(ValidateEvent(bad_path, &checked)));
+  wrong = next;
+  wrong.event_id[0] = wrong.event_id[0] == 'a' ? 'b' : 'a';
+  CHECK(absl::IsInvalidArgument(ValidateEvent(wrong, &checked)));
+  wrong = next;
+  wrong.item_seq = 0;
+  CHECK(absl::IsInvalidArgument(ValidateEvent(wrong, &checked)));
+}
+
 TEST_CASE("events event: schema version other than 2 is refused") {
   Event e = Finish(Make(EventType::kItemCreated));
   e.schema_version = 3;

@@ -37,6 +37,14 @@ class FaultFile final : public io::File {
     if (absl::Status s = fs_.BeforeWrite(id_, offset, len); !s.ok()) return s;
     return base_->PWrite(buf, len, offset);
   }
+  absl::StatusOr<size_t> PWriteV(absl::Span<const std::string_view> pieces,
+                                 uint64_t offset) override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    size_t len = 0;
+    for (std::string_view piece : pieces) len += piece.size();
+    if (absl::Status s = fs_.BeforeWrite(id_, offset, len); !s.ok()) return s;
+    return base_->PWriteV(pieces, offset);
+  }
   absl::StatusOr<size_t> Read(uint8_t* buf, size_t len) override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
     return base_->Read(buf, len);
