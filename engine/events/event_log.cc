@@ -357,9 +357,13 @@ std::string EventLog::TakeSparePayload() {
   return spare;
 }
 
-void EventLog::KeepSparePayload(std::string payload) {
-  if (spare_payloads_.size() < kSparePayloads && payload.capacity() <= kSparePayloadBytes) {
-    spare_payloads_.push_back(std::move(payload));
+void EventLog::KeepSparePayloads(std::string& mine, std::string& helper) {
+  for (std::string* payload : {&mine, &helper}) {
+    // An unused buffer (the helper's of a small batch) is no spare.
+    if (!payload->empty() && spare_payloads_.size() < kSparePayloads &&
+        payload->capacity() <= kSparePayloadBytes) {
+      spare_payloads_.push_back(std::move(*payload));
+    }
   }
 }
 
@@ -392,8 +396,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
   }
   auto keep_spares = [&] {
     absl::MutexLock lock(&mu_);
-    KeepSparePayload(std::move(first_records));
-    KeepSparePayload(std::move(second_records));
+    KeepSparePayloads(first_records, second_records);
   };
   // Each event is validated and encoded in one pass, as if the whole batch
   // were new: a batch holding events the log has is encoded again after
@@ -440,8 +443,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
       for (size_t i = begin; i < end; ++i) {
         absl::StatusOr<bool> dup = IsDuplicate(batch[i], known);
         if (!dup.ok()) {
-          KeepSparePayload(std::move(first_records));
-          KeepSparePayload(std::move(second_records));
+          KeepSparePayloads(first_records, second_records);
           return dup.status();
         }
         duplicate[i] = *dup;
@@ -459,8 +461,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
     }
     batch.erase(batch.begin() + static_cast<ptrdiff_t>(kept), batch.end());
     if (fresh.empty()) {
-      KeepSparePayload(std::move(first_records));
-      KeepSparePayload(std::move(second_records));
+      KeepSparePayloads(first_records, second_records);
       return result;
     }
     for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
@@ -494,8 +495,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
   }
   pieces.clear();
   absl::MutexLock lock(&mu_);
-  KeepSparePayload(std::move(first_records));
-  KeepSparePayload(std::move(second_records));
+  KeepSparePayloads(first_records, second_records);
   for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
     end = RunEnd(fresh, begin);
     auto it = in_flight_.find(fresh[begin].item_id);

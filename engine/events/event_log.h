@@ -148,16 +148,18 @@ class EventLog {
     absl::Span<const Event* const> in_flight;
     const BatchKnown* earlier_in_batch = nullptr;
   };
-  // A spare record buffer (cleared), or a new one; and one kept for later.
+  // A spare record buffer (cleared), or a new one; and an append's two
+  // record buffers (its own and its helper's) kept for later.
   std::string TakeSparePayload() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void KeepSparePayload(std::string payload) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void KeepSparePayloads(std::string& mine, std::string& helper)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   io::FileSystem& fs_;
   const std::string shards_dir_;
   std::unique_ptr<ShardWriter> writer_;
   std::unique_ptr<ShardBlobJournal> blob_journal_;  // with writer_
-  // With writer_: runs the second half of a bulk batch's validation and
-  // encoding (InHalves). Its tasks end before the Append that gave them.
+  // With writer_: takes chunks of a bulk batch's validation and encoding
+  // (ValidateAndEncode). Its tasks end before the Append that gave them.
   std::unique_ptr<TaskPool> helper_;
 
   absl::Mutex refresh_mu_;  // one Refresh at a time, taken before mu_

@@ -244,9 +244,9 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   manifest.table_id = table.table_id;
   manifest.version = base + 1;
   manifest.parent_version = base;
-  const EncodedReferenceDelta* delta = &next.delta;
+  const EncodedReferenceDelta& delta = next.delta;
   manifest.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
-  manifest.reference_delta_sha256 = delta->digest;
+  manifest.reference_delta_sha256 = delta.digest;
   manifest.created_unix_micros = NowMicros();
   absl::StatusOr<std::string> manifest_bytes = EncodeManifest(manifest, known_valid_fragments);
   if (!manifest_bytes.ok()) return manifest_bytes.status();
@@ -263,13 +263,13 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   }
   std::future<absl::Status> delta_written = pool_.Run([&]() {
     absl::StatusOr<std::string> digest =
-        WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *delta);
+        WriteEncodedReferenceDelta(fs_, table_dir, base + 1, delta);
     if (absl::IsAlreadyExists(digest.status())) {
       // A delta of base+1 left by an attempt that never committed.
       if (absl::Status s = RemoveUncommittedReferenceDelta(fs_, table_dir, base + 1); !s.ok()) {
         return s;
       }
-      digest = WriteEncodedReferenceDelta(fs_, table_dir, base + 1, *delta);
+      digest = WriteEncodedReferenceDelta(fs_, table_dir, base + 1, delta);
     }
     return digest.status();
   });
@@ -304,7 +304,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   record.version = base + 1;
   record.parent_version = base;
   record.manifest_path = manifest_path;
-  record.reference_delta_sha256 = delta->digest;
+  record.reference_delta_sha256 = delta.digest;
   record.operation_id = next.operation_id;
   record.committed_unix_micros = NowMicros();
   std::optional<registry::AppendOperationRecord> operation;
