@@ -1,5 +1,6 @@
 // Incremental SHA-256 on OpenSSL EVP (which uses SHA-NI where the CPU has
-// it). The digest algorithm is fetched once per process, not per object.
+// it). The digest algorithm is fetched once per process, not per object;
+// one-shot digests of short inputs skip EVP (sha256.cc).
 #ifndef LAKE_ENGINE_SHA256_H_
 #define LAKE_ENGINE_SHA256_H_
 

@@ -131,11 +131,15 @@ void Canonicalize(std::vector<const Event*>& events) {
   events = std::move(kept);
 }
 
-// The end of the run of events of one item that starts at `begin`.
-size_t RunEnd(const std::vector<Event>& events, size_t begin) {
-  size_t end = begin + 1;
-  while (end < events.size() && events[end].item_id == events[begin].item_id) ++end;
-  return end;
+// Where each run of events of one item ends, in order (the last run ends
+// at events.size()): found once, where an append walks its runs four times.
+std::vector<uint32_t> RunEnds(const std::vector<Event>& events) {
+  std::vector<uint32_t> ends;
+  for (size_t i = 1; i < events.size(); ++i) {
+    if (events[i].item_id != events[i - 1].item_id) ends.push_back(static_cast<uint32_t>(i));
+  }
+  if (!events.empty()) ends.push_back(static_cast<uint32_t>(events.size()));
+  return ends;
 }
 
 // Adds the events of `batch` to `index`, each at the end of its item's.
@@ -219,10 +223,11 @@ absl::Status EventLog::Refresh() {
   absl::MutexLock lock(&mu_);
   if (incremental) {
     for (auto& [item, item_events] : read) {
-      std::vector<const Event*>& known = index_[item];
+      IndexedItem& indexed = IndexedItemOf(item);
+      std::vector<const Event*>& known = *indexed.events;
       known.insert(known.end(), item_events.begin(), item_events.end());
       Canonicalize(known);
-      admission_[item] = SummarizeItem(known);
+      indexed.summary = SummarizeItem(known);
     }
     // Moving a batch keeps its events where they are.
     for (std::vector<Event>& batch : stored) stored_.push_back(std::move(batch));
@@ -230,16 +235,23 @@ absl::Status EventLog::Refresh() {
     IndexBatch(stored.emplace_back(std::move(appended_while_rereading_)), &read);
     appended_while_rereading_.clear();
     for (auto& [item, item_events] : read) Canonicalize(item_events);
+    indexed_.clear();  // before its keys go with the old index_
     index_ = std::move(read);
     stored_ = std::move(stored);
-    admission_.clear();
-    for (const auto& [item, item_events] : index_) {
-      admission_.emplace(item, SummarizeItem(item_events));
+    indexed_.reserve(index_.size());
+    for (auto& [item, item_events] : index_) {
+      indexed_.try_emplace(item, IndexedItem{&item_events, SummarizeItem(item_events)});
     }
   }
   cursors_ = std::move(cursors);
   shard_count_ = shards->size();
   return absl::OkStatus();
+}
+
+EventLog::IndexedItem& EventLog::IndexedItemOf(const std::string& item) {
+  if (auto found = indexed_.find(item); found != indexed_.end()) return found->second;
+  auto node = index_.try_emplace(item).first;
+  return indexed_.try_emplace(node->first, IndexedItem{&node->second, {}}).first->second;
 }
 
 void EventLog::ItemAdmission::Add(const Event& event) {
@@ -410,9 +422,11 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
   AppendResult result;
   // A batch is usually one item's events (a checkpoint), or runs of them
   // (bulk): the index, summary and in-flight events of an item are looked
-  // up once per run of its events (RunEnd), not per event.
+  // up once per run of its events (`runs`: the ends of the runs of `fresh`),
+  // not per event.
   // The events to write: the batch, compacted in place past its duplicates.
   std::vector<Event>& fresh = batch;
+  std::vector<uint32_t> runs;
   {
     absl::MutexLock lock(&mu_);
     // The batch's events by item, so admission is linear in the batch. The
@@ -424,16 +438,17 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
       for (auto it = batch_items_.begin(); it != batch_items_.end();) batch_items_.erase(it++);
     };
     std::vector<bool> duplicate(batch.size());
-    for (size_t begin = 0, end; begin < batch.size(); begin = end) {
-      end = RunEnd(batch, begin);
+    runs = RunEnds(batch);
+    for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
+      end = runs[run];
       const std::string& item_id = batch[begin].item_id;
       auto [item_known, first_run] =
           batch_items_.try_emplace(item_id, static_cast<uint32_t>(batch_known_.size()));
       if (first_run) batch_known_.emplace_back();
       ItemKnown known;
-      if (auto it = index_.find(item_id); it != index_.end()) {
-        known.indexed = &it->second;
-        known.summary = &admission_.find(item_id)->second;
+      if (auto it = indexed_.find(item_id); it != indexed_.end()) {
+        known.indexed = it->second.events;
+        known.summary = &it->second.summary;
       }
       if (auto it = in_flight_.find(item_id); it != in_flight_.end()) {
         known.in_flight = absl::MakeConstSpan(it->second);
@@ -464,8 +479,9 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
       KeepSparePayloads(first_records, second_records);
       return result;
     }
-    for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
-      end = RunEnd(batch, begin);
+    if (result.duplicates != 0) runs = RunEnds(fresh);
+    for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
+      end = runs[run];
       EventPtrs& of_item = in_flight_[fresh[begin].item_id];
       for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
     }
@@ -496,8 +512,8 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
   pieces.clear();
   absl::MutexLock lock(&mu_);
   KeepSparePayloads(first_records, second_records);
-  for (size_t begin = 0, end; begin < fresh.size(); begin = end) {
-    end = RunEnd(fresh, begin);
+  for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
+    end = runs[run];
     auto it = in_flight_.find(fresh[begin].item_id);
     EventPtrs& of_item = it->second;
     of_item.erase(std::remove_if(of_item.begin(), of_item.end(),
@@ -510,11 +526,11 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
   if (!appended.ok()) return appended;
   // The batch is kept whole; moving it keeps its events where they are.
   const std::vector<Event>& kept = stored_.emplace_back(std::move(fresh));
-  for (size_t begin = 0, end; begin < kept.size(); begin = end) {
-    end = RunEnd(kept, begin);
-    auto indexed = index_.try_emplace(kept[begin].item_id).first;
-    std::vector<const Event*>& item = indexed->second;
-    ItemAdmission& summary = admission_[indexed->first];
+  for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
+    end = runs[run];
+    IndexedItem& indexed = IndexedItemOf(kept[begin].item_id);
+    std::vector<const Event*>& item = *indexed.events;
+    ItemAdmission& summary = indexed.summary;
     if (item.capacity() < item.size() + (end - begin)) {
       item.reserve(std::max(item.size() + (end - begin), 2 * item.capacity()));
     }

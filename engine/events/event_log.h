@@ -79,7 +79,9 @@ class EventLog {
   // and it survives this process, but a power loss before the shard's next
   // sync may take it, with every relaxed batch after it (never part of one;
   // never one without those before it). The next durable append, Sync(),
-  // or closing the log syncs it. For bulk loads: many relaxed batches, then
+  // or closing the log syncs it, and once kSyncAheadBytes of relaxed
+  // batches are not durable the shard syncs them in the background while
+  // appends go on (shard_log.h). For bulk loads: many relaxed batches, then
   // Sync() once. A durable batch after relaxed ones costs one sync more.
   absl::StatusOr<AppendResult> Append(std::vector<Event> batch,
                                       Durability durability = Durability::kDurable);
@@ -171,7 +173,17 @@ class EventLog {
   std::deque<std::vector<Event>> stored_ ABSL_GUARDED_BY(mu_);
   // Each item's events in item_seq order, all in stored_.
   EventRefsByItem index_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, ItemAdmission, std::less<>> admission_ ABSL_GUARDED_BY(mu_);  // per index_ item
+  // Each index_ item by a view of its key there (a std::map's keys stay
+  // put): its events in index_ and their summary. One hash lookup finds
+  // what admission and indexing need of an item, where index_ would take a
+  // dozen string compares.
+  struct IndexedItem {
+    std::vector<const Event*>* events = nullptr;
+    ItemAdmission summary;
+  };
+  absl::flat_hash_map<std::string_view, IndexedItem> indexed_ ABSL_GUARDED_BY(mu_);
+  // The entry of `item` in index_ and indexed_, made (empty) when missing.
+  IndexedItem& IndexedItemOf(const std::string& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   size_t shard_count_ ABSL_GUARDED_BY(mu_) = 0;
   // Where each shard was read up to by the last Open/Refresh.
   std::map<std::string, ShardCursor> cursors_ ABSL_GUARDED_BY(mu_);

@@ -1,6 +1,7 @@
 #include "engine/events/shard_log.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -218,6 +219,8 @@ ShardWriter::ShardWriter(io::FileSystem& fs, std::string shard_dir,
       frame_seed_(NewFrameSeed()) {}
 
 ShardWriter::~ShardWriter() {
+  // Its sync is of segment_, which is closed below.
+  if (absl::Status s = FinishSyncAhead(true); !s.ok() && broken_.ok()) broken_ = s;
   if (segment_) {
     if (broken_.ok()) {
       // The zeros written ahead are no longer needed: no session appends to
@@ -320,6 +323,29 @@ absl::Status ShardWriter::ZeroAhead() {
   return absl::OkStatus();
 }
 
+void ShardWriter::StartSyncAhead() {
+  if (!syncer_) syncer_ = std::make_unique<TaskPool>(1);
+  sync_ahead_end_ = tail_;
+  sync_ahead_ = syncer_->Run([this, segment = segment_.get()]() -> absl::Status {
+    if (absl::Status s = segment->Sync(); !s.ok()) return s;
+    if (absl::Status s = LAKE_FAILPOINT(kShardSyncedAhead); !s.ok()) return s;
+    syncs_ahead_.fetch_add(1, std::memory_order_relaxed);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ShardWriter::FinishSyncAhead(bool wait) {
+  if (!sync_ahead_) return absl::OkStatus();
+  if (!wait && sync_ahead_->wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    return absl::OkStatus();
+  }
+  absl::Status synced = sync_ahead_->get();
+  sync_ahead_.reset();
+  if (!synced.ok()) return synced;
+  synced_end_ = std::max(synced_end_, sync_ahead_end_);
+  return absl::OkStatus();
+}
+
 absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
                                      uint64_t* syncs) {
   if (!broken_.ok()) return broken_;
@@ -341,10 +367,12 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
     return absl::OkStatus();
   };
   absl::Status status = [&]() -> absl::Status {
+    if (absl::Status s = FinishSyncAhead(false); !s.ok()) return s;
     if (!batches.empty() && tail_ >= kSegmentRollBytes) {
       // As at a clean close: the zeros ahead are dropped, and what is not
       // durable yet is synced, so the new seal's length of this segment
       // survives a power loss.
+      if (absl::Status s = FinishSyncAhead(true); !s.ok()) return s;
       if (absl::Status s = segment_->Truncate(tail_); !s.ok()) return s;
       if (synced_end_ < tail_) {
         if (absl::Status s = sync(); !s.ok()) return s;
@@ -353,6 +381,10 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
       if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_); !s.ok()) return s;
     }
     // A durable frame follows only durable bytes: it is "prior synced".
+    // (A sync ahead of all of them, in flight, is waited for instead.)
+    if (durable_frame && synced_end_ < tail_ && sync_ahead_ && sync_ahead_end_ == tail_) {
+      if (absl::Status s = FinishSyncAhead(true); !s.ok()) return s;
+    }
     if (durable_frame && synced_end_ < tail_) {
       if (absl::Status s = sync(); !s.ok()) return s;
     }
@@ -378,9 +410,14 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
       tail_ = end;
       if (absl::Status s = LAKE_FAILPOINT(kShardAppendWritten); !s.ok()) return s;
     }
+    if (sync_after && synced_end_ < tail_ && sync_ahead_ && sync_ahead_end_ == tail_) {
+      if (absl::Status s = FinishSyncAhead(true); !s.ok()) return s;  // a Sync, as above
+    }
     if (sync_after && synced_end_ < tail_) {
       if (absl::Status s = sync(); !s.ok()) return s;
       if (absl::Status s = LAKE_FAILPOINT(kShardAppendSynced); !s.ok()) return s;
+    } else if (!sync_after && !sync_ahead_ && tail_ - synced_end_ >= kSyncAheadBytes) {
+      StartSyncAhead();
     }
     return absl::OkStatus();
   }();
@@ -390,7 +427,9 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
 
 ShardWriter::SyncStats ShardWriter::sync_stats() {
   absl::MutexLock lock(&mu_);
-  return sync_stats_;
+  SyncStats stats = sync_stats_;
+  stats.syncs_ahead = syncs_ahead_.load(std::memory_order_relaxed);
+  return stats;
 }
 
 void ShardWriter::JoinAppenders() {

@@ -27,7 +27,12 @@
 //     directory entry is synced too. A relaxed batch is acknowledged once its
 //     frame is written (it survives the process, not yet a power loss); it
 //     becomes durable at the segment's next sync: a durable batch's, Sync(),
-//     a roll to a new segment, or a clean close. Concurrent appends share
+//     a roll to a new segment, a clean close, or a sync ahead — once
+//     kSyncAheadBytes of relaxed frames are not durable, the writer syncs
+//     the segment in the background up to where it was written then, while
+//     appends go on (a sync ahead covers only bytes written before it
+//     began, and its end counts as durable only once it has returned).
+//     Concurrent appends share
 //     one write and one sync (group commit), as one frame: a group is all or
 //     nothing.
 //   - A frame is flagged "prior synced" (event_log_frame.h) exactly when
@@ -41,7 +46,9 @@
 #ifndef LAKE_ENGINE_EVENTS_SHARD_LOG_H_
 #define LAKE_ENGINE_EVENTS_SHARD_LOG_H_
 
+#include <atomic>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +59,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "base/task_pool.h"
 #include "engine/events/event_log_frame.h"
 #include "io/file_system.h"
 
@@ -73,10 +81,18 @@ inline constexpr uint64_t kZeroAheadLowBytes = uint64_t{64} << 10;
 // why); kSegmentZeroAheadBytes is a multiple of it.
 inline constexpr uint64_t kZeroWriteBytes = uint64_t{64} << 10;
 static_assert(kSegmentZeroAheadBytes % kZeroWriteBytes == 0);
+// Relaxed frames are synced ahead (in the background) once this many bytes
+// of them are not durable, so a bulk load's data reaches the disk while the
+// load goes on rather than all at its final sync. Measured on this project's
+// virtual disk, 80 MB of 300 KB appends: the final fdatasync took 55-60 ms
+// alone, 2-4 ms with a sync every 4 MiB behind the writes.
+inline constexpr uint64_t kSyncAheadBytes = uint64_t{4} << 20;
 // Failpoints of an append, in order: the frames are written (not yet
-// synced), then synced (durable, not yet acknowledged).
+// synced), then synced (durable, not yet acknowledged). And of a sync
+// ahead: its sync has returned (its frames durable, not yet counted so).
 inline constexpr std::string_view kShardAppendWritten = "event_shard.written";
 inline constexpr std::string_view kShardAppendSynced = "event_shard.synced";
+inline constexpr std::string_view kShardSyncedAhead = "event_shard.synced_ahead";
 
 // The file name of segment `number`, and the number a name spells.
 std::string SegmentFileName(uint64_t number);
@@ -176,12 +192,13 @@ class ShardWriter {
   // threads that were released by one sync and come back with their next
   // frame share the next sync instead of splitting into cohorts that take
   // turns.
-  // Batches handed to Append and written (`frames`), and the syncs of
-  // appends (fewer than the durable batches when batches were grouped; none
-  // for relaxed ones until a sync).
+  // Batches handed to Append and written (`frames`), the syncs of appends
+  // (fewer than the durable batches when batches were grouped; none for
+  // relaxed ones until a sync), and the syncs ahead that have returned.
   struct SyncStats {
     uint64_t frames = 0;
     uint64_t syncs = 0;
+    uint64_t syncs_ahead = 0;
   };
   SyncStats sync_stats();
 
@@ -222,6 +239,12 @@ class ShardWriter {
   // Writes kSegmentZeroAheadBytes of zeros at the end of the segment's
   // zeros (not synced: the caller's next sync covers them).
   absl::Status ZeroAhead();
+  // Starts a sync ahead of the segment up to tail_ (none may be in flight).
+  void StartSyncAhead();
+  // Ends the sync ahead in flight, if any, once it has returned — waiting
+  // for that when `wait`, else leaving it in flight when it has not: its end
+  // becomes durable (synced_end_), or its error is returned.
+  absl::Status FinishSyncAhead(bool wait);
 
 
   io::FileSystem& fs_;
@@ -241,6 +264,13 @@ class ShardWriter {
   // own frames (not a frame held in an event's value) pass as one.
   const uint64_t frame_seed_;
   std::string group_frame_;  // the frame header of the group being written, reused
+  // The sync ahead in flight (none when empty), of segment_ up to
+  // sync_ahead_end_, on syncer_'s thread (made at the first sync ahead).
+  // Only the leader starts or finishes one; segment_ is not closed while
+  // one is in flight.
+  std::unique_ptr<TaskPool> syncer_;
+  std::optional<std::future<absl::Status>> sync_ahead_;
+  uint64_t sync_ahead_end_ = 0;
 
   // Group commit: queued frames wait in queue_. At most one thread is
   // gathering (waiting for more frames before it leads) or leading
@@ -254,6 +284,7 @@ class ShardWriter {
   bool leader_active_ ABSL_GUARDED_BY(mu_) = false;
   size_t appenders_ ABSL_GUARDED_BY(mu_) = 0;  // joined threads
   SyncStats sync_stats_ ABSL_GUARDED_BY(mu_);
+  std::atomic<uint64_t> syncs_ahead_{0};  // returned, as SyncStats counts them
 };
 
 }  // namespace lake::events

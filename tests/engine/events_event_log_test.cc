@@ -488,7 +488,7 @@ TEST_CASE("event log: threads of one writer share syncs and lose nothing") {
 // refreshed log with a freshly opened one.
 std::vector<std::string> AllEvents(EventLog& log) {
   std::vector<std::string> all;
-  for (const std::string& item : {"a", "b", "c", "r"}) {
+  for (std::string item : {"a", "b", "c", "r"}) {
     absl::StatusOr<std::optional<FoldedItem>> folded = log.Fold(item);
     REQUIRE(folded.ok());
     if (!folded->has_value()) continue;

@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -108,6 +110,14 @@ void FlipByte(const std::string& path, uint64_t offset) {
   c = static_cast<char>(c ^ 0x40);
   f.seekp(static_cast<std::streamoff>(offset));
   f.write(&c, 1);
+}
+
+// Waits for the child `pid`, which must have died of SIGKILL.
+void ExpectKilled(pid_t pid) {
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
 }
 
 // A shards directory whose writers go through a fault-injecting file system
@@ -664,10 +674,7 @@ TEST_CASE("a writer SIGKILLed mid-append loses only the unacknowledged batch") {
       (void)(*w)->AppendDurably("in flight", 1);
       ::_exit(13);
     }
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    REQUIRE(WIFSIGNALED(status));
-    CHECK(WTERMSIG(status) == SIGKILL);
+    ExpectKilled(pid);
     // The killed batch was written in full: without a power loss it may be
     // there. Either way the log reads whole and a new session goes on.
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
@@ -892,9 +899,7 @@ TEST_CASE("relaxed batches survive a SIGKILL, and a clean close makes them durab
     ::kill(::getpid(), SIGKILL);
     ::_exit(13);
   }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFSIGNALED(status));
+  ExpectKilled(pid);
   // Written to the page cache: a killed process loses none of them.
   absl::StatusOr<ShardContents> contents = ReadShard(fs, OnlyShardDir(fs, shards));
   LAKE_REQUIRE_OK(contents);
@@ -934,6 +939,156 @@ TEST_CASE("a roll syncs the relaxed batches of the segment it leaves") {
   REQUIRE(contents->event_frames.size() >= in_first);
   for (size_t i = 0; i < contents->event_frames.size(); ++i) {
     CHECK(contents->event_frames[i].payload[0] == static_cast<char>('a' + i % 26));
+  }
+}
+
+
+// ---- Syncs ahead: relaxed frames synced in the background ----
+
+// Relaxed payloads that reach kSyncAheadBytes with the last of them (their
+// frames included), so the append of the last starts a sync ahead of all.
+std::vector<std::string> PayloadsPastSyncAhead() {
+  const size_t payload_bytes = 512 << 10;
+  std::vector<std::string> out;
+  for (size_t i = 0; out.size() * (payload_bytes + kFrameHeaderBytes) < kSyncAheadBytes; ++i) {
+    out.push_back(std::string(payload_bytes, static_cast<char>('a' + i % 26)));
+  }
+  return out;
+}
+
+// Waits until the writer has counted `want` syncs ahead (false after 60 s).
+bool AwaitSyncsAhead(ShardWriter& w, uint64_t want) {
+  for (int i = 0; i < 60000; ++i) {
+    if (w.sync_stats().syncs_ahead >= want) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+TEST_CASE("relaxed batches past kSyncAheadBytes are synced ahead: a power loss keeps them") {
+  const std::vector<std::string> ahead = PayloadsPastSyncAhead();
+  const std::vector<std::string> after = RelaxedPayloads(8);
+  std::set<size_t> kept_after;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    FaultyShards f;
+    {
+      std::unique_ptr<ShardWriter> w = f.OpenWriter();
+      for (size_t i = 0; i + 1 < ahead.size(); ++i) {
+        LAKE_REQUIRE_OK(w->Append(ahead[i], 1, Durability::kRelaxed));
+      }
+      CHECK(w->sync_stats().syncs_ahead == 0);  // not yet kSyncAheadBytes
+      LAKE_REQUIRE_OK(w->Append(ahead.back(), 1, Durability::kRelaxed));
+      REQUIRE(AwaitSyncsAhead(*w, 1));
+      CHECK(w->sync_stats().syncs == 0);  // no sync of an append's own
+      for (const std::string& p : after) LAKE_REQUIRE_OK(w->Append(p, 1, Durability::kRelaxed));
+      f.fs->CrashTorn(seed);
+    }
+    // Every batch the sync ahead covered, then a prefix of those after it.
+    std::vector<std::string> seen = f.PayloadsOnDisk();
+    REQUIRE(seen.size() >= ahead.size());
+    REQUIRE(seen.size() <= ahead.size() + after.size());
+    for (size_t i = 0; i < seen.size(); ++i) {
+      CHECK(seen[i] == (i < ahead.size() ? ahead[i] : after[i - ahead.size()]));
+    }
+    kept_after.insert(seen.size() - ahead.size());
+  }
+  CHECK(kept_after.size() >= 2);  // the later batches were not synced ahead too
+}
+
+TEST_CASE("a sync ahead's result is taken by the next append: its end durable, its error fatal") {
+  REQUIRE(failpoint::Enabled());
+  const std::vector<std::string> ahead = PayloadsPastSyncAhead();
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  {
+    // Taken: a durable append right after needs one sync, its own (the
+    // relaxed bytes before it are durable), and its frame is flagged so.
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    for (const std::string& p : ahead) LAKE_REQUIRE_OK((*w)->Append(p, 1, Durability::kRelaxed));
+    REQUIRE(AwaitSyncsAhead(**w, 1));
+    LAKE_REQUIRE_OK((*w)->AppendDurably("durable", 1));
+    CHECK((*w)->sync_stats().syncs == 1);
+  }
+  absl::StatusOr<ShardContents> contents = ReadShard(fs, OnlyShardDir(fs, shards));
+  LAKE_REQUIRE_OK(contents);
+  REQUIRE(contents->event_frames.size() == ahead.size() + 1);
+  CHECK(contents->event_frames.back().prior_synced);
+  CHECK_FALSE(contents->event_frames[1].prior_synced);
+
+  // An error of a sync ahead (as of an fdatasync that failed) breaks the
+  // writer: what it had acknowledged may not be durable.
+  std::atomic<bool> failed{false};
+  failpoint::Set(kShardSyncedAhead, failpoint::Action::kCallback, [&] {
+    failed = true;
+    return absl::DataLossError("sync ahead failed");
+  });
+  {
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    for (const std::string& p : ahead) LAKE_REQUIRE_OK((*w)->Append(p, 1, Durability::kRelaxed));
+    for (int i = 0; i < 60000 && !failed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(failed);
+    absl::Status next = (*w)->Append("refused", 1, Durability::kRelaxed);
+    CHECK(absl::IsDataLoss(next));
+    CHECK(absl::IsDataLoss((*w)->Sync()));
+    CHECK((*w)->sync_stats().syncs_ahead == 0);
+  }
+  failpoint::ClearAll();
+  // A new session recovers every acknowledged batch (no power was lost).
+  absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+  LAKE_REQUIRE_OK(w);
+  CHECK(Payloads((*w)->recovered()).size() == 2 * ahead.size() + 1);
+}
+
+TEST_CASE("a writer SIGKILLed as its sync ahead returns, or losing power then, keeps its batches") {
+  REQUIRE(failpoint::Enabled());
+  const std::vector<std::string> ahead = PayloadsPastSyncAhead();
+  {
+    testing::TempDir dir;
+    io::PosixFileSystem fs;
+    std::string shards = dir.Join("shards");
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      failpoint::Set(kShardSyncedAhead, failpoint::Action::kKill);
+      absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+      if (!w.ok()) ::_exit(10);
+      for (const std::string& p : ahead) {
+        if (!(*w)->Append(p, 1, Durability::kRelaxed).ok()) ::_exit(11);
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(60));
+      ::_exit(13);
+    }
+    ExpectKilled(pid);
+    absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+    LAKE_REQUIRE_OK(w);
+    CHECK(Payloads((*w)->recovered()) == ahead);
+    LAKE_REQUIRE_OK((*w)->AppendDurably("next", 1));
+  }
+  // The power lost as the sync ahead returns: what it covered is durable.
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    CAPTURE(seed);
+    FaultyShards f;
+    std::atomic<bool> crashed{false};
+    failpoint::Set(kShardSyncedAhead, failpoint::Action::kCallback, [&] {
+      f.fs->CrashTorn(seed);
+      crashed = true;
+      return absl::UnavailableError("power lost");
+    });
+    {
+      std::unique_ptr<ShardWriter> w = f.OpenWriter();
+      for (const std::string& p : ahead) LAKE_REQUIRE_OK(w->Append(p, 1, Durability::kRelaxed));
+      for (int i = 0; i < 60000 && !crashed; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      REQUIRE(crashed);
+      CHECK_FALSE(w->Append("after", 1, Durability::kRelaxed).ok());
+    }
+    failpoint::ClearAll();
+    CHECK(f.PayloadsOnDisk() == ahead);
   }
 }
 

@@ -51,15 +51,17 @@ class FaultFile final : public io::File {
   }
   absl::Status Sync() override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
-    if (absl::Status s = base_->Sync(); !s.ok()) return s;
-    std::string current = fs_.CurrentPath(id_);
     if (directory_) {
-      fs_.DirectorySynced(current);
-    } else {
-      absl::StatusOr<io::FileInfo> info = base_->Stat();
-      if (!info.ok()) return info.status();
-      fs_.FileSynced(current, info->size);
+      if (absl::Status s = base_->Sync(); !s.ok()) return s;
+      fs_.DirectorySynced(fs_.CurrentPath(id_));
+      return absl::OkStatus();
     }
+    // What the sync covers is what was written before it began.
+    const uint64_t mark = fs_.FileSyncBegins();
+    absl::StatusOr<io::FileInfo> info = base_->Stat();
+    if (!info.ok()) return info.status();
+    if (absl::Status s = base_->Sync(); !s.ok()) return s;
+    fs_.FileSynced(fs_.CurrentPath(id_), info->size, mark);
     return absl::OkStatus();
   }
   absl::Status Truncate(uint64_t size) override {
@@ -119,12 +121,24 @@ std::string FaultInjectionFileSystem::CurrentPath(uint64_t file_id) const {
   return it == file_paths_.end() ? std::string() : it->second;
 }
 
-void FaultInjectionFileSystem::FileSynced(const std::string& path, uint64_t size) {
+uint64_t FaultInjectionFileSystem::FileSyncBegins() {
   std::lock_guard<std::mutex> lock(mu_);
+  return ++next_mark_;
+}
+
+void FaultInjectionFileSystem::FileSynced(const std::string& path, uint64_t size,
+                                          uint64_t mark) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t& latest = synced_marks_[path];
+  if (mark < latest) return;
+  latest = mark;
   auto it = durable_sizes_.find(path);
   if (it != durable_sizes_.end()) it->second = size;
   rewritten_.erase(path);
-  overwritten_.erase(path);
+  if (auto kept = overwritten_.find(path); kept != overwritten_.end()) {
+    std::erase_if(kept->second, [&](const Overwritten& o) { return o.mark < mark; });
+    if (kept->second.empty()) overwritten_.erase(kept);
+  }
 }
 
 absl::Status FaultInjectionFileSystem::BeforeWrite(uint64_t file_id, uint64_t offset,
@@ -143,7 +157,7 @@ absl::Status FaultInjectionFileSystem::BeforeWrite(uint64_t file_id, uint64_t of
   if (n < 0) return absl::UnknownError(absl::StrCat("read ", path->second, " to keep its bytes"));
   // Shorter when the writer cut the file below its durable size.
   synced.resize(static_cast<size_t>(n));
-  overwritten_[path->second].push_back({offset, std::move(synced)});
+  overwritten_[path->second].push_back({offset, std::move(synced), next_mark_});
   return absl::OkStatus();
 }
 

@@ -69,7 +69,12 @@ class FaultInjectionFileSystem final : public io::FileSystem {
 
   // Called by the files it hands out.
   absl::Status CheckAlive() const;
-  void FileSynced(const std::string& path, uint64_t size);
+  // A sync of a file begins (the mark to hand to FileSynced), and has
+  // returned: it covers what was written before it began — `size` bytes,
+  // and the synced bytes overwritten before the mark. (A write racing with
+  // it from another thread stays undone by a crash: the worst case.)
+  uint64_t FileSyncBegins();
+  void FileSynced(const std::string& path, uint64_t size, uint64_t mark);
   // Before the file open as `file_id` writes [offset, offset + len): keeps
   // the synced bytes that write overwrites, so a crash can put them back.
   absl::Status BeforeWrite(uint64_t file_id, uint64_t offset, size_t len);
@@ -101,7 +106,12 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   struct Overwritten {
     uint64_t offset;
     std::string synced_bytes;
+    uint64_t mark;  // FileSyncBegins' count when it was kept
   };
+  uint64_t next_mark_ = 0;
+  // path → the mark of the latest-begun sync that has returned (an earlier
+  // sync returning after it covers less, and changes nothing).
+  std::map<std::string, uint64_t> synced_marks_;
   // path → synced bytes overwritten since the last sync, oldest first.
   std::map<std::string, std::vector<Overwritten>> overwritten_;
   std::vector<PendingEntry> pending_;               // oldest first
