@@ -26,57 +26,79 @@ constexpr size_t kParallelEvents = 256;
 // and reads events another core wrote).
 constexpr size_t kChunkEvents = 32;
 
-// Validates every event of `batch` and encodes each into the records of
-// the thread that took its chunk (*outs[0] this thread's, *outs[1] the
-// helper's), as `pieces`: one per chunk, in order, viewing those buffers.
-// The error is that of the first invalid event (the chunks after an
-// invalid one are still done, so which is first does not depend on timing).
-absl::Status ValidateAndEncode(TaskPool& helper, const std::vector<Event>& batch,
-                               std::string* outs[2], std::vector<RecordBatch>* pieces) {
-  const size_t n = batch.size();
-  const size_t chunks = (n + kChunkEvents - 1) / kChunkEvents;
+// Validates every event of a batch and encodes each into the records of
+// the thread that took its chunk (*outs[0] the caller's, *outs[1] the
+// helper's). The helper starts on its chunks at once (for a batch of
+// kParallelEvents or more) and the caller takes its share in Finish, so the
+// caller can admit the batch in between. The batch must not change until
+// Finish returns.
+class BatchEncoder {
+ public:
+  BatchEncoder(TaskPool& helper, const std::vector<Event>& batch, std::string* outs[2])
+      : batch_(batch),
+        outs_{outs[0], outs[1]},
+        chunks_((batch.size() + kChunkEvents - 1) / kChunkEvents),
+        done_(chunks_) {
+    if (batch.size() >= kParallelEvents) helped_ = helper.Run([this] { Work(1); });
+  }
+  ~BatchEncoder() {
+    if (helped_.valid()) helped_.wait();  // the helper's task uses *this
+  }
+  BatchEncoder(const BatchEncoder&) = delete;
+  BatchEncoder& operator=(const BatchEncoder&) = delete;
+
+  // The records as `pieces`, one per chunk, in order, viewing the buffers;
+  // or the error of the first invalid event (the chunks after an invalid one
+  // are still done, so which is first does not depend on timing).
+  absl::Status Finish(std::vector<RecordBatch>* pieces) {
+    Work(0);
+    if (helped_.valid()) helped_.get();
+    pieces->clear();
+    const size_t n = batch_.size();
+    for (size_t c = 0; c < chunks_; ++c) {
+      if (!done_[c].status.ok()) return done_[c].status;
+      const uint32_t records =
+          static_cast<uint32_t>(std::min(n, (c + 1) * kChunkEvents) - c * kChunkEvents);
+      pieces->push_back(RecordBatch{records, std::string_view(*outs_[done_[c].thread])
+                                                 .substr(done_[c].offset, done_[c].bytes)});
+    }
+    return absl::OkStatus();
+  }
+
+ private:
   struct ChunkDone {
     int thread = 0;
     size_t offset = 0, bytes = 0;
     absl::Status status;
   };
-  std::vector<ChunkDone> done(chunks);
-  std::atomic<size_t> next_chunk{0};
-  auto work = [&](int thread) {
-    std::string& out = *outs[thread];
-    for (size_t c; (c = next_chunk.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
-      ChunkDone& d = done[c];
+
+  void Work(int thread) {
+    std::string& out = *outs_[thread];
+    const size_t n = batch_.size();
+    for (size_t c; (c = next_chunk_.fetch_add(1, std::memory_order_relaxed)) < chunks_;) {
+      ChunkDone& d = done_[c];
       d.thread = thread;
       d.offset = out.size();
       const Event* previous = nullptr;  // valid, so its item ids need no parse again
       for (size_t i = c * kChunkEvents; i < std::min(n, (c + 1) * kChunkEvents); ++i) {
-        if (absl::Status s = ValidateEventRecord(batch[i], previous); !s.ok()) {
+        if (absl::Status s = ValidateEventRecord(batch_[i], previous); !s.ok()) {
           d.status = s;
           break;
         }
-        AppendEventRecord(batch[i], &out);
-        previous = &batch[i];
+        AppendEventRecord(batch_[i], &out);
+        previous = &batch_[i];
       }
       d.bytes = out.size() - d.offset;
     }
-  };
-  if (n < kParallelEvents) {
-    work(0);
-  } else {
-    std::future<void> helped = helper.Run([&work] { work(1); });
-    work(0);
-    helped.get();
   }
-  pieces->clear();
-  for (size_t c = 0; c < chunks; ++c) {
-    if (!done[c].status.ok()) return done[c].status;
-    const uint32_t records =
-        static_cast<uint32_t>(std::min(n, (c + 1) * kChunkEvents) - c * kChunkEvents);
-    pieces->push_back(RecordBatch{
-        records, std::string_view(*outs[done[c].thread]).substr(done[c].offset, done[c].bytes)});
-  }
-  return absl::OkStatus();
-}
+
+  const std::vector<Event>& batch_;
+  std::string* const outs_[2];
+  const size_t chunks_;
+  std::vector<ChunkDone> done_;
+  std::atomic<size_t> next_chunk_{0};
+  std::future<void> helped_;
+};
 
 absl::Status Refused(const Event& e, std::string_view what, std::string_view why) {
   return absl::AbortedError(absl::StrCat(std::string(what), ": item \"", e.item_id.substr(0, 200),
@@ -391,6 +413,64 @@ void EventLog::BatchKnown::Add(const Event& e) {
   }
 }
 
+absl::Status EventLog::Admit(const std::vector<Event>& batch, const std::vector<uint32_t>& runs,
+                             std::vector<bool>* duplicate) {
+  // The batch's events by item, so admission is linear in the batch. The
+  // tables are the log's, kept between appends (emptied as each ends), so
+  // their memory is warm and never allocated again.
+  batch_known_.clear();
+  // Emptied entry by entry: clear() would free a table of over 127 slots.
+  absl::Cleanup forget_items = [this] {
+    for (auto it = batch_items_.begin(); it != batch_items_.end();) batch_items_.erase(it++);
+  };
+  for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
+    end = runs[run];
+    const std::string& item_id = batch[begin].item_id;
+    auto [item_known, first_run] =
+        batch_items_.try_emplace(item_id, static_cast<uint32_t>(batch_known_.size()));
+    if (first_run) batch_known_.emplace_back();
+    ItemKnown known;
+    if (auto it = indexed_.find(item_id); it != indexed_.end()) {
+      known.indexed = it->second.events;
+      known.summary = &it->second.summary;
+    }
+    if (auto it = in_flight_.find(item_id); it != in_flight_.end()) {
+      known.in_flight = absl::MakeConstSpan(it->second);
+    }
+    BatchKnown& of_item = batch_known_[item_known->second];
+    known.earlier_in_batch = &of_item;
+    for (size_t i = begin; i < end; ++i) {
+      absl::StatusOr<bool> dup = IsDuplicate(batch[i], known);
+      if (!dup.ok()) return dup.status();
+      (*duplicate)[i] = *dup;
+      if (!*dup) of_item.Add(batch[i]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+void EventLog::AddInFlight(const std::vector<Event>& fresh, const std::vector<uint32_t>& runs) {
+  for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
+    end = runs[run];
+    EventPtrs& of_item = in_flight_[fresh[begin].item_id];
+    for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
+  }
+}
+
+void EventLog::ForgetInFlight(const std::vector<Event>& fresh, const std::vector<uint32_t>& runs) {
+  for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
+    end = runs[run];
+    auto it = in_flight_.find(fresh[begin].item_id);
+    EventPtrs& of_item = it->second;
+    of_item.erase(std::remove_if(of_item.begin(), of_item.end(),
+                                 [&](const Event* k) {
+                                   return k >= &fresh[begin] && k < &fresh[0] + end;
+                                 }),
+                  of_item.end());
+    if (of_item.empty()) in_flight_.erase(it);
+  }
+}
+
 absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durability durability) {
   if (!writer_) {
     return absl::FailedPreconditionError("this event log is open read-only: appends need a writer");
@@ -406,64 +486,46 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
     first_records = TakeSparePayload();
     if (batch.size() >= kParallelEvents) second_records = TakeSparePayload();
   }
-  auto keep_spares = [&] {
-    absl::MutexLock lock(&mu_);
-    KeepSparePayloads(first_records, second_records);
-  };
   // Each event is validated and encoded in one pass, as if the whole batch
   // were new: a batch holding events the log has is encoded again after
-  // admission (rare: a retried batch).
+  // admission (rare: a retried batch). The helper starts on a bulk batch's
+  // chunks while this thread admits the batch, then both finish them.
   std::string* outs[2] = {&first_records, &second_records};
-  std::vector<RecordBatch> pieces;
-  if (absl::Status s = ValidateAndEncode(*helper_, batch, outs, &pieces); !s.ok()) {
-    keep_spares();
-    return s;
-  }
+  BatchEncoder encoder(*helper_, batch, outs);
   AppendResult result;
   // A batch is usually one item's events (a checkpoint), or runs of them
   // (bulk): the index, summary and in-flight events of an item are looked
   // up once per run of its events (`runs`: the ends of the runs of `fresh`),
   // not per event.
-  // The events to write: the batch, compacted in place past its duplicates.
-  std::vector<Event>& fresh = batch;
-  std::vector<uint32_t> runs;
+  std::vector<uint32_t> runs = RunEnds(batch);
+  std::vector<bool> duplicate(batch.size());
+  absl::Status admitted;
+  bool in_flight = false;  // the batch's events are in in_flight_
   {
     absl::MutexLock lock(&mu_);
-    // The batch's events by item, so admission is linear in the batch. The
-    // tables are the log's, kept between appends (emptied as each ends), so
-    // their memory is warm and never allocated again.
-    batch_known_.clear();
-    // Emptied entry by entry: clear() would free a table of over 127 slots.
-    absl::Cleanup forget_items = [this] {
-      for (auto it = batch_items_.begin(); it != batch_items_.end();) batch_items_.erase(it++);
-    };
-    std::vector<bool> duplicate(batch.size());
-    runs = RunEnds(batch);
-    for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
-      end = runs[run];
-      const std::string& item_id = batch[begin].item_id;
-      auto [item_known, first_run] =
-          batch_items_.try_emplace(item_id, static_cast<uint32_t>(batch_known_.size()));
-      if (first_run) batch_known_.emplace_back();
-      ItemKnown known;
-      if (auto it = indexed_.find(item_id); it != indexed_.end()) {
-        known.indexed = it->second.events;
-        known.summary = &it->second.summary;
-      }
-      if (auto it = in_flight_.find(item_id); it != in_flight_.end()) {
-        known.in_flight = absl::MakeConstSpan(it->second);
-      }
-      BatchKnown& of_item = batch_known_[item_known->second];
-      known.earlier_in_batch = &of_item;
-      for (size_t i = begin; i < end; ++i) {
-        absl::StatusOr<bool> dup = IsDuplicate(batch[i], known);
-        if (!dup.ok()) {
-          KeepSparePayloads(first_records, second_records);
-          return dup.status();
-        }
-        duplicate[i] = *dup;
-        if (!*dup) of_item.Add(batch[i]);
-      }
+    admitted = Admit(batch, runs, &duplicate);
+    if (admitted.ok() && std::find(duplicate.begin(), duplicate.end(), true) == duplicate.end()) {
+      AddInFlight(batch, runs);
+      in_flight = true;
+    }
+  }
+  std::vector<RecordBatch> pieces;
+  absl::Status valid = encoder.Finish(&pieces);
+  if (!valid.ok() || !admitted.ok()) {
+    absl::MutexLock lock(&mu_);
+    if (in_flight) ForgetInFlight(batch, runs);
+    KeepSparePayloads(first_records, second_records);
+    return !valid.ok() ? valid : admitted;  // an invalid batch is refused as such
+  }
+  // The events to write: the batch, compacted in place past its duplicates.
+  std::vector<Event>& fresh = batch;
+  if (!in_flight) {
+    // Some are duplicates: admitted again, as what the log holds may have
+    // changed since, with their compaction in the same critical section.
+    absl::MutexLock lock(&mu_);
+    if (absl::Status again = Admit(batch, runs, &duplicate); !again.ok()) {
+      KeepSparePayloads(first_records, second_records);
+      return again;
     }
     size_t kept = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -480,11 +542,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
       return result;
     }
     if (result.duplicates != 0) runs = RunEnds(fresh);
-    for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
-      end = runs[run];
-      EventPtrs& of_item = in_flight_[fresh[begin].item_id];
-      for (size_t i = begin; i < end; ++i) of_item.push_back(&fresh[i]);
-    }
+    AddInFlight(fresh, runs);
   }
   // The records to write: the pieces encoded above, or the events left
   // after the duplicates encoded again.
@@ -512,17 +570,7 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
   pieces.clear();
   absl::MutexLock lock(&mu_);
   KeepSparePayloads(first_records, second_records);
-  for (size_t run = 0, begin = 0, end; run < runs.size(); ++run, begin = end) {
-    end = runs[run];
-    auto it = in_flight_.find(fresh[begin].item_id);
-    EventPtrs& of_item = it->second;
-    of_item.erase(std::remove_if(of_item.begin(), of_item.end(),
-                                 [&](const Event* k) {
-                                   return k >= &fresh[begin] && k < &fresh[0] + end;
-                                 }),
-                  of_item.end());
-    if (of_item.empty()) in_flight_.erase(it);
-  }
+  ForgetInFlight(fresh, runs);
   if (!appended.ok()) return appended;
   // The batch is kept whole; moving it keeps its events where they are.
   const std::vector<Event>& kept = stored_.emplace_back(std::move(fresh));

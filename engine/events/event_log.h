@@ -150,6 +150,17 @@ class EventLog {
     absl::Span<const Event* const> in_flight;
     const BatchKnown* earlier_in_batch = nullptr;
   };
+  // Admission of `batch` (its runs of items ending at `runs`) against the
+  // index, the batches in flight and its own earlier events: each event's
+  // verdict in *duplicate (true: the log holds it), or Aborted for a
+  // refusal.
+  absl::Status Admit(const std::vector<Event>& batch, const std::vector<uint32_t>& runs,
+                     std::vector<bool>* duplicate) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds the events of an admitted batch to in_flight_, and takes them out.
+  void AddInFlight(const std::vector<Event>& fresh, const std::vector<uint32_t>& runs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ForgetInFlight(const std::vector<Event>& fresh, const std::vector<uint32_t>& runs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A spare record buffer (cleared), or a new one; and an append's two
   // record buffers (its own and its helper's) kept for later.
   std::string TakeSparePayload() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -161,7 +172,7 @@ class EventLog {
   std::unique_ptr<ShardWriter> writer_;
   std::unique_ptr<ShardBlobJournal> blob_journal_;  // with writer_
   // With writer_: takes chunks of a bulk batch's validation and encoding
-  // (ValidateAndEncode). Its tasks end before the Append that gave them.
+  // (BatchEncoder). Its tasks end before the Append that gave them.
   std::unique_ptr<TaskPool> helper_;
 
   absl::Mutex refresh_mu_;  // one Refresh at a time, taken before mu_
