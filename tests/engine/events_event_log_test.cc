@@ -421,6 +421,47 @@ TEST_CASE("event log: a bulk batch (validated and encoded in two halves) is all 
   }
 }
 
+TEST_CASE("event log: a bulk batch admitted while validated: invalid first, duplicates absorbed") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  auto items = [](const char* prefix, int n) {
+    std::vector<Event> events;
+    for (int item = 0; item < n; ++item) {
+      std::string id = absl::StrCat(prefix, item);
+      events.push_back(Created(id));
+      events.push_back(SetInt(id, 2, "score", item));
+      events.push_back(StepDone(id, 3));
+    }
+    return events;
+  };
+  const std::vector<Event> first = items("bulk-", 200);
+  std::unique_ptr<EventLog> log = OpenLog(fs, dir.path(), true);
+  LAKE_REQUIRE_OK(log->Append(first));
+  std::vector<Event> more = items("more-", 100);
+  // A fencing violation (another score at bulk-5's item_seq 2) and an
+  // invalid event in one bulk batch: refused as invalid, nothing written.
+  std::vector<Event> both = more;
+  both.push_back(SetInt("bulk-5", 2, "score", 999));
+  both[7].event_id = std::string(64, '0');
+  CHECK(absl::IsInvalidArgument(log->Append(both).status()));
+  both[7] = more[7];
+  CHECK(absl::IsAborted(log->Append(both).status()));
+  CHECK(log->Stats().events == 600);
+  // A retried bulk batch with new events after it: the old absorbed, the
+  // new appended (the refusals above left nothing in flight).
+  std::vector<Event> retried = first;
+  retried.insert(retried.end(), more.begin(), more.end());
+  absl::StatusOr<AppendResult> r = log->Append(retried);
+  LAKE_REQUIRE_OK(r);
+  CHECK(r->duplicates == 600);
+  CHECK(r->appended == 300);
+  log.reset();
+  std::unique_ptr<EventLog> reader = OpenLog(fs, dir.path(), false);
+  CHECK(reader->Stats().events == 900);
+  CHECK(IntField(*reader, "bulk-5", "score") == 5);
+  CHECK(IntField(*reader, "more-99", "score") == 99);
+}
+
 TEST_CASE("event log: two writer processes at once; every reader sees the union") {
   testing::TempDir dir;
   io::PosixFileSystem fs;
