@@ -281,7 +281,7 @@ absl::StatusOr<std::unique_ptr<ShardWriter>> ShardWriter::Open(io::FileSystem& f
 }
 
 absl::Status ShardWriter::StartSegment(uint64_t number, bool rewrite,
-                                       uint64_t previous_valid_bytes) {
+                                       uint64_t previous_valid_bytes, bool zero_ahead) {
   segment_number_ = number;
   std::string path = SegmentPath(shard_dir_, number);
   absl::StatusOr<std::unique_ptr<io::File>> file =
@@ -297,7 +297,9 @@ absl::Status ShardWriter::StartSegment(uint64_t number, bool rewrite,
   tail_ = seal.size();
   synced_end_ = 0;
   zeroed_end_ = tail_;
-  if (absl::Status s = ZeroAhead(); !s.ok()) return s;
+  if (zero_ahead) {
+    if (absl::Status s = ZeroAhead(); !s.ok()) return s;
+  }
   if (absl::Status s = segment_->Sync(); !s.ok()) return s;
   synced_end_ = tail_;
   if (!rewrite) {
@@ -354,7 +356,9 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
   bool durable_frame = false, sync_after = false;
   std::vector<RecordBatch> batches;
   batches.reserve(group.size());
+  uint64_t group_bytes = 0;
   for (const PendingAppend* p : group) {
+    group_bytes += p->bytes;
     sync_after = sync_after || p->durable;
     if (!p->has_frame) continue;
     durable_frame = durable_frame || p->durable;
@@ -378,7 +382,12 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
         if (absl::Status s = sync(); !s.ok()) return s;
       }
       if (absl::Status s = segment_->Close(); !s.ok()) return s;
-      if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_); !s.ok()) return s;
+      // A bulk group goes past the zeros anyway: writing and syncing them
+      // now would only delay it (the first small group writes them).
+      const bool small_group = group_bytes < kZeroAheadLowBytes;
+      if (absl::Status s = StartSegment(segment_number_ + 1, false, tail_, small_group); !s.ok()) {
+        return s;
+      }
     }
     // A durable frame follows only durable bytes: it is "prior synced".
     // (A sync ahead of all of them, in flight, is waited for instead.)

@@ -16,7 +16,9 @@
 //     longer scans is damage (DataLoss). (Segments of frame format version
 //     1 have no seed, and segment 1 no seal.)
 //   - Past its last frame the segment being written holds zeros its writer
-//     wrote ahead (or a crashed session's torn tail, then zeros): small
+//     wrote ahead, if any (or a crashed session's torn tail, then zeros;
+//     a segment a bulk group rolled to gets zeros at its first small
+//     group): small
 //     appends overwrite zeros in blocks already written, so their fdatasync
 //     writes those blocks alone, not the file's new size and block
 //     allocation too. A scan reads zeros as the end of the frames. A writer
@@ -228,8 +230,10 @@ class ShardWriter {
   ShardWriter(io::FileSystem& fs, std::string shard_dir, std::unique_ptr<io::File> lock,
               ShardContents recovered);
   // Makes segment `number` the one appended to: created, or (`rewrite`)
-  // an existing one cut to empty; sealed; durable.
-  absl::Status StartSegment(uint64_t number, bool rewrite, uint64_t previous_valid_bytes);
+  // an existing one cut to empty; sealed, with zeros written ahead unless
+  // `zero_ahead` is false (a roll by a group too large for them); durable.
+  absl::Status StartSegment(uint64_t number, bool rewrite, uint64_t previous_valid_bytes,
+                            bool zero_ahead = true);
   // Queues `pending` and waits until a leader (maybe this thread) has
   // written it (WriteGroup).
   absl::Status Submit(PendingAppend& pending);

@@ -943,6 +943,32 @@ TEST_CASE("a roll syncs the relaxed batches of the segment it leaves") {
 }
 
 
+TEST_CASE("a roll by a bulk group writes no zeros ahead; the first small group does") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::string shards = dir.Join("shards");
+  absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
+  LAKE_REQUIRE_OK(w);
+  const std::string second = (*w)->shard_dir() + "/" + SegmentFileName(2);
+  const std::string payload(1 << 20, 'b');
+  size_t appends = 0;
+  while (!std::filesystem::exists(second)) {
+    REQUIRE(appends < kSegmentRollBytes / payload.size() + 2);
+    LAKE_REQUIRE_OK((*w)->Append(payload, 1, Durability::kRelaxed));
+    ++appends;
+  }
+  // The seal and the group that rolled: no zeros after them.
+  CHECK(std::filesystem::file_size(second) < payload.size() + kZeroAheadLowBytes);
+  LAKE_REQUIRE_OK((*w)->AppendDurably("small", 1));
+  CHECK(std::filesystem::file_size(second) >= payload.size() + kSegmentZeroAheadBytes);
+  w->reset();
+  absl::StatusOr<ShardContents> contents = ReadShard(fs, OnlyShardDir(fs, shards));
+  LAKE_REQUIRE_OK(contents);
+  std::vector<std::string> seen = Payloads(*contents);
+  REQUIRE(seen.size() == appends + 1);
+  CHECK(seen.back() == "small");
+}
+
 // ---- Syncs ahead: relaxed frames synced in the background ----
 
 // Relaxed payloads that reach kSyncAheadBytes with the last of them (their
