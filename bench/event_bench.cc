@@ -39,6 +39,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -552,9 +553,14 @@ struct Rates {
 // (a) and (c): one thread, one batch after another. Batches are built
 // outside the timed region (the same events for both sides). With relaxed
 // lake appends, the timing ends with the Sync that makes them all durable.
+// The batches are written in `rounds` rounds, each lake's share and then
+// SQLite's same share, with `before_round` (if any) run before each: (a)
+// probes the fsync floor there, so that lake, SQLite and the floor are
+// measured at the same moments of a disk whose sync rate drifts.
 Rates SingleWriter(EventLog& log, const std::string& sqlite_path, const char* synchronous,
                    const std::vector<Checkpoint>& checkpoints, size_t per_batch,
-                   lake::events::Durability durability) {
+                   lake::events::Durability durability, size_t rounds = 1,
+                   const std::function<void()>& before_round = {}) {
   // Every batch is built before the clock starts, so the appends run back
   // to back as the fsync floor's probe does: a pause between syncs (the
   // harness building the next batch) makes this virtual disk's next sync
@@ -567,25 +573,32 @@ Rates SingleWriter(EventLog& log, const std::string& sqlite_path, const char* sy
     return batches;
   };
   size_t events = 0;
-  std::vector<Batch> batches = build_all();
-  for (const Batch& batch : batches) events += batch.size();
+  std::vector<Batch> lake_batches = build_all();
+  const std::vector<Batch> sqlite_batches = build_all();
+  for (const Batch& batch : lake_batches) events += batch.size();
   if (events == 0) return {};
-  auto start = Clock::now();
-  double cpu = ThreadCpuSeconds();
-  for (Batch& batch : batches) {
-    absl::StatusOr<lake::events::AppendResult> appended = log.Append(std::move(batch), durability);
-    Check(appended.status(), "lake append");
-  }
-  Check(log.Sync(), "lake sync");
-  const double lake_cpu = ThreadCpuSeconds() - cpu;
-  const double lake_s = Seconds(start);
-  batches = build_all();
   SqliteWriter writer(sqlite_path, synchronous);
-  start = Clock::now();
-  cpu = ThreadCpuSeconds();
-  for (const Batch& batch : batches) writer.Write(batch);
-  const double sqlite_cpu = ThreadCpuSeconds() - cpu;
-  const double sqlite_s = Seconds(start);
+  double lake_s = 0, sqlite_s = 0, lake_cpu = 0, sqlite_cpu = 0;
+  const size_t n = lake_batches.size();
+  for (size_t round = 0; round < rounds; ++round) {
+    const size_t begin = n * round / rounds, end = n * (round + 1) / rounds;
+    if (before_round) before_round();
+    auto start = Clock::now();
+    double cpu = ThreadCpuSeconds();
+    for (size_t b = begin; b < end; ++b) {
+      absl::StatusOr<lake::events::AppendResult> appended =
+          log.Append(std::move(lake_batches[b]), durability);
+      Check(appended.status(), "lake append");
+    }
+    if (round + 1 == rounds) Check(log.Sync(), "lake sync");
+    lake_cpu += ThreadCpuSeconds() - cpu;
+    lake_s += Seconds(start);
+    start = Clock::now();
+    cpu = ThreadCpuSeconds();
+    for (size_t b = begin; b < end; ++b) writer.Write(sqlite_batches[b]);
+    sqlite_cpu += ThreadCpuSeconds() - cpu;
+    sqlite_s += Seconds(start);
+  }
   return {events / lake_s, events / sqlite_s, lake_cpu / events * 1e6,
           sqlite_cpu / events * 1e6};
 }
@@ -767,20 +780,32 @@ void WritePhases(lake::io::FileSystem& fs, const std::string& dir, const std::st
   absl::StatusOr<std::unique_ptr<EventLog>> log = EventLog::Open(fs, shards_dir, true);
   Check(log.status(), "open event log");
 
-  // The fsync floor is probed before and after (a) and averaged: a virtual
-  // disk's sync rate drifts by 10-20% over seconds.
-  // The floor is the faster of the two ways to sync (overwrites, in
-  // practice); appends are printed too.
-  double append_before = FsyncFloor(dir, 4096, 200, false);
-  double overwrite_before = FsyncFloor(dir, 4096, 200, true);
+  // The fsync floor is probed before each of (a)'s rounds (SingleWriter), in
+  // both ways to sync; the floor is the faster of the two over all rounds
+  // (overwrites, in practice): a virtual disk's sync rate drifts by 10-50%
+  // over seconds, so one probe before and one after may both miss (a).
+  constexpr size_t kRounds = 8;
+  constexpr int kProbeOps = 50;
+  double append_s = 0, overwrite_s = 0;
+  double slowest_round = 0, fastest_round = 0;  // the faster way, per round
+  auto probe = [&] {
+    double append = FsyncFloor(dir, 4096, kProbeOps, false);
+    double overwrite = FsyncFloor(dir, 4096, kProbeOps, true);
+    append_s += kProbeOps / append;
+    overwrite_s += kProbeOps / overwrite;
+    double faster = std::max(append, overwrite);
+    slowest_round = slowest_round == 0 ? faster : std::min(slowest_round, faster);
+    fastest_round = std::max(fastest_round, faster);
+  };
   Rates a = SingleWriter(**log, sqlite_path, "FULL", plan.sync_one, 1,
-                         lake::events::Durability::kDurable);
-  double append_after = FsyncFloor(dir, 4096, 200, false);
-  double overwrite_after = FsyncFloor(dir, 4096, 200, true);
-  double floor = std::max(append_before + append_after, overwrite_before + overwrite_after) / 2;
-  std::printf("fsync_floor_append_probes_per_s=%.0f,%.0f\n", append_before, append_after);
-  std::printf("fsync_floor_overwrite_probes_per_s=%.0f,%.0f\n", overwrite_before,
-              overwrite_after);
+                         lake::events::Durability::kDurable, kRounds, probe);
+  const double append_floor = kRounds * kProbeOps / append_s;
+  const double overwrite_floor = kRounds * kProbeOps / overwrite_s;
+  double floor = std::max(append_floor, overwrite_floor);
+  std::printf("fsync_floor_rounds=%zu\n", kRounds);
+  std::printf("fsync_floor_append_per_s=%.0f\nfsync_floor_overwrite_per_s=%.0f\n", append_floor,
+              overwrite_floor);
+  std::printf("fsync_floor_round_range_per_s=%.0f-%.0f\n", slowest_round, fastest_round);
   std::printf("fsync_floor_per_s=%.0f\n", floor);
   std::printf("fsync_floor_events_per_s=%.0f\n", floor * kEventsPerCheckpoint);
   std::printf("a_events=%zu\n", plan.sync_one.size() * kEventsPerCheckpoint);
