@@ -17,8 +17,11 @@
 //   4. Decoded in two parts (DecodeFragmentColumns: the even columns, then
 //      the odd ones), the input is accepted exactly when the fast decode
 //      accepts it, with the same batch; every refusal is DataLoss.
+// "The same batch" is bit for bit (Identical): a float64 cell may hold a
+// NaN, which operator== on the batches would call unequal to itself.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +37,24 @@ using lake::table::Schema;
 
 void Check(bool property) {
   if (!property) __builtin_trap();
+}
+
+bool Identical(const lake::table::ColumnBatch& a, const lake::table::ColumnBatch& b) {
+  if (a.schema != b.schema || a.num_rows != b.num_rows || a.columns.size() != b.columns.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.columns.size(); ++i) {
+    const lake::table::ColumnData& x = a.columns[i];
+    const lake::table::ColumnData& y = b.columns[i];
+    if (x.type != y.type || x.valid != y.valid || x.strings != y.strings ||
+        x.content_types != y.content_types || x.sha256s != y.sha256s || x.int64s != y.int64s ||
+        x.bools != y.bools || x.float64s.size() != y.float64s.size() ||
+        (!x.float64s.empty() && std::memcmp(x.float64s.data(), y.float64s.data(),
+                                            x.float64s.size() * sizeof(double)) != 0)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 Schema EveryType() {
@@ -62,12 +83,12 @@ void CheckDecode(std::string_view bytes, const Schema& schema) {
       first.ok() ? lake::table::DecodeFragmentColumns(bytes, schema, odd, &parts) : first;
   if (!second.ok()) Check(absl::IsDataLoss(second));
   Check(second.ok() == fast.ok());
-  if (fast.ok()) Check(parts == *fast);
+  if (fast.ok()) Check(Identical(parts, *fast));
   if (!full.ok()) {
     Check(absl::IsDataLoss(full.status()));
     return;
   }
-  Check(fast.ok() && *fast == *full);
+  Check(fast.ok() && Identical(*fast, *full));
   Check(full->schema == schema);
   Check(full->Validate().ok());
 
@@ -75,7 +96,7 @@ void CheckDecode(std::string_view bytes, const Schema& schema) {
   Check(encoded.ok());
   absl::StatusOr<ColumnBatch> again =
       lake::table::DecodeFragment(*encoded, schema, FragmentCheck::kFull);
-  Check(again.ok() && *again == *full);
+  Check(again.ok() && Identical(*again, *full));
   absl::StatusOr<std::string> encoded_again = lake::table::EncodeFragment(*again);
   Check(encoded_again.ok() && *encoded_again == *encoded);
   absl::StatusOr<lake::table::FragmentSummary> summary = lake::table::SummarizeFragment(*encoded);

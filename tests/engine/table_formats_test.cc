@@ -194,6 +194,25 @@ TEST_CASE("a fragment keeps extreme numbers bit for bit") {
   CHECK(std::signbit(back->columns[1].float64s[0]));
 }
 
+TEST_CASE("a fragment keeps a NaN's bits, payload and sign included") {
+  Schema schema{{{"f", ColumnType::kFloat64}}};
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  const uint64_t bits[] = {0x7ff8000000000000ull, 0xfff0000000000123ull, 0x7ff4000000abcdefull};
+  for (uint64_t b : bits) {
+    double nan;
+    std::memcpy(&nan, &b, sizeof nan);
+    LAKE_REQUIRE_OK(batch.AppendRow({nan}));
+  }
+  absl::StatusOr<ColumnBatch> back = DecodeFragment(*EncodeFragment(batch), schema);
+  LAKE_REQUIRE_OK(back);
+  REQUIRE(back->columns[0].float64s.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    uint64_t b;
+    std::memcpy(&b, &back->columns[0].float64s[i], sizeof b);
+    CHECK(b == bits[i]);
+  }
+}
+
 TEST_CASE("a large fragment compresses its blocks and decodes back") {
   ColumnBatch batch = testing::SampleBatch(0, 5000);
   absl::StatusOr<std::string> bytes = EncodeFragment(batch);
