@@ -370,6 +370,14 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
     ++*syncs;
     return absl::OkStatus();
   };
+  // Makes every byte up to tail_ durable: by the sync ahead in flight when
+  // it covers them all (waited for), else by a sync of its own.
+  auto sync_to_tail = [&]() -> absl::Status {
+    if (sync_ahead_ && sync_ahead_end_ == tail_) {
+      if (absl::Status s = FinishSyncAhead(true); !s.ok()) return s;
+    }
+    return synced_end_ < tail_ ? sync() : absl::OkStatus();
+  };
   absl::Status status = [&]() -> absl::Status {
     if (absl::Status s = FinishSyncAhead(false); !s.ok()) return s;
     if (!batches.empty() && tail_ >= kSegmentRollBytes) {
@@ -390,12 +398,8 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
       }
     }
     // A durable frame follows only durable bytes: it is "prior synced".
-    // (A sync ahead of all of them, in flight, is waited for instead.)
-    if (durable_frame && synced_end_ < tail_ && sync_ahead_ && sync_ahead_end_ == tail_) {
-      if (absl::Status s = FinishSyncAhead(true); !s.ok()) return s;
-    }
     if (durable_frame && synced_end_ < tail_) {
-      if (absl::Status s = sync(); !s.ok()) return s;
+      if (absl::Status s = sync_to_tail(); !s.ok()) return s;
     }
     if (!batches.empty()) {
       // The group is one frame, so it is all or nothing (event_log_frame.h):
@@ -419,11 +423,8 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
       tail_ = end;
       if (absl::Status s = LAKE_FAILPOINT(kShardAppendWritten); !s.ok()) return s;
     }
-    if (sync_after && synced_end_ < tail_ && sync_ahead_ && sync_ahead_end_ == tail_) {
-      if (absl::Status s = FinishSyncAhead(true); !s.ok()) return s;  // a Sync, as above
-    }
     if (sync_after && synced_end_ < tail_) {
-      if (absl::Status s = sync(); !s.ok()) return s;
+      if (absl::Status s = sync_to_tail(); !s.ok()) return s;
       if (absl::Status s = LAKE_FAILPOINT(kShardAppendSynced); !s.ok()) return s;
     } else if (!sync_after && !sync_ahead_ && tail_ - synced_end_ >= kSyncAheadBytes) {
       StartSyncAhead();
