@@ -371,11 +371,12 @@ absl::Status ShardWriter::WriteGroup(const std::vector<PendingAppend*>& group,
     return absl::OkStatus();
   };
   // Makes every byte up to tail_ durable: by the sync ahead in flight when
-  // it covers them all (waited for), else by a sync of its own.
+  // it covers them all, else by a sync of its own after it. The sync ahead
+  // is always waited for: a failed writeback is reported to one sync only
+  // (Linux marks the lost pages clean), so a sync of our own racing a
+  // failing sync ahead could return success for bytes that were lost.
   auto sync_to_tail = [&]() -> absl::Status {
-    if (sync_ahead_ && sync_ahead_end_ == tail_) {
-      if (absl::Status s = FinishSyncAhead(true); !s.ok()) return s;
-    }
+    if (absl::Status s = FinishSyncAhead(true); !s.ok()) return s;
     return synced_end_ < tail_ ? sync() : absl::OkStatus();
   };
   absl::Status status = [&]() -> absl::Status {

@@ -34,6 +34,9 @@
 //     the segment in the background up to where it was written then, while
 //     appends go on (a sync ahead covers only bytes written before it
 //     began, and its end counts as durable only once it has returned).
+//     Every sync of the writer's own waits for the sync ahead in flight and
+//     takes its result first: a failed writeback is reported to one
+//     fdatasync only, so a racing sync could succeed over lost bytes.
 //     Concurrent appends share
 //     one write and one sync (group commit), as one frame: a group is all or
 //     nothing.
