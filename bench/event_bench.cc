@@ -25,10 +25,12 @@
 //       TREES random item trees built (lake from a fresh read-only EventLog;
 //       SQLite selects the rows and runs the same FoldItem / BuildItemTree).
 // Also measured: the fsync floor (4 KiB writes + fdatasync per second, as
-// appends and as overwrites of synced zeros, probed before and after (a)), the sync floor of lake's bulk frames, the
-// writer CPU per event in (a) and (c), lake's read-only open time and the
-// bytes each side keeps. Both sides' folds are checked to agree. Prints one
-// "key=value" line per figure; bench/events makes the summary.
+// appends and as overwrites of synced zeros, probed at the start of each
+// of (a)'s rounds, before lake's and SQLite's shares), the sync floor of
+// lake's bulk frames, the writer CPU per event in (a) and (c), lake's
+// read-only open time and the bytes each side keeps. Both sides' folds are
+// checked to agree. Prints one "key=value" line per figure; bench/events
+// makes the summary.
 #include <sqlite3.h>
 
 #include <algorithm>
