@@ -37,9 +37,8 @@
 //     Every sync of the writer's own waits for the sync ahead in flight and
 //     takes its result first: a failed writeback is reported to one
 //     fdatasync only, so a racing sync could succeed over lost bytes.
-//     Concurrent appends share
-//     one write and one sync (group commit), as one frame: a group is all or
-//     nothing.
+//     Concurrent appends share one write and one sync (group commit), as
+//     one frame: a group is all or nothing.
 //   - A frame is flagged "prior synced" (event_log_frame.h) exactly when
 //     every byte before it was synced when it was written. A durable batch's
 //     frame is written only then (the segment is synced first when relaxed

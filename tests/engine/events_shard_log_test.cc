@@ -982,13 +982,19 @@ std::vector<std::string> PayloadsPastSyncAhead() {
   return out;
 }
 
-// Waits until the writer has counted `want` syncs ahead (false after 60 s).
-bool AwaitSyncsAhead(ShardWriter& w, uint64_t want) {
+// Waits until `done` holds, polling each millisecond (false after 60 s).
+template <typename Done>
+bool Await(Done done) {
   for (int i = 0; i < 60000; ++i) {
-    if (w.sync_stats().syncs_ahead >= want) return true;
+    if (done()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return false;
+}
+
+// Waits until the writer has counted `want` syncs ahead (false after 60 s).
+bool AwaitSyncsAhead(ShardWriter& w, uint64_t want) {
+  return Await([&] { return w.sync_stats().syncs_ahead >= want; });
 }
 
 TEST_CASE("relaxed batches past kSyncAheadBytes are synced ahead: a power loss keeps them") {
@@ -1056,8 +1062,7 @@ TEST_CASE("a sync ahead's result is taken by the next append: its end durable, i
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, shards);
     LAKE_REQUIRE_OK(w);
     for (const std::string& p : ahead) LAKE_REQUIRE_OK((*w)->Append(p, 1, Durability::kRelaxed));
-    for (int i = 0; i < 60000 && !failed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    REQUIRE(failed);
+    REQUIRE(Await([&] { return failed.load(); }));
     // The failpoint returns just before the sync ahead does: the first
     // append that begins after it returned takes the error (appends in
     // that gap are acknowledged as usual).
@@ -1098,8 +1103,7 @@ TEST_CASE("a durable append racing a sync ahead that fails takes its error, not 
     absl::StatusOr<std::unique_ptr<ShardWriter>> w = ShardWriter::Open(fs, dir.Join("shards"));
     LAKE_REQUIRE_OK(w);
     for (const std::string& p : ahead) LAKE_REQUIRE_OK((*w)->Append(p, 1, Durability::kRelaxed));
-    for (int i = 0; i < 60000 && !entered; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    REQUIRE(entered);
+    REQUIRE(Await([&] { return entered.load(); }));
     // Past the sync ahead's end, so it alone would not cover the append.
     LAKE_REQUIRE_OK((*w)->Append("relaxed after it began", 1, Durability::kRelaxed));
     CHECK(absl::IsDataLoss((*w)->AppendDurably("durable", 1)));
@@ -1146,10 +1150,7 @@ TEST_CASE("a writer SIGKILLed as its sync ahead returns, or losing power then, k
     {
       std::unique_ptr<ShardWriter> w = f.OpenWriter();
       for (const std::string& p : ahead) LAKE_REQUIRE_OK(w->Append(p, 1, Durability::kRelaxed));
-      for (int i = 0; i < 60000 && !crashed; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      REQUIRE(crashed);
+      REQUIRE(Await([&] { return crashed.load(); }));
       CHECK_FALSE(w->Append("after", 1, Durability::kRelaxed).ok());
     }
     failpoint::ClearAll();
