@@ -37,8 +37,9 @@ constexpr char kUsage[] =
     "  events events ROOT          the raw events of ROOT and its descendants, JSONL\n"
     "  events blob ITEM_ID FIELD [-o OUT]\n"
     "                              the blob's bytes, verified (an appended list\n"
-    "                              field: its last value); OUT appears only once\n"
-    "                              every byte is verified\n"
+    "                              field: its last value); a regular file OUT\n"
+    "                              appears only once every byte is verified (a\n"
+    "                              device, FIFO or socket is written as read)\n"
     "  events compact              merge the log's idle shards into one\n";
 
 // ordered_json: the C ABI's key order is kept.

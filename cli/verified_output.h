@@ -1,7 +1,12 @@
-// Where a command writes an object's bytes: stdout, or OUT (-o). OUT is
-// written through a temporary beside it and renamed over it only once
-// every byte has been read and verified, so OUT never holds unverified
-// bytes.
+// Where a command writes an object's bytes: stdout, or OUT (-o).
+//
+// A regular file OUT (or one that does not exist yet) is written through a
+// temporary beside it and renamed over it only once every byte has been
+// read and verified, so OUT never holds unverified bytes. Any other OUT —
+// a character or block device, a FIFO, a socket — is written directly, as
+// the bytes are read: it cannot be replaced by a rename (doing so would
+// turn /dev/null into a regular file), and its reader sees the bytes
+// as they come; the verification still decides the exit code.
 #ifndef LAKE_CLI_VERIFIED_OUTPUT_H_
 #define LAKE_CLI_VERIFIED_OUTPUT_H_
 
@@ -24,18 +29,24 @@ class VerifiedOutput {
   VerifiedOutput(const VerifiedOutput&) = delete;
   VerifiedOutput& operator=(const VerifiedOutput&) = delete;
 
-  // Creates the temporary (nothing for stdout). False with errno set.
+  // Creates the temporary of a regular OUT, or opens any other OUT itself
+  // (nothing for stdout). False with errno set.
   bool Open();
   // Writes every byte; false with errno set.
   bool Write(const uint8_t* data, size_t len);
-  // Renames the temporary over OUT (nothing for stdout). False with errno set.
+  // Renames the temporary over OUT, or closes OUT written directly (nothing
+  // for stdout). False with errno set.
   bool Finish();
   std::string name() const { return path_.value_or("stdout"); }
 
  private:
+  bool OpenTemporary(const std::string& target);
+  bool OpenDirect(bool is_socket);
+
   std::optional<std::string> path_;
-  std::string temp_;
-  int fd_ = 1;  // stdout until Open names a file
+  std::string target_;  // what the temporary is renamed over
+  std::string temp_;    // empty when writing stdout or OUT directly
+  int fd_ = 1;          // stdout until Open names a file
 };
 
 // Streams `reader` to `output` until its verified end, then closes the

@@ -3,6 +3,10 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -789,6 +793,168 @@ TEST_CASE("events CLI: compact merges shards and keeps every fold identical") {
   CHECK(Events(dir, {"roots"}).out == roots);
   CHECK(Events(dir, {"describe", "--json"}).out.find(R"("shards":1,"items":3,"events":6})") !=
         std::string::npos);
+}
+
+// ---- Issue 18: `-o` into what is not a regular file ----
+
+// The names in `dir` that are temporaries of a -o.
+std::vector<std::string> PartialFiles(const TempDir& dir) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    std::string name = entry.path().filename().string();
+    if (name.find(".lake-partial-") != std::string::npos) found.push_back(name);
+  }
+  return found;
+}
+
+// Every byte readable from non-blocking `fd` now.
+std::string DrainNonBlocking(int fd) {
+  std::string bytes;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
+  return bytes;
+}
+
+// The file type (S_IFMT bits) of what `path` resolves to; 0 for nothing.
+mode_t TypeOf(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
+}
+
+// Makes a FIFO at `path` and opens its read end (non-blocking), as the
+// program on its far side would before the command runs.
+int FifoWithReader(const std::string& path) {
+  REQUIRE(mkfifo(path.c_str(), 0644) == 0);
+  int reader = open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(reader >= 0);
+  return reader;
+}
+
+// An object small enough (< 64 KiB, a pipe's buffer) to be written whole
+// into a FIFO or socket whose reader reads only after the command exits.
+constexpr size_t kPipeSizedObject = 50000;
+
+TEST_CASE("cat -o into a character device writes through it: the node stays a device, no temporary is left") {
+  TempDir dir;
+  WriteSource(dir, "f", 300000, 31);
+  std::string json = Put(dir, "f");
+  // A null device of the scratch directory, never the machine's /dev/null.
+  std::string null_device = dir.Join("null");
+  if (mknod(null_device.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    MESSAGE("skipped: mknod needs CAP_MKNOD (", std::strerror(errno), ")");
+    return;
+  }
+  if (int fd = open(null_device.c_str(), O_WRONLY); fd < 0) {
+    MESSAGE("skipped: device nodes cannot be opened here (", std::strerror(errno), ")");
+    return;
+  } else {
+    close(fd);
+  }
+  REQUIRE(symlink("null", dir.Join("link-to-null").c_str()) == 0);
+  for (const std::string& out : {std::string("null"), std::string("link-to-null")}) {
+    CAPTURE(out);
+    Result r = Lake(dir, {"cat", json, "-o", out});
+    CHECK_MESSAGE(r.exit_code == 0, r.err);
+    struct stat st {};
+    REQUIRE(stat(null_device.c_str(), &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+    CHECK(st.st_rdev == makedev(1, 3));
+    REQUIRE(lstat(dir.Join("link-to-null").c_str(), &st) == 0);
+    CHECK(S_ISLNK(st.st_mode));  // decided by what the path resolves to
+    CHECK(PartialFiles(dir).empty());
+  }
+}
+
+TEST_CASE("cat -o into a FIFO writes to its reader; a failed verification still exits 3") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "f", kPipeSizedObject, 32);
+  std::string json = Put(dir, "f");
+  int reader = FifoWithReader(dir.Join("fifo"));
+  Result ok = Lake(dir, {"cat", json, "-o", "fifo"});
+  CHECK_MESSAGE(ok.exit_code == 0, ok.err);
+  CHECK(DrainNonBlocking(reader) == bytes);
+
+  std::string tampered = bytes;
+  tampered[7] ^= 1;
+  std::ofstream(ObjectPath(json), std::ios::binary | std::ios::trunc) << tampered;
+  Result bad = Lake(dir, {"cat", json, "-o", "fifo"});
+  CHECK(bad.exit_code == 3);
+  CHECK(bad.err.find("DigestMismatch") != std::string::npos);
+  CHECK(DrainNonBlocking(reader) == tampered);  // written as read; the exit code tells
+  close(reader);
+  CHECK(TypeOf(dir.Join("fifo")) == S_IFIFO);
+  CHECK(PartialFiles(dir).empty());
+}
+
+TEST_CASE("cat -o into a unix socket streams to its listener and leaves the socket in place") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "f", kPipeSizedObject, 33);
+  std::string json = Put(dir, "f");
+  std::string path = dir.Join("sock");
+  int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  REQUIRE(path.size() < sizeof(address.sun_path));
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  REQUIRE(listen(listener, 1) == 0);
+  Result r = Lake(dir, {"cat", json, "-o", "sock"});
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  int connection = accept4(listener, nullptr, nullptr, SOCK_NONBLOCK);
+  CHECK(connection >= 0);
+  if (connection >= 0) {
+    CHECK(DrainNonBlocking(connection) == bytes);
+    close(connection);
+  }
+  close(listener);
+  CHECK(TypeOf(path) == S_IFSOCK);
+  CHECK(PartialFiles(dir).empty());
+}
+
+TEST_CASE("events blob -o into a FIFO writes to its reader and leaves the FIFO in place") {
+  TempDir dir;
+  CreateWithRootAndChild(dir);
+  int reader = FifoWithReader(dir.Join("fifo"));
+  Result r = Events(dir, {"blob", "r/map:0", "img", "-o", "fifo"});
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(DrainNonBlocking(reader) == "hi");
+  close(reader);
+  CHECK(TypeOf(dir.Join("fifo")) == S_IFIFO);
+  CHECK(PartialFiles(dir).empty());
+}
+
+TEST_CASE("cat -o over an existing regular file keeps it until the bytes are verified") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "f", 300000, 34);
+  std::string json = Put(dir, "f");
+  std::ofstream(dir.Join("out.bin")) << "old";
+  std::string tampered = bytes;
+  tampered[9] ^= 1;
+  std::ofstream(ObjectPath(json), std::ios::binary | std::ios::trunc) << tampered;
+  CHECK(Lake(dir, {"cat", json, "-o", "out.bin"}).exit_code == 3);
+  CHECK(Slurp(dir.Join("out.bin")) == "old");
+  CHECK(PartialFiles(dir).empty());
+  std::ofstream(ObjectPath(json), std::ios::binary | std::ios::trunc) << bytes;
+  Result ok = Lake(dir, {"cat", json, "-o", "out.bin"});
+  CHECK_MESSAGE(ok.exit_code == 0, ok.err);
+  CHECK(Slurp(dir.Join("out.bin")) == bytes);
+  CHECK(PartialFiles(dir).empty());
+}
+
+TEST_CASE("cat -o through a symlink to a regular file replaces the file and keeps the link") {
+  TempDir dir;
+  std::string bytes = WriteSource(dir, "f", 300000, 35);
+  std::string json = Put(dir, "f");
+  std::filesystem::create_directory(dir.Join("data"));
+  std::ofstream(dir.Join("data/target.bin")) << "old";
+  REQUIRE(symlink("data/target.bin", dir.Join("link.bin").c_str()) == 0);
+  Result r = Lake(dir, {"cat", json, "-o", "link.bin"});
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(std::filesystem::is_symlink(dir.Join("link.bin")));
+  CHECK(Slurp(dir.Join("data/target.bin")) == bytes);
+  CHECK(PartialFiles(dir).empty());
 }
 
 TEST_CASE("events CLI: usage errors exit 2") {
