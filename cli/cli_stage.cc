@@ -1,5 +1,7 @@
 #include "cli/cli_stage.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -50,6 +52,36 @@ int OpenRoot(const GlobalOptions& global, const std::optional<std::string>& tena
   lake_stage_options_free(opts);
   if (status != LAKE_OK) return ReportFailure(status, err, "opening the root " + global.root);
   return kExitOk;
+}
+
+int OpenRootToRead(const GlobalOptions& global, lake_db** db) {
+  // The root as any command opens it: the flags checked against its stage
+  // record, or a new root recorded. It takes no lock until a table call.
+  lake_db* opened = nullptr;
+  if (int code = OpenRoot(global, std::nullopt, &opened); code != kExitOk) return code;
+  lake_db* follower = nullptr;
+  lake_error* err = nullptr;
+  lake_status status =
+      lake_db_open_follower(global.root.c_str(), kReadViewMaxStalenessMs, &follower, &err);
+  if (status == LAKE_NOT_FOUND) {
+    // No tables yet: nothing to follow, and nothing a writer could hold.
+    lake_error_free(err);
+    *db = opened;
+    return kExitOk;
+  }
+  lake_db_free(opened);
+  if (status != LAKE_OK) return ReportFailure(status, err, "opening the root " + global.root);
+  *db = follower;
+  return kExitOk;
+}
+
+void NoteStaleView(lake_db* db) {
+  int64_t age_micros = lake_db_view_age_micros(db);
+  if (age_micros <= int64_t{kReadViewMaxStalenessMs} * 1000) return;
+  std::fprintf(stderr,
+               "lake: note: read the tables as they were %.1f s ago (another process may be "
+               "writing them)\n",
+               static_cast<double>(age_micros) / 1e6);
 }
 
 int LoadLocation(const std::string& argument, lake_location** out) {

@@ -3,6 +3,7 @@
 #ifndef LAKE_CLI_CLI_STAGE_H_
 #define LAKE_CLI_CLI_STAGE_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,24 @@ GlobalOptions GlobalOptionsFrom(const ParsedArgs& args);
 // *db owns the stage lake_db_stage returns.
 int OpenRoot(const GlobalOptions& global, const std::optional<std::string>& tenant,
              lake_db** db);
+
+// How old a read command's view of the tables may be when another process
+// writes them (lake_db_open_follower's bound).
+inline constexpr uint32_t kReadViewMaxStalenessMs = 1000;
+
+// Opens the root to read its tables (query, table list|describe|versions)
+// without waiting on or blocking the process that writes them: once the
+// root has tables they are read through a follower view, which takes no
+// lock; before that, the root is opened as by OpenRoot (its first table
+// call creates them, as for any command). The stage flags are checked, and
+// a new root created, as by OpenRoot. Returns an exit code and prints any
+// failure.
+int OpenRootToRead(const GlobalOptions& global, lake_db** db);
+
+// After a read through OpenRootToRead's handle: a one-line note on stderr
+// when the view it read was older than kReadViewMaxStalenessMs (a writer's
+// commits since then are not in the answer); nothing otherwise.
+void NoteStaleView(lake_db* db);
 
 // LOCATION is the DataLocation JSON text itself, or @PATH of a file holding
 // it. Returns an exit code and prints any failure.

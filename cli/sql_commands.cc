@@ -29,7 +29,9 @@ constexpr char kQueryUsage[] =
     "            [WHERE C = ? [AND …]] [LIMIT N]\" [--param V | --location L]… [--json]\n"
     "\n"
     "Prints the rows: a header and tab-separated cells, or with --json one\n"
-    "JSON object per row per line (FILE cells as DataLocation objects).\n";
+    "JSON object per row per line (FILE cells as DataLocation objects).\n"
+    "A running insert does not block it: it reads the rows committed when it\n"
+    "starts.\n";
 
 constexpr char kRecoverUsage[] =
     "usage: lake [global options] recover [--list]\n"
@@ -50,12 +52,17 @@ absl::StatusOr<ParsedArgs> Parse(const std::vector<std::string>& argv, bool quer
   return ParseArgs(argv, flags);
 }
 
+// A query reads the root without its writer lock (OpenRootToRead); an
+// insert writes it.
+int OpenFor(const ParsedArgs& args, const std::string& command, lake_db** db) {
+  GlobalOptions global = GlobalOptionsFrom(args);
+  return command == "query" ? OpenRootToRead(global, db) : OpenRoot(global, std::nullopt, db);
+}
+
 int Prepare(const ParsedArgs& args, const std::string& command, DbOwner* db,
             lake_statement** stmt) {
   lake_db* opened = nullptr;
-  if (int code = OpenRoot(GlobalOptionsFrom(args), std::nullopt, &opened); code != kExitOk) {
-    return code;
-  }
+  if (int code = OpenFor(args, command, &opened); code != kExitOk) return code;
   db->reset(opened);
   lake_error* err = nullptr;
   lake_status status = lake_db_prepare(opened, args.positionals[0].c_str(), stmt, &err);
@@ -110,6 +117,7 @@ int RunQuery(const std::vector<std::string>& argv) {
   lake_error* err = nullptr;
   lake_status status = lake_statement_query(stmt, &stream, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "query");
+  NoteStaleView(db.get());
   std::unique_ptr<ArrowArrayStream, void (*)(ArrowArrayStream*)> stream_owner(
       &stream, [](ArrowArrayStream* s) { s->release(s); });
   ArrowSchema schema{};

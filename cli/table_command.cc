@@ -107,8 +107,12 @@ int RunTable(const std::vector<std::string>& argv) {
   if (sub != "create" && !args->repeated.empty()) {
     return ReportUsage("--column is for table create", "table");
   }
+  // list, describe and versions only read: they never wait on a writer.
+  bool writes = sub == "create" || sub == "compact";
   lake_db* db = nullptr;
-  if (int code = OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &db); code != kExitOk) {
+  if (int code = writes ? OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &db)
+                        : OpenRootToRead(GlobalOptionsFrom(*args), &db);
+      code != kExitOk) {
     return code;
   }
   DbOwner db_owner(db, lake_db_free);
@@ -136,15 +140,18 @@ int RunTable(const std::vector<std::string>& argv) {
   if (sub == "list") {
     status = lake_table_list(db, &text, &err);
     if (status != LAKE_OK) return ReportFailure(status, err, "table list");
+    NoteStaleView(db);
     return PrintJson(text, as_json, RenderList);
   }
   if (sub == "describe") {
     status = lake_table_describe(db, args->positionals[1].c_str(), &text, &err);
     if (status != LAKE_OK) return ReportFailure(status, err, "table describe");
+    NoteStaleView(db);
     return PrintJson(text, as_json, RenderDescribe);
   }
   status = lake_table_versions(db, args->positionals[1].c_str(), &text, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "table versions");
+  NoteStaleView(db);
   return PrintJson(text, as_json, RenderVersions);
 }
 

@@ -795,7 +795,7 @@ TEST_CASE("events CLI: compact merges shards and keeps every fold identical") {
         std::string::npos);
 }
 
-// ---- Issue 18: `-o` into what is not a regular file ----
+// ---- Issue 18: `-o` into what is not a regular file; reads while a writer works ----
 
 // The names in `dir` that are temporaries of a -o.
 std::vector<std::string> PartialFiles(const TempDir& dir) {
@@ -955,6 +955,85 @@ TEST_CASE("cat -o through a symlink to a regular file replaces the file and keep
   CHECK(std::filesystem::is_symlink(dir.Join("link.bin")));
   CHECK(Slurp(dir.Join("data/target.bin")) == bytes);
   CHECK(PartialFiles(dir).empty());
+}
+
+// Opens the write end of `fifo` once `reader` (a lake process) has opened
+// it for reading; -1 if the process exits first or 20 s pass.
+int OpenWhenReaderArrives(const std::string& fifo, pid_t reader) {
+  for (int i = 0; i < 2000; ++i) {
+    int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) {
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      return fd;
+    }
+    int status = 0;
+    if (waitpid(reader, &status, WNOHANG) == reader) return -1;
+    usleep(10000);
+  }
+  return -1;
+}
+
+TEST_CASE("reads never wait on a writer: query and table list|describe|versions during a long insert see the table as it was") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "robots.episodes", "--column", "episode_id:utf8",
+                     "--column", "video:file"})
+              .exit_code == 0);
+  WriteSource(dir, "ep1.mp4", 5000, 36);
+  const std::string insert = "INSERT INTO robots.episodes (episode_id, video) VALUES (?, ?)";
+  Result first = Lake(dir, {"insert", insert, "--param", "ep-1", "--file", "ep1.mp4"});
+  REQUIRE_MESSAGE(first.exit_code == 0, first.err);
+
+  // A second insert uploads from a FIFO this test feeds: it holds the
+  // root's writer lock from before it opens the FIFO until it is closed.
+  REQUIRE(mkfifo(dir.Join("slow.mp4").c_str(), 0644) == 0);
+  int unused_stdin = -1;
+  pid_t writer = StartLake(dir, {"insert", insert, "--param", "ep-2", "--file", "slow.mp4"},
+                           &unused_stdin);
+  int feed = OpenWhenReaderArrives(dir.Join("slow.mp4"), writer);
+  REQUIRE(feed >= 0);
+  std::string part(100000, 'x');
+  REQUIRE(write(feed, part.data(), part.size()) == static_cast<ssize_t>(part.size()));
+
+  Result query = Lake(dir, {"query", "SELECT episode_id FROM robots.episodes"});
+  CHECK_MESSAGE(query.exit_code == 0, query.err);
+  CHECK(query.out == "episode_id\nep-1\n");
+  CHECK(query.err.empty());  // a fresh view: quietly
+  Result list = Lake(dir, {"table", "list"});
+  CHECK_MESSAGE(list.exit_code == 0, list.err);
+  CHECK(list.out.find("robots.episodes\tversion 1\t") == 0);
+  CHECK(list.err.empty());
+  Result described = Lake(dir, {"table", "describe", "robots.episodes", "--json"});
+  CHECK_MESSAGE(described.exit_code == 0, described.err);
+  CHECK(described.out.find("\"total_rows\":1") != std::string::npos);
+  Result versions = Lake(dir, {"table", "versions", "robots.episodes"});
+  CHECK_MESSAGE(versions.exit_code == 0, versions.err);
+  CHECK(Lines(versions.out).size() == 1);
+  // The writer really is mid-way: a second writer is refused.
+  CHECK(Lake(dir, {"table", "create", "robots.other", "--column", "a:utf8"}).exit_code == 4);
+
+  REQUIRE(write(feed, part.data(), part.size()) == static_cast<ssize_t>(part.size()));
+  close(feed);
+  close(unused_stdin);
+  int status = 0;
+  REQUIRE(waitpid(writer, &status, 0) == writer);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  Result after = Lake(dir, {"query", "SELECT episode_id FROM robots.episodes"});
+  CHECK_MESSAGE(after.exit_code == 0, after.err);
+  CHECK(after.out == "episode_id\nep-1\nep-2\n");
+  CHECK(Lake(dir, {"table", "list"}).out.find("robots.episodes\tversion 2\t") == 0);
+}
+
+TEST_CASE("read commands on a root without tables behave as before: list is empty, a query finds no table") {
+  TempDir dir;
+  Result list = Lake(dir, {"table", "list", "--json"});
+  CHECK_MESSAGE(list.exit_code == 0, list.err);
+  CHECK(list.out.empty());
+  CHECK(Lake(dir, {"query", "SELECT * FROM a.b"}).exit_code == 6);
+  CHECK(Lake(dir, {"table", "describe", "a.b"}).exit_code == 6);
+  // Stage flags that disagree with the root's record are still refused.
+  CHECK(Lake(dir, {"--stage", "s3://bucket/p", "table", "list"}).exit_code == 2);
+  CHECK(Lake(dir, {"--stage", "s3://bucket/p", "query", "SELECT * FROM a.b"}).exit_code == 2);
 }
 
 TEST_CASE("events CLI: usage errors exit 2") {
