@@ -1,17 +1,18 @@
-// Fuzzes the stage descriptor parser and the root's stage record decoder
-// (engine/stage_descriptor.h, engine/root_stage_record.h). Properties
-// (a violation traps):
-//   - neither crashes, whatever the input;
+// Fuzzes the stage descriptor parser and the decoders of the root's two
+// records (engine/stage_descriptor.h, engine/root_stage_record.h,
+// engine/root_format_record.h). Properties (a violation traps):
+//   - none crashes, whatever the input;
 //   - an accepted descriptor serialises to canonical text that parses back
 //     equal and serialises to the same bytes (a fixed point);
-//   - an accepted record re-encodes to a record that decodes equal;
-//   - a record accepted from the input re-encodes to exactly the input when
-//     the input was canonical (the digest binds the canonical text).
+//   - an accepted stage record re-encodes to a record that decodes equal;
+//   - an accepted format record names a positive version and re-encodes to
+//     a record that decodes to the same version.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "engine/root_format_record.h"
 #include "engine/root_stage_record.h"
 #include "engine/stage_descriptor.h"
 
@@ -31,6 +32,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string encoded = lake::EncodeRootStageRecord(*recorded);
     absl::StatusOr<lake::StageDescriptor> back = lake::DecodeRootStageRecord(encoded);
     if (!back.ok() || !(*back == *recorded)) __builtin_trap();
+  }
+
+  absl::StatusOr<int64_t> format = lake::DecodeRootFormatRecord(text);
+  if (format.ok()) {
+    if (*format < 1) __builtin_trap();
+    absl::StatusOr<int64_t> back = lake::DecodeRootFormatRecord(lake::EncodeRootFormatRecord(*format));
+    if (!back.ok() || *back != *format) __builtin_trap();
   }
   return 0;
 }

@@ -354,15 +354,19 @@ LAKE_API lake_status lake_stage_delete(lake_stage* stage,
 /* A lake root (the embedded default: ./lake-data in the CLI). Thread-safe. */
 typedef struct lake_db lake_db;
 
-/* Opens the root at `dir`, creating it if needed. A new root records the
- * stage `stage_opts` names (an S3 stage via lake_stage_options_set_s3 and
+/* Opens the root at `dir`, creating it if needed. A new root records its
+ * format version (dir/format.json) and the stage `stage_opts` names (an S3 stage via lake_stage_options_set_s3 and
  * friends; NULL or no stage: a local stage in dir/stage). An existing root
  * uses the stage it recorded; stage options given for it must agree with
  * the record (bucket, prefix, and whichever of endpoint, region and path
  * style were set, which may also be set without lake_stage_options_set_s3
  * to check an existing S3 root) or the open fails with
  * LAKE_INVALID_ARGUMENT, as it does for a new root given an endpoint,
- * region or path style without a stage URI. A tenant in
+ * region or path style without a stage URI. A root whose format version
+ * this lake does not know (one written by a newer lake) is refused with
+ * LAKE_UNSUPPORTED, naming both versions, before anything else of it is
+ * read; a root without a format record (created before lake recorded one)
+ * opens as version 1 and is left without one. A tenant in
  * `stage_opts` applies to this handle only. `stage_opts` may be freed after
  * the call. */
 LAKE_API lake_status lake_db_open(const char* dir,
@@ -596,7 +600,8 @@ struct ArrowArrayStream {
 /* Opens the root at `dir` (which must exist and have a stage) to read its
  * tables as a follower of the writer process: before each read its view
  * catches up when older than max_staleness_ms (0: 1000). Writes through it
- * fail with LAKE_INVALID_ARGUMENT. Free with lake_db_free. */
+ * fail with LAKE_INVALID_ARGUMENT. A root of an unknown format version is
+ * LAKE_UNSUPPORTED, as for lake_db_open. Free with lake_db_free. */
 LAKE_API lake_status lake_db_open_follower(const char* dir, uint32_t max_staleness_ms,
                                            lake_db** out, lake_error** err);
 /* A follower's view age in microseconds (0 for the writer); -1 if no table

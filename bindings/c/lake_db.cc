@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bindings/c/c_handles.h"
+#include "engine/root_format_record.h"
 #include "engine/root_stage_record.h"
 #include "io/durable_paths.h"
 
@@ -85,6 +86,11 @@ lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, 
     if (absl::Status s = lake::io::CreateDirectoriesDurably(**fs, *root); !s.ok()) {
       return lake::c::Report(s, err);
     }
+    // A root of a layout this lake does not know is refused before anything
+    // else of it is read.
+    if (absl::Status s = lake::CheckRootFormat(**fs, *root); !s.ok()) {
+      return lake::c::Report(s, err);
+    }
     absl::StatusOr<std::optional<lake::StageDescriptor>> recorded =
         lake::ReadRootStageRecord(**fs, *root);
     if (!recorded.ok()) return lake::c::Report(recorded.status(), err);
@@ -106,6 +112,11 @@ lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, 
             lake::ValidateStageDescriptor(lake::c::S3DescriptorOf(asked));
         if (!validated.ok()) return lake::c::Report(validated.status(), err);
         descriptor = *validated;
+      }
+      // A new root: its format first, so a root with a stage record and no
+      // format record is one created before format records existed.
+      if (absl::Status s = lake::WriteRootFormatRecord(**fs, *root); !s.ok()) {
+        return lake::c::Report(s, err);
       }
       absl::Status written = lake::WriteRootStageRecord(**fs, *root, descriptor);
       if (absl::IsAlreadyExists(written)) {  // a racing first open recorded it

@@ -12,6 +12,7 @@
 #include "bindings/c/callback_upload_source.h"
 #include "engine/arrow/arrow_export.h"
 #include "engine/arrow/arrow_location.h"
+#include "engine/root_format_record.h"
 #include "engine/root_stage_record.h"
 #include "engine/sql/prepared_statement.h"
 #include "engine/table/cell_text.h"
@@ -115,6 +116,8 @@ lake_status lake_db_open_follower(const char* dir, uint32_t max_staleness_ms, la
     if (out == nullptr) return NullArgument("out", err);
     absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
     if (!fs.ok()) return Report(fs.status(), err);
+    // A root of a layout this lake does not know is refused first.
+    if (absl::Status s = lake::CheckRootFormat(**fs, dir); !s.ok()) return Report(s, err);
     // A follower changes nothing in the root: the root must already hold
     // tables and its stage record (lake_db_open below only reads them).
     if (absl::StatusOr<lake::io::FileInfo> info =

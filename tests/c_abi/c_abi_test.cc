@@ -680,6 +680,62 @@ TEST_CASE("a root records its local stage and reopens it") {
   lake_error_free(err);
 }
 
+// A version 2 format record (`printf 'lake_root_format=2' | sha256sum`): a
+// layout newer than this lake's.
+constexpr char kNewerFormatRecord[] =
+    "{\"lake_root_format\":2,\"sha256\":"
+    "\"e4764586bc60d7448d7f6029ee1d3477576804ae78d435da58f4da7ef3b98663\"}\n";
+
+TEST_CASE("a new root records its format version") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  lake_db* db = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &db, nullptr) == LAKE_OK);
+  lake_db_free(db);
+  std::ifstream in(root + "/format.json");
+  std::string record((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(record.find("{\"lake_root_format\":1,") == 0);
+}
+
+TEST_CASE("a root of a newer format is refused before anything else of it is read") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  std::filesystem::create_directories(root);
+  std::ofstream(root + "/format.json") << kNewerFormatRecord;
+  std::ofstream(root + "/stage.json") << "not a stage record";  // never read
+  for (bool follower : {false, true}) {
+    CAPTURE(follower);
+    lake_db* db = nullptr;
+    lake_error* err = nullptr;
+    lake_status status = follower ? lake_db_open_follower(root.c_str(), 0, &db, &err)
+                                  : lake_db_open(root.c_str(), nullptr, &db, &err);
+    CHECK(status == LAKE_UNSUPPORTED);
+    std::string message = lake_error_message(err);
+    CHECK(message.find("format version 2") != std::string::npos);
+    CHECK(message.find("up to 1") != std::string::npos);
+    lake_error_free(err);
+    CHECK(db == nullptr);
+  }
+  CHECK_FALSE(std::filesystem::exists(root + "/registry"));
+  CHECK_FALSE(std::filesystem::exists(root + "/stage"));
+}
+
+TEST_CASE("a root created before format records keeps opening, and is left as it was") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  lake_db* db = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &db, nullptr) == LAKE_OK);
+  const char* columns[] = {"x:int64"};
+  REQUIRE(lake_table_create(db, "a.t", columns, 1, nullptr) == LAKE_OK);
+  lake_db_free(db);
+  std::filesystem::remove(root + "/format.json");
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &db, nullptr) == LAKE_OK);
+  lake_db_free(db);
+  REQUIRE(lake_db_open_follower(root.c_str(), 0, &db, nullptr) == LAKE_OK);
+  lake_db_free(db);
+  CHECK_FALSE(std::filesystem::exists(root + "/format.json"));
+}
+
 TEST_CASE("S3 stage options are validated") {
   lake_stage_options* opts = lake_stage_options_new();
   lake_error* err = nullptr;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -1054,6 +1055,28 @@ TEST_CASE("events CLI: usage errors exit 2") {
   Result help = Lake(dir, {"events", "--help"});
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("events blob ITEM_ID FIELD") != std::string::npos);
+}
+
+// --- the root's format record ---
+
+TEST_CASE("a root of a newer format is refused: exit 2, one line naming both versions") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.Join("lake-data"));
+  // `printf 'lake_root_format=2' | sha256sum`
+  std::ofstream(dir.Join("lake-data/format.json"))
+      << "{\"lake_root_format\":2,\"sha256\":"
+         "\"e4764586bc60d7448d7f6029ee1d3477576804ae78d435da58f4da7ef3b98663\"}\n";
+  std::ofstream(dir.Join("f")) << "x";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"put", "f"}, {"table", "list"}, {"stage", "describe"}}) {
+    CAPTURE(args[0]);
+    Result r = Lake(dir, args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("format version 2") != std::string::npos);
+    CHECK(r.err.find("up to 1") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir.Join("lake-data/stage")));
 }
 
 }  // namespace
