@@ -27,7 +27,7 @@
 #include "engine/sql/sql_lexer.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/column_batch.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace {
 

@@ -44,7 +44,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 #include "registry/commit_errors.h"
 #include "registry/registry_records.h"
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace lake::registry {
 

@@ -34,7 +34,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace lake::registry {
 

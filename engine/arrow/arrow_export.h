@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "engine/arrow/arrow_c_data.h"
 #include "engine/table/column_batch.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace lake::arrow {
 

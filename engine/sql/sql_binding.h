@@ -22,7 +22,7 @@
 #include "absl/types/span.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/column_batch.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace lake::sql {
 

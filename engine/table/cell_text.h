@@ -29,7 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/table/column_batch.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace lake::table {
 

@@ -35,7 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "engine/data_location.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace lake::table {
 

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace lake::table {
 

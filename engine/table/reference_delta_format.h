@@ -55,7 +55,7 @@
 #include "engine/data_location.h"
 #include "engine/sha256.h"
 #include "engine/table/column_batch.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 namespace lake::table {
 

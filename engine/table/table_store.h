@@ -60,7 +60,7 @@
 #include "engine/table/column_batch.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_journal.h"
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 #include "io/file_system.h"
 #include "registry/registry.h"
 

@@ -1,4 +1,6 @@
-// A table's schema: named, typed, nullable columns.
+// Table names and schemas: named, typed, nullable columns. A layer of plain
+// values below both the registry (which stores them in its records) and the
+// engine (which builds tables on them); it includes nothing of lake's.
 //
 // Column types (the schema DSL spells them as here):
 //   utf8       valid UTF-8 text
@@ -12,8 +14,8 @@
 // Invariants of a valid schema (ValidateSchema): 1..kMaxColumns columns;
 // every name is an identifier (ValidateIdentifier) and unique, compared
 // exactly. Every column may hold nulls.
-#ifndef LAKE_ENGINE_TABLE_SCHEMA_H_
-#define LAKE_ENGINE_TABLE_SCHEMA_H_
+#ifndef LAKE_SCHEMA_TABLE_SCHEMA_H_
+#define LAKE_SCHEMA_TABLE_SCHEMA_H_
 
 #include <cstdint>
 #include <optional>
@@ -82,4 +84,4 @@ absl::StatusOr<TableName> ParseTableName(std::string_view text);
 
 }  // namespace lake::table
 
-#endif  // LAKE_ENGINE_TABLE_SCHEMA_H_
+#endif  // LAKE_SCHEMA_TABLE_SCHEMA_H_

@@ -1,4 +1,4 @@
-#include "engine/table/schema.h"
+#include "schema/table_schema.h"
 
 #include <array>
 #include <set>
