@@ -782,9 +782,15 @@ LAKE_API void lake_event_log_free(lake_event_log* log);
  * *duplicates_out), never written twice. LAKE_INVALID_ARGUMENT (naming the
  * line) for a malformed event; LAKE_CONFLICT for a fencing violation, a
  * stale attempt or a split brain — that batch and the ones after it are
- * not appended. Every batch appended is durable when the call returns (the
- * batches are written as one bulk load, synced once at the end). Either
- * count pointer may be NULL. */
+ * not appended. A blob_location must name an existing object of the root's
+ * stage and the db's tenant, as lake_statement_bind_location's does: every
+ * event's is checked before anything is appended, and a refused one
+ * appends nothing (LAKE_INVALID_ARGUMENT with integrity kind
+ * INVALID_LOCATION outside them; LAKE_NOT_FOUND for no object;
+ * LAKE_INTEGRITY, SIZE_SHORT or SIZE_LONG, for another size). Every batch
+ * appended is durable when the call returns (the batches are written as
+ * one bulk load, synced once at the end). Either count pointer may be NULL;
+ * on failure they count what was appended before it. */
 LAKE_API lake_status lake_event_log_append_jsonl(lake_event_log* log, const char* jsonl,
                                                  size_t len, uint64_t* appended_out,
                                                  uint64_t* duplicates_out, lake_error** err);

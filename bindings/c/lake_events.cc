@@ -291,9 +291,17 @@ lake_status lake_event_log_append_jsonl(lake_event_log* log, const char* jsonl, 
   return Guarded(err, [&] {
     if (log == nullptr) return NullArgument("log", err);
     if (jsonl == nullptr && len != 0) return NullArgument("jsonl", err);
+    if (appended_out != nullptr) *appended_out = 0;
+    if (duplicates_out != nullptr) *duplicates_out = 0;
     absl::StatusOr<std::vector<events::Event>> parsed =
         events::ParseEventJsonLines(std::string_view(jsonl == nullptr ? "" : jsonl, len));
     if (!parsed.ok()) return Report(parsed.status(), err);
+    // Every event is checked before the first batch is appended, as an
+    // INSERT checks its existing locations: a location outside the stage or
+    // its tenant, or naming no object of its size, leaves no trace.
+    if (absl::Status s = events::CheckBlobLocations(*log->db->stage->stage, *parsed); !s.ok()) {
+      return Report(s, err);
+    }
     // Batches by checkpoint_id, in the order of their first event.
     std::vector<std::vector<events::Event>> batches;
     std::map<std::string, size_t> batch_of;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "engine/object_stream.h"
 #include "engine/verified_reader.h"
@@ -30,6 +31,23 @@ class InlineBlobStream final : public ObjectStream {
 };
 
 }  // namespace
+
+absl::Status CheckBlobLocations(ManagedStage& stage, absl::Span<const Event> events) {
+  for (const Event& e : events) {
+    if (!e.blob_location) continue;
+    absl::Status checked = stage.CheckExisting(*e.blob_location);
+    if (checked.ok()) continue;
+    // The same error, naming the event; the integrity payload goes along.
+    absl::Status named(checked.code(),
+                       absl::StrCat("event (item_id \"", e.item_id.substr(0, 80), "\", item_seq ",
+                                    e.item_seq, "): blob_location: ", checked.message()));
+    checked.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+      named.SetPayload(url, payload);
+    });
+    return named;
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::unique_ptr<ObjectReader>> LoadBlob(ManagedStage& stage,
                                                        const FoldedItem& item,

@@ -55,6 +55,20 @@ uint64_t NewFrameSeed() {
   return seed;
 }
 
+// Syncs segment `number` through a descriptor of its own; on failure the
+// caller seals nothing. A failed writeback is reported to one sync only:
+// this one, unless a sync of the writer that wrote the frames took the
+// error first (that writer then broke, acknowledging no durable batch past
+// it), or this Open failed on it before and is retried. Then the frames
+// may still read from the page cache while the disk lost them: the seal
+// names them, and a read fails closed (DataLoss), never silently short.
+absl::Status SyncSegment(io::FileSystem& fs, const std::string& shard_dir, uint64_t number) {
+  absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(SegmentPath(shard_dir, number));
+  if (!file.ok()) return file.status();
+  if (absl::Status s = (*file)->Sync(); !s.ok()) return s;
+  return (*file)->Close();
+}
+
 // Checks the first frame of segment `number` against the one before.
 absl::Status CheckSeal(const std::string& shard_dir, uint64_t number, const SegmentScan& scan,
                        uint64_t previous_valid_bytes) {
@@ -234,6 +248,14 @@ ShardWriter::~ShardWriter() {
   if (lock_) (void)lock_->Close();
 }
 
+void ShardWriter::AbandonForTest() {
+  // The destructor syncs and truncates only a writer that is not broken.
+  broken_ = absl::FailedPreconditionError(absl::StrCat("the writer of ", shard_dir_,
+                                                       " was abandoned"));
+  if (lock_) (void)lock_->Close();
+  lock_.reset();
+}
+
 absl::StatusOr<std::unique_ptr<ShardWriter>> ShardWriter::Open(io::FileSystem& fs,
                                                                const std::string& shards_dir) {
   if (absl::Status s = io::CreateDirectoriesDurably(fs, shards_dir); !s.ok()) return s;
@@ -270,6 +292,13 @@ absl::StatusOr<std::unique_ptr<ShardWriter>> ShardWriter::Open(io::FileSystem& f
     // gapless and every segment but the last non-empty.
     const ShardContents& r = writer->recovered_;
     bool rewrite = r.last_segment != 0 && !r.last_has_frames;
+    // The segment the new seal names is made durable first (the invariants
+    // above): its valid bytes were read through the page cache, where a
+    // writer that died may have left frames no sync covered.
+    const uint64_t sealed = rewrite ? r.last_segment - 1 : r.last_segment;
+    if (sealed != 0) {
+      if (absl::Status s = SyncSegment(fs, shard_dir, sealed); !s.ok()) return s;
+    }
     absl::Status started =
         rewrite ? writer->StartSegment(r.last_segment, true, r.previous_valid_bytes)
                 : writer->StartSegment(r.last_segment + 1, false, r.last_valid_bytes);

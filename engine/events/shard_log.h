@@ -14,22 +14,28 @@
 //     own frames (event_log_frame.h), so bytes past a sealed length are a
 //     crashed session's unacknowledged tail, while a sealed frame that no
 //     longer scans is damage (DataLoss). (Segments of frame format version
-//     1 have no seed, and segment 1 no seal.)
+//     1 have no seed, and segment 1 no seal.) The bytes a seal names are
+//     durable before the seal is, so a power loss cannot cut the segment
+//     below its sealed length: a roll syncs the segment it leaves, and a
+//     new session syncs the segment its seal names (the last one, or the
+//     one before the last it rewrites) before writing the seal — it read
+//     that length through the page cache, which may hold relaxed frames of
+//     a writer that died before syncing them.
 //   - Past its last frame the segment being written holds zeros its writer
 //     wrote ahead, if any (or a crashed session's torn tail, then zeros;
 //     a segment a bulk group rolled to gets zeros at its first small
-//     group): small
-//     appends overwrite zeros in blocks already written, so their fdatasync
-//     writes those blocks alone, not the file's new size and block
-//     allocation too. A scan reads zeros as the end of the frames. A writer
-//     drops its zeros (unsynced truncate) when it closes or rolls the
-//     segment.
+//     group): small appends overwrite zeros in blocks already written, so
+//     their fdatasync writes those blocks alone, not the file's new size
+//     and block allocation too. A scan reads zeros as the end of the
+//     frames. A writer drops its zeros (unsynced truncate) when it closes
+//     or rolls the segment.
 //   - A durable batch is acknowledged only after its frame is written and
 //     the segment synced (fdatasync), and a new segment only after its
-//     directory entry is synced too. A relaxed batch is acknowledged once its
-//     frame is written (it survives the process, not yet a power loss); it
-//     becomes durable at the segment's next sync: a durable batch's, Sync(),
-//     a roll to a new segment, a clean close, or a sync ahead — once
+//     directory entry is synced too. A relaxed batch is acknowledged once
+//     its frame is written (it survives the process, not yet a power loss);
+//     it becomes durable at the segment's next sync: a durable batch's,
+//     Sync(), a roll to a new segment, a clean close, the next session's
+//     open (when the writer died instead), or a sync ahead — once
 //     kSyncAheadBytes of relaxed frames are not durable, the writer syncs
 //     the segment in the background up to where it was written then, while
 //     appends go on (a sync ahead covers only bytes written before it
@@ -45,8 +51,7 @@
 //     frames precede it), so a frame torn by a power loss is never followed
 //     by a flagged frame: a scan that finds one after bytes that do not scan
 //     reports damage, and otherwise drops those bytes and what follows
-//     them, which no sync had covered. A roll syncs the segment it leaves,
-//     so the next seal's length of it survives a power loss.
+//     them, which no sync had covered.
 #ifndef LAKE_ENGINE_EVENTS_SHARD_LOG_H_
 #define LAKE_ENGINE_EVENTS_SHARD_LOG_H_
 
@@ -159,6 +164,12 @@ class ShardWriter {
   static absl::StatusOr<std::unique_ptr<ShardWriter>> Open(io::FileSystem& fs,
                                                            const std::string& shards_dir);
   ~ShardWriter();
+
+  // For tests of a writer's death within one process: the writer lets its
+  // shard's lock go and, once destroyed, closes its segment as a killed
+  // process's files are closed (nothing synced, no zeros dropped). No call
+  // may be in flight; every later one fails.
+  void AbandonForTest();
 
   const std::string& shard_id() const { return recovered_.shard_id; }
   const std::string& shard_dir() const { return shard_dir_; }

@@ -988,3 +988,120 @@ TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow str
 }
 
 }  // namespace
+
+namespace {
+
+// ---- Event logs ----
+
+struct EventLogFree { void operator()(lake_event_log* l) const { lake_event_log_free(l); } };
+using EventLog = std::unique_ptr<lake_event_log, EventLogFree>;
+
+// A root opened as `tenant`.
+Db OpenRootAs(const std::string& root, const char* tenant) {
+  lake_stage_options* opts = lake_stage_options_new();
+  REQUIRE(lake_stage_options_set_tenant(opts, tenant, nullptr) == LAKE_OK);
+  lake_db* db = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_db_open(root.c_str(), opts, &db, &err);
+  lake_stage_options_free(opts);
+  Error owned(err);
+  REQUIRE_MESSAGE(status == LAKE_OK, (err ? lake_error_message(err) : ""));
+  return Db(db);
+}
+
+// Two batches: item "r" created (c1), then its blob field set to `loc` (c2).
+std::string EventsWithBlobAt(const lake_location* loc) {
+  return std::string(R"({"item_id":"r","item_seq":1,"checkpoint_id":"c1",)"
+                     R"("event_type":"ITEM_CREATED","writer_epoch":"w"})") +
+         "\n" + R"({"item_id":"r","item_seq":2,"checkpoint_id":"c2","event_type":"FIELD_SET",)" +
+         R"("field_name":"img","value_kind":"blob","blob_location":)" + lake_location_json(loc) +
+         R"(,"payload_size":)" + std::to_string(lake_location_size_bytes(loc)) +
+         R"(,"payload_checksum":")" + lake_location_sha256(loc) + R"(","writer_epoch":"w"})" +
+         "\n";
+}
+
+TEST_CASE("an appended event's blob_location must name a stored object of the log's tenant") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  Db alice = OpenRootAs(root, "alice");
+  Db bob = OpenRootAs(root, "bob");
+  REQUIRE(lake_experiment_create(alice.get(), "p", "x", nullptr) == LAKE_OK);
+  lake_event_log* raw_log = nullptr;
+  REQUIRE(lake_event_log_open(alice.get(), "p", "x", 1, &raw_log, nullptr) == LAKE_OK);
+  EventLog log(raw_log);
+
+  const std::vector<uint8_t> bytes = Bytes(1000, 40);
+  Location mine = Upload(lake_db_stage(alice.get()), bytes);
+  Location bobs = Upload(lake_db_stage(bob.get()), bytes);
+  // Uploaded through another handle (as by another process: the log's
+  // stage has not seen it), then gone.
+  Location removed = Upload(lake_db_stage(OpenRootAs(root, "alice").get()), Bytes(1000, 41));
+  std::filesystem::remove(PathOfUri(lake_location_uri(removed.get())));
+  lake_location* raw = nullptr;
+  REQUIRE(lake_location_new("file:///etc/passwd", "text/plain", 1000,
+                            lake_location_sha256(mine.get()), &raw, nullptr) == LAKE_OK);
+  Location outside(raw);
+  REQUIRE(lake_location_new(lake_location_uri(mine.get()), "application/octet-stream", 1001,
+                            lake_location_sha256(mine.get()), &raw, nullptr) == LAKE_OK);
+  Location longer(raw);
+
+  struct Refused {
+    std::string what;
+    const lake_location* loc;
+    lake_status status;
+    lake_integrity_kind kind;
+  };
+  for (const Refused& r : {
+           Refused{"another tenant's", bobs.get(), LAKE_INVALID_ARGUMENT,
+                   LAKE_INTEGRITY_INVALID_LOCATION},
+           Refused{"outside the stage", outside.get(), LAKE_INVALID_ARGUMENT,
+                   LAKE_INTEGRITY_INVALID_LOCATION},
+           Refused{"of no stored object", removed.get(), LAKE_NOT_FOUND, LAKE_INTEGRITY_NONE},
+           Refused{"longer than its object", longer.get(), LAKE_INTEGRITY,
+                   LAKE_INTEGRITY_SIZE_SHORT},
+       }) {
+    CAPTURE(r.what);
+    const std::string jsonl = EventsWithBlobAt(r.loc);
+    uint64_t appended = 99, duplicates = 99;
+    lake_error* err = nullptr;
+    CHECK(lake_event_log_append_jsonl(log.get(), jsonl.data(), jsonl.size(), &appended,
+                                      &duplicates, &err) == r.status);
+    REQUIRE(err != nullptr);
+    CHECK(lake_error_integrity_kind(err) == r.kind);
+    CHECK(std::string(lake_error_message(err)).find("blob_location") != std::string::npos);
+    lake_error_free(err);
+    // Refused before anything was written: not even the batch before it.
+    CHECK(appended == 0);
+    CHECK(duplicates == 0);
+    lake_folded_item* item = nullptr;
+    REQUIRE(lake_event_log_fold(log.get(), "r", &item, nullptr) == LAKE_OK);
+    CHECK(item == nullptr);
+    lake_folded_item_free(item);
+  }
+  char* json = nullptr;
+  REQUIRE(lake_experiment_describe(alice.get(), "p", "x", &json, nullptr) == LAKE_OK);
+  CHECK(std::string(json).find("\"events\":0") != std::string::npos);
+  lake_string_free(json);
+
+  // The tenant's own object, with its size, is accepted and reads back.
+  const std::string jsonl = EventsWithBlobAt(mine.get());
+  uint64_t appended = 0;
+  lake_error* err = nullptr;
+  REQUIRE_MESSAGE(lake_event_log_append_jsonl(log.get(), jsonl.data(), jsonl.size(), &appended,
+                                              nullptr, &err) == LAKE_OK,
+                  (err ? lake_error_message(err) : ""));
+  CHECK(appended == 2);
+  lake_folded_item* item = nullptr;
+  REQUIRE(lake_event_log_fold(log.get(), "r", &item, nullptr) == LAKE_OK);
+  REQUIRE(item != nullptr);
+  lake_reader* raw_reader = nullptr;
+  REQUIRE(lake_folded_item_open_blob(log.get(), item, "img", 0, &raw_reader, nullptr) == LAKE_OK);
+  lake_folded_item_free(item);
+  Reader reader(raw_reader);
+  std::vector<uint8_t> back;
+  Error read_error;
+  CHECK(ReadAllBytes(reader.get(), &back, &read_error) == LAKE_OK);
+  CHECK(back == bytes);
+}
+
+}  // namespace

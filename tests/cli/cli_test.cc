@@ -675,6 +675,50 @@ TEST_CASE("events CLI: a fencing violation exits 4 and appends nothing") {
   CHECK(Events(dir, {"fold", "r"}).out == fold);
 }
 
+// An item "b" created, then its blob field set to the DataLocation `json`
+// (canonical form) of `size` bytes and digest `sha256`, as two batches.
+std::string EventsWithBlobAt(const std::string& json, size_t size, const std::string& sha256) {
+  return R"({"item_id":"b","item_seq":1,"checkpoint_id":"b1","event_type":"ITEM_CREATED","writer_epoch":"w1"})"
+         "\n"
+         R"({"item_id":"b","item_seq":2,"checkpoint_id":"b2","event_type":"FIELD_SET","field_name":"img","value_kind":"blob","blob_location":)" +
+         json + R"(,"payload_size":)" + std::to_string(size) + R"(,"payload_checksum":")" +
+         sha256 + R"(","writer_epoch":"w1"})"
+                  "\n";
+}
+
+TEST_CASE("events CLI: a blob_location outside the stage, missing or of another size is refused") {
+  TempDir dir;
+  REQUIRE(Events(dir, {"create"}).exit_code == 0);
+  std::string bytes = WriteSource(dir, "f", 1000, 9);
+  const std::string sha = lake::testing::Sha256Hex(
+      reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  const std::string stored = Put(dir, "f");
+  const std::string removed = Put(dir, "f");
+  REQUIRE(removed != stored);
+  std::filesystem::remove(ObjectPath(removed));
+  std::string longer = stored;
+  longer.replace(longer.find("\"size_bytes\":1000"), 17, "\"size_bytes\":1001");
+  const std::string outside =
+      R"({"uri":"file:///etc/passwd","content_type":"text/plain","size_bytes":1000,"sha256":")" +
+      sha + "\"}";
+  struct Refused {
+    std::string what, events;
+    int exit_code;
+  };
+  for (const Refused& r : {Refused{"outside", EventsWithBlobAt(outside, 1000, sha), 2},
+                           Refused{"missing", EventsWithBlobAt(removed, 1000, sha), 6},
+                           Refused{"longer", EventsWithBlobAt(longer, 1001, sha), 3}}) {
+    CAPTURE(r.what);
+    Result refused = Events(dir, {"append", "-"}, r.events);
+    CHECK(refused.exit_code == r.exit_code);
+    CHECK(refused.err.find("blob_location") != std::string::npos);
+    CHECK(Events(dir, {"fold", "b"}).out == "null\n");  // not even the batch before it
+  }
+  Result accepted = Events(dir, {"append", "-"}, EventsWithBlobAt(stored, 1000, sha));
+  CHECK_MESSAGE(accepted.exit_code == 0, accepted.err);
+  CHECK(Events(dir, {"blob", "b", "img"}).out == bytes);
+}
+
 TEST_CASE("events CLI: an unknown experiment exits 6") {
   TempDir dir;
   for (const std::string sub : {"describe", "delete", "roots", "failures", "compact"}) {

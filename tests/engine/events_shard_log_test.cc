@@ -21,6 +21,7 @@
 #include "engine/events/event_log_frame.h"
 #include "engine/events/shard_log.h"
 #include "engine/table/byte_codec.h"
+#include "io/durable_paths.h"
 #include "io/posix/posix_file_system.h"
 #include "tests/support/fault_injection_file_system.h"
 #include "tests/support/status_checks.h"
@@ -942,6 +943,81 @@ TEST_CASE("a roll syncs the relaxed batches of the segment it leaves") {
   }
 }
 
+// A power loss: Crash() for seed 0, else CrashTorn(seed).
+void LosePower(testing::FaultInjectionFileSystem& fs, uint64_t seed) {
+  if (seed == 0) {
+    fs.Crash();
+  } else {
+    fs.CrashTorn(seed);
+  }
+}
+
+// Appends a durable batch and then `relaxed` ones to a new shard, and
+// abandons the writer as its process's death would: its relaxed frames
+// are in the page cache, no sync covered them. Returns the shard's dir.
+std::string WriterDiesAfterRelaxedAppends(FaultyShards& f,
+                                          const std::vector<std::string>& relaxed) {
+  std::unique_ptr<ShardWriter> dead = f.OpenWriter();
+  LAKE_REQUIRE_OK(dead->AppendDurably("durable", 1));
+  for (const std::string& p : relaxed) LAKE_REQUIRE_OK(dead->Append(p, 1, Durability::kRelaxed));
+  dead->AbandonForTest();
+  return dead->shard_dir();
+}
+
+// The next session: it opens the shard, appends a durable batch, and then
+// the power fails (LosePower's `seed`). Returns what it recovered.
+ShardContents NextSessionBeforePowerLoss(FaultyShards& f, uint64_t seed) {
+  std::unique_ptr<ShardWriter> next = f.OpenWriter();
+  LAKE_REQUIRE_OK(next->AppendDurably("next session", 1));
+  LosePower(*f.fs, seed);
+  return next->recovered();
+}
+
+// Every batch of both sessions, in order: all were acknowledged.
+std::vector<std::string> BothSessions(const std::vector<std::string>& relaxed) {
+  std::vector<std::string> all = {"durable"};
+  all.insert(all.end(), relaxed.begin(), relaxed.end());
+  all.push_back("next session");
+  return all;
+}
+
+TEST_CASE("a new session syncs the segment its seal names: a dead writer's batches outlive a power loss") {
+  // The next session reads the dead writer's segment through the page
+  // cache and seals it at that length; a power loss after its durable
+  // append must not cut the segment below the seal.
+  const std::vector<std::string> relaxed = RelaxedPayloads(8);
+  for (uint64_t seed = 0; seed <= 16; ++seed) {
+    CAPTURE(seed);
+    FaultyShards f;
+    WriterDiesAfterRelaxedAppends(f, relaxed);
+    CHECK(NextSessionBeforePowerLoss(f, seed).last_segment == 1);
+    CHECK(f.PayloadsOnDisk() == BothSessions(relaxed));
+  }
+}
+
+TEST_CASE("a session rewriting an empty last segment syncs the segment its seal names") {
+  // A session died after creating segment 2 (its entry durable) and before
+  // writing its seal; the next one rewrites segment 2, sealing segment 1 at
+  // what it reads of the dead writer's frames there.
+  const std::vector<std::string> relaxed = RelaxedPayloads(8);
+  for (uint64_t seed = 0; seed <= 16; ++seed) {
+    CAPTURE(seed);
+    FaultyShards f;
+    const std::string shard_dir = WriterDiesAfterRelaxedAppends(f, relaxed);
+    absl::StatusOr<std::unique_ptr<io::File>> empty =
+        f.fs->CreateNew(shard_dir + "/" + SegmentFileName(2), false);
+    LAKE_REQUIRE_OK(empty);
+    LAKE_REQUIRE_OK((*empty)->Close());
+    LAKE_REQUIRE_OK(io::SyncDirectory(*f.fs, shard_dir));
+    const ShardContents recovered = NextSessionBeforePowerLoss(f, seed);
+    CHECK(recovered.last_segment == 2);
+    CHECK_FALSE(recovered.last_has_frames);
+    CHECK(f.PayloadsOnDisk() == BothSessions(relaxed));
+    absl::StatusOr<ShardContents> contents = ReadShard(f.base, shard_dir);
+    LAKE_REQUIRE_OK(contents);
+    CHECK(contents->last_segment == 2);  // rewritten, not a segment 3
+  }
+}
 
 TEST_CASE("a roll by a bulk group writes no zeros ahead; the first small group does") {
   testing::TempDir dir;
