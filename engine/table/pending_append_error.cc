@@ -8,8 +8,8 @@ namespace lake::table {
 absl::Status PendingOperationError(const absl::Status& cause, std::string_view operation_id) {
   absl::Status status = absl::UnknownError(absl::StrCat(
       "append operation ", std::string(operation_id), " may still commit (", cause.ToString(absl::StatusToStringMode::kWithNoExtraData),
-      "): its checkpoint is kept; recover the root (lake recover) to settle it, and do not "
-      "run the append again"));
+      "): its checkpoint is kept for recovery to settle (lake_db_recover, lake recover); do "
+      "not run the append again"));
   status.SetPayload(std::string(kPendingOperationPayload), absl::Cord(std::string(operation_id)));
   return status;
 }

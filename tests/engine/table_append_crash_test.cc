@@ -153,18 +153,28 @@ TEST_CASE("table append: a child SIGKILLed at each step recovers to zero or one 
   }
 }
 
+// A root holding the table, and what a fault-injecting file system over it
+// needs (its Crash() is the power loss).
+struct PowerLossRoot {
+  testing::TempDir dir;
+  std::string root_dir = dir.Join("root");
+  std::string backups = dir.Join("backups");
+  io::PosixFileSystem base;
+  PowerLossRoot() {
+    std::filesystem::create_directory(backups);
+    CreateTable(base, root_dir);
+  }
+};
+
 TEST_CASE("table append: a power loss at each step recovers to zero or one row, one upload") {
   REQUIRE(failpoint::Enabled());
   std::vector<uint8_t> bytes = testing::RandomBytes(300000, 3);
   for (std::string_view step : table::kTableAppendFailpoints) {
     CAPTURE(std::string(step));
-    testing::TempDir dir;
-    std::filesystem::create_directory(dir.Join("backups"));
-    std::string root_dir = dir.Join("root");
-    io::PosixFileSystem base;
-    CreateTable(base, root_dir);
+    PowerLossRoot r;
+    const std::string& root_dir = r.root_dir;
     {
-      testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
+      testing::FaultInjectionFileSystem fs(r.base, r.backups);
       absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, root_dir);
       LAKE_REQUIRE_OK(root);
       failpoint::ClearAll();
@@ -201,6 +211,17 @@ std::unique_ptr<TableRoot> OpenOn(io::FileSystem& fs, const std::string& dir) {
   return std::move(*root);
 }
 
+// A fresh root holding the table, open as the writer.
+struct OpenTableRoot {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<TableRoot> root;
+  OpenTableRoot() {
+    CreateTable(fs, dir.path());
+    root = OpenOn(fs, dir.path());
+  }
+};
+
 // The operation ids of the pending checkpoints under `dir`.
 std::vector<std::string> PendingIds(const std::string& dir) {
   std::vector<std::string> ids;
@@ -220,10 +241,9 @@ TEST_CASE("table append: a failure before the commit leaves no checkpoint; a ret
     const absl::Status& failure = failures[i % failures.size()];
     CAPTURE(std::string(step));
     CAPTURE(failure.ToString());
-    testing::TempDir dir;
-    io::PosixFileSystem fs;
-    CreateTable(fs, dir.path());
-    auto root = OpenOn(fs, dir.path());
+    OpenTableRoot t;
+    testing::TempDir& dir = t.dir;
+    std::unique_ptr<TableRoot>& root = t.root;
     failpoint::ClearAll();
     failpoint::Set(step, failpoint::Action::kCallback, [&] { return failure; });
     absl::Status inserted = InsertOne(*root, bytes);
@@ -248,14 +268,10 @@ TEST_CASE("table append: a power loss after a failure before the commit brings n
   std::vector<uint8_t> bytes = testing::RandomBytes(2000, 5);
   for (std::string_view step : kBeforeCommitCall) {
     CAPTURE(std::string(step));
-    testing::TempDir dir;
-    std::filesystem::create_directory(dir.Join("backups"));
-    std::string root_dir = dir.Join("root");
-    io::PosixFileSystem base;
-    CreateTable(base, root_dir);
+    PowerLossRoot r;
     {
-      testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
-      auto root = OpenOn(fs, root_dir);
+      testing::FaultInjectionFileSystem fs(r.base, r.backups);
+      auto root = OpenOn(fs, r.root_dir);
       failpoint::ClearAll();
       failpoint::Set(step, failpoint::Action::kCallback,
                      [] { return absl::ResourceExhaustedError("write: No space left on device"); });
@@ -264,7 +280,7 @@ TEST_CASE("table append: a power loss after a failure before the commit brings n
       CHECK(absl::IsResourceExhausted(inserted));
       fs.Crash();  // the caller was told: now the power goes
     }
-    auto root = OpenOn(base, root_dir);
+    auto root = OpenOn(r.base, r.root_dir);
     absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
     LAKE_REQUIRE_OK(recovered);
     CHECK(recovered->empty());
@@ -281,10 +297,9 @@ TEST_CASE("table append: a failure that may have committed names its operation, 
                                 std::string_view("table_append.committed"),
                                 std::string_view("table_append.removing_checkpoint")}) {
     CAPTURE(std::string(step));
-    testing::TempDir dir;
-    io::PosixFileSystem fs;
-    CreateTable(fs, dir.path());
-    auto root = OpenOn(fs, dir.path());
+    OpenTableRoot t;
+    testing::TempDir& dir = t.dir;
+    std::unique_ptr<TableRoot>& root = t.root;
     failpoint::ClearAll();
     failpoint::Set(step, failpoint::Action::kError);
     absl::Status inserted = InsertOne(*root, bytes);
@@ -307,10 +322,9 @@ TEST_CASE("table append: a failure that may have committed names its operation, 
 
 TEST_CASE("table append: a checkpoint whose directory sync failed is pending, and recovery commits it") {
   REQUIRE(failpoint::Enabled());
-  testing::TempDir dir;
-  io::PosixFileSystem fs;
-  CreateTable(fs, dir.path());
-  auto root = OpenOn(fs, dir.path());
+  OpenTableRoot t;
+  testing::TempDir& dir = t.dir;
+  std::unique_ptr<TableRoot>& root = t.root;
   // Every file of the append is renamed into place, then its directory
   // sync fails: the checkpoint may or may not outlive a power loss.
   failpoint::ClearAll();
@@ -331,10 +345,8 @@ TEST_CASE("table append: a checkpoint whose directory sync failed is pending, an
 
 TEST_CASE("table append: recovery running beside a failing append never replays it") {
   REQUIRE(failpoint::Enabled());
-  testing::TempDir dir;
-  io::PosixFileSystem fs;
-  CreateTable(fs, dir.path());
-  auto root = OpenOn(fs, dir.path());
+  OpenTableRoot t;
+  std::unique_ptr<TableRoot>& root = t.root;
   std::thread recovery;
   absl::StatusOr<std::vector<table::RecoveredAppend>> recovered;
   failpoint::ClearAll();
