@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -34,11 +36,22 @@ constexpr char kQueryUsage[] =
     "starts.\n";
 
 constexpr char kRecoverUsage[] =
-    "usage: lake [global options] recover [--list]\n"
+    "usage: lake [global options] recover [--list] [--json]\n"
+    "       lake [global options] recover --discard OPERATION_ID\n"
     "\n"
-    "Replays the appends a crash interrupted after their uploads (each\n"
-    "converges on the version its operation produced; none appends twice).\n"
-    "--list only shows the pending ones with their age, oldest first.\n";
+    "Settles the appends a crash interrupted after their uploads, or whose\n"
+    "failure may still commit (an insert that named its operation): each\n"
+    "converges on the version its operation produced, or commits once; none\n"
+    "appends twice. Checkpoints older than LAKE_APPEND_OPERATION_RETENTION_SECS\n"
+    "(7 days), damaged or not, are removed. Stuck ones (damaged, written for\n"
+    "another stage, their table gone) are kept and reported, and recover\n"
+    "exits 5 while one is left.\n"
+    "--list only shows every pending checkpoint, oldest first, with its age,\n"
+    "size and what recover would do: replayable, already-committed, expired,\n"
+    "stuck or failed, with the reason.\n"
+    "--discard moves one checkpoint aside to <root>/checkpoints/discarded/\n"
+    "(kept, never deleted) so it is never replayed, and prints where it went:\n"
+    "for a stuck checkpoint you have decided to give up.\n";
 
 using nlohmann::json;
 using DbOwner = std::unique_ptr<lake_db, void (*)(lake_db*)>;
@@ -95,7 +108,19 @@ int RunInsert(const std::vector<std::string>& argv) {
   uint64_t version = 0;
   lake_error* err = nullptr;
   lake_status status = lake_statement_insert(stmt, nullptr, &version, &err);
-  if (status != LAKE_OK) return ReportFailure(status, err, "insert");
+  if (status != LAKE_OK) {
+    // Copied: ReportFailure frees the error.
+    const char* pending = lake_error_pending_operation_id(err);
+    std::string operation = pending != nullptr ? pending : "";
+    int code = ReportFailure(status, err, "insert");
+    if (!operation.empty()) {
+      std::fprintf(stderr,
+                   "lake: insert: operation %s may still commit: run 'lake recover' to settle "
+                   "it; do not run the insert again\n",
+                   operation.c_str());
+    }
+    return code;
+  }
   std::printf("%llu\n", static_cast<unsigned long long>(version));
   return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
 }
@@ -185,6 +210,7 @@ int RunRecover(const std::vector<std::string>& argv) {
   std::vector<FlagSpec> flags = GlobalFlags();
   flags.push_back({"--list", "", false});
   flags.push_back({"--json", "", false});
+  flags.push_back({"--discard", "", true});
   flags.push_back({"--help", "-h", false});
   absl::StatusOr<ParsedArgs> args = ParseArgs(argv, flags);
   if (!args.ok()) return ReportUsage(args.status(), "recover");
@@ -193,6 +219,10 @@ int RunRecover(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   if (!args->positionals.empty()) return ReportUsage("recover takes no argument", "recover");
+  std::optional<std::string> discard = args->Value("--discard");
+  if (discard && (args->Has("--list") || args->Has("--json"))) {
+    return ReportUsage("--discard goes alone, without --list or --json", "recover");
+  }
   lake_db* opened = nullptr;
   if (int code = OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &opened); code != kExitOk) {
     return code;
@@ -200,6 +230,15 @@ int RunRecover(const std::vector<std::string>& argv) {
   DbOwner db(opened, lake_db_free);
   char* text = nullptr;
   lake_error* err = nullptr;
+  if (discard) {
+    lake_status status = lake_db_discard_append(opened, discard->c_str(), &text, &err);
+    if (status != LAKE_OK) return ReportFailure(status, err, "recover");
+    std::printf("%s\n", text);
+    std::fprintf(stderr, "discarded append %s: its checkpoint is kept at %s\n", discard->c_str(),
+                 text);
+    lake_string_free(text);
+    return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
+  }
   bool list = args->Has("--list");
   lake_status status = list ? lake_db_pending_appends(opened, &text, &err)
                             : lake_db_recover(opened, &text, &err);
@@ -211,9 +250,13 @@ int RunRecover(const std::vector<std::string>& argv) {
     if (args->Has("--json")) {
       std::printf("%s\n", e.dump().c_str());
     } else if (list) {
-      std::printf("%s\t%.0f s old\t%llu bytes\n", e["operation_id"].get<std::string>().c_str(),
+      std::printf("%s\t%.0f s old\t%llu bytes\t%s", e["operation_id"].get<std::string>().c_str(),
                   e["age_seconds"].get<double>(),
-                  static_cast<unsigned long long>(e["size_bytes"].get<uint64_t>()));
+                  static_cast<unsigned long long>(e["size_bytes"].get<uint64_t>()),
+                  e["state"].get<std::string>().c_str());
+      if (e.contains("table")) std::printf("\t%s", e["table"].get<std::string>().c_str());
+      if (e.contains("reason")) std::printf("\t%s", e["reason"].get<std::string>().c_str());
+      std::printf("\n");
     } else {
       std::printf("%s\t%s\t%s", e["operation_id"].get<std::string>().c_str(),
                   e["table"].get<std::string>().c_str(), e["result"].get<std::string>().c_str());

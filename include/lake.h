@@ -103,8 +103,15 @@ LAKE_API lake_integrity_kind lake_error_integrity_kind(const lake_error* err);
  * otherwise. */
 LAKE_API uint64_t lake_error_expected(const lake_error* err);
 LAKE_API uint64_t lake_error_observed(const lake_error* err);
-/* 1 if repeating the same call may succeed (transient I/O), else 0. */
+/* 1 if repeating the same call may succeed (transient I/O), else 0. Always
+ * 0 for an error with a pending operation id. */
 LAKE_API int lake_error_retryable(const lake_error* err);
+/* The operation id (a UUIDv7, 36 characters) of an append that failed but
+ * may still commit: its checkpoint is kept, and lake_db_recover settles it
+ * (commits it once, or finds the version it committed). Repeating the
+ * INSERT instead could append its rows twice. NULL for every other error
+ * (a failed INSERT without one never commits). Owned by `err`. */
+LAKE_API const char* lake_error_pending_operation_id(const lake_error* err);
 LAKE_API void lake_error_free(lake_error* err);
 
 /* ------------------------------------------------------------------------ */
@@ -687,9 +694,14 @@ LAKE_API lake_status lake_statement_bind_location(lake_statement* stmt, size_t i
 /* Runs an INSERT: every placeholder must be bound. Opens every file and
  * checks every location first, then uploads each FILE (streaming, hashed),
  * then appends the rows in one new version (*version_out), which this db
- * sees at once. On failure the table's version is unchanged; LAKE_CONFLICT
- * when another append won the race (the uploads stay unreferenced). An
- * append interrupted after its uploads is replayed by lake_db_recover.
+ * sees at once. On failure the table's version is unchanged and, unless
+ * the error has a pending operation id, the rows will never be appended
+ * (running the INSERT again appends them once); LAKE_CONFLICT when another
+ * append won the race (the uploads stay unreferenced). An error with a
+ * pending operation id (lake_error_pending_operation_id; LAKE_IO, not
+ * retryable) may still commit: settle it with lake_db_recover, not by
+ * running the INSERT again. An append interrupted by a crash after its
+ * uploads is replayed by lake_db_recover.
  * `opts` (may be NULL) gives the cancellation token and progress callback
  * of the uploads; its content type is not used. */
 LAKE_API lake_status lake_statement_insert(lake_statement* stmt, const lake_upload_options* opts,
@@ -717,16 +729,37 @@ LAKE_API lake_status lake_location_from_arrow(const struct ArrowSchema* schema,
 
 /* Append checkpoints (kept under <root>/checkpoints/): an INSERT persists one
  * after its uploads and before its commit, and removes it once the commit
- * succeeded or was refused. lake_db_pending_appends lists those left by a
- * crash, as JSON the caller frees with lake_string_free:
- *   [{"operation_id":"…","age_seconds":12.5,"size_bytes":123},…]
- * lake_db_recover replays them: each converges to the version its operation
- * produced (never a second row or upload), or is rejected (older than
- * LAKE_APPEND_OPERATION_RETENTION_SECS, default 7 days: removed). It reports
+ * succeeded or failed for certain. lake_db_pending_appends lists those left
+ * by a crash or a failure that may still commit, oldest first, each read
+ * and judged as lake_db_recover would (nothing changes), as JSON the caller
+ * frees with lake_string_free:
+ *   [{"operation_id":"…","age_seconds":12.5,"size_bytes":123,
+ *     "state":"replayable|already-committed|expired|stuck|failed",
+ *     "table":"ns.t","version":3,"reason":"…"},…]
+ * ("table" when the checkpoint could be read, "version" for
+ * already-committed, "reason" for every state but replayable; "stuck": kept
+ * and never replayed — damaged, written for another stage, or its table
+ * gone — until it expires or is discarded.)
+ * lake_db_recover settles every one, however many are stuck: each converges
+ * to the version its operation produced (never a second row or upload), or
+ * is rejected (older than LAKE_APPEND_OPERATION_RETENTION_SECS, default 7
+ * days, dated by its operation id even when damaged: removed; stuck: kept).
+ * It reports
  *   [{"operation_id":"…","table":"ns.t","result":"committed|already-committed|
- *     expired|rejected|failed","version":3,"message":"…"},…] */
+ *     expired|rejected|failed","version":3,"message":"…"},…]
+ * Both give LAKE_INVALID_ARGUMENT when LAKE_APPEND_OPERATION_RETENTION_SECS
+ * is set but invalid. */
 LAKE_API lake_status lake_db_pending_appends(lake_db* db, char** json_out, lake_error** err);
 LAKE_API lake_status lake_db_recover(lake_db* db, char** json_out, lake_error** err);
+/* On an operator's word: moves the pending checkpoint of `operation_id`
+ * aside to <root>/checkpoints/discarded/<operation_id>.append (durably; its
+ * bytes are kept, never deleted by lake), so its append is never replayed.
+ * *path_out (may be NULL) receives that path, freed with lake_string_free.
+ * LAKE_INVALID_ARGUMENT for an id that is not an operation id or a follower;
+ * LAKE_NOT_FOUND when there is no such pending checkpoint; LAKE_CONFLICT
+ * when one of that id was discarded before. */
+LAKE_API lake_status lake_db_discard_append(lake_db* db, const char* operation_id,
+                                            char** path_out, lake_error** err);
 
 /* ------------------------------------------------------------------------ */
 /* Event logs of data-generation pipelines (EVENT-LOG.md, schema version 2)  */

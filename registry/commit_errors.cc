@@ -14,6 +14,7 @@ namespace {
 // Payload texts: "<table id>:<expected>:<actual>" and "<table id>:<version>".
 constexpr char kVersionConflictUrl[] = "type.lake.dev/RegistryVersionConflict";
 constexpr char kCommittedOperationUrl[] = "type.lake.dev/RegistryCommittedOperation";
+constexpr char kCommitOutcomeUnknownUrl[] = "type.lake.dev/RegistryCommitOutcomeUnknown";
 
 // The numbers of a payload of exactly `count` of them.
 std::optional<std::vector<uint64_t>> PayloadNumbers(const absl::Status& status,
@@ -51,6 +52,13 @@ absl::Status OperationCommittedError(std::string_view operation_id,
   return status;
 }
 
+absl::Status CommitOutcomeUnknownError(const absl::Status& cause) {
+  absl::Status status(cause.code(), absl::StrCat(cause.message(),
+                                                 " (the commit may have happened all the same)"));
+  status.SetPayload(kCommitOutcomeUnknownUrl, absl::Cord());
+  return status;
+}
+
 std::optional<VersionConflict> GetVersionConflict(const absl::Status& status) {
   std::optional<std::vector<uint64_t>> n = PayloadNumbers(status, kVersionConflictUrl, 3);
   if (!n) return std::nullopt;
@@ -61,6 +69,10 @@ std::optional<CommittedOperation> GetCommittedOperation(const absl::Status& stat
   std::optional<std::vector<uint64_t>> n = PayloadNumbers(status, kCommittedOperationUrl, 2);
   if (!n) return std::nullopt;
   return CommittedOperation{(*n)[0], (*n)[1]};
+}
+
+bool IsCommitOutcomeUnknown(const absl::Status& status) {
+  return !status.ok() && status.GetPayload(kCommitOutcomeUnknownUrl).has_value();
 }
 
 }  // namespace lake::registry

@@ -1,8 +1,12 @@
-// The typed outcomes of a version compare-and-set that did not commit.
+// The typed outcomes of a version compare-and-set that did not commit, or
+// may not have.
 //
-// Both travel as absl::Status values carrying a payload, so the engine can
+// They travel as absl::Status values carrying a payload, so the engine can
 // tell a lost race (retry on the new version) from a replayed operation
-// (converge on the version it already produced) without parsing messages.
+// (converge on the version it already produced) from a commit whose synced
+// write failed (it may have reached the write-ahead log: the outcome is
+// unknown until the operation's record is looked up) without parsing
+// messages.
 #ifndef LAKE_REGISTRY_COMMIT_ERRORS_H_
 #define LAKE_REGISTRY_COMMIT_ERRORS_H_
 
@@ -36,9 +40,15 @@ absl::Status VersionConflictError(const VersionConflict& conflict);
 absl::Status OperationCommittedError(std::string_view operation_id,
                                      const CommittedOperation& committed);
 
+// `cause` (the failed synced write's error: its code and message) with a
+// payload saying the commit may have happened all the same.
+absl::Status CommitOutcomeUnknownError(const absl::Status& cause);
+
 // The payloads, if `status` carries one.
 std::optional<VersionConflict> GetVersionConflict(const absl::Status& status);
 std::optional<CommittedOperation> GetCommittedOperation(const absl::Status& status);
+// True for a status made by CommitOutcomeUnknownError.
+bool IsCommitOutcomeUnknown(const absl::Status& status);
 
 }  // namespace lake::registry
 

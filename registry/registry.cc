@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/failpoint.h"
 #include "io/durable_paths.h"
 #include "io/file_system.h"
 #include "registry/registry_keys.h"
@@ -510,11 +511,10 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
   if (operation.has_value()) {
     batch.Put(OperationKey(operation->operation_id), EncodeAppendOperationRecord(*operation));
   }
-  if (absl::Status s = WriteBatchSynced(
-          batch, absl::StrCat("commit version ", next.version, " of table ", table_id).c_str());
-      !s.ok()) {
-    return s;
-  }
+  absl::Status written = WriteBatchSynced(
+      batch, absl::StrCat("commit version ", next.version, " of table ", table_id).c_str());
+  if (written.ok()) written = LAKE_FAILPOINT(kCommitWrittenFailpoint);
+  if (!written.ok()) return CommitOutcomeUnknownError(written);
   return updated;
 }
 

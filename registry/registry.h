@@ -36,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,12 @@ class WriteBatch;
 namespace lake::registry {
 
 class WriterLock;
+
+// The failpoint (base/failpoint.h) a commit passes once its synced write
+// returned OK: an error injected there stands for a synced write that
+// failed after reaching the write-ahead log, the one failure of a commit
+// whose outcome is unknown.
+inline constexpr std::string_view kCommitWrittenFailpoint = "registry.commit_written";
 
 struct RegistryOptions {
   // Open as a follower (RocksDB secondary instance) instead of the writer.
@@ -139,7 +146,11 @@ class Registry {
   //     so a replay after a commit that went through converges;
   //   - Aborted with a VersionConflict payload: the table is at another
   //     version (a lost race).
-  // On any error nothing changes. Returns the new table record.
+  // On any of those, and on a failed read, nothing changes. The synced
+  // write itself may fail after reaching the write-ahead log (RocksDB can
+  // neither undo nor deny it: the commit may be visible now or after a
+  // reopen); that error carries the CommitOutcomeUnknown payload
+  // (commit_errors.h), and only that one. Returns the new table record.
   absl::StatusOr<TableRecord> CommitVersion(uint64_t table_id,
                                             uint64_t expected_current_version,
                                             const VersionRecord& next,

@@ -28,6 +28,8 @@ struct lake_error {
   uint64_t expected = 0;
   uint64_t observed = 0;
   bool retryable = false;
+  // The append that failed but may still commit (lake_error_pending_operation_id).
+  std::optional<std::string> pending_operation_id;
 };
 
 struct lake_cancel_token {

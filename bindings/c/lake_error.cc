@@ -1,6 +1,7 @@
 // lake_error: the error handle, and the mapping from internal statuses.
 #include "bindings/c/c_handles.h"
 #include "engine/integrity_error.h"
+#include "engine/table/pending_append_error.h"
 
 namespace lake::c {
 
@@ -35,8 +36,11 @@ lake_error* NewError(const absl::Status& status) {
   auto* error = new lake_error;
   error->code = StatusCode(status);
   error->message = std::string(status.message());
-  error->retryable = status.code() == absl::StatusCode::kUnavailable ||
-                     status.code() == absl::StatusCode::kDeadlineExceeded;
+  error->pending_operation_id = table::GetPendingOperationId(status);
+  // An operation that may still commit is recovered, never repeated.
+  error->retryable = !error->pending_operation_id.has_value() &&
+                     (status.code() == absl::StatusCode::kUnavailable ||
+                      status.code() == absl::StatusCode::kDeadlineExceeded);
   if (std::optional<IntegrityDetail> detail = GetIntegrityDetail(status)) {
     switch (detail->kind) {
       case IntegrityKind::kSizeShort:
@@ -87,6 +91,10 @@ uint64_t lake_error_observed(const lake_error* err) {
 }
 int lake_error_retryable(const lake_error* err) {
   return err != nullptr && err->retryable ? 1 : 0;
+}
+const char* lake_error_pending_operation_id(const lake_error* err) {
+  if (err == nullptr || !err->pending_operation_id.has_value()) return nullptr;
+  return err->pending_operation_id->c_str();
 }
 void lake_error_free(lake_error* err) { delete err; }
 

@@ -408,15 +408,33 @@ lake_status lake_db_pending_appends(lake_db* db, char** json_out, lake_error** e
     if (db == nullptr) return NullArgument("db", err);
     if (json_out == nullptr) return NullArgument("json_out", err);
     LAKE_TABLES_OR_RETURN(tables, db, err);
-    absl::StatusOr<lake::table::PendingCheckpointList> pending = tables.PendingAppends();
+    absl::StatusOr<std::vector<lake::table::PendingAppend>> pending = tables.PendingAppends();
     if (!pending.ok()) return Report(pending.status(), err);
     json out = json::array();
-    for (const auto& entry : pending->entries) {
-      out.push_back({{"operation_id", entry.operation_id},
-                     {"age_seconds", absl::ToDoubleSeconds(entry.age)},
-                     {"size_bytes", entry.size_bytes}});
+    for (const lake::table::PendingAppend& p : *pending) {
+      json entry{{"operation_id", p.checkpoint.operation_id},
+                 {"age_seconds", absl::ToDoubleSeconds(p.checkpoint.age)},
+                 {"size_bytes", p.checkpoint.size_bytes},
+                 {"state", std::string(lake::table::PendingAppendStateName(p.state))}};
+      if (!p.table.empty()) entry["table"] = p.table;
+      if (p.version != 0) entry["version"] = p.version;
+      if (!p.reason.empty()) entry["reason"] = p.reason;
+      out.push_back(std::move(entry));
     }
     return ReturnJson(out, json_out);
+  });
+}
+
+lake_status lake_db_discard_append(lake_db* db, const char* operation_id, char** path_out,
+                                   lake_error** err) {
+  return Guarded(err, [&] {
+    if (db == nullptr) return NullArgument("db", err);
+    if (operation_id == nullptr) return NullArgument("operation_id", err);
+    LAKE_TABLES_OR_RETURN(tables, db, err);
+    absl::StatusOr<std::string> moved = tables.DiscardPendingAppend(operation_id);
+    if (!moved.ok()) return Report(moved.status(), err);
+    if (path_out != nullptr) *path_out = lake::c::CopyString(*moved);
+    return LAKE_OK;
   });
 }
 

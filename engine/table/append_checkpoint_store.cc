@@ -91,12 +91,14 @@ absl::StatusOr<std::string> AppendCheckpointStore::Publish(const AppendCheckpoin
 }
 
 absl::StatusOr<PendingCheckpointList> AppendCheckpointStore::List(size_t max_entries,
-                                                                  absl::Time now) const {
+                                                                  absl::Time now,
+                                                                  std::string_view after) const {
   absl::StatusOr<std::vector<std::string>> names = fs_->ListDirectory(dir_);
   if (!names.ok()) return names.status();
   std::vector<OperationId> ids;
   for (const std::string& name : *names) {
-    if (std::optional<OperationId> id = OperationIdOfName(name)) ids.push_back(std::move(*id));
+    std::optional<OperationId> id = OperationIdOfName(name);
+    if (id && id->text() > after) ids.push_back(std::move(*id));
   }
   PendingCheckpointList list;
   if (ids.size() > max_entries) {
@@ -105,6 +107,7 @@ absl::StatusOr<PendingCheckpointList> AppendCheckpointStore::List(size_t max_ent
     ids.erase(ids.begin() + max_entries, ids.end());
   }
   std::sort(ids.begin(), ids.end());
+  if (!ids.empty()) list.last_considered = ids.back().text();
   for (const OperationId& id : ids) {
     std::string path = PathOf(id.text());
     absl::StatusOr<io::FileInfo> info = fs_->Stat(path);
@@ -172,6 +175,39 @@ absl::Status AppendCheckpointStore::Remove(std::string_view operation_id) const 
   absl::Status removed = fs_->Remove(path);
   if (absl::IsNotFound(removed)) return absl::OkStatus();
   return removed;
+}
+
+absl::Status AppendCheckpointStore::Withdraw(std::string_view operation_id) const {
+  if (absl::Status s = ParseOperationId(operation_id).status(); !s.ok()) return s;
+  // Unlinked, not made a spare: a spare's rename would need the same
+  // directory sync, and this is the rare path of a failed append.
+  absl::Status removed = fs_->Remove(PathOf(operation_id));
+  if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+  return io::SyncDirectory(*fs_, dir_);
+}
+
+absl::StatusOr<std::string> AppendCheckpointStore::Discard(std::string_view operation_id) const {
+  if (absl::Status s = ParseOperationId(operation_id).status(); !s.ok()) return s;
+  std::string discarded_dir = absl::StrCat(dir_, "/", std::string(kDiscardedAppendCheckpointsDir));
+  if (absl::Status s = io::CreateDirectoriesDurably(*fs_, discarded_dir); !s.ok()) return s;
+  const std::string id(operation_id);
+  std::string to =
+      absl::StrCat(discarded_dir, "/", id, std::string(kAppendCheckpointSuffix));
+  absl::Status moved = fs_->RenameNoReplace(PathOf(operation_id), to);
+  if (absl::IsNotFound(moved)) {
+    return absl::NotFoundError(
+        absl::StrCat("no pending append checkpoint ", id, " in ", dir_));
+  }
+  if (absl::IsAlreadyExists(moved)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("append checkpoint ", id, " was discarded before: ", to));
+  }
+  if (!moved.ok()) return moved;
+  // The new name first: a power loss then leaves the checkpoint in one of
+  // the two places, never in neither.
+  if (absl::Status s = io::SyncDirectory(*fs_, discarded_dir); !s.ok()) return s;
+  if (absl::Status s = io::SyncDirectory(*fs_, dir_); !s.ok()) return s;
+  return to;
 }
 
 absl::StatusOr<uint64_t> AppendCheckpointStore::CleanTemporaryFiles() const {

@@ -9,6 +9,9 @@
 //                                behind, CleanTemporaryFiles removes it
 //   .spare-<uuid>.append.tmp     a removed checkpoint kept for the next
 //                                Publish to rewrite (a temporary too)
+//   discarded/<operation_id>.append   a checkpoint an operator discarded
+//                                (Discard): kept, never listed, replayed
+//                                or removed by lake
 // Anything else is ignored.
 //
 // Spares: Remove renames a checkpoint to a spare (up to kMaxSpareCheckpoints
@@ -22,9 +25,11 @@
 // the new content.
 //
 // Lifecycle of a checkpoint: Publish after all uploads and before the first
-// commit attempt; Remove once the commit succeeded or was explicitly
+// commit attempt; Remove once the commit succeeded; Withdraw (durably)
+// once the append failed before its commit call or was explicitly
 // rejected; kept after an ambiguous failure, for recovery to List, Load,
-// ValidateForReplay (append_checkpoint_replay.h), replay and Remove.
+// ValidateForReplay (append_checkpoint_replay.h), replay and Remove — or
+// for an operator to Discard.
 //
 // Thread safety: a store is a cheap handle on a FileSystem it does not own
 // (which must outlive it); copies share their spares. Calls on different
@@ -57,10 +62,13 @@ inline constexpr std::string_view kAppendCheckpointSuffix = ".append";
 inline constexpr std::string_view kAppendCheckpointTempSuffix = ".append.tmp";
 // Removed checkpoints a store keeps as spares, at most.
 inline constexpr size_t kMaxSpareCheckpoints = 4;
+// Where Discard moves checkpoints, inside the checkpoints directory.
+inline constexpr std::string_view kDiscardedAppendCheckpointsDir = "discarded";
 
 // Recovery lists at most this many checkpoints at a time, so a directory
-// flooded with them costs bounded memory and time; it replays the oldest
-// and lists again.
+// flooded with them costs bounded memory and time; it settles the oldest,
+// then lists the next ones after the last it saw (checkpoints it had to
+// keep never hide newer ones).
 inline constexpr size_t kMaxListedAppendCheckpoints = 1024;
 
 // The payload type URL of the "published but not durable" error.
@@ -79,6 +87,10 @@ struct PendingCheckpointEntry {
 struct PendingCheckpointList {
   std::vector<PendingCheckpointEntry> entries;  // oldest first (operation id order)
   uint64_t more = 0;  // checkpoints past max_entries, not listed
+  // The newest operation id the listing took in, listed or passed over (a
+  // name no regular file holds, or one removed since): the next listing
+  // starts after it. Empty when it took in none.
+  std::string last_considered;
 };
 
 // What the error of a Publish whose rename happened but whose directory
@@ -116,11 +128,13 @@ class AppendCheckpointStore {
   // means no checkpoint was published.
   absl::StatusOr<std::string> Publish(const AppendCheckpoint& checkpoint);
 
-  // The oldest `max_entries` checkpoints, from their names and a stat
-  // each: never opens a checkpoint file. Temporary files and names that
-  // are not <operation_id>.append are skipped.
+  // The oldest `max_entries` checkpoints whose operation id sorts after
+  // `after` (every one when empty), from their names and a stat each:
+  // never opens a checkpoint file. Temporary files and names that are not
+  // <operation_id>.append are skipped. `more` counts those past the limit.
   absl::StatusOr<PendingCheckpointList> List(size_t max_entries = kMaxListedAppendCheckpoints,
-                                             absl::Time now = absl::Now()) const;
+                                             absl::Time now = absl::Now(),
+                                             std::string_view after = {}) const;
 
   // The checkpoint of `operation_id`, read whole under
   // kMaxAppendCheckpointBytes and decoded. InvalidArgument for an id that
@@ -138,6 +152,21 @@ class AppendCheckpointStore {
   // second row and no second upload), or it is rejected as expired and
   // removed again. Skipping the sync saves a directory fsync per append.
   absl::Status Remove(std::string_view operation_id) const;
+
+  // Removes the checkpoint of `operation_id` durably: unlinks it and
+  // syncs the directory, so no power loss brings it back. For an append
+  // that failed before its commit call: once this returns OK, recovery can
+  // never commit the operation. One already gone is OK (the directory is
+  // synced all the same). InvalidArgument for an id that is not canonical.
+  absl::Status Withdraw(std::string_view operation_id) const;
+
+  // Moves the checkpoint of `operation_id` aside, durably, to
+  // <dir>/discarded/<operation_id>.append (created when absent) and
+  // returns that path: it is no longer listed, replayed or removed, and
+  // its bytes stay for an operator. InvalidArgument for an id that is not
+  // canonical; NotFound when there is no such checkpoint; AlreadyExists
+  // when one of that id was discarded before.
+  absl::StatusOr<std::string> Discard(std::string_view operation_id) const;
 
   // Removes the temporary files a crash left behind; returns how many.
   absl::StatusOr<uint64_t> CleanTemporaryFiles() const;

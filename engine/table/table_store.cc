@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <future>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +13,7 @@
 #include "engine/table/append_checkpoint_format.h"
 #include "engine/table/append_checkpoint_replay.h"
 #include "engine/table/fragment_format.h"
+#include "engine/table/pending_append_error.h"
 #include "engine/table/reference_delta_format.h"
 #include "io/durable_paths.h"
 #include "io/whole_file.h"
@@ -66,6 +66,17 @@ std::string_view RecoveredAppendResultName(RecoveredAppend::Result result) {
     case RecoveredAppend::Result::kExpired: return "expired";
     case RecoveredAppend::Result::kRejected: return "rejected";
     case RecoveredAppend::Result::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+std::string_view PendingAppendStateName(PendingAppend::State state) {
+  switch (state) {
+    case PendingAppend::State::kReplayable: return "replayable";
+    case PendingAppend::State::kAlreadyCommitted: return "already-committed";
+    case PendingAppend::State::kExpired: return "expired";
+    case PendingAppend::State::kStuck: return "stuck";
+    case PendingAppend::State::kFailed: return "failed";
   }
   return "failed";
 }
@@ -287,18 +298,29 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     if (!published.ok()) {
       // Nothing can ever reference this fragment: the append stops here.
       if (fragment_written.ok()) RemoveUnreferencedFile(fs_, fragment_path);
-      return published.status();
+      // Renamed into place, its directory sync failed: the checkpoint may
+      // survive a power loss or not, and a recovery would commit it.
+      if (GetPendingAppend(published.status()).has_value()) {
+        return PendingOperationError(published.status(), next.operation_id);
+      }
+      return published.status();  // no checkpoint: nothing will commit
     }
-    if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
   }
-  // From here on a failure leaves the checkpoint for recovery.
-  if (!fragment_written.ok()) return fragment_written;
-  if (next.record_operation) {
-    if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
-  }
-  if (!delta_status.ok()) return delta_status;
-  if (!manifest_status.ok()) return manifest_status;
-  if (absl::Status s = LAKE_FAILPOINT("table_append.reference_delta_written"); !s.ok()) return s;
+  // From here on the checkpoint is published: a failure before the commit
+  // call withdraws it.
+  absl::Status written = [&]() -> absl::Status {
+    if (next.checkpoint != nullptr) {
+      if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
+    }
+    if (!fragment_written.ok()) return fragment_written;
+    if (next.record_operation) {
+      if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
+    }
+    if (!delta_status.ok()) return delta_status;
+    if (!manifest_status.ok()) return manifest_status;
+    return LAKE_FAILPOINT("table_append.reference_delta_written");
+  }();
+  if (!written.ok()) return AbandonLocked(next, written);
 
   registry::VersionRecord record;
   record.version = base + 1;
@@ -314,18 +336,36 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   }
   absl::StatusOr<registry::TableRecord> committed =
       registry_.CommitVersion(table.table_id, base, record, operation);
-  if (committed.ok()) last_committed_[table.table_id] = std::move(manifest);
-  return committed;
+  if (committed.ok()) {
+    last_committed_[table.table_id] = std::move(manifest);
+    return committed;
+  }
+  if (registry::IsCommitOutcomeUnknown(committed.status())) {
+    if (next.checkpoint == nullptr) return committed.status();
+    return PendingOperationError(committed.status(), next.operation_id);
+  }
+  return AbandonLocked(next, committed.status());
 }
 
-absl::StatusOr<AppendOutcome> TableStore::CommitAppend(const registry::TableRecord& table,
-                                                       uint64_t base,
-                                                       const std::string& operation_id,
-                                                       const ColumnBatch& batch,
-                                                       std::string_view fragment_bytes,
-                                                       const std::string& batch_sha256,
-                                                       EncodedReferenceDelta delta,
-                                                       const AppendCheckpoint* checkpoint) {
+absl::Status TableStore::AbandonLocked(const NewVersion& next, const absl::Status& cause) {
+  if (next.checkpoint == nullptr) return cause;
+  absl::Status withdrawn = checkpoints_->Withdraw(next.operation_id);
+  if (withdrawn.ok()) return cause;
+  // The checkpoint may outlive this call, and a recovery would commit it.
+  return PendingOperationError(
+      absl::Status(cause.code(), absl::StrCat(cause.message(), "; withdrawing its checkpoint failed: ",
+                                              withdrawn.message())),
+      next.operation_id);
+}
+
+absl::StatusOr<AppendOutcome> TableStore::CommitAppendLocked(const registry::TableRecord& table,
+                                                             uint64_t base,
+                                                             const std::string& operation_id,
+                                                             const ColumnBatch& batch,
+                                                             std::string_view fragment_bytes,
+                                                             const std::string& batch_sha256,
+                                                             EncodedReferenceDelta delta,
+                                                             const AppendCheckpoint* checkpoint) {
   NewVersion next;
   next.fragment_bytes = fragment_bytes;
   next.fragment_sha256 = batch_sha256;  // the batch is encoded as the fragment
@@ -335,13 +375,12 @@ absl::StatusOr<AppendOutcome> TableStore::CommitAppend(const registry::TableReco
   next.batch_sha256 = batch_sha256;
   next.record_operation = true;
   next.checkpoint = checkpoint;
-  absl::StatusOr<registry::TableRecord> committed;
-  {
-    absl::MutexLock lock(&commit_mu_);
-    committed = CommitVersionLocked(table, base, next);
-  }
+  absl::StatusOr<registry::TableRecord> committed = CommitVersionLocked(table, base, next);
   if (!committed.ok()) return committed.status();
-  if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) return s;
+  if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) {
+    // Committed: only recovery can tell the caller so.
+    return checkpoint != nullptr ? PendingOperationError(s, operation_id) : s;
+  }
   return AppendOutcome{table.table_id, committed->current_version, operation_id, batch.num_rows};
 }
 
@@ -401,18 +440,20 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   }
   // The fragment is the checkpoint's batch: the same bytes, not a copy.
   const std::string& fragment = checkpoint ? checkpoint->batch : *encoded;
-  absl::StatusOr<AppendOutcome> outcome =
-      CommitAppend(table, base, operation_id, batch, fragment, batch_sha256,
-                   std::move(*encoded_delta), checkpoint ? &*checkpoint : nullptr);
-  if (outcome.ok()) {
-    if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) return s;
-    RemoveCheckpoint(operation_id);
-    return outcome;
+  absl::StatusOr<AppendOutcome> outcome;
+  {
+    absl::MutexLock lock(&commit_mu_);
+    // A failure comes back settled: the checkpoint withdrawn, or kept
+    // behind a PendingOperationError.
+    outcome = CommitAppendLocked(table, base, operation_id, batch, fragment, batch_sha256,
+                                 std::move(*encoded_delta), checkpoint ? &*checkpoint : nullptr);
   }
-  // A lost race is an explicit rejection: nothing of it will ever commit.
-  // Anything else may have committed after all: the checkpoint stays.
-  if (registry::GetVersionConflict(outcome.status()).has_value()) RemoveCheckpoint(operation_id);
-  return outcome.status();
+  if (!outcome.ok()) return outcome.status();
+  if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) {
+    return checkpoint ? PendingOperationError(s, operation_id) : s;
+  }
+  RemoveCheckpoint(operation_id);
+  return outcome;
 }
 
 absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& name,
@@ -516,68 +557,110 @@ absl::Status TableStore::EnumerateReferences(const TableName& name, ReferenceVis
   return table::EnumerateReferences(fs_, TableDir(name), edges, visit);
 }
 
-absl::StatusOr<PendingCheckpointList> TableStore::PendingAppends() {
-  if (checkpoints_) return checkpoints_->List();
-  // A follower (or a store without checkpoints) lists without a store of
-  // its own: open one read-only on the directory if it exists.
-  absl::StatusOr<io::FileInfo> info =
-      fs_.Stat(absl::StrCat(root_dir_, "/", std::string(kAppendCheckpointsDir)));
-  if (absl::IsNotFound(info.status())) return PendingCheckpointList{};
-  if (registry_.read_only()) {
-    absl::StatusOr<AppendCheckpointStore> store = AppendCheckpointStore::Open(
-        fs_, absl::StrCat(root_dir_, "/", std::string(kAppendCheckpointsDir)));
-    if (!store.ok()) return store.status();
-    return store->List();
+absl::Status TableStore::ForEachPendingCheckpoint(
+    const AppendCheckpointStore& store,
+    const std::function<void(const PendingCheckpointEntry&)>& visit) {
+  std::string after;
+  for (;;) {
+    absl::StatusOr<PendingCheckpointList> page =
+        store.List(kMaxListedAppendCheckpoints, absl::Now(), after);
+    if (!page.ok()) return page.status();
+    for (const PendingCheckpointEntry& entry : page->entries) visit(entry);
+    if (page->more == 0 || page->last_considered.empty()) return absl::OkStatus();
+    after = std::move(page->last_considered);
   }
-  return PendingCheckpointList{};
 }
 
-RecoveredAppend TableStore::RecoverOne(const std::string& operation_id) {
-  RecoveredAppend result;
-  result.operation_id = operation_id;
-  absl::StatusOr<AppendCheckpoint> checkpoint = checkpoints_->Load(operation_id);
-  if (!checkpoint.ok()) {
-    result.result = RecoveredAppend::Result::kRejected;
-    result.message = checkpoint.status().ToString();
-    return result;
-  }
-  result.table = checkpoint->table_name;
+absl::StatusOr<std::vector<PendingAppend>> TableStore::PendingAppends() {
   absl::StatusOr<absl::Duration> retention = AppendOperationRetention();
-  absl::Status valid =
-      retention.ok() ? ValidateForReplay(*checkpoint, stage_identity_, absl::Now(), *retention)
-                     : retention.status();
+  if (!retention.ok()) return retention.status();
+  std::optional<AppendCheckpointStore> follower_store;
+  const AppendCheckpointStore* store = checkpoints_ ? &*checkpoints_ : nullptr;
+  // A follower (or a store without checkpoints) lists without a store of
+  // its own: it opens one read-only on the directory if it exists.
+  std::string dir = absl::StrCat(root_dir_, "/", std::string(kAppendCheckpointsDir));
+  if (store == nullptr && registry_.read_only() && fs_.Stat(dir).ok()) {
+    absl::StatusOr<AppendCheckpointStore> opened = AppendCheckpointStore::Open(fs_, dir);
+    if (!opened.ok()) return opened.status();
+    follower_store = std::move(*opened);
+    store = &*follower_store;
+  }
+  std::vector<PendingAppend> pending;
+  if (store == nullptr) return pending;
+  absl::Status listed = ForEachPendingCheckpoint(*store, [&](const PendingCheckpointEntry& entry) {
+    std::optional<Assessment> assessed = Assess(*store, entry.operation_id, *retention);
+    if (!assessed) return;  // gone since the listing
+    pending.push_back(PendingAppend{entry, assessed->state, std::move(assessed->table),
+                                    assessed->version, std::move(assessed->reason)});
+  });
+  if (!listed.ok()) return listed;
+  return pending;
+}
+
+std::optional<TableStore::Assessment> TableStore::Assess(const AppendCheckpointStore& store,
+                                                         const std::string& operation_id,
+                                                         absl::Duration retention) {
+  using State = PendingAppend::State;
+  Assessment a;
+  const absl::Time now = absl::Now();
+  absl::StatusOr<AppendCheckpoint> checkpoint = store.Load(operation_id);
+  if (absl::IsNotFound(checkpoint.status())) return std::nullopt;
+  if (!checkpoint.ok()) {
+    // Unreadable: its name still dates it, and past the horizon it goes
+    // the way of every other checkpoint.
+    absl::StatusOr<OperationId> id = ParseOperationId(operation_id);
+    if (id.ok() && IsOperationExpired(*id, now, retention)) {
+      a.state = State::kExpired;
+      a.reason = std::string(
+          ExpiredOperationError(operation_id, now - OperationIdTime(*id), retention).message());
+    } else if (absl::IsDataLoss(checkpoint.status())) {
+      a.state = State::kStuck;
+      a.reason = absl::StrCat("damaged: ", checkpoint.status().message());
+    } else {
+      a.state = State::kFailed;
+      a.reason = checkpoint.status().ToString();
+    }
+    return a;
+  }
+  a.table = checkpoint->table_name;
+  absl::Status valid = ValidateForReplay(*checkpoint, stage_identity_, now, retention);
   // A commit that happened is recognised before anything else.
   absl::StatusOr<std::optional<registry::AppendOperationRecord>> record =
       registry_.GetAppendOperation(operation_id);
   if (!record.ok()) {
-    result.message = record.status().ToString();
-    return result;
+    a.state = State::kFailed;
+    a.reason = record.status().ToString();
+    return a;
   }
   if (record->has_value() && valid.ok()) {
-    result.result = RecoveredAppend::Result::kAlreadyCommitted;
-    result.version = (*record)->version;
-    RemoveCheckpoint(operation_id);
-    return result;
+    a.state = State::kAlreadyCommitted;
+    a.version = (*record)->version;
+    a.reason = absl::StrCat("its commit happened: version ", a.version);
+    return a;
   }
   if (IsExpiredOperation(valid)) {
-    result.result = RecoveredAppend::Result::kExpired;
-    result.message = std::string(valid.message());
-    RemoveCheckpoint(operation_id);
-    return result;
+    a.state = State::kExpired;
+    a.reason = std::string(valid.message());
+    return a;
   }
   if (!valid.ok()) {
-    result.result = RecoveredAppend::Result::kRejected;
-    result.message = valid.ToString();
-    return result;
+    a.state = State::kStuck;
+    a.reason = std::string(valid.message());
+    return a;
   }
   absl::StatusOr<TableName> name = ParseTableName(checkpoint->table_name);
   absl::StatusOr<registry::TableRecord> table =
       name.ok() ? registry_.GetTable(*name) : absl::StatusOr<registry::TableRecord>(name.status());
+  if (!table.ok() && !absl::IsNotFound(table.status()) && name.ok()) {
+    a.state = State::kFailed;
+    a.reason = table.status().ToString();
+    return a;
+  }
   if (!table.ok() || table->table_id != checkpoint->table_id) {
-    result.result = RecoveredAppend::Result::kRejected;
-    result.message = table.ok() ? "the table was dropped and created again"
-                                : table.status().ToString();
-    return result;
+    a.state = State::kStuck;
+    a.reason = table.ok() ? "the table was dropped and created again"
+                          : std::string(table.status().message());
+    return a;
   }
   // Fully checked: these bytes become the fragment as they are.
   absl::StatusOr<ColumnBatch> batch =
@@ -591,17 +674,55 @@ RecoveredAppend TableStore::RecoverOne(const std::string& operation_id) {
     }
   }
   if (!files.ok()) {
-    result.result = RecoveredAppend::Result::kRejected;
-    result.message = files.ToString();
-    return result;
+    a.state = State::kStuck;
+    a.reason = std::string(files.message());
+    return a;
   }
-  const uint64_t base = table->current_version;
+  a.state = State::kReplayable;
+  a.checkpoint = std::move(*checkpoint);
+  a.table_record = std::move(*table);
+  a.batch = std::move(*batch);
+  return a;
+}
+
+std::optional<RecoveredAppend> TableStore::RecoverOneLocked(const std::string& operation_id,
+                                                            absl::Duration retention) {
+  using State = PendingAppend::State;
+  std::optional<Assessment> a = Assess(*checkpoints_, operation_id, retention);
+  if (!a) return std::nullopt;
+  RecoveredAppend result;
+  result.operation_id = operation_id;
+  result.table = a->table;
+  switch (a->state) {
+    case State::kAlreadyCommitted:
+      result.result = RecoveredAppend::Result::kAlreadyCommitted;
+      result.version = a->version;
+      RemoveCheckpoint(operation_id);
+      return result;
+    case State::kExpired:
+      result.result = RecoveredAppend::Result::kExpired;
+      result.message = a->reason;
+      RemoveCheckpoint(operation_id);
+      return result;
+    case State::kStuck:
+      result.result = RecoveredAppend::Result::kRejected;
+      result.message = a->reason;
+      return result;
+    case State::kFailed:
+      result.result = RecoveredAppend::Result::kFailed;
+      result.message = a->reason;
+      return result;
+    case State::kReplayable:
+      break;
+  }
+  const registry::TableRecord& table = a->table_record;
+  const uint64_t base = table.current_version;
   absl::StatusOr<EncodedReferenceDelta> delta = EncodeBatchReferenceDelta(
-      table->table_id, base, base + 1, table->schema, absl::MakeConstSpan(&*batch, 1));
+      table.table_id, base, base + 1, table.schema, absl::MakeConstSpan(&*a->batch, 1));
   absl::StatusOr<AppendOutcome> outcome =
-      delta.ok() ? CommitAppend(*table, base, operation_id, *batch, checkpoint->batch,
-                                checkpoint->batch_sha256, std::move(*delta),
-                                /*checkpoint=*/nullptr)
+      delta.ok() ? CommitAppendLocked(table, base, operation_id, *a->batch, a->checkpoint->batch,
+                                      a->checkpoint->batch_sha256, std::move(*delta),
+                                      /*checkpoint=*/nullptr)
                  : absl::StatusOr<AppendOutcome>(delta.status());
   if (!outcome.ok()) {
     if (std::optional<registry::CommittedOperation> committed =
@@ -611,6 +732,7 @@ RecoveredAppend TableStore::RecoverOne(const std::string& operation_id) {
       RemoveCheckpoint(operation_id);
       return result;
     }
+    result.result = RecoveredAppend::Result::kFailed;
     result.message = outcome.status().ToString();
     return result;
   }
@@ -626,19 +748,33 @@ absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
   }
   std::vector<RecoveredAppend> results;
   if (!checkpoints_) return results;
-  std::set<std::string> seen;
-  for (;;) {
-    absl::StatusOr<PendingCheckpointList> pending = checkpoints_->List();
-    if (!pending.ok()) return pending.status();
-    bool progress = false;
-    for (const PendingCheckpointEntry& entry : pending->entries) {
-      if (!seen.insert(entry.operation_id).second) continue;
-      progress = true;
-      results.push_back(RecoverOne(entry.operation_id));
-    }
-    if (!progress || pending->more == 0) break;
-  }
+  absl::StatusOr<absl::Duration> retention = AppendOperationRetention();
+  if (!retention.ok()) return retention.status();
+  absl::Status listed =
+      ForEachPendingCheckpoint(*checkpoints_, [&](const PendingCheckpointEntry& entry) {
+        // The commit lock: no append of this store is between publishing
+        // and settling this checkpoint meanwhile.
+        absl::MutexLock lock(&commit_mu_);
+        std::optional<RecoveredAppend> recovered =
+            RecoverOneLocked(entry.operation_id, *retention);
+        if (recovered) results.push_back(std::move(*recovered));
+      });
+  if (!listed.ok()) return listed;
   return results;
+}
+
+absl::StatusOr<std::string> TableStore::DiscardPendingAppend(const std::string& operation_id) {
+  if (registry_.read_only()) {
+    return absl::FailedPreconditionError(
+        "this root is open read-only: discarding a checkpoint needs the writer");
+  }
+  if (absl::Status s = ParseOperationId(operation_id).status(); !s.ok()) return s;
+  if (!checkpoints_) {
+    return absl::NotFoundError(
+        absl::StrCat("no pending append checkpoint ", operation_id, ": checkpoints are off"));
+  }
+  absl::MutexLock lock(&commit_mu_);
+  return checkpoints_->Discard(operation_id);
 }
 
 }  // namespace lake::table

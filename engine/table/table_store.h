@@ -30,10 +30,26 @@
 //   6. the checkpoint is removed (a failure there is logged, never returned).
 // A failure before 5 leaves the version unchanged; the objects of step 1
 // stay unreferenced (for GC). A checkpoint that failed to publish removes
-// the fragment written beside it (nothing can reference it). A replay of a
-// checkpoint (Recover) finds the operation's record when 5 happened and
-// converges on that version; otherwise it commits the batch on the table's
-// current version.
+// the fragment written beside it (nothing can reference it).
+//
+// What the caller of a failed append is told. A failure certainly before
+// the commit call of 5 (a write of 2..4 failing, a lost race, any refusal
+// the registry found before its write) withdraws the checkpoint durably
+// (AppendCheckpointStore::Withdraw) before the error returns: the append
+// will never commit, and running it again appends its rows once. A failure
+// that may still commit keeps the checkpoint and returns a
+// PendingOperationError (pending_append_error.h) naming the operation,
+// which recovery settles: the registry's synced write of 5 failing (it may
+// have reached its log), a failure after 5, a checkpoint renamed into place
+// whose directory sync failed (the rename may or may not survive a power
+// loss; a second sync after a failed one proves nothing), or a withdrawal
+// that failed.
+//
+// A replay of a checkpoint (Recover) finds the operation's record when 5
+// happened and converges on that version; otherwise it commits the batch on
+// the table's current version. The replay and the append path both run
+// under the commit lock, so recovery never replays a checkpoint an append
+// of this store is still writing or about to withdraw.
 //
 // Thread safety: every method may be called from any thread.
 #ifndef LAKE_ENGINE_TABLE_TABLE_STORE_H_
@@ -109,6 +125,25 @@ struct RecoveredAppend {
   std::string message;  // why, for kExpired/kRejected/kFailed
 };
 std::string_view RecoveredAppendResultName(RecoveredAppend::Result result);
+
+// A pending checkpoint and what recovery would do with it now.
+struct PendingAppend {
+  enum class State {
+    kReplayable,        // recovery commits it
+    kAlreadyCommitted,  // its commit happened: recovery converges on `version`
+    kExpired,           // past the retention horizon: recovery rejects and removes it
+    kStuck,             // refused and kept (damaged, another stage, table gone):
+                        // until it expires, or an operator discards it
+    kFailed,            // reading it or the registry failed: tried again next time
+  };
+  PendingCheckpointEntry checkpoint;
+  State state = State::kFailed;
+  std::string table;     // "ns.t" when the checkpoint could be read
+  uint64_t version = 0;  // for kAlreadyCommitted
+  std::string reason;    // why, for every state but kReplayable
+};
+// "replayable", "already-committed", "expired", "stuck", "failed".
+std::string_view PendingAppendStateName(PendingAppend::State state);
 
 // Lets a scan pass over fragments that hold no wanted row without decoding
 // them whole: for each fragment, `columns` (schema indexes) are decoded
@@ -210,12 +245,23 @@ class TableStore {
   // verified edge by edge against the registry (fails closed).
   absl::Status EnumerateReferences(const TableName& name, ReferenceVisitor visit);
 
-  // Pending append checkpoints, oldest first (without reading them).
-  absl::StatusOr<PendingCheckpointList> PendingAppends();
-  // Replays or rejects every pending checkpoint (at most
-  // kMaxListedAppendCheckpoints per listing, until none is left or none
-  // made progress).
+  // Every pending append checkpoint, oldest first, each read and judged as
+  // Recover would (nothing is changed). Listed kMaxListedAppendCheckpoints
+  // at a time. InvalidArgument when the retention horizon's environment
+  // variable is invalid.
+  absl::StatusOr<std::vector<PendingAppend>> PendingAppends();
+  // Replays or rejects every pending checkpoint, oldest first: it lists
+  // kMaxListedAppendCheckpoints at a time, each listing after the last
+  // checkpoint the one before held, so the checkpoints it keeps (stuck or
+  // failed) never hide newer ones. A damaged checkpoint is dated by its
+  // UUIDv7 name and expires like the others. InvalidArgument when the
+  // retention horizon's environment variable is invalid.
   absl::StatusOr<std::vector<RecoveredAppend>> Recover();
+  // Moves the pending checkpoint of `operation_id` aside, kept
+  // (AppendCheckpointStore::Discard), on an operator's word: its append will
+  // not be replayed. Returns where it now is. NotFound when there is no
+  // such checkpoint; InvalidArgument for an id that is not an operation id.
+  absl::StatusOr<std::string> DiscardPendingAppend(const std::string& operation_id);
 
  private:
   TableStore(io::FileSystem& fs, std::string root_dir, registry::Registry& registry,
@@ -238,14 +284,17 @@ class TableStore {
 
   // Steps 2..5 for `operation_id`, on `base` (the table's current version
   // for a replay, which publishes no checkpoint); `delta` is the batch's
-  // reference delta of base -> base+1 (EncodeBatchReferenceDelta).
-  absl::StatusOr<AppendOutcome> CommitAppend(const registry::TableRecord& table, uint64_t base,
-                                             const std::string& operation_id,
-                                             const ColumnBatch& batch,
-                                             std::string_view fragment_bytes,
-                                             const std::string& batch_sha256,
-                                             EncodedReferenceDelta delta,
-                                             const AppendCheckpoint* checkpoint);
+  // reference delta of base -> base+1 (EncodeBatchReferenceDelta). An
+  // append's failure is settled as the header says (withdrawn, or a
+  // PendingOperationError).
+  absl::StatusOr<AppendOutcome> CommitAppendLocked(const registry::TableRecord& table,
+                                                   uint64_t base, const std::string& operation_id,
+                                                   const ColumnBatch& batch,
+                                                   std::string_view fragment_bytes,
+                                                   const std::string& batch_sha256,
+                                                   EncodedReferenceDelta delta,
+                                                   const AppendCheckpoint* checkpoint)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Under commit_mu_: checks that the table is still at `base`, then writes
   // the checkpoint (if any), the fragment, the reference delta and the
   // manifest of base+1 at once (the caller's thread and three of pool_:
@@ -255,9 +304,38 @@ class TableStore {
                                                             uint64_t base,
                                                             const NewVersion& next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // The error of an append that failed with `cause` certainly before its
+  // commit call: its published checkpoint withdrawn durably, else (the
+  // withdrawal failed) a PendingOperationError. `cause` itself when the
+  // version published no checkpoint.
+  absl::Status AbandonLocked(const NewVersion& next, const absl::Status& cause)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   absl::StatusOr<Manifest> ReadManifest(const std::string& table_dir,
                                         const std::string& manifest_path);
-  RecoveredAppend RecoverOne(const std::string& operation_id);
+  // A checkpoint judged (PendingAppend's states) and, when replayable,
+  // what the replay needs.
+  struct Assessment {
+    PendingAppend::State state = PendingAppend::State::kFailed;
+    std::string table;
+    uint64_t version = 0;
+    std::string reason;
+    std::optional<AppendCheckpoint> checkpoint;  // kReplayable
+    registry::TableRecord table_record;          // kReplayable
+    std::optional<ColumnBatch> batch;            // kReplayable: the checkpoint's, decoded
+  };
+  // Reads and judges the checkpoint of `operation_id` in `store`; nullopt
+  // when it is gone.
+  std::optional<Assessment> Assess(const AppendCheckpointStore& store,
+                                   const std::string& operation_id, absl::Duration retention);
+  // The pending checkpoints of `store`, kMaxListedAppendCheckpoints at a
+  // time, each listing after the last one seen, passed to `visit` in order.
+  absl::Status ForEachPendingCheckpoint(
+      const AppendCheckpointStore& store,
+      const std::function<void(const PendingCheckpointEntry&)>& visit);
+  // Settles one checkpoint as Recover does; nullopt when it is gone.
+  std::optional<RecoveredAppend> RecoverOneLocked(const std::string& operation_id,
+                                                  absl::Duration retention)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   void RemoveCheckpoint(const std::string& operation_id);
 
   io::FileSystem& fs_;

@@ -2,9 +2,12 @@
 // header), linked against the shared library.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -13,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -985,6 +989,175 @@ TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow str
   }
   size_t allocated_after = mallinfo2().uordblks;
   CHECK(allocated_after < allocated_before + 64 * 1024);
+}
+
+// ---- appends that fail, and the checkpoints they leave ----
+
+// Failpoints reach the library only through the environment of a process
+// that has not hit one yet (they are read once): this case runs in a fresh
+// copy of this binary (RunInsertChild) and is skipped otherwise.
+constexpr char kInsertChild[] = "child process: one INSERT under LAKE_FAILPOINTS";
+
+Db OpenDb(const std::string& root) {
+  lake_db* raw = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
+  return Db(raw);
+}
+
+// The root of a table ml.ops (id utf8) with no row, its writer lock free.
+std::string CreateOpsRoot(const ScratchDir& dir) {
+  std::string root = dir.path + "/root";
+  Db db = OpenDb(root);
+  const char* columns[] = {"id:utf8"};
+  REQUIRE(lake_table_create(db.get(), "ml.ops", columns, 1, nullptr) == LAKE_OK);
+  return root;
+}
+
+// Inserts one row into ml.ops; the outcome as "<status> <retryable>
+// <pending operation id, or ->".
+std::string InsertOp(lake_db* db) {
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db, "INSERT INTO ml.ops (id) VALUES (?)", &raw, nullptr) == LAKE_OK);
+  Statement insert(raw);
+  REQUIRE(lake_statement_bind_utf8(insert.get(), 1, "op", 2, nullptr) == LAKE_OK);
+  lake_error* err = nullptr;
+  uint64_t version = 0;
+  lake_status status = lake_statement_insert(insert.get(), nullptr, &version, &err);
+  Error owned(err);
+  const char* pending = lake_error_pending_operation_id(err);
+  std::ostringstream outcome;
+  outcome << lake_status_name(status) << " " << lake_error_retryable(err) << " "
+          << (pending != nullptr ? pending : "-");
+  return outcome.str();
+}
+
+TEST_CASE(kInsertChild * doctest::skip()) {
+  const char* root = getenv("LAKE_CABI_CHILD_ROOT");
+  REQUIRE(root != nullptr);
+  Db db = OpenDb(root);
+  std::ofstream(std::string(root) + ".outcome") << InsertOp(db.get());
+}
+
+// Runs kInsertChild on `root` with LAKE_FAILPOINTS=`failpoints`; its outcome.
+std::string RunInsertChild(const std::string& root, const std::string& failpoints) {
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setenv("LAKE_FAILPOINTS", failpoints.c_str(), 1);
+    setenv("LAKE_CABI_CHILD_ROOT", root.c_str(), 1);
+    int quiet = open("/dev/null", O_WRONLY);
+    if (quiet >= 0) dup2(quiet, 1);  // its doctest summary; failures go to stderr too
+    std::string filter = std::string("--test-case=") + kInsertChild;
+    execl("/proc/self/exe", "c_abi_tests", "--no-skip", filter.c_str(), "--no-version",
+          (char*)nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  std::ifstream in(root + ".outcome");
+  std::string outcome;
+  std::getline(in, outcome);
+  return outcome;
+}
+
+std::string JsonOf(lake_status (*call)(lake_db*, char**, lake_error**), lake_db* db) {
+  char* json = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = call(db, &json, &err);
+  Error owned(err);
+  REQUIRE_MESSAGE(status == LAKE_OK, (err ? lake_error_message(err) : ""));
+  std::string text(json);
+  lake_string_free(json);
+  return text;
+}
+
+std::string TotalRows(lake_db* db) {
+  char* json = nullptr;
+  REQUIRE(lake_table_describe(db, "ml.ops", &json, nullptr) == LAKE_OK);
+  std::string text(json);
+  lake_string_free(json);
+  size_t at = text.find("\"total_rows\":");
+  REQUIRE(at != std::string::npos);
+  return text.substr(at + 13, text.find_first_of(",}", at) - at - 13);
+}
+
+TEST_CASE("an INSERT that may still commit names its operation, is not retryable, and recover settles it") {
+  ScratchDir dir;
+  std::string root = CreateOpsRoot(dir);
+  // The commit happened, then the INSERT failed.
+  std::string outcome = RunInsertChild(root, "table_append.committed=error");
+  REQUIRE(outcome.size() == strlen("LAKE_IO 0 ") + 36);
+  CHECK(outcome.rfind("LAKE_IO 0 ", 0) == 0);
+  std::string operation_id = outcome.substr(strlen("LAKE_IO 0 "));
+  Db db = OpenDb(root);
+  std::string pending = JsonOf(lake_db_pending_appends, db.get());
+  CHECK(pending.find("\"operation_id\":\"" + operation_id + "\"") != std::string::npos);
+  CHECK(pending.find("\"state\":\"already-committed\"") != std::string::npos);
+  std::string recovered = JsonOf(lake_db_recover, db.get());
+  CHECK(recovered.find(operation_id) != std::string::npos);
+  CHECK(recovered.find("\"result\":\"already-committed\"") != std::string::npos);
+  CHECK(TotalRows(db.get()) == "1");
+  CHECK(JsonOf(lake_db_pending_appends, db.get()) == "[]");
+}
+
+TEST_CASE("an INSERT that failed before its commit has no pending operation: run again, it appends once") {
+  ScratchDir dir;
+  std::string root = CreateOpsRoot(dir);
+  // A transient failure before the commit: nothing will commit, so retry.
+  CHECK(RunInsertChild(root, "table_append.fragment_written=error") == "LAKE_IO 1 -");
+  Db db = OpenDb(root);
+  CHECK(JsonOf(lake_db_pending_appends, db.get()) == "[]");
+  CHECK(JsonOf(lake_db_recover, db.get()) == "[]");
+  CHECK(TotalRows(db.get()) == "0");
+  CHECK(InsertOp(db.get()) == "LAKE_OK 0 -");
+  CHECK(JsonOf(lake_db_recover, db.get()) == "[]");
+  CHECK(TotalRows(db.get()) == "1");
+  // No error, or another kind of error, names no operation.
+  CHECK(lake_error_pending_operation_id(nullptr) == nullptr);
+}
+
+// A UUIDv7 made now (its random bits fixed).
+std::string OperationIdNow() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  unsigned long long ms = static_cast<unsigned long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+  char text[64];
+  snprintf(text, sizeof text, "%08llx-%04llx-7abc-8def-0123456789ab", (ms >> 16) & 0xffffffff,
+           ms & 0xffff);
+  return text;
+}
+
+TEST_CASE("pending appends say why a checkpoint is stuck; discarding moves it aside, kept") {
+  ScratchDir dir;
+  std::string root = CreateOpsRoot(dir);
+  std::string id = OperationIdNow();
+  std::string path = root + "/checkpoints/" + id + ".append";
+  std::ofstream(path) << "not a checkpoint";
+  Db db = OpenDb(root);
+  std::string pending = JsonOf(lake_db_pending_appends, db.get());
+  CHECK(pending.find("\"operation_id\":\"" + id + "\"") != std::string::npos);
+  CHECK(pending.find("\"state\":\"stuck\"") != std::string::npos);
+  CHECK(pending.find("\"reason\":\"damaged: ") != std::string::npos);
+  CHECK(JsonOf(lake_db_recover, db.get()).find("\"result\":\"rejected\"") != std::string::npos);
+
+  char* moved = nullptr;
+  REQUIRE(lake_db_discard_append(db.get(), id.c_str(), &moved, nullptr) == LAKE_OK);
+  CHECK(std::string(moved) == root + "/checkpoints/discarded/" + id + ".append");
+  std::ifstream kept(moved);
+  std::string bytes((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  CHECK(bytes == "not a checkpoint");
+  lake_string_free(moved);
+  CHECK_FALSE(std::filesystem::exists(path));
+  CHECK(JsonOf(lake_db_pending_appends, db.get()) == "[]");
+
+  lake_error* err = nullptr;
+  CHECK(lake_db_discard_append(db.get(), id.c_str(), nullptr, &err) == LAKE_NOT_FOUND);
+  CHECK(lake_error_pending_operation_id(err) == nullptr);
+  lake_error_free(err);
+  CHECK(lake_db_discard_append(db.get(), "../../x", nullptr, nullptr) == LAKE_INVALID_ARGUMENT);
+  CHECK(lake_db_discard_append(db.get(), nullptr, nullptr, nullptr) == LAKE_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/managed_key.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/test_files.h"
 
@@ -1121,6 +1122,94 @@ TEST_CASE("a root of a newer format is refused: exit 2, one line naming both ver
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
   CHECK_FALSE(std::filesystem::exists(dir.Join("lake-data/stage")));
+}
+
+// ---- tables: inserts that fail, and recover --list / --discard ----
+
+constexpr char kInsertOp[] = "INSERT INTO ml.ops (id) VALUES (?)";
+
+void CreateOpsTable(const TempDir& dir) {
+  Result created = Lake(dir, {"table", "create", "ml.ops", "--column", "id:utf8"});
+  REQUIRE_MESSAGE(created.exit_code == 0, created.err);
+}
+
+TEST_CASE("tables CLI: an insert that may still commit names its operation and lake recover; exit 5") {
+  TempDir dir;
+  CreateOpsTable(dir);
+  Result inserted = Lake(dir, {"insert", kInsertOp, "--param", "a"}, "",
+                         {"LAKE_FAILPOINTS=table_append.committed=error"});
+  CHECK(inserted.exit_code == 5);
+  CHECK(inserted.out.empty());
+  const std::string marker = "lake: insert: operation ";
+  size_t at = inserted.err.find(marker);
+  REQUIRE_MESSAGE(at != std::string::npos, inserted.err);
+  std::string operation_id = inserted.err.substr(at + marker.size(), 36);
+  CHECK(inserted.err.find(operation_id + " may still commit: run 'lake recover'") !=
+        std::string::npos);
+  Result listed = Lake(dir, {"recover", "--list", "--json"});
+  CHECK(listed.exit_code == 0);
+  REQUIRE(Lines(listed.out).size() == 1);
+  CHECK(listed.out.find(operation_id) != std::string::npos);
+  CHECK(listed.out.find(R"("state":"already-committed")") != std::string::npos);
+  Result recovered = Lake(dir, {"recover"});
+  CHECK(recovered.exit_code == 0);
+  CHECK(recovered.out.find(operation_id + "\tml.ops\talready-committed\tversion 1") !=
+        std::string::npos);
+  CHECK(Lake(dir, {"query", "SELECT id FROM ml.ops"}).out == "id\na\n");
+}
+
+TEST_CASE("tables CLI: an insert that failed before its commit leaves nothing to recover; run again, it appends once") {
+  TempDir dir;
+  CreateOpsTable(dir);
+  Result inserted = Lake(dir, {"insert", kInsertOp, "--param", "a"}, "",
+                         {"LAKE_FAILPOINTS=table_append.fragment_written=error"});
+  CHECK(inserted.exit_code == 5);
+  CHECK(inserted.err.find("may still commit") == std::string::npos);
+  CHECK(Lake(dir, {"recover", "--list", "--json"}).out.empty());
+  Result recovered = Lake(dir, {"recover"});
+  CHECK(recovered.exit_code == 0);
+  CHECK(recovered.out.empty());
+  Result again = Lake(dir, {"insert", kInsertOp, "--param", "a"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.out == "1\n");
+  CHECK(Lake(dir, {"query", "SELECT id FROM ml.ops"}).out == "id\na\n");
+}
+
+TEST_CASE("tables CLI: recover --list shows a stuck checkpoint and why; --discard moves it aside, kept") {
+  TempDir dir;
+  CreateOpsTable(dir);
+  const std::string id = lake::NewUuidV7();
+  const std::string path = dir.Join("lake-data/checkpoints/" + id + ".append");
+  std::ofstream(path) << "not a checkpoint";
+
+  Result listed = Lake(dir, {"recover", "--list"});
+  CHECK(listed.exit_code == 0);
+  REQUIRE(Lines(listed.out).size() == 1);
+  CHECK(listed.out.rfind(id + "\t", 0) == 0);
+  CHECK(listed.out.find("\tstuck\tdamaged: ") != std::string::npos);
+  Result as_json = Lake(dir, {"recover", "--list", "--json"});
+  CHECK(as_json.out.find(R"("state":"stuck")") != std::string::npos);
+  CHECK(as_json.out.find(R"("reason":"damaged: )") != std::string::npos);
+  Result recovered = Lake(dir, {"recover"});
+  CHECK(recovered.exit_code == 5);  // a stuck checkpoint is left
+  CHECK(recovered.out.find(id + "\t\trejected\tdamaged: ") != std::string::npos);
+
+  Result discarded = Lake(dir, {"recover", "--discard", id});
+  CHECK(discarded.exit_code == 0);
+  const std::string moved = dir.Join("lake-data/checkpoints/discarded/" + id + ".append");
+  REQUIRE(Lines(discarded.out).size() == 1);
+  CHECK(std::filesystem::equivalent(Lines(discarded.out)[0], moved));
+  CHECK(Slurp(moved) == "not a checkpoint");
+  CHECK_FALSE(std::filesystem::exists(path));
+  CHECK(Lake(dir, {"recover", "--list", "--json"}).out.empty());
+  CHECK(Lake(dir, {"recover"}).exit_code == 0);
+
+  CHECK(Lake(dir, {"recover", "--discard", id}).exit_code == 6);
+  CHECK(Lake(dir, {"recover", "--discard", "not-an-id"}).exit_code == 2);
+  CHECK(Lake(dir, {"recover", "--discard", id, "--list"}).exit_code == 2);
+  CHECK(Lake(dir, {"recover", "--discard"}).exit_code == 2);
+  Result help = Lake(dir, {"recover", "--help"});
+  CHECK(help.out.find("--discard OPERATION_ID") != std::string::npos);
 }
 
 }  // namespace

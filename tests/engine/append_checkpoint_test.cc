@@ -58,6 +58,11 @@ std::string Encoded(const AppendCheckpoint& c) {
   return *bytes;
 }
 
+std::string FileText(const std::string& path) {
+  std::vector<uint8_t> bytes = testing::ReadFile(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
 // `bytes` with its trailing digest recomputed, as a forger would.
 std::string Redigested(std::string bytes) {
   bytes.resize(bytes.size() - 64);
@@ -550,6 +555,49 @@ TEST_CASE("list caps a flooded directory at 1,024 entries and counts the rest") 
   CHECK(list->entries.back().operation_id == OperationIdAt(10'000 + 1023, 1023));
 }
 
+TEST_CASE("list pages through a flooded directory after the last id it took in") {
+  StoreFixture f;
+  for (uint64_t i = 0; i < kMaxListedAppendCheckpoints + 6; ++i) {
+    testing::WriteFile(f.store.PathOf(OperationIdAt(10'000 + i, i)), {7});
+  }
+  // A name no regular file holds still moves the page on.
+  std::filesystem::create_directory(f.store.PathOf(OperationIdAt(10'000 + 2000, 1)));
+  absl::StatusOr<PendingCheckpointList> first = f.store.List();
+  LAKE_REQUIRE_OK(first);
+  CHECK(first->last_considered == OperationIdAt(10'000 + 1023, 1023));
+  absl::StatusOr<PendingCheckpointList> second =
+      f.store.List(kMaxListedAppendCheckpoints, absl::Now(), first->last_considered);
+  LAKE_REQUIRE_OK(second);
+  REQUIRE(second->entries.size() == 6);
+  CHECK(second->entries.front().operation_id == OperationIdAt(10'000 + 1024, 1024));
+  CHECK(second->more == 0);
+  CHECK(second->last_considered == OperationIdAt(10'000 + 2000, 1));
+  absl::StatusOr<PendingCheckpointList> past =
+      f.store.List(kMaxListedAppendCheckpoints, absl::Now(), second->last_considered);
+  LAKE_REQUIRE_OK(past);
+  CHECK(past->entries.empty());
+  CHECK(past->last_considered.empty());
+}
+
+TEST_CASE("discard moves a checkpoint aside, kept and no longer listed; never twice") {
+  StoreFixture f;
+  AppendCheckpoint c = Checkpoint(NewUuidV7(), "abc");
+  LAKE_REQUIRE_OK(f.store.Publish(c));
+  absl::StatusOr<std::string> moved = f.store.Discard(c.operation_id);
+  LAKE_REQUIRE_OK(moved);
+  CHECK(*moved == f.checkpoints + "/discarded/" + c.operation_id + ".append");
+  CHECK(*DecodeAppendCheckpoint(FileText(*moved)) == c);
+  CHECK(f.store.List()->entries.empty());
+  CHECK(absl::IsNotFound(f.store.Load(c.operation_id).status()));
+  LAKE_CHECK_OK(f.store.CleanTemporaryFiles());  // leaves discarded/ alone
+  CHECK(testing::PathExists(*moved));
+  CHECK(absl::IsNotFound(f.store.Discard(c.operation_id).status()));
+  // The same id published again cannot be discarded over the first.
+  LAKE_REQUIRE_OK(f.store.Publish(c));
+  CHECK(absl::IsAlreadyExists(f.store.Discard(c.operation_id).status()));
+  CHECK(absl::IsInvalidArgument(f.store.Discard("../../etc").status()));
+}
+
 TEST_CASE("cleaning removes only temporary files") {
   StoreFixture f;
   AppendCheckpoint c = Checkpoint(NewUuidV7(), "abc");
@@ -626,6 +674,41 @@ TEST_CASE("after publish returns, a power loss keeps the checkpoint") {
   absl::StatusOr<AppendCheckpoint> back = recovered->Load(c.operation_id);
   LAKE_REQUIRE_OK(back);
   CHECK(*back == c);
+}
+
+TEST_CASE("a withdrawn checkpoint stays gone through a power loss") {
+  FaultFixture f;
+  AppendCheckpoint c = Checkpoint(NewUuidV7(), "withdrawn");
+  {
+    absl::StatusOr<AppendCheckpointStore> store = AppendCheckpointStore::Open(*f.fs, f.checkpoints);
+    LAKE_REQUIRE_OK(store);
+    LAKE_REQUIRE_OK(store->Publish(c));
+    LAKE_REQUIRE_OK(store->Withdraw(c.operation_id));
+    LAKE_CHECK_OK(store->Withdraw(c.operation_id));  // gone already: fine
+    CHECK(absl::IsInvalidArgument(store->Withdraw("not-an-id")));
+    f.fs->Crash();
+  }
+  AppendCheckpointStore recovered = *AppendCheckpointStore::Open(f.base, f.checkpoints);
+  CHECK(absl::IsNotFound(recovered.Load(c.operation_id).status()));
+  CHECK(recovered.List()->entries.empty());
+}
+
+TEST_CASE("a discarded checkpoint is in its new place after a power loss") {
+  FaultFixture f;
+  AppendCheckpoint c = Checkpoint(NewUuidV7(), "batch");
+  std::string moved;
+  {
+    absl::StatusOr<AppendCheckpointStore> store = AppendCheckpointStore::Open(*f.fs, f.checkpoints);
+    LAKE_REQUIRE_OK(store);
+    LAKE_REQUIRE_OK(store->Publish(c));
+    absl::StatusOr<std::string> discarded = store->Discard(c.operation_id);
+    LAKE_REQUIRE_OK(discarded);
+    moved = *discarded;
+    f.fs->Crash();
+  }
+  AppendCheckpointStore recovered = *AppendCheckpointStore::Open(f.base, f.checkpoints);
+  CHECK(recovered.List()->entries.empty());
+  CHECK(*DecodeAppendCheckpoint(FileText(moved)) == c);
 }
 
 TEST_CASE("a power loss at each step of publish leaves the checkpoint absent or whole") {

@@ -7,6 +7,10 @@
 //   - a crash at any later step: exactly one new row after recovery, and
 //     still exactly one object in the stage (no second upload);
 //   - no checkpoint is left after recovery.
+// And what the caller of an append that failed (without a crash) is told:
+// a failure before the commit call leaves no checkpoint, so recovery
+// commits nothing and running the append again appends once; a failure
+// that may have committed names the operation and keeps its checkpoint.
 // The registry is RocksDB, which writes through its own file layer: a
 // simulated power loss cannot drop its unsynced writes, and its commits are
 // synced writes (sync = true), so what it acknowledged is what survives.
@@ -15,9 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <filesystem>
+#include <thread>
 
 #include "base/failpoint.h"
+#include "engine/table/pending_append_error.h"
+#include "registry/registry.h"
 #include "io/posix/posix_file_system.h"
 #include "tests/support/fault_injection_file_system.h"
 #include "tests/support/stage_fixture.h"
@@ -145,18 +153,28 @@ TEST_CASE("table append: a child SIGKILLed at each step recovers to zero or one 
   }
 }
 
+// A root holding the table, and what a fault-injecting file system over it
+// needs (its Crash() is the power loss).
+struct PowerLossRoot {
+  testing::TempDir dir;
+  std::string root_dir = dir.Join("root");
+  std::string backups = dir.Join("backups");
+  io::PosixFileSystem base;
+  PowerLossRoot() {
+    std::filesystem::create_directory(backups);
+    CreateTable(base, root_dir);
+  }
+};
+
 TEST_CASE("table append: a power loss at each step recovers to zero or one row, one upload") {
   REQUIRE(failpoint::Enabled());
   std::vector<uint8_t> bytes = testing::RandomBytes(300000, 3);
   for (std::string_view step : table::kTableAppendFailpoints) {
     CAPTURE(std::string(step));
-    testing::TempDir dir;
-    std::filesystem::create_directory(dir.Join("backups"));
-    std::string root_dir = dir.Join("root");
-    io::PosixFileSystem base;
-    CreateTable(base, root_dir);
+    PowerLossRoot r;
+    const std::string& root_dir = r.root_dir;
     {
-      testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
+      testing::FaultInjectionFileSystem fs(r.base, r.backups);
       absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, root_dir);
       LAKE_REQUIRE_OK(root);
       failpoint::ClearAll();
@@ -171,6 +189,184 @@ TEST_CASE("table append: a power loss at each step recovers to zero or one row, 
     }
     RecoverAndCheck(root_dir, step, bytes);
   }
+}
+
+// ---- failures the caller is told of ----
+
+// The steps after the checkpoint is published and before the commit call:
+// a failure there is certain not to commit.
+constexpr std::array<std::string_view, 3> kBeforeCommitCall = {
+    "table_append.checkpoint_published", "table_append.fragment_written",
+    "table_append.reference_delta_written"};
+
+// The failures an append's writes meet: ENOSPC and EIO as io/ types them.
+std::vector<absl::Status> StorageFailures() {
+  return {absl::ResourceExhaustedError("write: No space left on device"),
+          absl::UnknownError("fsync: Input/output error")};
+}
+
+std::unique_ptr<TableRoot> OpenOn(io::FileSystem& fs, const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, dir);
+  LAKE_REQUIRE_OK(root);
+  return std::move(*root);
+}
+
+// A fresh root holding the table, open as the writer.
+struct OpenTableRoot {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::unique_ptr<TableRoot> root;
+  OpenTableRoot() {
+    CreateTable(fs, dir.path());
+    root = OpenOn(fs, dir.path());
+  }
+};
+
+// The operation ids of the pending checkpoints under `dir`.
+std::vector<std::string> PendingIds(const std::string& dir) {
+  std::vector<std::string> ids;
+  for (const std::string& name : testing::CheckpointFilesExceptSpares(dir + "/checkpoints")) {
+    ids.push_back(name.substr(0, name.find('.')));
+  }
+  return ids;
+}
+
+TEST_CASE("table append: a failure before the commit leaves no checkpoint; a retry appends once") {
+  REQUIRE(failpoint::Enabled());
+  std::vector<uint8_t> bytes = testing::RandomBytes(2000, 4);
+  const std::vector<absl::Status> failures = StorageFailures();
+  // Each step once, the failures in turn (a root per case costs time).
+  for (size_t i = 0; i < kBeforeCommitCall.size(); ++i) {
+    const std::string_view step = kBeforeCommitCall[i];
+    const absl::Status& failure = failures[i % failures.size()];
+    CAPTURE(std::string(step));
+    CAPTURE(failure.ToString());
+    OpenTableRoot t;
+    testing::TempDir& dir = t.dir;
+    std::unique_ptr<TableRoot>& root = t.root;
+    failpoint::ClearAll();
+    failpoint::Set(step, failpoint::Action::kCallback, [&] { return failure; });
+    absl::Status inserted = InsertOne(*root, bytes);
+    failpoint::ClearAll();
+    CHECK(inserted.code() == failure.code());
+    CHECK_FALSE(table::GetPendingOperationId(inserted).has_value());
+    CHECK(PendingIds(dir.path()).empty());
+    // Recovery has nothing to commit.
+    absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+    LAKE_REQUIRE_OK(recovered);
+    CHECK(recovered->empty());
+    CHECK(root->Rows(kTable)->empty());
+    // The caller runs it again: one row, and still one after recovery.
+    LAKE_REQUIRE_OK(InsertOne(*root, bytes));
+    LAKE_REQUIRE_OK(root->tables->Recover());
+    CHECK(root->Rows(kTable)->size() == 1);
+  }
+}
+
+TEST_CASE("table append: a power loss after a failure before the commit brings no checkpoint back") {
+  REQUIRE(failpoint::Enabled());
+  std::vector<uint8_t> bytes = testing::RandomBytes(2000, 5);
+  for (std::string_view step : kBeforeCommitCall) {
+    CAPTURE(std::string(step));
+    PowerLossRoot r;
+    {
+      testing::FaultInjectionFileSystem fs(r.base, r.backups);
+      auto root = OpenOn(fs, r.root_dir);
+      failpoint::ClearAll();
+      failpoint::Set(step, failpoint::Action::kCallback,
+                     [] { return absl::ResourceExhaustedError("write: No space left on device"); });
+      absl::Status inserted = InsertOne(*root, bytes);
+      failpoint::ClearAll();
+      CHECK(absl::IsResourceExhausted(inserted));
+      fs.Crash();  // the caller was told: now the power goes
+    }
+    auto root = OpenOn(r.base, r.root_dir);
+    absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+    LAKE_REQUIRE_OK(recovered);
+    CHECK(recovered->empty());
+    CHECK(root->Rows(kTable)->empty());
+  }
+}
+
+TEST_CASE("table append: a failure that may have committed names its operation, kept for recovery") {
+  REQUIRE(failpoint::Enabled());
+  std::vector<uint8_t> bytes = testing::RandomBytes(2000, 6);
+  // The registry's synced write failing after it reached the log, and the
+  // steps after the commit.
+  for (std::string_view step : {registry::kCommitWrittenFailpoint,
+                                std::string_view("table_append.committed"),
+                                std::string_view("table_append.removing_checkpoint")}) {
+    CAPTURE(std::string(step));
+    OpenTableRoot t;
+    testing::TempDir& dir = t.dir;
+    std::unique_ptr<TableRoot>& root = t.root;
+    failpoint::ClearAll();
+    failpoint::Set(step, failpoint::Action::kError);
+    absl::Status inserted = InsertOne(*root, bytes);
+    failpoint::ClearAll();
+    std::optional<std::string> pending = table::GetPendingOperationId(inserted);
+    REQUIRE(pending.has_value());
+    // An I/O failure, and no invitation to retry.
+    CHECK(absl::IsUnknown(inserted));
+    CHECK(std::string(inserted.message()).find(*pending) != std::string::npos);
+    CHECK(PendingIds(dir.path()) == std::vector<std::string>{*pending});
+    absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+    LAKE_REQUIRE_OK(recovered);
+    REQUIRE(recovered->size() == 1);
+    CHECK((*recovered)[0].operation_id == *pending);
+    CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kAlreadyCommitted);
+    CHECK(root->Rows(kTable)->size() == 1);
+    CHECK(PendingIds(dir.path()).empty());
+  }
+}
+
+TEST_CASE("table append: a checkpoint whose directory sync failed is pending, and recovery commits it") {
+  REQUIRE(failpoint::Enabled());
+  OpenTableRoot t;
+  testing::TempDir& dir = t.dir;
+  std::unique_ptr<TableRoot>& root = t.root;
+  // Every file of the append is renamed into place, then its directory
+  // sync fails: the checkpoint may or may not outlive a power loss.
+  failpoint::ClearAll();
+  failpoint::Set("whole_file.renamed", failpoint::Action::kError);
+  absl::Status inserted = InsertOne(*root, testing::RandomBytes(2000, 7));
+  failpoint::ClearAll();
+  std::optional<std::string> pending = table::GetPendingOperationId(inserted);
+  REQUIRE(pending.has_value());
+  CHECK_FALSE(absl::IsUnavailable(inserted));  // not "try again"
+  CHECK(PendingIds(dir.path()) == std::vector<std::string>{*pending});
+  CHECK(root->Rows(kTable)->empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(root->Rows(kTable)->size() == 1);
+}
+
+TEST_CASE("table append: recovery running beside a failing append never replays it") {
+  REQUIRE(failpoint::Enabled());
+  OpenTableRoot t;
+  std::unique_ptr<TableRoot>& root = t.root;
+  std::thread recovery;
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered;
+  failpoint::ClearAll();
+  // The checkpoint is published; before the append fails, a recovery
+  // starts and finds it.
+  failpoint::Set("table_append.fragment_written", failpoint::Action::kCallback, [&] {
+    recovery = std::thread([&] { recovered = root->tables->Recover(); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return absl::ResourceExhaustedError("write: No space left on device");
+  });
+  absl::Status inserted = InsertOne(*root, testing::RandomBytes(2000, 8));
+  failpoint::ClearAll();
+  recovery.join();
+  CHECK(absl::IsResourceExhausted(inserted));
+  LAKE_REQUIRE_OK(recovered);
+  for (const table::RecoveredAppend& r : *recovered) {
+    CAPTURE(r.message);
+    CHECK(r.result != table::RecoveredAppend::Result::kCommitted);
+  }
+  CHECK(root->Rows(kTable)->empty());
 }
 
 }  // namespace

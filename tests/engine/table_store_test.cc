@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/managed_key.h"
 #include "engine/operation_id.h"
+#include "engine/stage_descriptor.h"
 #include "engine/table/append_checkpoint_format.h"
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/fragment_format.h"
@@ -485,45 +486,70 @@ TEST_CASE("tables: a second writer process is refused; a follower reads without 
   CHECK(seen->current_version == 1);
 }
 
+// A checkpoint of one robots.episodes row (its video uploaded), as an
+// append that crashed after publishing it leaves it.
+table::AppendCheckpoint EpisodeCheckpoint(TableRoot& root, const testing::TempDir& dir,
+                                          std::string operation_id) {
+  absl::StatusOr<registry::TableRecord> table =
+      root.tables->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(table);
+  Source video(700, 50);
+  absl::StatusOr<DataLocation> location = root.stage->Upload(video.source, {});
+  LAKE_REQUIRE_OK(location);
+  table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
+  LAKE_REQUIRE_OK(batch.AppendRow({CellValue{"p"}, CellValue{int64_t{9}}, CellValue{*location}}));
+  table::AppendCheckpoint checkpoint;
+  checkpoint.operation_id = std::move(operation_id);
+  checkpoint.table_name = kEpisodes;
+  checkpoint.table_id = table->table_id;
+  checkpoint.stage_identity = testing::LocalStageIdentity(dir.path());
+  absl::StatusOr<std::string> encoded = table::EncodeFragment(batch);
+  LAKE_REQUIRE_OK(encoded);
+  checkpoint.batch = *encoded;
+  checkpoint.batch_sha256 =
+      testing::Sha256Hex(std::vector<uint8_t>(encoded->begin(), encoded->end()));
+  return checkpoint;
+}
+
+table::AppendCheckpointStore CheckpointStore(TableRoot& root, const testing::TempDir& dir) {
+  absl::StatusOr<table::AppendCheckpointStore> store =
+      table::AppendCheckpointStore::Open(root.tables->fs(), dir.Join("checkpoints"));
+  LAKE_REQUIRE_OK(store);
+  return *store;
+}
+
+// A checkpoint file of `operation_id` whose bytes are no checkpoint.
+void WriteDamagedCheckpoint(const testing::TempDir& dir, const std::string& operation_id) {
+  testing::WriteFile(dir.Join("checkpoints/" + operation_id + ".append"), {1, 2, 3});
+}
+
+// A UUIDv7 from 2020: far past the 7-day horizon.
+constexpr char kOldOperationId[] = "01700000-0000-7000-8000-000000000001";
+
 TEST_CASE("tables: recovery replays a pending append once and rejects an expired one") {
   testing::TempDir dir;
   std::string operation_id;
   {
     auto root = OpenRoot(dir.path());
     CreateEpisodes(*root);
-    absl::StatusOr<registry::TableRecord> table =
-        root->tables->GetTable(*table::ParseTableName(kEpisodes));
-    LAKE_REQUIRE_OK(table);
-    Source video(700, 50);
-    absl::StatusOr<DataLocation> location = root->stage->Upload(video.source, {});
-    LAKE_REQUIRE_OK(location);
-    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
-    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{"p"}, CellValue{int64_t{9}}, CellValue{*location}}));
     // A checkpoint as a crashed append leaves it, and an expired one.
-    absl::StatusOr<table::AppendCheckpointStore> store =
-        table::AppendCheckpointStore::Open(root->tables->fs(), dir.Join("checkpoints"));
-    LAKE_REQUIRE_OK(store);
-    table::AppendCheckpoint checkpoint;
-    checkpoint.operation_id = NewUuidV7();
+    table::AppendCheckpointStore store = CheckpointStore(*root, dir);
+    table::AppendCheckpoint checkpoint = EpisodeCheckpoint(*root, dir, NewUuidV7());
     operation_id = checkpoint.operation_id;
-    checkpoint.table_name = kEpisodes;
-    checkpoint.table_id = table->table_id;
-    checkpoint.stage_identity = testing::LocalStageIdentity(dir.path());
-    absl::StatusOr<std::string> encoded = table::EncodeFragment(batch);
-    LAKE_REQUIRE_OK(encoded);
-    checkpoint.batch = *encoded;
-    checkpoint.batch_sha256 = testing::Sha256Hex(
-        std::vector<uint8_t>(encoded->begin(), encoded->end()));
-    LAKE_REQUIRE_OK(store->Publish(checkpoint));
+    LAKE_REQUIRE_OK(store.Publish(checkpoint));
     table::AppendCheckpoint old = checkpoint;
-    // A UUIDv7 from 2020: far past the 7-day horizon.
-    old.operation_id = "01700000-0000-7000-8000-000000000001";
-    LAKE_REQUIRE_OK(store->Publish(old));
+    old.operation_id = kOldOperationId;
+    LAKE_REQUIRE_OK(store.Publish(old));
   }
   auto root = OpenRoot(dir.path());
-  absl::StatusOr<table::PendingCheckpointList> pending = root->tables->PendingAppends();
+  absl::StatusOr<std::vector<table::PendingAppend>> pending = root->tables->PendingAppends();
   LAKE_REQUIRE_OK(pending);
-  CHECK(pending->entries.size() == 2);
+  REQUIRE(pending->size() == 2);
+  // Oldest first: the expired one, then the one to replay.
+  CHECK((*pending)[0].state == table::PendingAppend::State::kExpired);
+  CHECK((*pending)[1].checkpoint.operation_id == operation_id);
+  CHECK((*pending)[1].state == table::PendingAppend::State::kReplayable);
+  CHECK((*pending)[1].table == kEpisodes);
   absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
   LAKE_REQUIRE_OK(recovered);
   REQUIRE(recovered->size() == 2);
@@ -547,6 +573,114 @@ TEST_CASE("tables: recovery replays a pending append once and rejects an expired
   LAKE_REQUIRE_OK(again);
   CHECK(again->empty());
   CHECK(root->Rows(kEpisodes)->size() == 1);
+}
+
+TEST_CASE("tables: recovery reaches a pending append behind more than 1,024 stuck checkpoints") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  // More stuck checkpoints (damaged, within the horizon) than one listing
+  // holds, all older than the pending append.
+  constexpr size_t kStuck = table::kMaxListedAppendCheckpoints + 1;
+  for (size_t i = 0; i < kStuck; ++i) WriteDamagedCheckpoint(dir, NewUuidV7());
+  table::AppendCheckpoint pending = EpisodeCheckpoint(*root, dir, NewUuidV7());
+  LAKE_REQUIRE_OK(CheckpointStore(*root, dir).Publish(pending));
+
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == kStuck + 1);
+  for (size_t i = 0; i < kStuck; ++i) {
+    CHECK((*recovered)[i].result == table::RecoveredAppend::Result::kRejected);
+  }
+  CHECK(recovered->back().operation_id == pending.operation_id);
+  CHECK(recovered->back().result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(root->Rows(kEpisodes)->size() == 1);
+  // The stuck ones are kept; listing them pages past the bound too.
+  CHECK(testing::CheckpointFilesExceptSpares(dir.Join("checkpoints")).size() == kStuck);
+  absl::StatusOr<std::vector<table::PendingAppend>> listed = root->tables->PendingAppends();
+  LAKE_REQUIRE_OK(listed);
+  CHECK(listed->size() == kStuck);
+}
+
+TEST_CASE("tables: a damaged checkpoint is dated by its name and expires like the others") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  WriteDamagedCheckpoint(dir, kOldOperationId);
+  const std::string recent = NewUuidV7();
+  WriteDamagedCheckpoint(dir, recent);
+
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 2);
+  CHECK((*recovered)[0].operation_id == kOldOperationId);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kExpired);
+  CHECK((*recovered)[0].message.find("retention horizon") != std::string::npos);
+  CHECK((*recovered)[1].operation_id == recent);
+  CHECK((*recovered)[1].result == table::RecoveredAppend::Result::kRejected);
+  CHECK((*recovered)[1].message.find("damaged") != std::string::npos);
+  CHECK(testing::CheckpointFilesExceptSpares(dir.Join("checkpoints")) ==
+        std::vector<std::string>{recent + ".append"});
+}
+
+TEST_CASE("tables: pending appends say what recovery would do with each, and why") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  table::AppendCheckpointStore store = CheckpointStore(*root, dir);
+  table::AppendCheckpoint replayable = EpisodeCheckpoint(*root, dir, NewUuidV7());
+  table::AppendCheckpoint other_stage = EpisodeCheckpoint(*root, dir, NewUuidV7());
+  StageDescriptor s3;
+  s3.kind = StageDescriptor::Kind::kS3;
+  s3.bucket = "other-bucket";
+  s3.region = "us-east-1";
+  s3.endpoint = "https://s3.example.com";
+  other_stage.stage_identity = StageDescriptorToJson(s3);
+  const std::string damaged = NewUuidV7();
+  LAKE_REQUIRE_OK(store.Publish(replayable));
+  LAKE_REQUIRE_OK(store.Publish(other_stage));
+  WriteDamagedCheckpoint(dir, damaged);
+
+  absl::StatusOr<std::vector<table::PendingAppend>> pending = root->tables->PendingAppends();
+  LAKE_REQUIRE_OK(pending);
+  REQUIRE(pending->size() == 3);
+  using State = table::PendingAppend::State;
+  CHECK((*pending)[0].checkpoint.operation_id == replayable.operation_id);
+  CHECK((*pending)[0].state == State::kReplayable);
+  CHECK((*pending)[0].reason.empty());
+  CHECK((*pending)[1].checkpoint.operation_id == other_stage.operation_id);
+  CHECK((*pending)[1].state == State::kStuck);
+  CHECK((*pending)[1].table == kEpisodes);
+  CHECK((*pending)[1].reason.find("written for the stage") != std::string::npos);
+  CHECK((*pending)[2].checkpoint.operation_id == damaged);
+  CHECK((*pending)[2].state == State::kStuck);
+  CHECK((*pending)[2].reason.rfind("damaged: ", 0) == 0);
+  CHECK(table::PendingAppendStateName(State::kStuck) == "stuck");
+  // Listing changed nothing.
+  CHECK(root->Rows(kEpisodes)->empty());
+  CHECK(testing::CheckpointFilesExceptSpares(dir.Join("checkpoints")).size() == 3);
+}
+
+TEST_CASE("tables: a discarded checkpoint is moved aside, kept, and never replayed") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  table::AppendCheckpoint checkpoint = EpisodeCheckpoint(*root, dir, NewUuidV7());
+  LAKE_REQUIRE_OK(CheckpointStore(*root, dir).Publish(checkpoint));
+  std::vector<uint8_t> bytes =
+      testing::ReadFile(dir.Join("checkpoints/" + checkpoint.operation_id + ".append"));
+
+  absl::StatusOr<std::string> moved = root->tables->DiscardPendingAppend(checkpoint.operation_id);
+  LAKE_REQUIRE_OK(moved);
+  CHECK(*moved == dir.Join("checkpoints/discarded/" + checkpoint.operation_id + ".append"));
+  CHECK(testing::ReadFile(*moved) == bytes);
+  CHECK(root->tables->PendingAppends()->empty());
+  CHECK(root->tables->Recover()->empty());
+  CHECK(root->Rows(kEpisodes)->empty());
+  CHECK(testing::PathExists(*moved));  // recovery leaves it where it is
+  // Nothing more to discard under that id; a bad id is refused.
+  CHECK(absl::IsNotFound(root->tables->DiscardPendingAppend(checkpoint.operation_id).status()));
+  CHECK(absl::IsInvalidArgument(root->tables->DiscardPendingAppend("../x").status()));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/failpoint.h"
 #include "registry/registry.h"
 #include "registry/registry_keys.h"
 #include "rocksdb/db.h"
@@ -306,6 +307,34 @@ TEST_CASE("inconsistent commits are refused") {
   CHECK(absl::IsNotFound(
       registry->CommitVersion(id + 7, 0, Version(1, 0), std::nullopt).status()));
   CHECK(registry->GetTable({"ns", "t"})->current_version == 0);
+}
+
+TEST_CASE("a commit whose synced write fails may have committed, and only that error says so") {
+  REQUIRE(failpoint::Enabled());
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  TableRecord table = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  // The errors found before the write are certain: nothing was written.
+  absl::Status stale = registry->CommitVersion(table.table_id, 3, Version(4, 3), std::nullopt)
+                           .status();
+  CHECK(GetVersionConflict(stale).has_value());
+  CHECK_FALSE(IsCommitOutcomeUnknown(stale));
+  CHECK_FALSE(IsCommitOutcomeUnknown(
+      registry->CommitVersion(table.table_id + 7, 0, Version(1, 0), std::nullopt).status()));
+  // The write reached the log, then reported a failure.
+  failpoint::ClearAll();
+  failpoint::Set(kCommitWrittenFailpoint, failpoint::Action::kError);
+  absl::Status failed = registry
+                            ->CommitVersion(table.table_id, 0, Version(1, 0, "op-w"),
+                                            Operation("op-w", table.table_id, 1))
+                            .status();
+  failpoint::ClearAll();
+  CHECK(absl::IsUnavailable(failed));  // the write's own code
+  CHECK(IsCommitOutcomeUnknown(failed));
+  CHECK_FALSE(GetVersionConflict(failed).has_value());
+  CHECK_FALSE(IsCommitOutcomeUnknown(absl::UnavailableError("x")));
+  // And it did commit: the operation's record tells.
+  CHECK(**registry->GetAppendOperation("op-w") == Operation("op-w", table.table_id, 1));
 }
 
 TEST_CASE("a second writer in the same process is refused, naming the pid") {
