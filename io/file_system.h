@@ -33,6 +33,12 @@ struct FileInfo {
   bool is_directory = false;
   int64_t modified_unix_micros = 0;
   uint64_t link_count = 0;  // 0 once the file has been unlinked
+  // Which file this is. An inode number is reused once its file is gone;
+  // with the birth time (0 where the file system does not record one)
+  // the three name one file for good.
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  int64_t birth_unix_nanos = 0;
 };
 
 // The most pieces one File::PWriteV takes (Linux's IOV_MAX).

@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -31,7 +32,45 @@ FileInfo InfoFromStat(const struct stat& st) {
       static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000 +
       st.st_mtim.tv_nsec / 1000;
   info.link_count = static_cast<uint64_t>(st.st_nlink);
+  info.device = static_cast<uint64_t>(st.st_dev);
+  info.inode = static_cast<uint64_t>(st.st_ino);
   return info;
+}
+
+FileInfo InfoFromStatx(const struct statx& stx) {
+  FileInfo info;
+  info.size = stx.stx_size;
+  info.is_regular = S_ISREG(stx.stx_mode);
+  info.is_directory = S_ISDIR(stx.stx_mode);
+  info.modified_unix_micros =
+      static_cast<int64_t>(stx.stx_mtime.tv_sec) * 1000000 +
+      stx.stx_mtime.tv_nsec / 1000;
+  info.link_count = stx.stx_nlink;
+  info.device = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+  info.inode = stx.stx_ino;
+  if ((stx.stx_mask & STATX_BTIME) != 0) {
+    info.birth_unix_nanos =
+        static_cast<int64_t>(stx.stx_btime.tv_sec) * 1000000000 + stx.stx_btime.tv_nsec;
+  }
+  return info;
+}
+
+// The FileInfo of `path` relative to `dirfd` (`flags` as for fstatat:
+// AT_EMPTY_PATH with "" for the descriptor itself), with the birth time
+// from statx. Where statx is missing or refused (old kernels; seccomp
+// profiles answer ENOSYS or EPERM) fstatat stands in, without it. Returns
+// false with errno set on failure.
+bool StatInfo(int dirfd, const char* path, int flags, FileInfo* info) {
+  struct statx stx;
+  if (::statx(dirfd, path, flags, STATX_BASIC_STATS | STATX_BTIME, &stx) == 0) {
+    *info = InfoFromStatx(stx);
+    return true;
+  }
+  if (errno != ENOSYS && errno != EPERM) return false;
+  struct stat st;
+  if (::fstatat(dirfd, path, &st, flags) != 0) return false;
+  *info = InfoFromStat(st);
+  return true;
 }
 
 // How Sync makes a file durable, fixed when it is opened: fdatasync for a
@@ -114,9 +153,9 @@ class PosixFile final : public File {
     return ErrnoStatus(errno, "fallocate", path_);
   }
   absl::StatusOr<FileInfo> Stat() override {
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) return ErrnoStatus(errno, "stat", path_);
-    return InfoFromStat(st);
+    FileInfo info;
+    if (!StatInfo(fd_, "", AT_EMPTY_PATH, &info)) return ErrnoStatus(errno, "stat", path_);
+    return info;
   }
   absl::StatusOr<bool> TryLockExclusive() override {
     if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return true;
@@ -273,9 +312,11 @@ absl::StatusOr<std::vector<std::string>> PosixFileSystem::ListDirectory(
 }
 
 absl::StatusOr<FileInfo> PosixFileSystem::Stat(const std::string& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return ErrnoStatus(errno, "stat", path);
-  return InfoFromStat(st);
+  FileInfo info;
+  if (!StatInfo(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, &info)) {
+    return ErrnoStatus(errno, "stat", path);
+  }
+  return info;
 }
 
 absl::StatusOr<std::string> PosixFileSystem::RealPath(const std::string& path) {

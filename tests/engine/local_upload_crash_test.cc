@@ -4,6 +4,9 @@
 // each: recovery on the real file system, cleanup of the staging area, and
 // the invariant — the object is either absent or complete and verified,
 // never partial, and no staging leftover survives the documented cleanup.
+// Also the file system's other faults an upload must survive: a shard
+// directory another process has not made durable yet, a partly failed
+// allocate-ahead.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +15,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "absl/strings/str_format.h"
 #include "base/failpoint.h"
 #include "engine/file_upload_source.h"
 #include "engine/local/local_object_store.h"
@@ -151,6 +155,57 @@ TEST_CASE("a power loss after a successful upload keeps the object") {
     fs.Crash();
   }
   CHECK(RecoverAndCheck(root, bytes).objects.size() == 1);
+}
+
+TEST_CASE("an object published into a shard directory another process just made survives a power loss") {
+  std::vector<uint8_t> bytes = testing::RandomBytes(100000, 6);
+  testing::TempDir dir;
+  std::filesystem::create_directory(dir.Join("backups"));
+  io::PosixFileSystem base;
+  testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
+  std::string root = dir.Join("stage");
+  {
+    absl::StatusOr<std::unique_ptr<LocalObjectStore>> store = LocalObjectStore::Open(fs, root, "");
+    LAKE_REQUIRE_OK(store);
+    ManagedStage stage(std::move(*store));
+    // Another process has just made every shard directory and not yet
+    // synced objects/ (it would, a moment later).
+    for (int shard = 0; shard < 256; ++shard) {
+      LAKE_REQUIRE_OK(fs.CreateDirectory(absl::StrFormat("%s/objects/%02x", root, shard)));
+    }
+    testing::MemorySource source(bytes);
+    LAKE_REQUIRE_OK(stage.Upload(source, {}));
+    fs.Crash();
+  }
+  CHECK(RecoverAndCheck(root, bytes).objects.size() == 1);
+}
+
+TEST_CASE("after a partly failed allocate-ahead the published object is exactly its size") {
+  // One full chunk allocates a chunk ahead; the disk fills at that range's
+  // last extent, leaving the file extended past what the upload will hold.
+  // The size is a multiple of the direct I/O block, so no padding is cut.
+  std::vector<uint8_t> bytes = testing::RandomBytes(kUploadChunkBytes + 8192, 7);
+  testing::TempDir dir;
+  std::filesystem::create_directory(dir.Join("backups"));
+  io::PosixFileSystem base;
+  testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
+  absl::StatusOr<std::unique_ptr<LocalObjectStore>> store =
+      LocalObjectStore::Open(fs, dir.Join("stage"), "");
+  LAKE_REQUIRE_OK(store);
+  std::string root = (*store)->paths().root();
+  ManagedStage stage(std::move(*store));
+  fs.FailAllocationsPartway();
+  testing::MemorySource source(bytes);
+  absl::StatusOr<DataLocation> location = stage.Upload(source, {});
+  LAKE_REQUIRE_OK(location);
+  std::vector<std::string> files = testing::FilesUnder(root + "/objects");
+  REQUIRE(files.size() == 1);
+  CHECK(std::filesystem::file_size(root + "/objects/" + files[0]) == bytes.size());
+  absl::StatusOr<std::unique_ptr<ObjectReader>> reader = stage.OpenVerified(*location);
+  LAKE_REQUIRE_OK(reader);
+  std::vector<uint8_t> out;
+  LAKE_CHECK_OK(testing::ReadAll(**reader, &out));
+  CHECK(out == bytes);
 }
 
 // Runs an upload of `bytes` in a child process with `step` set to SIGKILL;

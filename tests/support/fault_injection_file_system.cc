@@ -70,7 +70,13 @@ class FaultFile final : public io::File {
   }
   absl::Status Allocate(uint64_t offset, uint64_t len) override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
-    return base_->Allocate(offset, len);
+    if (!fs_.allocations_fail_partway()) return base_->Allocate(offset, len);
+    constexpr uint64_t kLastExtent = 4096;
+    if (len > kLastExtent) {
+      if (absl::Status s = base_->Allocate(offset, len - kLastExtent); !s.ok()) return s;
+    }
+    return absl::ResourceExhaustedError("fallocate " + path() +
+                                        ": no space left on device (simulated)");
   }
   absl::StatusOr<io::FileInfo> Stat() override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
@@ -102,6 +108,16 @@ FaultInjectionFileSystem::FaultInjectionFileSystem(io::FileSystem& base,
 bool FaultInjectionFileSystem::crashed() const {
   std::lock_guard<std::mutex> lock(mu_);
   return crashed_;
+}
+
+void FaultInjectionFileSystem::FailAllocationsPartway() {
+  std::lock_guard<std::mutex> lock(mu_);
+  allocations_fail_partway_ = true;
+}
+
+bool FaultInjectionFileSystem::allocations_fail_partway() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocations_fail_partway_;
 }
 
 absl::Status FaultInjectionFileSystem::CheckAlive() const {

@@ -50,6 +50,12 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   // synced size when none did).
   void CrashTorn(uint64_t seed);
   bool crashed() const;
+  // From now on every File::Allocate fails the way fallocate does when the
+  // disk fills at the range's last extent: mode 0 reserves and extends the
+  // file extent by extent, so the range up to its last 4 KiB page is
+  // reserved and the file extended over it; then ResourceExhausted.
+  void FailAllocationsPartway();
+  bool allocations_fail_partway() const;
 
   std::string_view name() const override { return "fault"; }
   absl::StatusOr<std::unique_ptr<io::File>> OpenRead(const std::string& path) override;
@@ -98,6 +104,7 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   std::string backup_dir_;
   mutable std::mutex mu_;
   bool crashed_ = false;
+  bool allocations_fail_partway_ = false;
   uint64_t next_file_id_ = 1;
   uint64_t next_backup_ = 1;
   std::map<uint64_t, std::string> file_paths_;      // open files → path
