@@ -184,11 +184,10 @@ class PosixFile final : public File {
 };
 
 // openat2(RESOLVE_BENEATH) refuses, in the kernel and atomically, any path
-// or symlink that leaves `dirfd`. Returns -1 with errno ENOSYS on kernels
-// without openat2.
-int OpenBeneath(int dirfd, const std::string& relative) {
+// or symlink that leaves `dirfd`. `flags` adds to O_RDONLY (O_DIRECTORY).
+int OpenBeneath(int dirfd, const std::string& relative, int flags) {
   struct open_how how = {};
-  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+  how.flags = static_cast<uint64_t>(O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   for (;;) {
     long fd = ::syscall(SYS_openat2, dirfd, relative.c_str(), &how, sizeof how);
@@ -196,10 +195,10 @@ int OpenBeneath(int dirfd, const std::string& relative) {
   }
 }
 
-// Fallback for kernels without openat2: resolve, check the prefix, and
+// Fallback where openat2 cannot be used: resolve, check the prefix, and
 // open without following a final symlink. Racy against a concurrent
 // rename of a parent directory, which openat2 is not.
-int OpenBeneathByRealPath(const std::string& root, const std::string& relative) {
+int OpenBeneathByRealPath(const std::string& root, const std::string& relative, int flags) {
   std::string joined = root + "/" + relative;
   char resolved[PATH_MAX];
   if (::realpath(joined.c_str(), resolved) == nullptr) return -1;
@@ -208,7 +207,29 @@ int OpenBeneathByRealPath(const std::string& root, const std::string& relative) 
     errno = EXDEV;
     return -1;
   }
-  return ::open(resolved, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+  return ::open(resolved, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | flags);
+}
+
+// `relative` beneath `root`, by openat2 where the kernel lets us and by
+// path otherwise. Kernels before 5.6 answer ENOSYS; seccomp profiles that
+// predate openat2 (container runtimes' defaults among them) answer EPERM.
+// A read-only open hardly ever fails with EPERM otherwise, and when it
+// does, the fallback's open reports it again. A refusal to leave the root
+// (EXDEV, or ELOOP for a magic link or a symlink loop) is LeavesRootError;
+// any other failure, a permission problem included, is the file's own.
+absl::StatusOr<std::unique_ptr<File>> OpenFileBeneath(const File& root,
+                                                      const std::string& relative,
+                                                      int flags) {
+  int fd = OpenBeneath(root.fd(), relative, flags);
+  if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+    fd = OpenBeneathByRealPath(root.path(), relative, flags);
+  }
+  std::string path = root.path() + "/" + relative;
+  if (fd < 0) {
+    if (errno == EXDEV || errno == ELOOP) return LeavesRootError(path);
+    return ErrnoStatus(errno, "open", path);
+  }
+  return std::make_unique<PosixFile>(fd, std::move(path), false, SyncCall::kFsync);
 }
 
 }  // namespace
@@ -222,17 +243,12 @@ absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenRead(
 
 absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenReadBeneath(
     const File& root, const std::string& relative) {
-  int fd = OpenBeneath(root.fd(), relative);
-  if (fd < 0 && errno == ENOSYS) fd = OpenBeneathByRealPath(root.path(), relative);
-  std::string path = root.path() + "/" + relative;
-  if (fd < 0) {
-    if (errno == EXDEV || errno == ELOOP) {
-      return absl::PermissionDeniedError(
-          "path leaves the stage root: " + path);
-    }
-    return ErrnoStatus(errno, "open", path);
-  }
-  return std::make_unique<PosixFile>(fd, std::move(path), false, SyncCall::kFsync);
+  return OpenFileBeneath(root, relative, 0);
+}
+
+absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectoryBeneath(
+    const File& root, const std::string& relative) {
+  return OpenFileBeneath(root, relative, O_DIRECTORY);
 }
 
 absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::CreateNew(
@@ -293,6 +309,16 @@ absl::Status PosixFileSystem::Remove(const std::string& path) {
     if (::rmdir(path.c_str()) == 0) return absl::OkStatus();
   }
   return ErrnoStatus(errno, "remove", path);
+}
+
+absl::Status PosixFileSystem::RemoveAt(const File& dir, const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError("not one directory entry: \"" + name + "\"");
+  }
+  if (::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
+    return ErrnoStatus(errno, "remove", dir.path() + "/" + name);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<std::string>> PosixFileSystem::ListDirectory(

@@ -325,6 +325,17 @@ absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenReadBene
       new FaultFile(*this, std::move(*file), RegisterFile(path), false));
 }
 
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirectoryBeneath(
+    const io::File& root, const std::string& relative) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> dir =
+      base_.OpenDirectoryBeneath(static_cast<const FaultFile&>(root).base(), relative);
+  if (!dir.ok()) return dir.status();
+  std::string path = (*dir)->path();
+  return std::unique_ptr<io::File>(
+      new FaultFile(*this, std::move(*dir), RegisterFile(path), true));
+}
+
 absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::CreateNew(
     const std::string& path, bool want_direct) {
   if (absl::Status s = CheckAlive(); !s.ok()) return s;
@@ -398,6 +409,17 @@ absl::Status FaultInjectionFileSystem::RenameNoReplace(const std::string& from,
 }
 
 absl::Status FaultInjectionFileSystem::Remove(const std::string& path) {
+  return RemoveKeepingBackup(path, [&] { return base_.Remove(path); });
+}
+
+absl::Status FaultInjectionFileSystem::RemoveAt(const io::File& dir, const std::string& name) {
+  return RemoveKeepingBackup(dir.path() + "/" + name, [&] {
+    return base_.RemoveAt(static_cast<const FaultFile&>(dir).base(), name);
+  });
+}
+
+absl::Status FaultInjectionFileSystem::RemoveKeepingBackup(
+    const std::string& path, const std::function<absl::Status()>& remove) {
   if (absl::Status s = CheckAlive(); !s.ok()) return s;
   std::string backup;
   absl::StatusOr<io::FileInfo> info = base_.Stat(path);
@@ -406,7 +428,7 @@ absl::Status FaultInjectionFileSystem::Remove(const std::string& path) {
     backup = absl::StrCat(backup_dir_, "/removed-", next_backup_++);
     if (::link(path.c_str(), backup.c_str()) != 0) backup.clear();
   }
-  absl::Status s = base_.Remove(path);
+  absl::Status s = remove();
   std::lock_guard<std::mutex> lock(mu_);
   if (!s.ok()) {
     if (!backup.empty()) ::unlink(backup.c_str());

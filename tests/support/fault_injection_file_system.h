@@ -23,6 +23,7 @@
 #ifndef LAKE_TESTS_SUPPORT_FAULT_INJECTION_FILE_SYSTEM_H_
 #define LAKE_TESTS_SUPPORT_FAULT_INJECTION_FILE_SYSTEM_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,8 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   absl::StatusOr<std::unique_ptr<io::File>> OpenRead(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenReadBeneath(
       const io::File& root, const std::string& relative) override;
+  absl::StatusOr<std::unique_ptr<io::File>> OpenDirectoryBeneath(
+      const io::File& root, const std::string& relative) override;
   absl::StatusOr<std::unique_ptr<io::File>> CreateNew(const std::string& path,
                                                       bool want_direct) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenForRewrite(const std::string& path) override;
@@ -68,6 +71,7 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   absl::Status CreateDirectory(const std::string& path) override;
   absl::Status RenameNoReplace(const std::string& from, const std::string& to) override;
   absl::Status Remove(const std::string& path) override;
+  absl::Status RemoveAt(const io::File& dir, const std::string& name) override;
   absl::StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) override;
   absl::StatusOr<io::FileInfo> Stat(const std::string& path) override;
   absl::StatusOr<std::string> RealPath(const std::string& path) override;
@@ -92,6 +96,10 @@ class FaultInjectionFileSystem final : public io::FileSystem {
  private:
   static constexpr uint64_t kPageBytes = 4096;
   void CrashWith(const uint64_t* torn_seed);
+  // Removes `path` by `remove`, keeping a backup until the removal is
+  // durable.
+  absl::Status RemoveKeepingBackup(const std::string& path,
+                                   const std::function<absl::Status()>& remove);
   enum class EntryOp { kCreateFile, kCreateDirectory, kRename, kRemove };
   struct PendingEntry {
     EntryOp op;
