@@ -114,6 +114,12 @@ class ManagedObjectStore {
   // Unimplemented by stores that have no such thing (local, host).
   virtual absl::StatusOr<std::string> Presign(const DataLocation& location,
                                               absl::Duration ttl);
+
+ protected:
+  // One range through Open, with the status of every step (open, each
+  // read, close): the default ReadRanges' step, for backends that run
+  // several at once. Thread-safe when Open is.
+  void ReadRange(RangeRead& range);
 };
 
 }  // namespace lake

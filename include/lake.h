@@ -254,9 +254,10 @@ LAKE_API lake_status lake_stage_options_set_local_root(lake_stage_options* opts,
                                                        const char* dir,
                                                        lake_error** err);
 /* Restrict the stage to one tenant: uploads go under, and reads are refused
- * outside, the tenant's child prefix. A tenant is a non-empty name of at
- * most 128 bytes of UTF-8 with no '/', control character, or NUL, and not
- * "." or "..". */
+ * outside, the tenant's child prefix, also where a symlink in the tenant's
+ * tree leads out of it (LAKE_INTEGRITY_INVALID_LOCATION). A tenant is a
+ * non-empty name of at most 128 bytes of UTF-8 with no '/', control
+ * character, or NUL, and not "." or "..". */
 LAKE_API lake_status lake_stage_options_set_tenant(lake_stage_options* opts,
                                                    const char* tenant,
                                                    lake_error** err);
@@ -349,7 +350,10 @@ LAKE_API lake_status lake_stage_list(lake_stage* stage, lake_list_fn emit,
                                      void* ctx, lake_error** err);
 
 /* Deletes a managed object after the containment check. Deleting an absent
- * object succeeds. Normally garbage collection does this. */
+ * object succeeds. A local stage removes the entry beneath the stage (the
+ * tenant's directory, with a tenant): a symlink that leads out is refused
+ * with LAKE_INTEGRITY_INVALID_LOCATION and removes nothing. The deletion is
+ * durable when the call returns. Normally garbage collection does this. */
 LAKE_API lake_status lake_stage_delete(lake_stage* stage,
                                        const lake_location* loc,
                                        lake_error** err);

@@ -132,6 +132,8 @@ class LocalUpload final : public ObjectWriter {
   uint64_t sealed_bytes_ = 0;  // hashed and handed to writes, in order
   bool padded_ = false;        // the last write was rounded up (direct I/O)
   uint64_t allocated_ = 0;     // the file's size as extended by Allocate
+  // An Allocate failed; it may have extended the file part of the way
+  // (fallocate mode 0 goes extent by extent), past allocated_.
   bool allocation_failed_ = false;
   bool published_ = false;
   bool committed_ = false;

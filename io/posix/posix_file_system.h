@@ -15,6 +15,8 @@ class PosixFileSystem : public FileSystem {
       const std::string& path) override;
   absl::StatusOr<std::unique_ptr<File>> OpenReadBeneath(
       const File& root, const std::string& relative) override;
+  absl::StatusOr<std::unique_ptr<File>> OpenDirectoryBeneath(
+      const File& root, const std::string& relative) override;
   absl::StatusOr<std::unique_ptr<File>> CreateNew(const std::string& path,
                                                   bool want_direct) override;
   absl::StatusOr<std::unique_ptr<File>> OpenForRewrite(const std::string& path) override;
@@ -24,6 +26,7 @@ class PosixFileSystem : public FileSystem {
   absl::Status RenameNoReplace(const std::string& from,
                                const std::string& to) override;
   absl::Status Remove(const std::string& path) override;
+  absl::Status RemoveAt(const File& dir, const std::string& name) override;
   absl::StatusOr<std::vector<std::string>> ListDirectory(
       const std::string& path) override;
   absl::StatusOr<FileInfo> Stat(const std::string& path) override;
