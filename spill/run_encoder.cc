@@ -11,21 +11,6 @@
 namespace lake::spill {
 namespace {
 
-// The length of the prefix `a` and `b` share.
-size_t SharedPrefix(std::string_view a, std::string_view b) {
-  size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  while (i + 8 <= n) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) return i + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
-    i += 8;
-  }
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
-}
-
 uint64_t CompressorBytes(size_t block_bytes, int zstd_level) {
   return ZSTD_estimateCCtxSize_usingCParams(ZSTD_getCParams(zstd_level, block_bytes, 0));
 }
@@ -96,7 +81,7 @@ absl::Status RunEncoder::Add(std::string_view record) {
     return absl::FailedPreconditionError(
         "spill run: records must be strictly ascending (sorted, without duplicates)");
   }
-  const size_t shared = has_last_ ? SharedPrefix(last, record) : 0;
+  const size_t shared = has_last_ ? SharedPrefixBytes(last, record) : 0;
   const size_t unshared = record.size() - shared;
   const size_t need = Varint32Bytes(static_cast<uint32_t>(shared)) +
                       Varint32Bytes(static_cast<uint32_t>(unshared)) + unshared;

@@ -168,6 +168,21 @@ uint64_t NextBlocksDigest(uint64_t digest, uint64_t block_checksum) {
   return XXH3_64bits_withSeed(&block_checksum, sizeof(block_checksum), digest);
 }
 
+size_t SharedPrefixBytes(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i + 8 <= n) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    // Little-endian: the lowest differing bit is in the first differing byte.
+    if (x != y) return i + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
+    i += 8;
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
 size_t PutVarint32(char* out, uint32_t value) {
   size_t n = 0;
   while (value >= 0x80) {

@@ -136,6 +136,10 @@ absl::StatusOr<RunTrailer> DecodeRunTrailer(std::string_view bytes);
 // The trailer's blocks_digest after one more block.
 uint64_t NextBlocksDigest(uint64_t digest, uint64_t block_checksum);
 
+// The length of the prefix `a` and `b` share: what a record takes from the
+// one before it.
+size_t SharedPrefixBytes(std::string_view a, std::string_view b);
+
 // LEB128 of a u32. Appends at `out` (room for 5 bytes) and returns the
 // bytes written.
 size_t PutVarint32(char* out, uint32_t value);

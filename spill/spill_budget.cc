@@ -1,10 +1,19 @@
 #include "spill/spill_budget.h"
 
+#include <sys/mman.h>
+
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_format.h"
 
 namespace lake::spill {
+namespace {
+
+// Buffers this large get a mapping of their own, in huge pages.
+constexpr size_t kHugePageBytes = 2u << 20;
+
+}  // namespace
 
 absl::Status SpillBudget::Charge(uint64_t bytes, std::string_view what) {
   uint64_t held = in_use_.load(std::memory_order_relaxed);
@@ -30,8 +39,20 @@ absl::StatusOr<SpillBuffer> SpillBuffer::Allocate(SpillBudget& budget, size_t by
   SpillBuffer buffer;
   buffer.budget_ = &budget;
   buffer.size_ = bytes;
-  // Uninitialised: a run's arena is tens of MiB that the records overwrite.
-  buffer.data_ = std::make_unique_for_overwrite<char[]>(bytes);
+  if (bytes >= kHugePageBytes) {
+    void* memory =
+        mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) {
+      return absl::ResourceExhaustedError(absl::StrFormat("out of memory for %s", what));
+    }
+    // Advice only: without huge pages the buffer works the same, slower.
+    (void)madvise(memory, bytes, MADV_HUGEPAGE);
+    buffer.data_ = static_cast<char*>(memory);
+    buffer.mapped_ = true;
+  } else {
+    // Uninitialised: the caller overwrites what it uses.
+    buffer.data_ = new char[bytes];
+  }
   return buffer;
 }
 
@@ -41,8 +62,9 @@ SpillBuffer& SpillBuffer::operator=(SpillBuffer&& other) noexcept {
   if (this != &other) {
     Reset();
     budget_ = std::exchange(other.budget_, nullptr);
-    data_ = std::move(other.data_);
+    data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    mapped_ = std::exchange(other.mapped_, false);
   }
   return *this;
 }
@@ -50,10 +72,16 @@ SpillBuffer& SpillBuffer::operator=(SpillBuffer&& other) noexcept {
 SpillBuffer::~SpillBuffer() { Reset(); }
 
 void SpillBuffer::Reset() {
-  data_.reset();
+  if (mapped_) {
+    munmap(data_, size_);
+  } else {
+    delete[] data_;
+  }
   if (budget_ != nullptr) budget_->Release(size_);
   budget_ = nullptr;
+  data_ = nullptr;
   size_ = 0;
+  mapped_ = false;
 }
 
 absl::StatusOr<SpillCharge> SpillCharge::Take(SpillBudget& budget, uint64_t bytes,

@@ -52,6 +52,11 @@ class SpillBudget {
 
 // A byte buffer of a fixed size whose bytes are charged to a SpillBudget
 // for as long as it lives. Its content starts undefined.
+//
+// A large buffer (a run buffer of tens of MiB) is its own mapping, in huge
+// pages where the kernel allows: a sort reads its records in random order,
+// and with 4 KiB pages nearly every record would also be a TLB miss. Its
+// memory goes back to the system when the buffer does.
 class SpillBuffer {
  public:
   SpillBuffer() = default;
@@ -61,15 +66,16 @@ class SpillBuffer {
   SpillBuffer& operator=(SpillBuffer&& other) noexcept;
   ~SpillBuffer();
 
-  char* data() const { return data_.get(); }
+  char* data() const { return data_; }
   size_t size() const { return size_; }
 
  private:
   void Reset();
 
   SpillBudget* budget_ = nullptr;
-  std::unique_ptr<char[]> data_;
+  char* data_ = nullptr;
   size_t size_ = 0;
+  bool mapped_ = false;  // its own mapping (else from operator new[])
 };
 
 // Memory that is not a plain buffer (a compressor's tables) charged to a
