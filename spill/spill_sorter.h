@@ -88,7 +88,8 @@ class SpillSorter {
   // Creates the spill directory `directory` (SpillDirectory::Create, which
   // sweeps abandoned siblings first). InvalidArgument for options out of
   // bounds or a budget below MinimumBudget. `fs` and `budget` must
-  // outlive the sorter and its stream.
+  // outlive the sorter and its stream. The sorter plans with the whole of
+  // the budget's limit: two sorts at once need a budget each.
   static absl::StatusOr<std::unique_ptr<SpillSorter>> Create(io::FileSystem& fs,
                                                              std::string directory,
                                                              SpillBudget& budget,

@@ -131,39 +131,44 @@ TEST_CASE("creating a spill directory sweeps the abandoned ones beside it") {
   CHECK(Names(parent) == std::vector<std::string>{"next", "next.lock"});
 }
 
-TEST_CASE("a sort killed mid-merge leaves a directory the next sort removes") {
+TEST_CASE("a sort killed at any step leaves a directory the next sort removes") {
   REQUIRE(failpoint::Enabled());
-  testing::TempDir tmp;
-  const std::string parent = tmp.Join("gc/tmp");
   SpillOptions options;
   options.block_bytes = kMinBlockBytes;
   options.max_fan_in = 2;
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    failpoint::ClearAll();
-    failpoint::Set("spill.merge_pass_written", failpoint::Action::kKill);
+  for (std::string_view step : kSpillFailpoints) {
+    CAPTURE(std::string(step));
+    testing::TempDir tmp;
+    const std::string parent = tmp.Join("gc/tmp");
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      failpoint::ClearAll();
+      failpoint::Set(step, failpoint::Action::kKill);
+      io::PosixFileSystem fs;
+      SpillBudget budget(512 << 10);
+      absl::StatusOr<std::unique_ptr<SpillSorter>> sorter =
+          SpillSorter::Create(fs, parent + "/killed", budget, options);
+      if (!sorter.ok()) ::_exit(10);
+      for (int i = 0; i < 40000; ++i) {
+        if (!(*sorter)->Add("s3://bucket/key-" + std::to_string(i * 7919 % 40000)).ok()) {
+          ::_exit(11);
+        }
+      }
+      (void)(*sorter)->Finish();
+      ::_exit(12);  // the failpoint should have killed us
+    }
+    ExpectKilled(pid);
+    CHECK(Names(parent) == std::vector<std::string>{"killed", "killed.lock"});
+    CHECK_FALSE(testing::FilesUnder(parent + "/killed").empty());
+
     io::PosixFileSystem fs;
     SpillBudget budget(512 << 10);
-    absl::StatusOr<std::unique_ptr<SpillSorter>> sorter =
-        SpillSorter::Create(fs, parent + "/killed", budget, options);
-    if (!sorter.ok()) ::_exit(10);
-    for (int i = 0; i < 40000; ++i) {
-      if (!(*sorter)->Add("s3://bucket/key-" + std::to_string(i * 7919 % 40000)).ok()) ::_exit(11);
-    }
-    (void)(*sorter)->Finish();
-    ::_exit(12);  // the failpoint should have killed us
+    absl::StatusOr<std::unique_ptr<SpillSorter>> next =
+        SpillSorter::Create(fs, parent + "/next", budget, options);
+    LAKE_REQUIRE_OK(next);
+    CHECK(Names(parent) == std::vector<std::string>{"next", "next.lock"});
   }
-  ExpectKilled(pid);
-  CHECK(Names(parent) == std::vector<std::string>{"killed", "killed.lock"});
-  CHECK(testing::FilesUnder(parent + "/killed").size() >= 3);
-
-  io::PosixFileSystem fs;
-  SpillBudget budget(512 << 10);
-  absl::StatusOr<std::unique_ptr<SpillSorter>> next =
-      SpillSorter::Create(fs, parent + "/next", budget, options);
-  LAKE_REQUIRE_OK(next);
-  CHECK(Names(parent) == std::vector<std::string>{"next", "next.lock"});
 }
 
 TEST_CASE("after a power loss mid-sort the next sweep leaves nothing behind") {
