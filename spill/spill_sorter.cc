@@ -53,9 +53,9 @@ size_t SpillSorter::PassFanIn(uint64_t limit, const SpillOptions& options) {
 
 uint64_t SpillSorter::MinimumBudget(const SpillOptions& options) {
   // Room for the longest record in the run buffer (with slack for the
-  // views' alignment), and a pass of two inputs.
+  // entries' alignment), and a pass of two inputs.
   uint64_t run = WriterBytes(options) + RunBuffer::Cost(MaxRecordBytes(options.block_bytes)) +
-                 alignof(std::string_view);
+                 alignof(RunBuffer::Entry);
   uint64_t pass = MergeFixedBytes(options) + WriterBytes(options) + 2 * MergeInputBytes(options);
   return std::max(run, pass);
 }
