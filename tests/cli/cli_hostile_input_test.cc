@@ -1,0 +1,365 @@
+// Hostile and broken input, end to end (CLI.md, "Exit codes" and "Messages"):
+// every command given malformed arguments — unknown flags, malformed
+// locations, huge or negative numbers, invalid UTF-8 and control characters
+// in names and values, a missing root, a read-only root, a full disk — exits
+// with its documented code, says what was wrong in one line on stderr that
+// names the offending flag, value or path (a usage error may add its hint
+// line, "Run 'lake CMD --help' for usage."), and changes nothing already
+// committed.
+//
+// Each case starts from a root with committed state (a table with a FILE
+// column, an event log with events, an object in the stage; built once,
+// copied back for each case), runs the hostile commands, and compares a
+// snapshot with the one taken when the root was built: the logical views
+// (the table, a query, the event log's tree and events, the stage's
+// objects, pending appends) and the bytes of every file under the stage's
+// objects/, tables/ and datagen/. The registry is compared only through the
+// views: RocksDB rewrites its own files (LOG, MANIFEST, OPTIONS) whenever it
+// opens.
+//
+// The read-only root and the full disk are made in a private mount namespace
+// when the test runs as root (a read-only bind mount, a small tmpfs); else
+// lake runs as nobody, or the root loses its write permission, and
+// failpoints stand in for ENOSPC. Each case says which it used;
+// LAKE_TEST_NO_MOUNTS=1 runs the fallbacks.
+#include <doctest/doctest.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/cli/lake_cli.h"
+#include "tests/support/test_files.h"
+
+namespace lake::testing {
+namespace {
+
+constexpr char kTable[] = "ml.t";
+constexpr char kInsert[] = "INSERT INTO ml.t (id, n, at, f) VALUES (?, ?, ?, ?)";
+const std::vector<std::string> kExperiment = {"--pipeline", "p", "--experiment", "x"};
+// An operation id no checkpoint has.
+constexpr char kUnknownOperation[] = "01a237b5-0000-7000-8000-000000000000";
+// Events for `events append` that are valid and new to the committed log.
+constexpr char kMoreEvents[] =
+    R"({"item_id":"s","item_seq":1,"checkpoint_id":"m1","event_type":"ITEM_CREATED","writer_epoch":"w1"})"
+    "\n";
+
+std::string Joined(const std::vector<std::string>& args) {
+  std::string joined;
+  for (const std::string& a : args) joined += (joined.empty() ? "" : " ") + a;
+  return joined;
+}
+
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A root at an absolute path, and who runs lake on it.
+struct Root {
+  const TempDir& dir;
+  std::string path;
+  std::optional<LakeRun::User> user;
+  std::vector<std::string> env;
+
+  Result Run(const std::vector<std::string>& args, const std::string& input = "") const {
+    return Lake(dir, args, LakeRun{input, Concat({"LAKE_ROOT=" + path}, env), user});
+  }
+  std::string Join(const std::string& name) const { return path + "/" + name; }
+};
+
+// ---- snapshots of what is committed ----
+
+// Commands whose output is the root's committed state as lake reads it.
+const std::vector<std::vector<std::string>>& Views() {
+  static const auto* views = new std::vector<std::vector<std::string>>{
+      {"table", "describe", kTable, "--json"},
+      {"table", "versions", kTable, "--json"},
+      {"query", "SELECT * FROM ml.t", "--json"},
+      {"stage", "list", "--json"},
+      {"recover", "--list", "--json"},
+      {"events", "list", "--json"},
+      Concat({"events", "describe", "--json"}, kExperiment),
+      Concat({"events", "tree", "r"}, kExperiment),
+      Concat({"events", "events", "r"}, kExperiment),
+  };
+  return *views;
+}
+
+// The directories of a root whose files are committed state, byte for byte.
+const std::vector<std::string> kCommittedDirs = {"stage/objects", "tables", "datagen"};
+
+// What a view printed, as compared: `stage list` lists the objects in the
+// file system's order, so its lines are compared as a set (sorted).
+std::string ViewText(const std::vector<std::string>& view, const std::string& out) {
+  if (view[0] != "stage") return out;
+  std::vector<std::string> lines = Lines(out);
+  std::sort(lines.begin(), lines.end());
+  return Joined(lines);
+}
+
+struct Snapshot {
+  std::map<std::string, std::string> views;  // command → its stdout
+  std::map<std::string, std::string> files;  // path under the root → bytes
+};
+
+// Taken by the test's own user, with the root writable and its disk not full.
+Snapshot Take(const Root& root) {
+  Root owner{root.dir, root.path, std::nullopt, {}};
+  Snapshot s;
+  for (const std::vector<std::string>& view : Views()) {
+    Result r = owner.Run(view);
+    REQUIRE_MESSAGE(r.exit_code == 0, (Joined(view) + ": " + r.err));
+    s.views[Joined(view)] = ViewText(view, r.out);
+  }
+  for (const std::string& sub : kCommittedDirs) {
+    if (!std::filesystem::exists(root.Join(sub))) continue;
+    for (const std::string& file : FilesUnder(root.Join(sub))) {
+      s.files[sub + "/" + file] = Slurp(root.Join(sub + "/" + file));
+    }
+  }
+  return s;
+}
+
+// The number a file named <20 digits>.<ext> carries, or -1.
+long long VersionOf(const std::string& path, const std::string& ext) {
+  static const std::regex name(R"(/(\d{20})\.(manifest|refs)$)");
+  std::smatch m;
+  if (!std::regex_search(path, m, name) || m[2] != ext) return -1;
+  return std::stoll(m[1]);
+}
+
+// Files a refused or failed write may add that are not committed state,
+// each by design: the manifest and reference delta of the table's next
+// version (table_store.h: nothing reads them before a commit names them, and
+// the next commit replaces them), and an event shard's segment (shard_log.h:
+// each writer session appends to a segment of its own; the views show no
+// event was added).
+bool IsUncommittedLeftover(const std::string& path, const Snapshot& before) {
+  for (const char* ext : {"manifest", "refs"}) {
+    long long version = VersionOf(path, ext);
+    if (version < 0) continue;
+    long long newest = 0;
+    for (const auto& [p, bytes] : before.files) newest = std::max(newest, VersionOf(p, ext));
+    return version == newest + 1;
+  }
+  static const std::regex segment(R"(^datagen/.*/shards/[^/]+/segment-\d{20}\.log$)");
+  return std::regex_match(path, segment);
+}
+
+void CheckNothingCommittedChanged(const Snapshot& before, const Snapshot& after) {
+  for (const auto& [view, out] : before.views) {
+    CAPTURE(view);
+    CHECK(after.views.at(view) == out);
+  }
+  for (const auto& [path, bytes] : before.files) {
+    CAPTURE(path);
+    auto it = after.files.find(path);
+    REQUIRE_MESSAGE(it != after.files.end(), "a committed file is gone");
+    CHECK_MESSAGE(it->second == bytes, "a committed file changed");
+  }
+  for (const auto& [path, bytes] : after.files) {
+    if (before.files.count(path) > 0) continue;
+    CAPTURE(path);
+    CHECK_MESSAGE(IsUncommittedLeftover(path, before), "a file appeared");
+  }
+}
+
+// What BuildCommittedRoot committed that the cases refer to.
+struct Committed {
+  std::string location;       // a stored object's DataLocation (b.bin's bytes)
+  std::string location_file;  // dir/loc.json, holding `location`
+};
+
+// A root's committed state: a table of two versions whose rows hold FILE
+// values, an object only the stage holds, and an event log with a root, a
+// fan-out child with an inline blob, and a blob field naming that object.
+Committed BuildCommittedRoot(const Root& root) {
+  const TempDir& dir = root.dir;
+  WriteSource(dir, "a.bin", 3000, 1);
+  std::string b = WriteSource(dir, "b.bin", 2000, 2);
+  Result created = root.Run({"table", "create", kTable, "--column", "id:utf8", "--column",
+                             "n:int64", "--column", "at:timestamp", "--column", "f:file"});
+  REQUIRE_MESSAGE(created.exit_code == 0, created.err);
+  Result first = root.Run({"insert", kInsert, "--param", "a", "--param", "1", "--param",
+                           "2026-01-01T00:00:00Z", "--file", "a.bin:video/mp4"});
+  REQUIRE_MESSAGE(first.exit_code == 0, first.err);
+  Result second = root.Run({"insert", kInsert, "--param", "b", "--param", "-2", "--param", "NULL",
+                            "--file", "b.bin"});
+  REQUIRE_MESSAGE(second.exit_code == 0, second.err);
+  Result put = root.Run({"put", "b.bin"});
+  REQUIRE_MESSAGE(put.exit_code == 0, put.err);
+  Committed c;
+  c.location = put.out.substr(0, put.out.size() - 1);
+  c.location_file = dir.Join("loc.json");
+  std::ofstream(c.location_file) << put.out;
+
+  Result experiment = root.Run(Concat({"events", "create"}, kExperiment));
+  REQUIRE_MESSAGE(experiment.exit_code == 0, experiment.err);
+  const std::string sha = Sha256Hex(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+  const std::string events =
+      R"({"item_id":"r","item_seq":1,"checkpoint_id":"c1","event_type":"ITEM_CREATED","writer_epoch":"w1"})"
+      "\n"
+      R"({"item_id":"r","item_seq":2,"checkpoint_id":"c1","event_type":"FIELD_SET","field_name":"prompt","value_kind":"str","value_str":"hi","writer_epoch":"w1"})"
+      "\n"
+      R"({"item_id":"r","item_seq":3,"checkpoint_id":"c2","event_type":"FIELD_SET","field_name":"video","value_kind":"blob","blob_location":)" +
+      c.location + R"(,"payload_size":2000,"payload_checksum":")" + sha +
+      R"(","writer_epoch":"w1"})"
+      "\n"
+      R"({"item_id":"r/map:0","item_seq":1,"checkpoint_id":"c3","event_type":"ITEM_CREATED","step_name":"map","step_index":0,"step_kind":"MapReduce","writer_epoch":"w1"})"
+      "\n"
+      R"({"item_id":"r/map:0","item_seq":2,"checkpoint_id":"c3","event_type":"FIELD_APPEND","field_name":"img","value_kind":"blob","blob_inline_base64":"aGk=","payload_size":2,"payload_checksum":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","writer_epoch":"w1"})"
+      "\n";
+  Result appended = root.Run(Concat({"events", "append", "-"}, kExperiment), events);
+  REQUIRE_MESSAGE(appended.exit_code == 0, appended.err);
+  return c;
+}
+
+// The committed root every case starts from: built once per process, kept
+// as a pristine copy, and copied back to the same path for each case (its
+// DataLocations name absolute paths). The root lives in dir/disk/root, so
+// that the full-disk case can mount a small file system on dir/disk.
+struct Fixture {
+  TempDir dir;  // the root, its pristine copy, and the files commands read
+  std::string root_path = dir.Join("disk/root");
+  std::string pristine_path = dir.Join("pristine");
+  Committed committed;
+  Snapshot before;
+
+  Fixture() {
+    std::filesystem::create_directories(root_path);
+    Root root{dir, root_path, std::nullopt, {}};
+    committed = BuildCommittedRoot(root);
+    std::ofstream(dir.Join("more.jsonl")) << kMoreEvents;
+    before = Take(root);
+    std::filesystem::copy(root_path, pristine_path, std::filesystem::copy_options::recursive);
+  }
+};
+
+Fixture& Shared() {
+  static Fixture fixture;
+  return fixture;
+}
+
+// The committed root, as BuildCommittedRoot left it (whatever the case
+// before did to it).
+Root FreshRoot() {
+  Fixture& f = Shared();
+  std::filesystem::remove_all(f.root_path);
+  std::filesystem::copy(f.pristine_path, f.root_path, std::filesystem::copy_options::recursive);
+  return Root{f.dir, f.root_path, std::nullopt, {}};
+}
+
+// ---- what a refusal looks like ----
+
+// lake's stderr for a failed command: one line "lake: …" that names
+// `token`; a usage error (exit 2) may add the hint line.
+void CheckOneLineNaming(const Result& r, const std::string& token) {
+  CAPTURE(r.err);
+  CHECK_FALSE(r.err.empty());
+  if (r.err.empty()) return;
+  CHECK(r.err.back() == '\n');
+  std::vector<std::string> lines = Lines(r.err);
+  static const std::regex hint(R"(Run 'lake( [a-z]+)? --help' for usage\.)");
+  bool with_hint = lines.size() == 2 && r.exit_code == 2 && std::regex_match(lines[1], hint);
+  CHECK((lines.size() == 1 || with_hint));
+  CHECK(lines[0].rfind("lake: ", 0) == 0);
+  CHECK_MESSAGE(lines[0].find(token) != std::string::npos, ("the message does not name " + token));
+}
+
+struct Refusal {
+  std::vector<std::string> args;
+  int exit_code;
+  std::string names;  // as lake shows it (Shown)
+  std::string input = "";
+};
+
+void CheckRefused(const Root& root, const Refusal& c) {
+  CAPTURE(Joined(c.args));
+  Result r = root.Run(c.args, c.input);
+  CHECK(r.exit_code == c.exit_code);
+  CHECK(r.out.empty());
+  CheckOneLineNaming(r, c.names);
+}
+
+// ---- the commands ----
+
+// Every command and subcommand, with arguments that are valid on the
+// committed root: what a hostile flag is added to.
+std::vector<std::vector<std::string>> EveryCommand(const Committed& c) {
+  std::vector<std::vector<std::string>> all = {
+      {"put", "a.bin"},
+      {"cat", c.location},
+      {"presign", c.location},
+      {"stage", "describe"},
+      {"stage", "list"},
+      {"stage", "clean-staging"},
+      {"table", "create", "ml.u", "--column", "x:int64"},
+      {"table", "list"},
+      {"table", "describe", kTable},
+      {"table", "versions", kTable},
+      {"table", "compact", kTable},
+      {"insert", "INSERT INTO ml.t (id) VALUES (?)", "--param", "z"},
+      {"query", "SELECT * FROM ml.t"},
+      {"recover"},
+      {"recover", "--list"},
+      {"recover", "--discard", kUnknownOperation},
+      {"events", "list"},
+  };
+  for (std::vector<std::string> sub :
+       {std::vector<std::string>{"create"}, {"describe"}, {"delete"}, {"append", "-"},
+        {"fold", "r"}, {"tree", "r"}, {"roots"}, {"failures"}, {"events", "r"},
+        {"blob", "r/map:0", "img"}, {"compact"}}) {
+    all.push_back(Concat(Concat({"events"}, sub), kExperiment));
+  }
+  return all;
+}
+
+// ---- 5. the root ----
+
+TEST_CASE("a missing or unusable root: exit 2 for a bad --root, one line naming the path") {
+  Root root = FreshRoot();
+  const TempDir& dir = root.dir;
+  const Committed& c = Shared().committed;
+  const Snapshot& before = Shared().before;
+  std::ofstream(dir.Join("a-file")) << "x";
+
+  for (const std::vector<std::string>& command : EveryCommand(c)) {
+    CheckRefused(root, {Concat(command, {"--root", dir.Join("a-file/below")}), 2,
+                        dir.Join("a-file")});
+  }
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"put", "a.bin"}, {"query", "SELECT * FROM ml.t"},
+        {"recover", "--list"}, Concat({"events", "append", "-"}, kExperiment)}) {
+    CheckRefused(root, {Concat(command, {"--root", ""}), 2, "root"});
+    CheckRefused(root, {Concat(command, {"--root", dir.Join("a-file")}), 2, dir.Join("a-file")});
+    // A root that cannot be created (lake creates a missing one on first use).
+    CheckRefused(root, {Concat(command, {"--root", "/proc/lake-no-root"}), 6,
+                        "/proc/lake-no-root"});
+  }
+  CHECK_FALSE(std::filesystem::exists(dir.Join("a-file/below")));
+  // A missing root is created by the first command, reads too (CLI.md,
+  // "Global"): it answers as an empty root.
+  Result listed = root.Run({"table", "list", "--root", dir.Join("new/root")});
+  CHECK(listed.exit_code == 0);
+  CHECK(listed.out.empty());
+  Result queried = root.Run({"query", "SELECT * FROM ml.t", "--root", dir.Join("new/root")});
+  CHECK(queried.exit_code == 6);
+  CheckOneLineNaming(queried, "ml.t");
+  CheckNothingCommittedChanged(before, Take(root));
+}
+
+}  // namespace
+}  // namespace lake::testing
