@@ -87,8 +87,7 @@ int RunCat(const std::vector<std::string>& argv) {
 
   VerifiedOutput output(args->Value("--output"));
   if (!output.Open()) {
-    std::fprintf(stderr, "lake: cannot create %s: %s\n", output.name().c_str(),
-                 std::strerror(errno));
+    ReportError("cannot create " + output.name() + ": " + std::strerror(errno));
     return kExitStorage;
   }
   ProgressBar bar("cat");
@@ -101,8 +100,7 @@ int RunCat(const std::vector<std::string>& argv) {
     if (status != LAKE_OK) return ReportFailure(status, err, "cat");
     if (n == 0) break;
     if (!output.Write(static_cast<const uint8_t*>(data), n)) {
-      std::fprintf(stderr, "lake: writing %s: %s\n", output.name().c_str(),
-                   std::strerror(errno));
+      ReportError("writing " + output.name() + ": " + std::strerror(errno));
       return kExitStorage;
     }
     done += n;
@@ -111,8 +109,7 @@ int RunCat(const std::vector<std::string>& argv) {
   status = lake_reader_close(reader, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "cat");
   if (!output.Finish()) {
-    std::fprintf(stderr, "lake: finishing %s: %s\n", output.name().c_str(),
-                 std::strerror(errno));
+    ReportError("finishing " + output.name() + ": " + std::strerror(errno));
     return kExitStorage;
   }
   return kExitOk;

@@ -89,8 +89,7 @@ int LoadLocation(const std::string& argument, lake_location** out) {
   if (!argument.empty() && argument[0] == '@') {
     std::ifstream in(argument.substr(1), std::ios::binary);
     if (!in) {
-      std::fprintf(stderr, "lake: cannot read location file %s\n",
-                   argument.substr(1).c_str());
+      ReportError("cannot read location file " + argument.substr(1));
       return kExitNotFound;
     }
     std::ostringstream content;

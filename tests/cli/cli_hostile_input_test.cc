@@ -67,6 +67,29 @@ std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<st
   return a;
 }
 
+// How lake shows a name or value in a message (CLI.md, "Messages"): a
+// control character as \n, \r, \t or \xNN, a byte outside valid UTF-8 as
+// \xNN, everything else as is.
+std::string Shown(const std::string& token) {
+  std::string shown;
+  for (unsigned char c : token) {
+    if (c == '\n') {
+      shown += "\\n";
+    } else if (c == '\t') {
+      shown += "\\t";
+    } else if (c == '\r') {
+      shown += "\\r";
+    } else if (c < 0x20 || c >= 0x7f) {  // these tokens hold no valid UTF-8 past ASCII
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      shown += hex;
+    } else {
+      shown += static_cast<char>(c);
+    }
+  }
+  return shown;
+}
+
 // A root at an absolute path, and who runs lake on it.
 struct Root {
   const TempDir& dir;
@@ -325,6 +348,50 @@ std::vector<std::vector<std::string>> EveryCommand(const Committed& c) {
     all.push_back(Concat(Concat({"events"}, sub), kExperiment));
   }
   return all;
+}
+
+// ---- 1. flags ----
+
+TEST_CASE("every command refuses an unknown flag: exit 2, one line naming the flag") {
+  Root root = FreshRoot();
+  const Committed& c = Shared().committed;
+  const Snapshot& before = Shared().before;
+
+  for (const std::vector<std::string>& command : EveryCommand(c)) {
+    CheckRefused(root, {Concat(command, {"--no-such-flag"}), 2, "--no-such-flag"});
+    CheckRefused(root, {Concat(command, {"--bo\n\xffgus"}), 2, Shown("--bo\n\xffgus")});
+  }
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"put", "a.bin"}, {"table", "list"}, {"recover", "--list"},
+        Concat({"events", "fold", "r"}, kExperiment)}) {
+    for (const auto& [flag, names] : std::vector<std::pair<std::string, std::string>>{
+             {"-Z", "-Z"},
+             {"--help=yes", "--help"},
+             {"--bo\xffgus", Shown("--bo\xffgus")},
+             {"--bo\x1b[2Jgus", Shown("--bo\x1b[2Jgus")},
+         }) {
+      CheckRefused(root, {Concat(command, {flag}), 2, names});
+    }
+  }
+  // A flag's value missing, given twice, or a subcommand unknown.
+  for (const Refusal& r : std::vector<Refusal>{
+           {{"put", "a.bin", "--content-type"}, 2, "--content-type"},
+           {{"put", "a.bin", "--content-type", "a/b", "--content-type", "a/c"}, 2,
+            "--content-type"},
+           {{"cat", c.location, "--range"}, 2, "--range"},
+           {{"table", "create", "ml.u", "--column"}, 2, "--column"},
+           {{"events", "fold", "r", "--pipeline", "p", "--experiment"}, 2, "--experiment"},
+           {{"query", "SELECT * FROM ml.t", "--param"}, 2, "--param"},
+           {{"put", "a.bin", "--root"}, 2, "--root"},
+           {{"table", "frobnicate"}, 2, "frobnicate"},
+           {{"stage", "frob\xffnicate"}, 2, Shown("frob\xffnicate")},
+           {Concat({"events", "frob\nnicate"}, kExperiment), 2, Shown("frob\nnicate")},
+           {{"frobnicate"}, 2, "frobnicate"},
+           {{"frob\xffnicate"}, 2, Shown("frob\xffnicate")},
+       }) {
+    CheckRefused(root, r);
+  }
+  CheckNothingCommittedChanged(before, Take(root));
 }
 
 // ---- 5. the root ----
