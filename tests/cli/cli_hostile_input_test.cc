@@ -391,6 +391,15 @@ TEST_CASE("every command refuses an unknown flag: exit 2, one line naming the fl
        }) {
     CheckRefused(root, r);
   }
+  // Global flags before the command, or with no command at all.
+  for (const Refusal& r : std::vector<Refusal>{
+           {{"--no-such-flag", "put", "a.bin"}, 2, "--no-such-flag"},
+           {{"--no-such-flag"}, 2, "--no-such-flag"},
+           {{"--root"}, 2, "--root"},
+           {{"--stage"}, 2, "--stage"},
+       }) {
+    CheckRefused(root, r);
+  }
   CheckNothingCommittedChanged(before, Take(root));
 }
 
