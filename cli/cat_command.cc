@@ -54,8 +54,13 @@ int RunCat(const std::vector<std::string>& argv) {
   std::optional<RangeText> range;
   if (std::optional<std::string> text = args->Value("--range")) {
     absl::StatusOr<RangeText> parsed = ParseRangeText(*text);
-    if (!parsed.ok()) return ReportUsage(parsed.status(), "cat");
+    if (!parsed.ok()) {
+      return ReportUsage("--range " + *text + ": " + std::string(parsed.status().message()), "cat");
+    }
     range = *parsed;
+  }
+  if (std::optional<std::string> out = args->Value("--output"); out && out->empty()) {
+    return ReportUsage("-o needs a path, not ''", "cat");
   }
   lake_location* location = nullptr;
   if (int code = LoadLocation(args->positionals[0], &location); code != kExitOk) {

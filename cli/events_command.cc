@@ -3,12 +3,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +13,7 @@
 #include "cli/cli_stage.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/input_file.h"
 #include "cli/verified_output.h"
 
 namespace lake::cli {
@@ -107,29 +105,11 @@ int PrintJson(char* text, bool as_json, void (*render)(const json&)) {
   return FlushStdout();
 }
 
-// The whole of `path` ('-': stdin) into *out; false (errno set) on failure.
-bool ReadInput(const std::string& path, std::string* out) {
-  std::ostringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-    if (std::cin.bad()) return false;
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    text << in.rdbuf();
-    if (in.bad()) return false;
-  }
-  *out = std::move(text).str();
-  return true;
-}
-
+// Appends the events of FILE.jsonl (`path`; "-": stdin), read once the log
+// is open: a writer holds its shard while it waits for its input.
 int Append(lake_event_log* log, const std::string& path, bool as_json) {
   std::string jsonl;
-  if (!ReadInput(path, &jsonl)) {
-    int error = errno;
-    ReportError("cannot read " + path + ": " + std::strerror(error));
-    return error == ENOENT && path != "-" ? kExitNotFound : kExitStorage;
-  }
+  if (!ReadInputFile(path, &jsonl)) return ReportUnreadableInput("", path, errno);
   uint64_t appended = 0, duplicates = 0;
   lake_error* err = nullptr;
   lake_status status =
@@ -272,6 +252,7 @@ std::string UsageProblem(const ParsedArgs& args) {
   }
   if (sub == "list" && args.Value("--experiment")) return "events list takes no --experiment";
   if (sub != "blob" && args.Value("--output")) return "-o is for events blob";
+  if (args.Value("--output") && args.Value("--output")->empty()) return "-o needs a path, not ''";
   return "";
 }
 

@@ -403,6 +403,126 @@ TEST_CASE("every command refuses an unknown flag: exit 2, one line naming the fl
   CheckNothingCommittedChanged(before, Take(root));
 }
 
+TEST_CASE("input paths that are directories or empty exit 2, missing files 6: one line naming them") {
+  Root root = FreshRoot();
+  const TempDir& dir = root.dir;
+  const Committed& c = Shared().committed;
+  const Snapshot& before = Shared().before;
+  const std::string directory = dir.Join("a-directory");
+  const std::string missing = dir.Join("missing.json");
+  std::filesystem::create_directories(directory);
+  for (const Refusal& r : std::vector<Refusal>{
+           {{"cat", "@" + directory}, 2, directory},
+           {{"cat", "@" + missing}, 6, missing},
+           {{"cat", "@"}, 2, "'@'"},
+           {{"insert", "INSERT INTO ml.t (id, f) VALUES (?, ?)", "--param", "x", "--location",
+             "@" + directory},
+            2,
+            directory},
+           {Concat({"events", "append", directory}, kExperiment), 2, directory},
+           {Concat({"events", "append", missing}, kExperiment), 6, missing},
+           {{"put", directory}, 2, directory},
+           {{"cat", c.location, "-o", ""}, 2, "-o"},
+           {Concat({"events", "blob", "r/map:0", "img", "-o", ""}, kExperiment), 2, "-o"},
+       }) {
+    CheckRefused(root, r);
+  }
+  CheckNothingCommittedChanged(before, Take(root));
+}
+
+// ---- 3. numbers ----
+
+TEST_CASE("huge and negative numbers: exit 2, one line naming the number") {
+  Root root = FreshRoot();
+  const Committed& c = Shared().committed;
+  const Snapshot& before = Shared().before;
+
+  const std::string kU64Past = "18446744073709551616";  // 2^64
+  for (const std::string& range :
+       {std::string("-1..5"), std::string("1..-5"), kU64Past + "..", "0.." + kU64Past,
+        std::string("99999999999999999999999..1"), std::string("1e3..2e3"),
+        std::string("0x10.."), std::string(" 1..2"), std::string("..")}) {
+    CheckRefused(root, {{"cat", c.location, "--range", range}, 2, range});
+  }
+  // Well-formed ranges the object does not have: named by their bounds.
+  CheckRefused(root, {{"cat", c.location, "--range", "18446744073709551615.."}, 2,
+                      "18446744073709551615"});
+  CheckRefused(root, {{"cat", c.location, "--range", "0..18446744073709551615"}, 2,
+                      "18446744073709551615"});
+  CheckRefused(root, {{"cat", c.location, "--range", "10..5"}, 2, "[10, 5)"});
+  for (const std::string& ttl : {std::string("-1"), std::string("4294967296"), kU64Past,
+                                 std::string("1e3"), std::string(""), std::string("60s")}) {
+    CheckRefused(root, {{"presign", c.location, "--ttl", ttl}, 2, "--ttl " + ttl});
+  }
+  const std::string query = "SELECT * FROM ml.t";
+  for (const auto& [sql, names] : std::vector<std::pair<std::string, std::string>>{
+           {query + " LIMIT " + kU64Past, kU64Past},
+           {query + " LIMIT -1", "-1"},
+           {query + " LIMIT 99999999999999999999999999", "99999999999999999999999999"},
+           {query + " AS OF VERSION " + kU64Past, kU64Past},
+           {query + " AS OF VERSION -1", "-1"},
+       }) {
+    CheckRefused(root, {{"query", sql}, 2, names});
+  }
+  CheckRefused(root, {{"query", query + " AS OF VERSION 18446744073709551615"}, 6,
+                      "18446744073709551615"});
+  // --param for int64 and timestamp columns.
+  for (const std::string& n : {std::string("9223372036854775808"),
+                               std::string("-9223372036854775809"), kU64Past,
+                               std::string("1e3"), std::string("0x10"), std::string(" 1"),
+                               std::string("")}) {
+    CheckRefused(root, {{"insert", "INSERT INTO ml.t (id, n) VALUES (?, ?)", "--param", "x",
+                         "--param", n},
+                        2,
+                        "'" + n + "'"});
+    CheckRefused(root, {{"query", "SELECT * FROM ml.t WHERE n = ?", "--param", n}, 2,
+                        "'" + n + "'"});
+  }
+  for (const std::string& at :
+       {std::string("99999999999999999999"), std::string("-9223372036854775809"),
+        std::string("10000-01-01T00:00:00Z"), std::string("2026-13-01T00:00:00Z"),
+        std::string("2026-01-01T00:00:00+25:00"), std::string("2026-01-01T00:00:00")}) {
+    CheckRefused(root, {{"insert", "INSERT INTO ml.t (id, at) VALUES (?, ?)", "--param", "x",
+                         "--param", at},
+                        2,
+                        "'" + at + "'"});
+  }
+  // Numbers in event JSONL: each key names itself.
+  auto event = [](const std::string& fields) {
+    return R"({"item_id":"q","checkpoint_id":"c9","event_type":"ITEM_CREATED","writer_epoch":"w1",)" +
+           fields + "}\n";
+  };
+  for (const auto& [fields, names] : std::vector<std::pair<std::string, std::string>>{
+           {R"("item_seq":-1)", "item_seq"},
+           {R"("item_seq":0)", "item_seq"},
+           {R"("item_seq":)" + kU64Past, "item_seq"},
+           {R"("item_seq":18446744073709551615)", "item_seq"},
+           {R"("item_seq":1.5)", "item_seq"},
+           {R"("item_seq":1e3)", "item_seq"},
+           {R"("item_seq":"1")", "item_seq"},
+           {R"("item_seq":1,"attempt":-1)", "attempt"},
+           {R"("item_seq":1,"attempt":4294967296)", "attempt"},
+           {R"("item_seq":1,"event_ts":)" + kU64Past, "event_ts"},
+       }) {
+    CheckRefused(root, {Concat({"events", "append", "-"}, kExperiment), 2, names, event(fields)});
+  }
+  const std::string field =
+      R"({"item_id":"r","item_seq":4,"checkpoint_id":"c9","event_type":"FIELD_SET","field_name":"v","writer_epoch":"w1",)";
+  for (const auto& [value, names] : std::vector<std::pair<std::string, std::string>>{
+           {R"("value_kind":"int","value_i64":9223372036854775808)", "value_i64"},
+           {R"("value_kind":"int","value_i64":-9223372036854775809)", "value_i64"},
+           {R"("value_kind":"float","value_f64":1e999)", "line 1"},
+           {R"("value_kind":"blob","blob_inline_base64":"aGk=","payload_size":-1,"payload_checksum":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4")",
+            "payload_size"},
+           {R"("value_kind":"blob","blob_inline_base64":"aGk=","payload_size":18446744073709551616,"payload_checksum":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4")",
+            "payload_size"},
+       }) {
+    CheckRefused(root,
+                 {Concat({"events", "append", "-"}, kExperiment), 2, names, field + value + "}\n"});
+  }
+  CheckNothingCommittedChanged(before, Take(root));
+}
+
 // ---- 5. the root ----
 
 TEST_CASE("a missing or unusable root: exit 2 for a bad --root, one line naming the path") {
