@@ -403,6 +403,66 @@ TEST_CASE("every command refuses an unknown flag: exit 2, one line naming the fl
   CheckNothingCommittedChanged(before, Take(root));
 }
 
+// ---- 2. locations ----
+
+TEST_CASE("malformed locations: exit 2, one line naming the location and its fault") {
+  Root root = FreshRoot();
+  const Committed& c = Shared().committed;
+  const Snapshot& before = Shared().before;
+
+  const std::string sha(64, 'a');
+  auto location = [&](const std::string& uri, const std::string& size = "1",
+                      const std::string& type = "a/b", const std::string& digest = "") {
+    return R"({"uri":")" + uri + R"(","content_type":")" + type + R"(","size_bytes":)" + size +
+           R"(,"sha256":")" + (digest.empty() ? sha : digest) + R"("})";
+  };
+  const std::string object_uri = c.location.substr(8, c.location.find('"', 8) - 8);
+  struct Bad {
+    std::string location;
+    std::string names;
+  };
+  const std::vector<Bad> bad = {
+      {"{not json", "not valid JSON"},
+      {"", "not valid JSON"},
+      {"[]", "must be an object"},
+      {R"({"uri":"file:///x"})", "content_type"},
+      {location(object_uri, "-1"), "size_bytes"},
+      {location(object_uri, "18446744073709551616"), "size_bytes"},
+      {location(object_uri, "1.5"), "size_bytes"},
+      {location(object_uri, "\"2000\""), "size_bytes"},
+      {location(object_uri, "2000", "a/b", "xyz"), "sha256"},
+      {location(object_uri, "2000", "a/b\\n"), "content_type"},
+      {location("file:///etc/passwd"), "file:///etc/passwd"},
+      {location("file://host/etc/passwd"), "file://host/etc/passwd"},
+      {location(root.Join("stage/objects/../../x").insert(0, "file://")), "objects/../../x"},
+      {location("s3://bucket/key"), "s3://bucket/key"},
+      {location("http://example.com/x"), "http://example.com/x"},
+      {location("file:///a%00b"), "file:///a%00b"},
+  };
+  for (const Bad& b : bad) {
+    CAPTURE(b.location);
+    CheckRefused(root, {{"cat", b.location}, 2, b.names});
+    CheckRefused(root, {{"presign", b.location}, 2, b.names});
+    CheckRefused(root, {{"insert", "INSERT INTO ml.t (id, f) VALUES (?, ?)", "--param", "l",
+                         "--location", b.location},
+                        2,
+                        b.names});
+  }
+  // In an event's blob_location (a JSON value there, not a text).
+  for (const auto& [blob, names] : std::vector<std::pair<std::string, std::string>>{
+           {location("file:///etc/passwd", "2000"), "file:///etc/passwd"},
+           {location(object_uri, "-1"), "line 1"},
+           {"[]", "line 1"},
+           {"\"file:///x\"", "line 1"}}) {
+    CAPTURE(blob);
+    const std::string line =
+        R"({"item_id":"r","item_seq":4,"checkpoint_id":"c9","event_type":"FIELD_SET","field_name":"v","value_kind":"blob","blob_location":)" +
+        blob + R"(,"payload_size":2000,"payload_checksum":")" + sha + R"(","writer_epoch":"w1"})" + "\n";
+    CheckRefused(root, {Concat({"events", "append", "-"}, kExperiment), 2, names, line});
+  }
+  CheckNothingCommittedChanged(before, Take(root));
+}
+
 TEST_CASE("input paths that are directories or empty exit 2, missing files 6: one line naming them") {
   Root root = FreshRoot();
   const TempDir& dir = root.dir;
