@@ -583,6 +583,101 @@ TEST_CASE("huge and negative numbers: exit 2, one line naming the number") {
   CheckNothingCommittedChanged(before, Take(root));
 }
 
+// ---- 4. bytes that are not text ----
+
+TEST_CASE("invalid UTF-8 and control characters in names and values: exit 2, one line naming them") {
+  Root root = FreshRoot();
+  const TempDir& dir = root.dir;
+  const Committed& c = Shared().committed;
+  const Snapshot& before = Shared().before;
+
+  // Invalid UTF-8 (a lone byte, a cut sequence, an encoded surrogate) and
+  // a control character; the sequences on the names that show them.
+  for (const std::string& bad : {std::string("b\xff"), std::string("b\nc")}) {
+    CAPTURE(Shown(bad));
+    // Names of tables and columns (the schema shows a non-identifier byte as '?').
+    CheckRefused(root, {{"table", "create", "ml." + bad, "--column", "x:int64"}, 2, "table name"});
+    CheckRefused(root, {{"table", "create", "ml.u", "--column", bad + ":int64"}, 2, "column"});
+    CheckRefused(root, {{"table", "create", "ml.u", "--column", "x:" + bad}, 2, "column"});
+    CheckRefused(root, {{"table", "describe", "ml." + bad}, 2, "table name"});
+    CheckRefused(root, {{"query", "SELECT * FROM ml." + bad}, 2, "SQL"});
+    CheckRefused(root, {{"query", "SELECT " + bad + " FROM ml.t"}, 2, "SQL"});
+    // Pipelines, experiments, items and fields of the event log.
+    CheckRefused(root, {{"events", "create", "--pipeline", bad, "--experiment", "y"}, 2,
+                        Shown(bad)});
+    CheckRefused(root, {{"events", "describe", "--pipeline", "p", "--experiment", bad}, 2,
+                        Shown(bad)});
+    CheckRefused(root, {{"events", "list", "--pipeline", bad}, 2, Shown(bad)});
+    for (const char* sub : {"fold", "tree", "events"}) {
+      CheckRefused(root, {Concat({"events", sub, bad}, kExperiment), 2, Shown(bad)});
+    }
+    CheckRefused(root, {Concat({"events", "blob", bad, "img"}, kExperiment), 2, Shown(bad)});
+    CheckRefused(root, {Concat({"events", "blob", "r/map:0", bad}, kExperiment), 6, Shown(bad)});
+    // Flags whose values are names.
+    CheckRefused(root, {{"put", "a.bin", "--content-type", "a/" + bad}, 2, Shown("a/" + bad)});
+    CheckRefused(root, {{"put", "a.bin", "--tenant", bad}, 2, "tenant"});
+    CheckRefused(root, {{"cat", c.location, "--tenant", bad}, 2, "tenant"});
+    CheckRefused(root, {{"--stage", "s3://" + bad + "/p", "stage", "describe"}, 2, "bucket"});
+    CheckRefused(root, {{"insert", "INSERT INTO ml.t (id, f) VALUES (?, ?)", "--param", "x",
+                         "--file", "a.bin:a/" + bad},
+                        2,
+                        "content_type"});
+    CheckRefused(root, {{"recover", "--discard", bad}, 2, Shown(bad)});
+  }
+  for (const std::string& bad : {std::string("b\xc3\x28"), std::string("b\xed\xa0\x80")}) {
+    CheckRefused(root, {{"events", "create", "--pipeline", bad, "--experiment", "y"}, 2,
+                        Shown(bad)});
+    CheckRefused(root, {Concat({"events", "fold", bad}, kExperiment), 2, Shown(bad)});
+    CheckRefused(root, {{"frob" + bad}, 2, Shown("frob" + bad)});
+  }
+  // Text values must be valid UTF-8 (a control character is text).
+  for (const std::string& bad : {std::string("b\xff"), std::string("b\xc3\x28"),
+                                 std::string("\xed\xa0\x80"), std::string("\xf4\x90\x80\x80")}) {
+    CheckRefused(root, {{"insert", "INSERT INTO ml.t (id) VALUES (?)", "--param", bad}, 2,
+                        "not valid UTF-8"});
+    CheckRefused(root, {{"query", "SELECT * FROM ml.t WHERE id = ?", "--param", bad}, 2,
+                        "not valid UTF-8"});
+    const std::string line =
+        R"({"item_id":"r","item_seq":4,"checkpoint_id":"c9","event_type":"FIELD_SET","field_name":"v","value_kind":"str","value_str":")" +
+        bad + R"(","writer_epoch":"w1"})" + "\n";
+    CheckRefused(root, {Concat({"events", "append", "-"}, kExperiment), 2, "line 1", line});
+  }
+  // JSON escapes that spell no character, and bytes JSON does not allow.
+  for (const std::string& value : {std::string(R"(\udc00)"), std::string(R"(\ud800x)"),
+                                   std::string("a\x01z"), std::string("a\nz")}) {
+    const std::string line =
+        R"({"item_id":"r","item_seq":4,"checkpoint_id":"c9","event_type":"FIELD_SET","field_name":"v","value_kind":"str","value_str":")" +
+        value + R"(","writer_epoch":"w1"})" + "\n";
+    CheckRefused(root, {Concat({"events", "append", "-"}, kExperiment), 2, "line 1", line});
+  }
+  CheckRefused(root, {Concat({"events", "append", "-"}, kExperiment), 2, "line 2",
+                      std::string(kMoreEvents) + std::string("{\"item_id\":\"s\",\0}\n", 18)});
+  // A path is bytes: one that is not UTF-8 is shown escaped when it is
+  // missing (a path that exists is read like any other; below).
+  for (const std::string& path : {std::string("missing\xff.bin"), std::string("missing\n.bin")}) {
+    CheckRefused(root, {{"put", path}, 6, Shown(path)});
+    CheckRefused(root, {{"insert", "INSERT INTO ml.t (id, f) VALUES (?, ?)", "--param", "x",
+                         "--file", path},
+                        6,
+                        Shown(path)});
+    CheckRefused(root, {Concat({"events", "append", path}, kExperiment), 6, Shown(path)});
+    CheckRefused(root, {{"cat", "@" + path}, 6, Shown(path)});
+  }
+  CheckNothingCommittedChanged(before, Take(root));
+
+  // Accepted: a path that is not UTF-8 names a file like any other, and a
+  // utf8 value may hold any character, controls too (--json escapes them).
+  WriteSource(dir, "named\xff.bin", 100, 9);
+  Result put = root.Run({"put", "named\xff.bin"});
+  CHECK_MESSAGE(put.exit_code == 0, put.err);
+  Result inserted = root.Run({"insert", "INSERT INTO ml.t (id, f) VALUES (?, ?)", "--param",
+                              "line\none\ttab", "--file", "named\xff.bin"});
+  CHECK_MESSAGE(inserted.exit_code == 0, inserted.err);
+  Result queried = root.Run({"query", "SELECT id FROM ml.t WHERE id = ?", "--param",
+                             "line\none\ttab", "--json"});
+  CHECK(queried.out == "{\"id\":\"line\\none\\ttab\"}\n");
+}
+
 // ---- 5. the root ----
 
 TEST_CASE("a missing or unusable root: exit 2 for a bad --root, one line naming the path") {
