@@ -223,8 +223,13 @@ int RunRecover(const std::vector<std::string>& argv) {
   if (discard && (args->Has("--list") || args->Has("--json"))) {
     return ReportUsage("--discard goes alone, without --list or --json", "recover");
   }
+  // --list changes nothing: it reads through a follower view, like query
+  // (no writer lock: it works on a read-only root and beside a writer).
+  bool list = args->Has("--list");
   lake_db* opened = nullptr;
-  if (int code = OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &opened); code != kExitOk) {
+  GlobalOptions global = GlobalOptionsFrom(*args);
+  if (int code = list ? OpenRootToRead(global, &opened) : OpenRoot(global, std::nullopt, &opened);
+      code != kExitOk) {
     return code;
   }
   DbOwner db(opened, lake_db_free);
@@ -239,7 +244,6 @@ int RunRecover(const std::vector<std::string>& argv) {
     lake_string_free(text);
     return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
   }
-  bool list = args->Has("--list");
   lake_status status = list ? lake_db_pending_appends(opened, &text, &err)
                             : lake_db_recover(opened, &text, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "recover");

@@ -712,5 +712,161 @@ TEST_CASE("a missing or unusable root: exit 2 for a bad --root, one line naming 
   CheckNothingCommittedChanged(before, Take(root));
 }
 
+// ---- 6. a read-only root ----
+
+// Makes a root read-only for the commands of a scope, the strongest way the
+// sandbox allows: a read-only bind mount in a private mount namespace (as
+// root), else running lake as nobody on a root owned by root, else (not
+// root) taking the write permission away.
+class ReadOnlyRoot {
+ public:
+  explicit ReadOnlyRoot(Root& root);
+  ~ReadOnlyRoot();
+  const char* how() const { return how_; }
+  // The file system's words for a refused write.
+  const char* reason() const { return reason_; }
+
+ private:
+  Root& root_;
+  const char* how_ = "";
+  const char* reason_ = "";
+  bool mounted_ = false;
+  std::vector<std::string> chmodded_;
+};
+
+// Moves this test process into a private mount namespace (once): mounts it
+// makes are seen only by it and its children, and go with it. False when
+// the sandbox does not allow it (not root, or no CAP_SYS_ADMIN), or when
+// $LAKE_TEST_NO_MOUNTS is set (to run the fallbacks).
+bool InPrivateMountNamespace() {
+  static const bool entered = [] {
+    if (std::getenv("LAKE_TEST_NO_MOUNTS") != nullptr || ::geteuid() != 0) return false;
+    if (::unshare(CLONE_NEWNS) != 0) return false;
+    // Nothing mounted here may propagate back to the machine's namespace.
+    return ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+  }();
+  return entered;
+}
+
+void ChmodTree(const std::string& path, bool writable, std::vector<std::string>* changed) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(path)) {
+    if (entry.is_symlink()) continue;
+    std::filesystem::permissions(entry.path(),
+                                 std::filesystem::perms::owner_write |
+                                     std::filesystem::perms::group_write |
+                                     std::filesystem::perms::others_write,
+                                 writable ? std::filesystem::perm_options::add
+                                          : std::filesystem::perm_options::remove);
+    if (changed) changed->push_back(entry.path().string());
+  }
+}
+
+ReadOnlyRoot::ReadOnlyRoot(Root& root) : root_(root) {
+  if (InPrivateMountNamespace() &&
+      ::mount(root.path.c_str(), root.path.c_str(), nullptr, MS_BIND, nullptr) == 0) {
+    mounted_ = true;
+    if (::mount(nullptr, root.path.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) ==
+        0) {
+      how_ = "a read-only bind mount";
+      reason_ = "Read-only file system";
+      return;
+    }
+    ::umount2(root.path.c_str(), MNT_DETACH);
+    mounted_ = false;
+  }
+  if (::geteuid() == 0) {
+    // nobody may walk to the root and read it, and write only its TMPDIR
+    // (a read opens a follower there).
+    std::filesystem::permissions(root.dir.path(), std::filesystem::perms(0755));
+    std::string tmp = root.dir.Join("nobody-tmp");
+    std::filesystem::create_directories(tmp);
+    std::filesystem::permissions(tmp, std::filesystem::perms(01777));
+    root.user = LakeRun::User{65534, 65534};
+    root.env.push_back("TMPDIR=" + tmp);
+    how_ = "lake run as nobody";
+    reason_ = "Permission denied";
+    return;
+  }
+  ChmodTree(root.path, false, &chmodded_);
+  std::filesystem::permissions(root.path, std::filesystem::perms::owner_write |
+                                              std::filesystem::perms::group_write |
+                                              std::filesystem::perms::others_write,
+                               std::filesystem::perm_options::remove);
+  how_ = "the root's write permission removed";
+  reason_ = "Permission denied";
+}
+
+ReadOnlyRoot::~ReadOnlyRoot() {
+  if (mounted_) ::umount2(root_.path.c_str(), MNT_DETACH);
+  root_.user.reset();
+  root_.env.clear();
+  if (!chmodded_.empty()) {
+    std::filesystem::permissions(root_.path, std::filesystem::perms::owner_write,
+                                 std::filesystem::perm_options::add);
+    ChmodTree(root_.path, true, nullptr);
+  }
+}
+
+// Every command that writes the root, with valid arguments.
+std::vector<std::vector<std::string>> EveryWrite() {
+  return {
+      {"put", "a.bin"},
+      {"put", "-"},
+      {"insert", kInsert, "--param", "w", "--param", "3", "--param", "NULL", "--file", "a.bin"},
+      {"insert", "INSERT INTO ml.t (id) VALUES (?)", "--param", "w"},
+      {"table", "create", "ml.u", "--column", "x:int64"},
+      {"table", "compact", kTable},
+      {"recover"},
+      {"events", "create", "--pipeline", "p", "--experiment", "y"},
+      Concat({"events", "append", "more.jsonl"}, kExperiment),
+      Concat({"events", "delete"}, kExperiment),
+      Concat({"events", "compact"}, kExperiment),
+  };
+}
+
+// Every command that only reads, with valid arguments.
+std::vector<std::vector<std::string>> EveryRead(const Committed& c) {
+  std::vector<std::vector<std::string>> reads = Views();
+  reads.push_back({"cat", c.location});
+  reads.push_back({"cat", "@" + c.location_file});
+  reads.push_back({"stage", "describe"});
+  reads.push_back({"table", "list"});
+  reads.push_back({"query", "SELECT id, n FROM ml.t WHERE id = ?", "--param", "a"});
+  reads.push_back(Concat({"events", "blob", "r", "video"}, kExperiment));
+  reads.push_back(Concat({"events", "blob", "r/map:0", "img"}, kExperiment));
+  return reads;
+}
+
+TEST_CASE("a read-only root: every read works; every write exits 5, one line naming the path and why") {
+  Root root = FreshRoot();
+  const Committed& c = Shared().committed;
+  const Snapshot& before = Shared().before;
+  {
+    ReadOnlyRoot read_only(root);
+    MESSAGE("read-only root: " << std::string(read_only.how()));
+    for (const std::vector<std::string>& read : EveryRead(c)) {
+      CAPTURE(Joined(read));
+      Result r = root.Run(read);
+      CHECK_MESSAGE(r.exit_code == 0, r.err);
+      CHECK(r.err.empty());
+      auto view = before.views.find(Joined(read));
+      if (view != before.views.end()) CHECK(ViewText(read, r.out) == view->second);
+    }
+    for (const std::vector<std::string>& write : EveryWrite()) {
+      CAPTURE(Joined(write));
+      Result r = root.Run(write, "bytes for put -");
+      CHECK(r.exit_code == 5);
+      CHECK(r.out.empty());
+      CheckOneLineNaming(r, read_only.reason());
+      CheckOneLineNaming(r, root.path);
+    }
+    // Nothing to write: clean-staging finds no leftover and succeeds.
+    Result clean = root.Run({"stage", "clean-staging"});
+    CHECK_MESSAGE(clean.exit_code == 0, clean.err);
+    CHECK(clean.out == "0\n");
+  }
+  CheckNothingCommittedChanged(before, Take(root));
+}
+
 }  // namespace
 }  // namespace lake::testing
