@@ -868,5 +868,160 @@ TEST_CASE("a read-only root: every read works; every write exits 5, one line nam
   CheckNothingCommittedChanged(before, Take(root));
 }
 
+// ---- 7. a full disk ----
+
+// The disk a root lives on, made full for the commands of a scope: a small
+// tmpfs mounted (in a private mount namespace) where the root is built, and
+// filled by a file; else, without the privilege, ENOSPC stands in as
+// failpoints of the write paths (LAKE_FAILPOINTS).
+class SmallDisk {
+ public:
+  explicit SmallDisk(const std::string& mount_point);
+  ~SmallDisk();
+  bool mounted() const { return mounted_; }
+  // Fills the disk to leave `free_bytes` (in whole pages) or fewer.
+  void FillLeaving(size_t free_bytes);
+  void Empty();
+
+ private:
+  std::string mount_point_;
+  std::string filler_;
+  bool mounted_ = false;
+};
+
+constexpr size_t kDiskBytes = 8 << 20;
+
+SmallDisk::SmallDisk(const std::string& mount_point)
+    : mount_point_(mount_point), filler_(mount_point + "/filler") {
+  std::filesystem::create_directories(mount_point);
+  std::string options = "size=" + std::to_string(kDiskBytes) + ",mode=0755";
+  mounted_ = InPrivateMountNamespace() &&
+             ::mount("tmpfs", mount_point.c_str(), "tmpfs", 0, options.c_str()) == 0;
+}
+
+SmallDisk::~SmallDisk() {
+  if (mounted_) ::umount2(mount_point_.c_str(), MNT_DETACH);
+}
+
+void SmallDisk::FillLeaving(size_t free_bytes) {
+  REQUIRE(mounted_);
+  std::FILE* f = std::fopen(filler_.c_str(), "ab");
+  REQUIRE(f != nullptr);
+  std::vector<char> block(64 << 10, 'f');
+  while (std::fwrite(block.data(), 1, block.size(), f) == block.size()) {
+  }
+  std::fclose(f);  // the last short write and the close may fail: the disk is full
+  uintmax_t size = std::filesystem::file_size(filler_);
+  std::filesystem::resize_file(filler_, size > free_bytes ? size - free_bytes : 0);
+}
+
+void SmallDisk::Empty() { std::filesystem::remove(filler_); }
+
+// Every write that needs more than `free_bytes` of the disk: uploads and
+// event batches larger than that, and (on a disk with no byte free) any
+// write at all.
+std::vector<std::vector<std::string>> WritesLargerThan(size_t free_bytes) {
+  std::vector<std::vector<std::string>> writes = {
+      {"put", "big.bin"},
+      {"put", "-"},
+      {"insert", kInsert, "--param", "w", "--param", "3", "--param", "NULL", "--file", "big.bin"},
+      {"insert", "INSERT INTO ml.t (id) VALUES (?)", "--param", "@big-text"},
+      Concat({"events", "append", "big.jsonl"}, kExperiment),
+  };
+  if (free_bytes == 0) {
+    for (std::vector<std::string> w :
+         {std::vector<std::string>{"table", "create", "ml.u", "--column", "x:int64"},
+          {"table", "compact", kTable},
+          Concat({"events", "create", "--pipeline", "p", "--experiment", "y"}, {}),
+          Concat({"events", "append", "more.jsonl"}, kExperiment)}) {
+      writes.push_back(w);
+    }
+  }
+  return writes;
+}
+
+TEST_CASE("a full disk: every write exits 5, one line naming ENOSPC; nothing committed changes") {
+  const TempDir& dir = Shared().dir;
+  SmallDisk disk(dir.Join("disk"));
+  MESSAGE("full disk: " << std::string(disk.mounted()
+                                            ? "a small tmpfs in a private mount namespace"
+                                            : "failpoints standing in for ENOSPC"));
+  Root root = FreshRoot();  // on the small disk
+  const Snapshot& before = Shared().before;
+  // Larger than any space left below: a file, a text (an argument may be
+  // 128 KiB), and one atomic batch of events.
+  std::string big = WriteSource(dir, "big.bin", 400 << 10, 11);
+  std::vector<uint8_t> text_bytes = RandomBytes(60 << 10, 12);
+  std::string text;
+  for (uint8_t b : text_bytes) text += "0123456789abcdef"[b & 15], text += "0123456789abcdef"[b >> 4];
+  {
+    std::ofstream events(dir.Join("big.jsonl"));
+    for (int i = 0; i < 300; ++i) {
+      events << R"({"item_id":"big)" << i
+             << R"(","item_seq":1,"checkpoint_id":"one-batch","event_type":"ITEM_CREATED","writer_epoch":"w1"})"
+             << "\n"
+             << R"({"item_id":"big)" << i
+             << R"(","item_seq":2,"checkpoint_id":"one-batch","event_type":"FIELD_SET","field_name":"t","value_kind":"str","value_str":")"
+             << text.substr(static_cast<size_t>(i) * 100, 1000) << "\",\"writer_epoch\":\"w1\"}\n";
+    }
+  }
+
+  if (disk.mounted()) {
+    // From no byte free to more than a small write needs: each level fails
+    // a different step (the writer lock, the registry, a checkpoint, a
+    // fragment, an upload's data).
+    for (size_t free_bytes : {size_t{0}, size_t{8} << 10, size_t{32} << 10, size_t{128} << 10}) {
+      CAPTURE(free_bytes);
+      disk.FillLeaving(free_bytes);
+      for (std::vector<std::string> write : WritesLargerThan(free_bytes)) {
+        std::replace(write.begin(), write.end(), std::string("@big-text"), text);
+        CAPTURE(Joined(write).substr(0, 200));
+        Result r = root.Run(write, big);
+        CHECK(r.exit_code == 5);
+        CHECK(r.out.empty());
+        CheckOneLineNaming(r, "No space left on device");
+      }
+      // A read whose follower's TMPDIR is on the full disk.
+      std::filesystem::create_directories(dir.Join("disk/tmp"));
+      Result read = root.Run({"query", "SELECT id FROM ml.t"});
+      CHECK_MESSAGE(read.exit_code == 0, read.err);
+      Root tmp_full = root;
+      tmp_full.env.push_back("TMPDIR=" + dir.Join("disk/tmp"));
+      Result follower = tmp_full.Run({"query", "SELECT id FROM ml.t"});
+      CHECK((follower.exit_code == 0 || follower.exit_code == 5));
+      if (follower.exit_code != 0) CheckOneLineNaming(follower, "No space left on device");
+      disk.Empty();
+    }
+  } else {
+    for (const auto& [write, failpoint] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"put", "big.bin"}, "local_upload.staging_created"},
+             {{"put", "-"}, "local_upload.data_written"},
+             {{"insert", kInsert, "--param", "w", "--param", "3", "--param", "NULL", "--file",
+               "big.bin"},
+              "local_upload.data_written"},
+             {{"insert", "INSERT INTO ml.t (id) VALUES (?)", "--param", "w"},
+              "table_append.reference_delta_written"},
+         }) {
+      CAPTURE(Joined(write));
+      Root failing = root;
+      failing.env.push_back("LAKE_FAILPOINTS=" + failpoint + "=error");
+      Result r = failing.Run(write, big);
+      CHECK(r.exit_code == 5);
+      CHECK(r.out.empty());
+      CheckOneLineNaming(r, failpoint);
+    }
+  }
+  CheckNothingCommittedChanged(before, Take(root));
+  // The space back, writes work again.
+  Result put = root.Run({"put", "big.bin"});
+  CHECK_MESSAGE(put.exit_code == 0, put.err);
+  Result inserted = root.Run({"insert", kInsert, "--param", "w", "--param", "3", "--param", "NULL",
+                              "--file", "big.bin"});
+  CHECK_MESSAGE(inserted.exit_code == 0, inserted.err);
+  Result appended = root.Run(Concat({"events", "append", "big.jsonl"}, kExperiment));
+  CHECK_MESSAGE(appended.exit_code == 0, appended.err);
+}
+
 }  // namespace
 }  // namespace lake::testing
