@@ -54,8 +54,13 @@ int RunCat(const std::vector<std::string>& argv) {
   std::optional<RangeText> range;
   if (std::optional<std::string> text = args->Value("--range")) {
     absl::StatusOr<RangeText> parsed = ParseRangeText(*text);
-    if (!parsed.ok()) return ReportUsage(parsed.status(), "cat");
+    if (!parsed.ok()) {
+      return ReportUsage("--range " + *text + ": " + std::string(parsed.status().message()), "cat");
+    }
     range = *parsed;
+  }
+  if (std::optional<std::string> out = args->Value("--output"); out && out->empty()) {
+    return ReportUsage("-o needs a path, not ''", "cat");
   }
   lake_location* location = nullptr;
   if (int code = LoadLocation(args->positionals[0], &location); code != kExitOk) {
@@ -87,8 +92,7 @@ int RunCat(const std::vector<std::string>& argv) {
 
   VerifiedOutput output(args->Value("--output"));
   if (!output.Open()) {
-    std::fprintf(stderr, "lake: cannot create %s: %s\n", output.name().c_str(),
-                 std::strerror(errno));
+    ReportError("cannot create " + output.name() + ": " + std::strerror(errno));
     return kExitStorage;
   }
   ProgressBar bar("cat");
@@ -101,8 +105,7 @@ int RunCat(const std::vector<std::string>& argv) {
     if (status != LAKE_OK) return ReportFailure(status, err, "cat");
     if (n == 0) break;
     if (!output.Write(static_cast<const uint8_t*>(data), n)) {
-      std::fprintf(stderr, "lake: writing %s: %s\n", output.name().c_str(),
-                   std::strerror(errno));
+      ReportError("writing " + output.name() + ": " + std::strerror(errno));
       return kExitStorage;
     }
     done += n;
@@ -111,8 +114,7 @@ int RunCat(const std::vector<std::string>& argv) {
   status = lake_reader_close(reader, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "cat");
   if (!output.Finish()) {
-    std::fprintf(stderr, "lake: finishing %s: %s\n", output.name().c_str(),
-                 std::strerror(errno));
+    ReportError("finishing " + output.name() + ": " + std::strerror(errno));
     return kExitStorage;
   }
   return kExitOk;

@@ -3,10 +3,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "cli/exit_status.h"
+#include "cli/input_file.h"
 
 namespace lake::cli {
 
@@ -87,15 +86,13 @@ void NoteStaleView(lake_db* db) {
 int LoadLocation(const std::string& argument, lake_location** out) {
   std::string text = argument;
   if (!argument.empty() && argument[0] == '@') {
-    std::ifstream in(argument.substr(1), std::ios::binary);
-    if (!in) {
-      std::fprintf(stderr, "lake: cannot read location file %s\n",
-                   argument.substr(1).c_str());
-      return kExitNotFound;
+    const std::string path = argument.substr(1);
+    if (path.empty()) {
+      ReportError("location '@' names no file: @PATH");
+      return kExitUsage;
     }
-    std::ostringstream content;
-    content << in.rdbuf();
-    text = content.str();  // JSON allows the trailing newline of `lake put >`
+    // A file read whole: JSON allows the trailing newline of `lake put >`.
+    if (!ReadInputFile(path, &text)) return ReportUnreadableInput("location file", path, errno);
   }
   lake_error* err = nullptr;
   lake_status status = lake_location_from_json(text.data(), text.size(), out, &err);

@@ -51,7 +51,8 @@ int OpenRootToRead(const GlobalOptions& global, lake_db** db);
 void NoteStaleView(lake_db* db);
 
 // LOCATION is the DataLocation JSON text itself, or @PATH of a file holding
-// it. Returns an exit code and prints any failure.
+// it (read as is: "@-" is a file named "-"). Returns an exit code and prints
+// any failure.
 int LoadLocation(const std::string& argument, lake_location** out);
 
 }  // namespace lake::cli

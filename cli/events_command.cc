@@ -3,18 +3,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "cli/cli_stage.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/input_file.h"
 #include "cli/verified_output.h"
 
 namespace lake::cli {
@@ -93,7 +92,7 @@ int PrintJson(char* text, bool as_json, void (*render)(const json&)) {
   TextOwner owner(text, lake_string_free);
   json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) {
-    std::fprintf(stderr, "lake: events: liblake returned malformed JSON\n");
+    ReportError("events: liblake returned malformed JSON");
     return kExitInternal;
   }
   if (!as_json) {
@@ -106,38 +105,20 @@ int PrintJson(char* text, bool as_json, void (*render)(const json&)) {
   return FlushStdout();
 }
 
-// The whole of `path` ('-': stdin) into *out; false (errno set) on failure.
-bool ReadInput(const std::string& path, std::string* out) {
-  std::ostringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-    if (std::cin.bad()) return false;
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    text << in.rdbuf();
-    if (in.bad()) return false;
-  }
-  *out = std::move(text).str();
-  return true;
-}
-
+// Appends the events of FILE.jsonl (`path`; "-": stdin), read once the log
+// is open: a writer holds its shard while it waits for its input.
 int Append(lake_event_log* log, const std::string& path, bool as_json) {
   std::string jsonl;
-  if (!ReadInput(path, &jsonl)) {
-    int error = errno;
-    std::fprintf(stderr, "lake: cannot read %s: %s\n", path.c_str(), std::strerror(error));
-    return error == ENOENT && path != "-" ? kExitNotFound : kExitStorage;
-  }
+  if (!ReadInputFile(path, &jsonl)) return ReportUnreadableInput("", path, errno);
   uint64_t appended = 0, duplicates = 0;
   lake_error* err = nullptr;
   lake_status status =
       lake_event_log_append_jsonl(log, jsonl.data(), jsonl.size(), &appended, &duplicates, &err);
   if (status != LAKE_OK && appended + duplicates > 0) {
-    // The batches before the failing one are durable: say so.
-    std::fprintf(stderr, "lake: events append: %llu appended, %llu duplicates before the failure\n",
-                 static_cast<unsigned long long>(appended),
-                 static_cast<unsigned long long>(duplicates));
+    // The batches before the failing one are durable: said in the same line.
+    return ReportFailure(status, err,
+                         absl::StrCat("events append (", appended, " appended, ", duplicates,
+                                      " duplicates before the failure)"));
   }
   if (status != LAKE_OK) return ReportFailure(status, err, "events append");
   if (as_json) {
@@ -170,13 +151,12 @@ int Blob(lake_event_log* log, const std::string& item_id, const std::string& fie
   if (status != LAKE_OK) return ReportFailure(status, err, "events blob");
   ItemOwner item_owner(item, lake_folded_item_free);
   if (item == nullptr) {
-    std::fprintf(stderr, "lake: events blob: no item %s\n", item_id.c_str());
+    ReportError("events blob: no item " + item_id);
     return kExitNotFound;
   }
   size_t count = lake_folded_item_value_count(item, field.c_str());
   if (count == 0) {
-    std::fprintf(stderr, "lake: events blob: item %s has no field %s\n", item_id.c_str(),
-                 field.c_str());
+    ReportError("events blob: item " + item_id + " has no field " + field);
     return kExitNotFound;
   }
   lake_reader* reader = nullptr;
@@ -185,8 +165,7 @@ int Blob(lake_event_log* log, const std::string& item_id, const std::string& fie
   ReaderOwner reader_owner(reader, lake_reader_free);
   VerifiedOutput output(out_path);
   if (!output.Open()) {
-    std::fprintf(stderr, "lake: cannot create %s: %s\n", output.name().c_str(),
-                 std::strerror(errno));
+    ReportError("cannot create " + output.name() + ": " + std::strerror(errno));
     return kExitStorage;
   }
   return CopyVerified(reader, output, "events blob");
@@ -273,6 +252,7 @@ std::string UsageProblem(const ParsedArgs& args) {
   }
   if (sub == "list" && args.Value("--experiment")) return "events list takes no --experiment";
   if (sub != "blob" && args.Value("--output")) return "-o is for events blob";
+  if (args.Value("--output") && args.Value("--output")->empty()) return "-o needs a path, not ''";
   return "";
 }
 

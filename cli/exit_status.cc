@@ -1,8 +1,10 @@
 #include "cli/exit_status.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cli/message_text.h"
 
 namespace lake::cli {
 
@@ -21,27 +23,28 @@ int ExitCodeOf(lake_status status) {
   return kExitInternal;
 }
 
+void ReportError(std::string_view message) {
+  std::fprintf(stderr, "lake: %s\n", OneLineText(message).c_str());
+}
+
 int ReportFailure(lake_status status, lake_error* err, std::string_view context) {
-  std::string ctx(context);
   const char* message = err != nullptr ? lake_error_message(err) : lake_status_name(status);
   if (status == LAKE_INTEGRITY) {
     // The message starts with the kind ("DigestMismatch: …").
-    std::fprintf(stderr,
-                 "lake: %s: integrity failure: %s (expected %" PRIu64
-                 " bytes, observed %" PRIu64 ")\n",
-                 ctx.c_str(), message, lake_error_expected(err),
-                 lake_error_observed(err));
+    ReportError(absl::StrCat(std::string(context), ": integrity failure: ", message, " (expected ",
+                             lake_error_expected(err), " bytes, observed ",
+                             lake_error_observed(err), ")"));
   } else {
-    std::fprintf(stderr, "lake: %s: %s\n", ctx.c_str(), message);
+    ReportError(absl::StrCat(std::string(context), ": ", message));
   }
   lake_error_free(err);
   return ExitCodeOf(status);
 }
 
 int ReportUsage(std::string_view message, std::string_view command) {
-  std::string msg(message), cmd(command);
-  std::fprintf(stderr, "lake: %s\nRun 'lake %s%s--help' for usage.\n",
-               msg.c_str(), cmd.c_str(), cmd.empty() ? "" : " ");
+  ReportError(message);
+  std::string cmd(command);
+  std::fprintf(stderr, "Run 'lake %s%s--help' for usage.\n", cmd.c_str(), cmd.empty() ? "" : " ");
   return kExitUsage;
 }
 

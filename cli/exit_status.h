@@ -21,6 +21,12 @@ enum ExitCode {
 
 int ExitCodeOf(lake_status status);
 
+// Every message below is one line on stderr, "lake: …", its outside text
+// shown by OneLineText (message_text.h); a usage error adds a hint line.
+
+// Prints "lake: <message>".
+void ReportError(std::string_view message);
+
 // Prints "lake: <context>: <message>" to stderr — for integrity failures
 // naming the kind with its expected and observed counts — frees `err`, and
 // returns the exit code of `status`.

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_args.h"
+#include "cli/cli_stage.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "lake.h"
@@ -92,9 +94,16 @@ int main(int argc, char** argv) {
   if (command == "insert") return lake::cli::RunInsert(rest);
   if (command == "query") return lake::cli::RunQuery(rest);
   if (command == "recover") return lake::cli::RunRecover(rest);
-  if (command.empty()) {
+  if (command.empty() && rest.empty()) {
     std::fputs(kUsage, stderr);
     return lake::cli::kExitUsage;
+  }
+  if (command.empty()) {
+    // Only options: name the one that is wrong, else the missing command.
+    absl::StatusOr<lake::cli::ParsedArgs> parsed =
+        lake::cli::ParseArgs(rest, lake::cli::GlobalFlags());
+    if (!parsed.ok()) return lake::cli::ReportUsage(parsed.status(), "");
+    return lake::cli::ReportUsage("no command given", "");
   }
   return lake::cli::ReportUsage("unknown command " + command, "");
 }

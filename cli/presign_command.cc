@@ -39,7 +39,12 @@ int RunPresign(const std::vector<std::string>& argv) {
   }
   uint32_t ttl = kDefaultTtlSeconds;
   if (std::optional<std::string> text = args->Value("--ttl")) {
-    if (!absl::SimpleAtoi(*text, &ttl)) return ReportUsage("--ttl must be a number of seconds", "presign");
+    // Decimal digits only: SimpleAtoi alone would take a sign or spaces.
+    if (text->empty() || text->find_first_not_of("0123456789") != std::string::npos ||
+        !absl::SimpleAtoi(*text, &ttl)) {
+      return ReportUsage("--ttl " + *text + ": not a whole number of seconds (1..3600)",
+                         "presign");
+    }
   }
   lake_location* location = nullptr;
   if (int code = LoadLocation(args->positionals[0], &location); code != kExitOk) return code;

@@ -55,7 +55,7 @@ int RunPut(const std::vector<std::string>& argv) {
     lake_status status = lake_upload_options_set_content_type(opts, type->c_str(), &err);
     if (status != LAKE_OK) {
       lake_upload_options_free(opts);
-      return ReportFailure(status, err, "--content-type");
+      return ReportFailure(status, err, "--content-type " + *type);
     }
   }
   lake_db* db = nullptr;

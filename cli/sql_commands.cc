@@ -147,14 +147,14 @@ int RunQuery(const std::vector<std::string>& argv) {
       &stream, [](ArrowArrayStream* s) { s->release(s); });
   ArrowSchema schema{};
   if (stream.get_schema(&stream, &schema) != 0) {
-    std::fprintf(stderr, "lake: query: %s\n", stream.get_last_error(&stream));
+    ReportError(std::string("query: ") + stream.get_last_error(&stream));
     return kExitStorage;
   }
   std::unique_ptr<ArrowSchema, void (*)(ArrowSchema*)> schema_owner(
       &schema, [](ArrowSchema* s) { s->release(s); });
   absl::StatusOr<std::vector<ResultColumn>> columns = ResultColumns(schema);
   if (!columns.ok()) {
-    std::fprintf(stderr, "lake: query: %s\n", std::string(columns.status().message()).c_str());
+    ReportError("query: " + std::string(columns.status().message()));
     return kExitInternal;
   }
   bool as_json = args->Has("--json");
@@ -168,7 +168,7 @@ int RunQuery(const std::vector<std::string>& argv) {
     ArrowArray batch{};
     if (int error = stream.get_next(&stream, &batch); error != 0) {
       const char* message = stream.get_last_error(&stream);
-      std::fprintf(stderr, "lake: query: %s\n", message != nullptr ? message : "read failed");
+      ReportError(std::string("query: ") + (message != nullptr ? message : "read failed"));
       // The stream's errno values (lake.h, lake_statement_query).
       switch (error) {
         case EBADMSG:
@@ -187,7 +187,7 @@ int RunQuery(const std::vector<std::string>& argv) {
     for (int64_t row = 0; row < batch.length; ++row) {
       absl::StatusOr<std::vector<nlohmann::ordered_json>> cells = ResultRow(schema, batch, *columns, row);
       if (!cells.ok()) {
-        std::fprintf(stderr, "lake: query: %s\n", std::string(cells.status().message()).c_str());
+        ReportError("query: " + std::string(cells.status().message()));
         return kExitIntegrity;
       }
       if (as_json) {
@@ -223,8 +223,13 @@ int RunRecover(const std::vector<std::string>& argv) {
   if (discard && (args->Has("--list") || args->Has("--json"))) {
     return ReportUsage("--discard goes alone, without --list or --json", "recover");
   }
+  // --list changes nothing: it reads through a follower view, like query
+  // (no writer lock: it works on a read-only root and beside a writer).
+  bool list = args->Has("--list");
   lake_db* opened = nullptr;
-  if (int code = OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &opened); code != kExitOk) {
+  GlobalOptions global = GlobalOptionsFrom(*args);
+  if (int code = list ? OpenRootToRead(global, &opened) : OpenRoot(global, std::nullopt, &opened);
+      code != kExitOk) {
     return code;
   }
   DbOwner db(opened, lake_db_free);
@@ -239,7 +244,6 @@ int RunRecover(const std::vector<std::string>& argv) {
     lake_string_free(text);
     return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
   }
-  bool list = args->Has("--list");
   lake_status status = list ? lake_db_pending_appends(opened, &text, &err)
                             : lake_db_recover(opened, &text, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "recover");

@@ -108,14 +108,14 @@ int CopyVerified(lake_reader* reader, VerifiedOutput& output, const char* contex
     if (status != LAKE_OK) return ReportFailure(status, err, context);
     if (n == 0) break;
     if (!output.Write(static_cast<const uint8_t*>(data), n)) {
-      std::fprintf(stderr, "lake: writing %s: %s\n", output.name().c_str(), std::strerror(errno));
+      ReportError("writing " + output.name() + ": " + std::strerror(errno));
       return kExitStorage;
     }
   }
   lake_status status = lake_reader_close(reader, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, context);
   if (!output.Finish()) {
-    std::fprintf(stderr, "lake: finishing %s: %s\n", output.name().c_str(), std::strerror(errno));
+    ReportError("finishing " + output.name() + ": " + std::strerror(errno));
     return kExitStorage;
   }
   return kExitOk;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/utf8.h"
@@ -144,7 +146,9 @@ bool IsValidBucketName(std::string_view bucket) {
   return alnum(bucket.front()) && alnum(bucket.back());
 }
 
-absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri) {
+namespace {
+
+absl::StatusOr<ParsedUri> ParseUri(std::string_view uri) {
   ParsedUri parsed;
   std::string_view encoded;
   if (uri.substr(0, sizeof kFileScheme - 1) == kFileScheme) {
@@ -180,6 +184,28 @@ absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri) {
   if (absl::Status s = ValidatePathSegments(segments); !s.ok()) return s;
   parsed.path = std::move(*decoded);
   return parsed;
+}
+
+// A URI in a message: escaped, and cut after kShownUriBytes.
+constexpr size_t kShownUriBytes = 256;
+
+std::string ShownUri(std::string_view uri) {
+  std::string_view head = uri.substr(0, kShownUriBytes);
+  return absl::StrCat(absl::CHexEscape(absl::string_view(head.data(), head.size())),
+                      uri.size() > kShownUriBytes ? "..." : "");
+}
+
+}  // namespace
+
+absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri) {
+  absl::StatusOr<ParsedUri> parsed = ParseUri(uri);
+  if (parsed.ok()) return parsed;
+  // Every refusal names the URI it refused (its kind and payload kept).
+  absl::Status named(parsed.status().code(),
+                     absl::StrCat(parsed.status().message(), ": ", ShownUri(uri)));
+  parsed.status().ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });
+  return named;
 }
 
 std::optional<std::string_view> LiteralFileUriPath(std::string_view uri) {

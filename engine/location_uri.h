@@ -40,7 +40,8 @@ std::string FormatS3Uri(std::string_view bucket, std::string_view key);
 // Parses a location URI: `file:///abs/path` (empty authority) or
 // `s3://bucket/key`. Refuses (InvalidLocation) any other scheme, a host in
 // a file URI, a non-canonical encoding, and a decoded path or key with an
-// empty, "." or ".." segment, a NUL byte or invalid UTF-8.
+// empty, "." or ".." segment, a NUL byte or invalid UTF-8; the message ends
+// with the URI (C-escaped, its first 256 bytes).
 absl::StatusOr<ParsedUri> ParseLocationUri(std::string_view uri);
 
 // ParseLocationUri's verdict without its result: the same checks and the

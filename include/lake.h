@@ -913,7 +913,8 @@ typedef struct lake_folded_item lake_folded_item;
 
 /* *out is NULL (and LAKE_OK) when the item has no ITEM_CREATED.
  * LAKE_CONFLICT when its events conflict (fencing, split brain);
- * LAKE_INVALID_ARGUMENT for SET and APPEND on one field. */
+ * LAKE_INVALID_ARGUMENT for SET and APPEND on one field, and for an
+ * `item_id` that is no item id (EVENT-LOG.md, "Identity"). */
 LAKE_API lake_status lake_event_log_fold(lake_event_log* log, const char* item_id,
                                          lake_folded_item** out, lake_error** err);
 /* The whole folded item as JSON (fields, steps, open frames, failure…),
@@ -946,7 +947,9 @@ LAKE_API void lake_folded_item_free(lake_folded_item* item);
  *   roots     {"roots":[{"item_id":…,"status":…}…],"counts":{"running":n,…}}
  *   failures  [{"item_id":…,"item_seq":…,"attempt":…,"step_name":…,
  *               "error_type":…,…}…]
- *   events    the raw events of a root and its descendants, JSONL. */
+ *   events    the raw events of a root and its descendants, JSONL.
+ * tree and events refuse (LAKE_INVALID_ARGUMENT) a `root_item_id` that is
+ * no root item id; tree finds no root as LAKE_NOT_FOUND, events as "". */
 LAKE_API lake_status lake_event_log_tree(lake_event_log* log, const char* root_item_id,
                                          char** json_out, lake_error** err);
 LAKE_API lake_status lake_event_log_roots(lake_event_log* log, char** json_out,

@@ -13,6 +13,7 @@
 #include "io/durable_paths.h"
 #include "io/file_system.h"
 #include "registry/registry_keys.h"
+#include "registry/rocksdb_info_log.h"
 #include "registry/rocksdb_status.h"
 #include "registry/writer_lock.h"
 #include "rocksdb/db.h"
@@ -23,17 +24,20 @@
 namespace lake::registry {
 namespace {
 
-rocksdb::Options WriterOptions() {
+rocksdb::Options WriterOptions(const std::string& registry_dir) {
   rocksdb::Options options;
   options.create_if_missing = true;
   options.paranoid_checks = true;
-  options.keep_log_file_num = 4;  // RocksDB's own info logs
+  // RocksDB's own info log: its file logger aborts after a failed write.
+  options.info_log = NewFailSafeInfoLog(registry_dir);
   return options;
 }
 
-rocksdb::Options FollowerOptions() {
+rocksdb::Options FollowerOptions(const std::string& follower_dir) {
   rocksdb::Options options;
   options.paranoid_checks = true;
+  // RocksDB's own info log, in the follower's directory (see WriterOptions).
+  options.info_log = NewFailSafeInfoLog(follower_dir);
   // A secondary instance keeps every table file open, so the writer's
   // compactions cannot pull a file from under it (RocksDB requires it).
   options.max_open_files = -1;
@@ -143,7 +147,8 @@ absl::StatusOr<std::unique_ptr<Registry>> Registry::Open(const std::string& regi
     absl::StatusOr<std::string> follower_dir = CreateFollowerDir(**fs);
     if (!follower_dir.ok()) return follower_dir.status();
     rocksdb::Status opened =
-        rocksdb::DB::OpenAsSecondary(FollowerOptions(), registry_dir, *follower_dir, &db);
+        rocksdb::DB::OpenAsSecondary(FollowerOptions(*follower_dir), registry_dir,
+                                     *follower_dir, &db);
     if (!opened.ok()) {
       RemoveFollowerDir(**fs, *follower_dir);
       return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir,
@@ -160,7 +165,7 @@ absl::StatusOr<std::unique_ptr<Registry>> Registry::Open(const std::string& regi
       WriterLock::Acquire(**fs, lock_path, registry_dir);
   if (!lock.ok()) return lock.status();
   if (absl::Status s = io::CreateDirectoriesDurably(**fs, registry_dir); !s.ok()) return s;
-  rocksdb::Status opened = rocksdb::DB::Open(WriterOptions(), registry_dir, &db);
+  rocksdb::Status opened = rocksdb::DB::Open(WriterOptions(registry_dir), registry_dir, &db);
   if (!opened.ok()) {
     return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir));
   }

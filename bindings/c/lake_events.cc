@@ -17,6 +17,7 @@
 #include "engine/events/event_log_compaction.h"
 #include "engine/events/experiment_store.h"
 #include "engine/events/fold_json.h"
+#include "engine/events/item_id.h"
 #include "engine/events/stream_writer.h"
 #include "engine/table/cell_text.h"
 
@@ -586,6 +587,14 @@ lake_status lake_event_log_events(lake_event_log* log, const char* root_item_id,
     if (log == nullptr) return NullArgument("log", err);
     if (root_item_id == nullptr) return NullArgument("root_item_id", err);
     if (jsonl_out == nullptr) return NullArgument("jsonl_out", err);
+    // As for a tree: a text that is no root item id is refused.
+    absl::StatusOr<events::ItemId> root = events::ParseItemId(root_item_id);
+    if (!root.ok()) return Report(root.status(), err);
+    if (!root->is_root()) {
+      return Report(absl::InvalidArgumentError(absl::StrCat(
+                        "events of item ", root_item_id, ": not a root item id")),
+                    err);
+    }
     return ReturnText(events::EventsToJsonLines(log->log->EventsOfRoot(root_item_id)), jsonl_out);
   });
 }

@@ -264,6 +264,10 @@ absl::Status ValidateEvent(const Event& e, const Event* same_item) {
     }
   }
   if (e.item_seq == 0) return Bad(e, "item_seq is 0 (sequences start at 1)");
+  // A resumed writer stamps the item's last item_seq + 1: that must exist.
+  if (e.item_seq > kMaxItemSeq) {
+    return Bad(e, absl::StrCat("item_seq is past ", kMaxItemSeq, " (no item_seq could follow it)"));
+  }
   if (!IsDerivedEventId(e)) return Bad(e, "event_id is not the derived id");
   return ValidateByType(e);
 }

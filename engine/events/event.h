@@ -5,8 +5,8 @@
 //
 // Invariant of a valid Event (ValidateEvent): item_id parses, root_item_id
 // and parent_item_id are the values derived from it, event_id is
-// DeriveEventId of the event, item_seq >= 1, schema_version == 2, and the
-// columns used by the event's type are set while the others are empty.
+// DeriveEventId of the event, 1 <= item_seq <= kMaxItemSeq, schema_version == 2,
+// and the columns used by the event's type are set while the others are empty.
 #ifndef LAKE_ENGINE_EVENTS_EVENT_H_
 #define LAKE_ENGINE_EVENTS_EVENT_H_
 
@@ -22,6 +22,9 @@ namespace lake::events {
 
 // The only schema this code reads or writes; anything else is refused.
 inline constexpr uint32_t kEventSchemaVersion = 2;
+// The largest item_seq: the next one (item_seq + 1, what a resumed writer
+// stamps and a fold reports as next_item_seq) must not wrap to 0.
+inline constexpr uint64_t kMaxItemSeq = UINT64_MAX - 1;
 
 enum class EventType : uint8_t {
   kItemCreated = 1,
@@ -80,7 +83,7 @@ struct Event {
   std::string item_id;
   std::string root_item_id;
   std::string parent_item_id;  // "" for a root item
-  uint64_t item_seq = 0;       // >= 1, strictly increasing per item
+  uint64_t item_seq = 0;       // 1..kMaxItemSeq, strictly increasing per item
   uint32_t attempt = 0;
   std::string checkpoint_id;
   EventType event_type = EventType::kItemCreated;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/events/event_content.h"
 #include "engine/events/event_record_format.h"
+#include "engine/events/item_id.h"
 #include "engine/table/byte_codec.h"
 
 namespace lake::events {
@@ -613,6 +614,8 @@ absl::StatusOr<AppendResult> EventLog::Append(std::vector<Event> batch, Durabili
 }
 
 absl::StatusOr<std::optional<FoldedItem>> EventLog::Fold(std::string_view item_id) {
+  // A text that is no item id is refused, not folded to "no such item".
+  if (absl::Status valid = ValidateItemIdText(item_id); !valid.ok()) return valid;
   absl::MutexLock lock(&mu_);
   auto it = index_.find(item_id);
   if (it == index_.end()) return FoldItem(item_id, {}, EventChecks::kValidated);

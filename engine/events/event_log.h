@@ -96,7 +96,9 @@ class EventLog {
   // every shard again when one read before is gone (compacted away).
   absl::Status Refresh();
 
-  // The derived reads (fold.h) over the index.
+  // The derived reads (fold.h) over the index. Fold refuses a text that is
+  // no item id (InvalidArgument, item_id.h); nullopt is a valid id without
+  // an ITEM_CREATED.
   absl::StatusOr<std::optional<FoldedItem>> Fold(std::string_view item_id);
   absl::StatusOr<ItemTree> Tree(std::string_view root_item_id);
   absl::StatusOr<RootStatuses> Roots();

@@ -320,7 +320,8 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     if (!manifest_status.ok()) return manifest_status;
     return LAKE_FAILPOINT("table_append.reference_delta_written");
   }();
-  if (!written.ok()) return AbandonLocked(next, written);
+  const std::string written_fragment = fragment_written.ok() ? fragment_path : "";
+  if (!written.ok()) return AbandonLocked(next, written, written_fragment);
 
   registry::VersionRecord record;
   record.version = base + 1;
@@ -344,13 +345,17 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     if (next.checkpoint == nullptr) return committed.status();
     return PendingOperationError(committed.status(), next.operation_id);
   }
-  return AbandonLocked(next, committed.status());
+  return AbandonLocked(next, committed.status(), written_fragment);
 }
 
-absl::Status TableStore::AbandonLocked(const NewVersion& next, const absl::Status& cause) {
-  if (next.checkpoint == nullptr) return cause;
-  absl::Status withdrawn = checkpoints_->Withdraw(next.operation_id);
-  if (withdrawn.ok()) return cause;
+absl::Status TableStore::AbandonLocked(const NewVersion& next, const absl::Status& cause,
+                                       const std::string& written_fragment) {
+  absl::Status withdrawn =
+      next.checkpoint == nullptr ? absl::OkStatus() : checkpoints_->Withdraw(next.operation_id);
+  if (withdrawn.ok()) {
+    if (!written_fragment.empty()) RemoveUnreferencedFile(fs_, written_fragment);
+    return cause;
+  }
   // The checkpoint may outlive this call, and a recovery would commit it.
   return PendingOperationError(
       absl::Status(cause.code(), absl::StrCat(cause.message(), "; withdrawing its checkpoint failed: ",

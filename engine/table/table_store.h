@@ -29,8 +29,9 @@
 //      operation record (synced);
 //   6. the checkpoint is removed (a failure there is logged, never returned).
 // A failure before 5 leaves the version unchanged; the objects of step 1
-// stay unreferenced (for GC). A checkpoint that failed to publish removes
-// the fragment written beside it (nothing can reference it).
+// stay unreferenced (for GC). An append that certainly never commits (its
+// checkpoint failed to publish or was withdrawn, or it had none) removes
+// the fragment it wrote: nothing can reference it.
 //
 // What the caller of a failed append is told. A failure certainly before
 // the commit call of 5 (a write of 2..4 failing, a lost race, any refusal
@@ -307,8 +308,12 @@ class TableStore {
   // The error of an append that failed with `cause` certainly before its
   // commit call: its published checkpoint withdrawn durably, else (the
   // withdrawal failed) a PendingOperationError. `cause` itself when the
-  // version published no checkpoint.
-  absl::Status AbandonLocked(const NewVersion& next, const absl::Status& cause)
+  // version published no checkpoint. Once the append will certainly never
+  // commit, `written_fragment` (its fragment, when written; else empty) is
+  // removed: nothing can reference it (a replay writes a fragment of its
+  // own), and a failed append leaves no file of its own behind.
+  absl::Status AbandonLocked(const NewVersion& next, const absl::Status& cause,
+                             const std::string& written_fragment)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   absl::StatusOr<Manifest> ReadManifest(const std::string& table_dir,
                                         const std::string& manifest_path);

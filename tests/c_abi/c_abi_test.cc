@@ -1278,3 +1278,39 @@ TEST_CASE("an appended event's blob_location must name a stored object of the lo
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("an event log refuses to fold, or list the events of, a text that is no item id") {
+  ScratchDir dir;
+  Db db = OpenRootAs(dir.path + "/root", "alice");
+  REQUIRE(lake_experiment_create(db.get(), "p", "x", nullptr) == LAKE_OK);
+  lake_event_log* raw_log = nullptr;
+  REQUIRE(lake_event_log_open(db.get(), "p", "x", 0, &raw_log, nullptr) == LAKE_OK);
+  EventLog log(raw_log);
+  for (const char* bad : {"r\xff", "r\nz", "", "r/map", "r/map:01"}) {
+    CAPTURE(bad);
+    lake_folded_item* item = nullptr;
+    lake_error* err = nullptr;
+    CHECK(lake_event_log_fold(log.get(), bad, &item, &err) == LAKE_INVALID_ARGUMENT);
+    CHECK(item == nullptr);
+    REQUIRE(err != nullptr);
+    CHECK(std::string(lake_error_message(err)).find("item id") != std::string::npos);
+    lake_error_free(err);
+    char* jsonl = nullptr;
+    CHECK(lake_event_log_events(log.get(), bad, &jsonl, nullptr) == LAKE_INVALID_ARGUMENT);
+    CHECK(jsonl == nullptr);
+  }
+  // The events of a child item's id: only a root's are listed.
+  char* jsonl = nullptr;
+  CHECK(lake_event_log_events(log.get(), "r/map:0", &jsonl, nullptr) == LAKE_INVALID_ARGUMENT);
+  // A valid id of no item: nothing to fold, no events.
+  lake_folded_item* item = nullptr;
+  CHECK(lake_event_log_fold(log.get(), "nobody", &item, nullptr) == LAKE_OK);
+  CHECK(item == nullptr);
+  REQUIRE(lake_event_log_events(log.get(), "nobody", &jsonl, nullptr) == LAKE_OK);
+  CHECK(std::string(jsonl).empty());
+  lake_string_free(jsonl);
+}
+
+}  // namespace

@@ -18,82 +18,20 @@
 #include <sstream>
 
 #include "engine/managed_key.h"
+#include "tests/cli/lake_cli.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/test_files.h"
 
 namespace {
 
+using lake::testing::Lake;
+using lake::testing::Lines;
+using lake::testing::ObjectPath;
+using lake::testing::Put;
+using lake::testing::Result;
+using lake::testing::Slurp;
 using lake::testing::TempDir;
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs the lake binary (path in $LAKE_CLI) in `cwd` with `args`, feeding
-// `input` on stdin.
-Result Lake(const TempDir& dir, const std::vector<std::string>& args,
-            const std::string& input = "", const std::vector<std::string>& env = {}) {
-  const char* cli = std::getenv("LAKE_CLI");
-  REQUIRE_MESSAGE(cli != nullptr, "LAKE_CLI must name the lake binary");
-  std::string in_path = dir.Join(".stdin"), out_path = dir.Join(".stdout"),
-              err_path = dir.Join(".stderr");
-  std::ofstream(in_path, std::ios::binary) << input;
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    if (chdir(dir.path().c_str()) != 0) _exit(120);
-    int in = open(in_path.c_str(), O_RDONLY);
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    unsetenv("LAKE_ROOT");
-    for (const std::string& kv : env) putenv(strdup(kv.c_str()));
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(cli));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(cli, argv.data());
-    _exit(121);
-  }
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
-  return r;
-}
-
-std::string WriteSource(const TempDir& dir, const std::string& name, size_t size, uint64_t seed) {
-  std::vector<uint8_t> bytes = lake::testing::RandomBytes(size, seed);
-  lake::testing::WriteFile(dir.Join(name), bytes);
-  return std::string(bytes.begin(), bytes.end());
-}
-
-// `lake put` output, trimmed of its newline.
-std::string Put(const TempDir& dir, const std::string& file) {
-  Result r = Lake(dir, {"put", file});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  REQUIRE(!r.out.empty());
-  CHECK(r.out.back() == '\n');
-  return r.out.substr(0, r.out.size() - 1);
-}
-
-std::string ObjectPath(const std::string& json) {
-  size_t start = json.find("file://") + 7;
-  return json.substr(start, json.find('"', start) - start);
-}
+using lake::testing::WriteSource;
 
 TEST_CASE("put prints the canonical DataLocation on stdout; cat writes the bytes back") {
   TempDir dir;
@@ -363,14 +301,6 @@ TEST_CASE("presign is refused on a local stage; S3 details disagree with it, and
 }  // namespace
 
 namespace {
-
-// Lines of `text` (without their newlines).
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 TEST_CASE("tables CLI: create, insert with --file/--param/--location, query, versions, describe") {
   TempDir dir;

@@ -112,6 +112,15 @@ TEST_CASE("events event: item_seq 0 is refused") {
   CHECK(absl::IsInvalidArgument(ValidateEvent(e)));
 }
 
+TEST_CASE("events event: the largest u64 item_seq is refused: no item_seq could follow it") {
+  Event last = Finish(Make(EventType::kItemCreated, "r", kMaxItemSeq));
+  LAKE_CHECK_OK(ValidateEvent(last));
+  Event past = Finish(Make(EventType::kItemCreated, "r", kMaxItemSeq + 1));
+  absl::Status status = ValidateEvent(past);
+  CHECK(absl::IsInvalidArgument(status));
+  CHECK(std::string(status.message()).find("item_seq") != std::string::npos);
+}
+
 TEST_CASE("events event: STEP_STARTED needs a driver step") {
   Event e = Make(EventType::kStepStarted);
   e.step_name = "expand";

@@ -1,6 +1,10 @@
 // URI parsing, canonical percent-encoding and containment helpers.
 #include <doctest/doctest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "engine/data_location.h"
 #include "engine/location_uri.h"
 #include "tests/support/status_checks.h"
@@ -26,6 +30,30 @@ TEST_CASE("file URIs have an empty authority and an absolute path") {
   CheckRefused("file://x/srv");
   CheckRefused("file:relative");
   CheckRefused("file://");
+}
+
+TEST_CASE("every refusal names the URI it refused: C-escaped, its first 256 bytes") {
+  for (const auto& [uri, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"file://host/x", "file://host/x"},
+           {"http://example.com/x", "http://example.com/x"},
+           {"file:///a/../b", "file:///a/../b"},
+           {"s3://No_Bucket/key", "s3://No_Bucket/key"},
+           {"file:///a%zzb", "file:///a%zzb"},
+           {"file:///a\nb\xff", "file:///a\\nb\\xff"},
+       }) {
+    CAPTURE(uri);
+    absl::StatusOr<ParsedUri> parsed = ParseLocationUri(uri);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(testing::KindOf(parsed.status()) == IntegrityKind::kInvalidLocation);
+    std::string message(parsed.status().message());
+    bool ends_with_uri = message.size() >= shown.size() &&
+                         message.compare(message.size() - shown.size(), shown.size(), shown) == 0;
+    CHECK_MESSAGE(ends_with_uri, message);
+  }
+  const std::string longer = "http://" + std::string(300, 'x');
+  std::string message(ParseLocationUri(longer).status().message());
+  CHECK(message.find(longer.substr(0, 256) + "...") != std::string::npos);
+  CHECK(message.find(longer) == std::string::npos);
 }
 
 TEST_CASE("an all-literal file URI is its own decoded path; anything else is parsed") {

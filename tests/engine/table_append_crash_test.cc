@@ -263,6 +263,24 @@ TEST_CASE("table append: a failure before the commit leaves no checkpoint; a ret
   }
 }
 
+TEST_CASE("table append: a failure before the commit leaves no fragment of its own behind") {
+  REQUIRE(failpoint::Enabled());
+  std::vector<uint8_t> bytes = testing::RandomBytes(2000, 5);
+  for (std::string_view step : kBeforeCommitCall) {
+    CAPTURE(std::string(step));
+    OpenTableRoot t;
+    failpoint::ClearAll();
+    failpoint::Set(step, failpoint::Action::kError);
+    absl::Status inserted = InsertOne(*t.root, bytes);
+    failpoint::ClearAll();
+    REQUIRE_FALSE(inserted.ok());
+    REQUIRE_FALSE(table::GetPendingOperationId(inserted).has_value());
+    // Nothing references the fragment it wrote: it is gone with the append.
+    const std::string data_dir = t.dir.Join("tables/robots/episodes/data");
+    if (std::filesystem::exists(data_dir)) CHECK(testing::FilesUnder(data_dir).empty());
+  }
+}
+
 TEST_CASE("table append: a power loss after a failure before the commit brings no checkpoint back") {
   REQUIRE(failpoint::Enabled());
   std::vector<uint8_t> bytes = testing::RandomBytes(2000, 5);

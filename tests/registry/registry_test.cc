@@ -1,6 +1,8 @@
 // The registry: tables and versions in RocksDB, a version compare-and-set,
 // operation records, one writer per root and read-only followers.
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -378,6 +380,43 @@ TEST_CASE("a second writer process is refused, naming the holder's pid") {
                                root.registry_dir(),
                                " is open for writing by another process (pid ", ::getpid(),
                                ")"));
+}
+
+// The child's exit status once it opened a writer and then a follower with
+// every file it writes limited to `max_file_bytes` (RLIMIT_FSIZE: a write
+// past it fails with EFBIG, as one fails on a full disk with ENOSPC).
+int OpenWithFilesLimitedTo(const Root& root, rlim_t max_file_bytes) {
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);  // the write fails instead of killing
+    struct rlimit limit = {max_file_bytes, max_file_bytes};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(100);
+    absl::StatusOr<std::unique_ptr<Registry>> writer =
+        Registry::Open(root.registry_dir(), root.lock_path(), {});
+    if (!writer.ok()) ::_exit(1);
+    writer->reset();
+    RegistryOptions follow;
+    follow.read_only = true;
+    absl::StatusOr<std::unique_ptr<Registry>> follower =
+        Registry::Open(root.registry_dir(), root.lock_path(), std::move(follow));
+    ::_exit(follower.ok() ? 0 : 2);
+  }
+  int wait_status = 0;
+  REQUIRE(::waitpid(child, &wait_status, 0) == child);
+  return wait_status;
+}
+
+TEST_CASE("a failed write of RocksDB's own LOG is no crash: the registry opens all the same") {
+  Root root;
+  root.OpenWriter()->CreateNamespace("ns").IgnoreError();
+  // RocksDB's LOG of one open is tens of KiB; the registry's other files
+  // stay far below the limit.
+  int wait_status = OpenWithFilesLimitedTo(root, 16 << 10);
+  CHECK_FALSE(WIFSIGNALED(wait_status));
+  REQUIRE(WIFEXITED(wait_status));
+  CHECK(WEXITSTATUS(wait_status) == 0);
+  CHECK(root.OpenWriter()->ListNamespaces()->size() == 1);
 }
 
 TEST_CASE("closing the writer releases the lock and keeps everything") {
