@@ -143,6 +143,15 @@ class FileSystem {
       const std::string& path) = 0;
   virtual absl::StatusOr<std::unique_ptr<File>> OpenDirectory(
       const std::string& path) = 0;
+  // Opens the directory `relative` strictly beneath the directory `root`,
+  // as OpenReadBeneath does (PermissionDenied for a path or symlink that
+  // would leave it).
+  virtual absl::StatusOr<std::unique_ptr<File>> OpenDirectoryBeneath(
+      const File& root, const std::string& relative) = 0;
+  // Removes the file `name` — one path component, no '/' — of the open
+  // directory `dir` (unlinkat), so nothing in a path can lead elsewhere.
+  // NotFound when absent. Durable once `dir` is synced.
+  virtual absl::Status RemoveAt(File& dir, const std::string& name) = 0;
   // AlreadyExists when the directory is present.
   virtual absl::Status CreateDirectory(const std::string& path) = 0;
   // Atomic rename that never replaces an existing `to` (AlreadyExists).

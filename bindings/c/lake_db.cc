@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bindings/c/c_handles.h"
+#include "engine/gc/root_identity.h"
 #include "engine/root_format_record.h"
 #include "engine/root_stage_record.h"
 #include "io/durable_paths.h"
@@ -66,10 +67,10 @@ absl::Status CheckAgreement(const lake_stage_options& opts, const lake::StageDes
 
 }  // namespace
 
-extern "C" {
+namespace lake::c {
 
-lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, lake_db** out,
-                         lake_error** err) {
+lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool follower,
+                   lake_db** out, lake_error** err) {
   return lake::c::Guarded(err, [&] {
     if (dir == nullptr) return lake::c::NullArgument("dir", err);
     if (out == nullptr) return lake::c::NullArgument("out", err);
@@ -148,11 +149,28 @@ lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, 
     }
     auto db = std::make_unique<lake_db>();
     db->root = *root;
+    db->follower = follower;
     lake_status status = lake::c::OpenStage(opening, &db->stage, err);
     if (status != LAKE_OK) return status;
+    if (!follower) {
+      // A writer's open gives the root its id and marks the stage as its
+      // own (root_identity.h). Best effort: a reader with read-only
+      // credentials must still open the root; the collector, which needs
+      // the marker, runs these steps again and reports what failed.
+      (void)lake::gc::EnsureRootIdentity(**fs, *root, db->stage->stage->store());
+    }
     *out = db.release();
     return LAKE_OK;
   });
+}
+
+}  // namespace lake::c
+
+extern "C" {
+
+lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, lake_db** out,
+                         lake_error** err) {
+  return lake::c::OpenDb(dir, stage_opts, /*follower=*/false, out, err);
 }
 
 lake_stage* lake_db_stage(lake_db* db) { return db == nullptr ? nullptr : db->stage; }

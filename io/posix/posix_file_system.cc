@@ -147,9 +147,9 @@ class PosixFile final : public File {
 // openat2(RESOLVE_BENEATH) refuses, in the kernel and atomically, any path
 // or symlink that leaves `dirfd`. Returns -1 with errno ENOSYS on kernels
 // without openat2.
-int OpenBeneath(int dirfd, const std::string& relative) {
+int OpenBeneath(int dirfd, const std::string& relative, int extra_flags = 0) {
   struct open_how how = {};
-  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | extra_flags;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   for (;;) {
     long fd = ::syscall(SYS_openat2, dirfd, relative.c_str(), &how, sizeof how);
@@ -160,7 +160,8 @@ int OpenBeneath(int dirfd, const std::string& relative) {
 // Fallback for kernels without openat2: resolve, check the prefix, and
 // open without following a final symlink. Racy against a concurrent
 // rename of a parent directory, which openat2 is not.
-int OpenBeneathByRealPath(const std::string& root, const std::string& relative) {
+int OpenBeneathByRealPath(const std::string& root, const std::string& relative,
+                          int extra_flags = 0) {
   std::string joined = root + "/" + relative;
   char resolved[PATH_MAX];
   if (::realpath(joined.c_str(), resolved) == nullptr) return -1;
@@ -169,7 +170,7 @@ int OpenBeneathByRealPath(const std::string& root, const std::string& relative) 
     errno = EXDEV;
     return -1;
   }
-  return ::open(resolved, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+  return ::open(resolved, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | extra_flags);
 }
 
 }  // namespace
@@ -232,6 +233,28 @@ absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectory(
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(errno, "open directory", path);
   return std::make_unique<PosixFile>(fd, path, false, SyncCall::kFsync);
+}
+
+absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectoryBeneath(
+    const File& root, const std::string& relative) {
+  int fd = OpenBeneath(root.fd(), relative, O_DIRECTORY);
+  if (fd < 0 && errno == ENOSYS) fd = OpenBeneathByRealPath(root.path(), relative, O_DIRECTORY);
+  std::string path = root.path() + "/" + relative;
+  if (fd < 0) {
+    if (errno == EXDEV || errno == ELOOP) {
+      return absl::PermissionDeniedError("path leaves its root: " + path);
+    }
+    return ErrnoStatus(errno, "open directory", path);
+  }
+  return std::make_unique<PosixFile>(fd, std::move(path), false, SyncCall::kFsync);
+}
+
+absl::Status PosixFileSystem::RemoveAt(File& dir, const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError("not one path component: " + name);
+  }
+  if (::unlinkat(dir.fd(), name.c_str(), 0) == 0) return absl::OkStatus();
+  return ErrnoStatus(errno, "remove", dir.path() + "/" + name);
 }
 
 absl::Status PosixFileSystem::CreateDirectory(const std::string& path) {

@@ -92,6 +92,13 @@ class ReadRefusingFileSystem final : public io::FileSystem {
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override {
     return base_.OpenDirectory(path);
   }
+  absl::StatusOr<std::unique_ptr<io::File>> OpenDirectoryBeneath(
+      const io::File& root, const std::string& relative) override {
+    return base_.OpenDirectoryBeneath(root, relative);
+  }
+  absl::Status RemoveAt(io::File& dir, const std::string& name) override {
+    return base_.RemoveAt(dir, name);
+  }
   absl::Status CreateDirectory(const std::string& path) override {
     return base_.CreateDirectory(path);
   }

@@ -24,6 +24,7 @@ class FaultFile final : public io::File {
       : fs_(fs), base_(std::move(base)), id_(id), directory_(directory) {}
 
   io::File& base() const { return *base_; }
+  uint64_t id() const { return id_; }
 
   const std::string& path() const override { return base_->path(); }
   int fd() const override { return base_->fd(); }
@@ -346,6 +347,36 @@ absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirector
   if (!dir.ok()) return dir.status();
   return std::unique_ptr<io::File>(
       new FaultFile(*this, std::move(*dir), RegisterFile(path), true));
+}
+
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirectoryBeneath(
+    const io::File& root, const std::string& relative) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> dir =
+      base_.OpenDirectoryBeneath(static_cast<const FaultFile&>(root).base(), relative);
+  if (!dir.ok()) return dir.status();
+  std::string path = (*dir)->path();
+  return std::unique_ptr<io::File>(new FaultFile(*this, std::move(*dir), RegisterFile(path), true));
+}
+
+absl::Status FaultInjectionFileSystem::RemoveAt(io::File& dir, const std::string& name) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  std::string path = CurrentPath(static_cast<FaultFile&>(dir).id()) + "/" + name;
+  std::string backup;
+  absl::StatusOr<io::FileInfo> info = base_.Stat(path);
+  if (info.ok() && !info->is_directory) {
+    std::lock_guard<std::mutex> lock(mu_);
+    backup = absl::StrCat(backup_dir_, "/removed-", next_backup_++);
+    if (::link(path.c_str(), backup.c_str()) != 0) backup.clear();
+  }
+  absl::Status s = base_.RemoveAt(static_cast<FaultFile&>(dir).base(), name);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!s.ok()) {
+    if (!backup.empty()) ::unlink(backup.c_str());
+    return s;
+  }
+  pending_.push_back({EntryOp::kRemove, path, "", backup});
+  return s;
 }
 
 absl::Status FaultInjectionFileSystem::CreateDirectory(const std::string& path) {

@@ -59,6 +59,9 @@ class FaultInjectionFileSystem final : public io::FileSystem {
                                                       bool want_direct) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenForRewrite(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override;
+  absl::StatusOr<std::unique_ptr<io::File>> OpenDirectoryBeneath(
+      const io::File& root, const std::string& relative) override;
+  absl::Status RemoveAt(io::File& dir, const std::string& name) override;
   absl::Status CreateDirectory(const std::string& path) override;
   absl::Status RenameNoReplace(const std::string& from, const std::string& to) override;
   absl::Status Remove(const std::string& path) override;
