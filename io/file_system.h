@@ -148,10 +148,12 @@ class FileSystem {
   // would leave it).
   virtual absl::StatusOr<std::unique_ptr<File>> OpenDirectoryBeneath(
       const File& root, const std::string& relative) = 0;
-  // Removes the file `name` — one path component, no '/' — of the open
-  // directory `dir` (unlinkat), so nothing in a path can lead elsewhere.
-  // NotFound when absent. Durable once `dir` is synced.
-  virtual absl::Status RemoveAt(File& dir, const std::string& name) = 0;
+  // Removes the entry `name` (one path component) of the open directory
+  // `dir` (unlinkat): a file, or a symlink itself, never what it points
+  // to, and never a directory. NotFound when absent. Not durable until
+  // `dir` is synced. (The same call as main's i18-local: take main's side
+  // at the merge.)
+  virtual absl::Status RemoveAt(const File& dir, const std::string& name) = 0;
   // AlreadyExists when the directory is present.
   virtual absl::Status CreateDirectory(const std::string& path) = 0;
   // Atomic rename that never replaces an existing `to` (AlreadyExists).

@@ -249,7 +249,7 @@ absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectoryBeneath(
   return std::make_unique<PosixFile>(fd, std::move(path), false, SyncCall::kFsync);
 }
 
-absl::Status PosixFileSystem::RemoveAt(File& dir, const std::string& name) {
+absl::Status PosixFileSystem::RemoveAt(const File& dir, const std::string& name) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
     return absl::InvalidArgumentError("not one path component: " + name);
   }

@@ -22,7 +22,7 @@ class PosixFileSystem : public FileSystem {
       const std::string& path) override;
   absl::StatusOr<std::unique_ptr<File>> OpenDirectoryBeneath(
       const File& root, const std::string& relative) override;
-  absl::Status RemoveAt(File& dir, const std::string& name) override;
+  absl::Status RemoveAt(const File& dir, const std::string& name) override;
   absl::Status CreateDirectory(const std::string& path) override;
   absl::Status RenameNoReplace(const std::string& from,
                                const std::string& to) override;

@@ -96,7 +96,7 @@ class ReadRefusingFileSystem final : public io::FileSystem {
       const io::File& root, const std::string& relative) override {
     return base_.OpenDirectoryBeneath(root, relative);
   }
-  absl::Status RemoveAt(io::File& dir, const std::string& name) override {
+  absl::Status RemoveAt(const io::File& dir, const std::string& name) override {
     return base_.RemoveAt(dir, name);
   }
   absl::Status CreateDirectory(const std::string& path) override {

@@ -359,9 +359,9 @@ absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirector
   return std::unique_ptr<io::File>(new FaultFile(*this, std::move(*dir), RegisterFile(path), true));
 }
 
-absl::Status FaultInjectionFileSystem::RemoveAt(io::File& dir, const std::string& name) {
+absl::Status FaultInjectionFileSystem::RemoveAt(const io::File& dir, const std::string& name) {
   if (absl::Status s = CheckAlive(); !s.ok()) return s;
-  std::string path = CurrentPath(static_cast<FaultFile&>(dir).id()) + "/" + name;
+  std::string path = CurrentPath(static_cast<const FaultFile&>(dir).id()) + "/" + name;
   std::string backup;
   absl::StatusOr<io::FileInfo> info = base_.Stat(path);
   if (info.ok() && !info->is_directory) {
@@ -369,7 +369,7 @@ absl::Status FaultInjectionFileSystem::RemoveAt(io::File& dir, const std::string
     backup = absl::StrCat(backup_dir_, "/removed-", next_backup_++);
     if (::link(path.c_str(), backup.c_str()) != 0) backup.clear();
   }
-  absl::Status s = base_.RemoveAt(static_cast<FaultFile&>(dir).base(), name);
+  absl::Status s = base_.RemoveAt(static_cast<const FaultFile&>(dir).base(), name);
   std::lock_guard<std::mutex> lock(mu_);
   if (!s.ok()) {
     if (!backup.empty()) ::unlink(backup.c_str());

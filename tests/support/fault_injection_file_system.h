@@ -61,7 +61,7 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectoryBeneath(
       const io::File& root, const std::string& relative) override;
-  absl::Status RemoveAt(io::File& dir, const std::string& name) override;
+  absl::Status RemoveAt(const io::File& dir, const std::string& name) override;
   absl::Status CreateDirectory(const std::string& path) override;
   absl::Status RenameNoReplace(const std::string& from, const std::string& to) override;
   absl::Status Remove(const std::string& path) override;
