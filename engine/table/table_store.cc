@@ -22,16 +22,9 @@
 namespace lake::table {
 namespace {
 
-constexpr std::string_view kDataDir = "data";
-constexpr std::string_view kVersionsDir = "_versions";
-// A manifest lists fragments; a fragment holds at most 64 MiB of encoded
-// batch plus compaction's larger outputs.
-constexpr size_t kMaxManifestBytes = size_t{256} << 20;
+constexpr std::string_view kDataDir = kTableDataDir;
+constexpr std::string_view kVersionsDir = kTableVersionsDir;
 constexpr size_t kMaxFragmentBytes = size_t{2} << 30;
-
-std::string ManifestRelativePath(uint64_t version) {
-  return absl::StrFormat("%s/%020u.manifest", std::string(kVersionsDir), version);
-}
 
 int64_t NowMicros() { return absl::ToUnixMicros(absl::Now()); }
 
@@ -176,8 +169,16 @@ TableStore::TableStore(io::FileSystem& fs, std::string root_dir, registry::Regis
       options_(options),
       checkpoints_(std::move(checkpoints)) {}
 
+std::string ManifestRelativePath(uint64_t version) {
+  return absl::StrFormat("%s/%020u.manifest", std::string(kVersionsDir), version);
+}
+
+std::string TableDirectory(const std::string& root_dir, const TableName& name) {
+  return absl::StrCat(root_dir, "/", std::string(kTablesDir), "/", name.ns, "/", name.table);
+}
+
 std::string TableStore::TableDir(const TableName& name) const {
-  return absl::StrCat(root_dir_, "/", std::string(kTablesDir), "/", name.ns, "/", name.table);
+  return TableDirectory(root_dir_, name);
 }
 
 absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& name,

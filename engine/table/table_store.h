@@ -83,6 +83,18 @@
 namespace lake::table {
 
 inline constexpr std::string_view kTablesDir = "tables";
+// The subdirectories of a table directory that hold its files (above).
+inline constexpr std::string_view kTableDataDir = "data";
+inline constexpr std::string_view kTableVersionsDir = "_versions";
+// A manifest lists fragments; a fragment holds at most 64 MiB of encoded
+// batch plus compaction's larger outputs.
+inline constexpr size_t kMaxManifestBytes = size_t{256} << 20;
+
+// <root_dir>/tables/<ns>/<table>: the directory of a table (TableStore::TableDir).
+std::string TableDirectory(const std::string& root_dir, const TableName& name);
+// "_versions/<version as 20 digits>.manifest": a version's manifest, relative
+// to the table directory.
+std::string ManifestRelativePath(uint64_t version);
 
 // The append path's steps, in order.
 inline constexpr std::array<std::string_view, 6> kTableAppendFailpoints = {
