@@ -43,20 +43,41 @@ std::set<std::string> Collectable(const std::string& root_dir) {
 }
 
 // A root with three referenced objects and five orphans; its plans use
-// pages of two entries (three pages).
+// pages of two entries (three pages). Every scene of a process is the same
+// root at the same path (its locations name that path), restored from a
+// snapshot made once: no step pays for the registry's and inserts' syncs.
 struct CrashScene {
-  testing::TempDir dir;
-  std::string root_dir = dir.Join("root");
-  std::string backups = dir.Join("backups");
   io::PosixFileSystem posix;
+  std::string root_dir;
+  std::string backups;
 
-  CrashScene() {
-    std::filesystem::create_directories(root_dir);
+  CrashScene() : root_dir(Pristine().path() + "/root"), backups(Pristine().path() + "/backups") {
+    std::filesystem::remove_all(root_dir);
+    std::filesystem::remove_all(backups);
     std::filesystem::create_directories(backups);
-    GcTestRoot root(&posix, root_dir);
-    root.CreateTable("ns.t");
-    for (int i = 0; i < 3; ++i) root.InsertLocation("ns.t", "r" + std::to_string(i), root.Put());
-    for (int i = 0; i < 5; ++i) root.Put();
+    std::filesystem::copy(Pristine().path() + "/snapshot", root_dir,
+                          std::filesystem::copy_options::recursive);
+  }
+
+  static const testing::TempDir& Pristine() {
+    static testing::TempDir* dir = [] {
+      auto* made = new testing::TempDir();
+      std::string root_dir = made->path() + "/root";
+      std::filesystem::create_directories(root_dir);
+      {
+        io::PosixFileSystem posix;
+        GcTestRoot root(&posix, root_dir);
+        root.CreateTable("ns.t");
+        for (int i = 0; i < 3; ++i) {
+          root.InsertLocation("ns.t", "r" + std::to_string(i), root.Put());
+        }
+        for (int i = 0; i < 5; ++i) root.Put();
+      }
+      std::filesystem::copy(root_dir, made->path() + "/snapshot",
+                            std::filesystem::copy_options::recursive);
+      return made;
+    }();
+    return *dir;
   }
 
   static PlanOptions Options() {
@@ -191,6 +212,12 @@ TEST_CASE("gc crash: a power loss at each step of a plan's publication leaves no
   REQUIRE(failpoint::Enabled());
   for (std::string_view step : PlanSteps()) {
     for (bool torn : {false, true}) {
+      // Before the pages are sealed nothing of the plan is meant to be
+      // durable: a torn crash there shows nothing a plain one does not.
+      if (torn && (step == kPlanFailpoints[0] || step == kPlanFailpoints[1] ||
+                   step == kPlanFailpoints[2])) {
+        continue;
+      }
       CAPTURE(std::string(step));
       CAPTURE(torn);
       CrashScene scene;
