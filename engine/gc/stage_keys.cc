@@ -23,6 +23,13 @@ absl::StatusOr<std::string> StageRelativeKey(ManagedObjectStore& store, std::str
       "garbage collection needs a local or S3 stage, not ", std::string(store.backend_name())));
 }
 
+absl::StatusOr<std::string> StageTenant(ManagedObjectStore& store) {
+  if (auto* local = dynamic_cast<LocalObjectStore*>(&store)) return local->paths().tenant();
+  if (auto* s3 = dynamic_cast<S3ObjectStore*>(&store)) return s3->layout().tenant();
+  return absl::UnimplementedError(absl::StrCat(
+      "garbage collection needs a local or S3 stage, not ", std::string(store.backend_name())));
+}
+
 std::string TenantOfKey(std::string_view key) {
   std::string tenants = absl::StrCat(std::string(kTenantsDir), "/");
   if (!key.starts_with(tenants)) return "";

@@ -17,6 +17,10 @@ namespace lake::gc {
 // host's store, whose keys lake does not know).
 absl::StatusOr<std::string> StageRelativeKey(ManagedObjectStore& store, std::string_view uri);
 
+// The tenant a stage handle is scoped to ("" for the whole stage);
+// Unimplemented for a host's store.
+absl::StatusOr<std::string> StageTenant(ManagedObjectStore& store);
+
 // The tenant of a stage-relative key; "" for the stage's own objects.
 std::string TenantOfKey(std::string_view key);
 
