@@ -30,6 +30,8 @@ constexpr char kUsage[] =
     "  recover --discard ID  move one stuck append checkpoint aside, kept\n"
     "  events …              pipeline event logs: experiments, append, fold,\n"
     "                        tree, roots, failures, events, blob, compact\n"
+    "  gc plan|show|status|apply|verify   garbage collection of the stage:\n"
+    "                        plan (deletes nothing), then apply\n"
     "\n"
     "global options (on any command):\n"
     "  --root DIR    the lake root (default $LAKE_ROOT, else ./lake-data)\n"
@@ -92,6 +94,7 @@ int main(int argc, char** argv) {
   if (command == "insert") return lake::cli::RunInsert(rest);
   if (command == "query") return lake::cli::RunQuery(rest);
   if (command == "recover") return lake::cli::RunRecover(rest);
+  if (command == "gc") return lake::cli::RunGc(rest);
   if (command.empty()) {
     std::fputs(kUsage, stderr);
     return lake::cli::kExitUsage;

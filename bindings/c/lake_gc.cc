@@ -107,7 +107,11 @@ absl::StatusOr<std::unique_ptr<GcContext>> OpenGcContext(lake_db* db) {
       return present.status();
     }
   }
-  context->root.emplace(lake::gc::GcRoot{**fs, db->root, *db->stage->stage, registry,
+  // The collector names table files by file:// URIs of their real paths
+  // (a root given as "./lake-data" has a "." segment no URI may hold).
+  absl::StatusOr<std::string> real_root = (*fs)->RealPath(db->root);
+  if (!real_root.ok()) return real_root.status();
+  context->root.emplace(lake::gc::GcRoot{**fs, *real_root, *db->stage->stage, registry,
                                           db->stage->descriptor, *root_id});
   return context;
 }
