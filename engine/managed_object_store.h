@@ -30,6 +30,12 @@ struct UploadOptions {
   std::string content_type{kDefaultContentType};
   const CancelToken* cancel = nullptr;
   ProgressFn progress;
+  // Called by the backend exactly once per upload that gets that far, with
+  // the URI the upload will publish, once the key is chosen and before the
+  // first byte is stored (the lease seam, engine/upload_lease.h). An error
+  // fails the upload with it, before anything is stored; the upload is
+  // cleaned as any failed one.
+  std::function<absl::Status(const std::string& uri)> key_chosen;
 };
 
 // What a backend stored: the bytes it received, counted and hashed by the
