@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -102,6 +103,35 @@ TEST_CASE("a lease protects its key until it is released, and its file goes with
     CHECK(LeaseFiles(dir.path()).size() == 1);
   }
   CHECK(LeaseFiles(dir.path()).empty());
+}
+
+TEST_CASE("leases taken and released from many threads at once are each recorded") {
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  std::shared_ptr<LeaseStore> store = LeaseStore::Open(fs, dir.path(), /*retire_bytes=*/2048);
+  constexpr int kThreads = 4, kEach = 25;
+  std::vector<std::vector<std::unique_ptr<KeyLease>>> held(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        absl::StatusOr<std::unique_ptr<KeyLease>> lease =
+            store->Lease(absl::StrCat("file:///a/", t, "/", i));
+        CHECK(lease.ok());
+        if (i % 2 == 0) held[t].push_back(std::move(*lease));  // odd ones released at once
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::vector<std::string> expected;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kEach; i += 2) expected.push_back(absl::StrCat("file:///a/", t, "/", i));
+  }
+  std::sort(expected.begin(), expected.end());
+  CHECK(Protected(fs, dir.path()) == expected);
+  held.clear();
+  CHECK(Protected(fs, dir.path()).empty());
+  CHECK(LeaseFiles(dir.path()).size() == 1);  // retired files went with their last lease
 }
 
 TEST_CASE("a lease is refused for what is not a location URI") {
