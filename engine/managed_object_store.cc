@@ -25,30 +25,33 @@ absl::StatusOr<uint64_t> ManagedObjectStore::StoredSize(const DataLocation& loca
 }
 
 void ManagedObjectStore::ReadRanges(absl::Span<RangeRead> ranges) {
-  for (RangeRead& range : ranges) {
-    if (!range.status.ok()) continue;
-    ByteRange interval{range.start, range.end};
-    absl::StatusOr<std::unique_ptr<ObjectStream>> stream =
-        Open(*range.location, range.start, interval.length());
-    if (!stream.ok()) {
-      range.status = stream.status();
-      continue;
+  for (RangeRead& range : ranges) ReadRange(range);
+}
+
+void ManagedObjectStore::ReadRange(RangeRead& range) {
+  if (!range.status.ok()) return;
+  ByteRange interval{range.start, range.end};
+  absl::StatusOr<std::unique_ptr<ObjectStream>> stream =
+      Open(*range.location, range.start, interval.length());
+  if (!stream.ok()) {
+    range.status = stream.status();
+    return;
+  }
+  RangeReader reader(std::move(*stream), interval, range.location->uri);
+  range.bytes_read = 0;
+  while (range.bytes_read < interval.length()) {
+    absl::StatusOr<size_t> n =
+        reader.Read(range.buffer + range.bytes_read,
+                    interval.length() - range.bytes_read);
+    if (!n.ok()) {
+      range.status = n.status();
+      break;
     }
-    RangeReader reader(std::move(*stream), interval, range.location->uri);
-    range.bytes_read = 0;
-    while (range.bytes_read < interval.length()) {
-      absl::StatusOr<size_t> n =
-          reader.Read(range.buffer + range.bytes_read,
-                      interval.length() - range.bytes_read);
-      if (!n.ok()) {
-        range.status = n.status();
-        break;
-      }
-      range.bytes_read += *n;
-    }
-    if (absl::Status closed = reader.Close(); range.status.ok()) {
-      range.status = closed;
-    }
+    range.bytes_read += *n;
+  }
+  // A stream that fails to close may not have delivered what it said.
+  if (absl::Status closed = reader.Close(); range.status.ok()) {
+    range.status = closed;
   }
 }
 

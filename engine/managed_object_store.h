@@ -32,6 +32,12 @@ struct UploadOptions {
   std::string content_type{kDefaultContentType};
   const CancelToken* cancel = nullptr;
   ProgressFn progress;
+  // Called by the backend exactly once per upload that gets that far, with
+  // the URI the upload will publish, once the key is chosen and before the
+  // first byte is stored (the lease seam, engine/upload_lease.h). An error
+  // fails the upload with it, before anything is stored; the upload is
+  // cleaned as any failed one.
+  std::function<absl::Status(const std::string& uri)> key_chosen;
 };
 
 // What a backend stored: the bytes it received, counted and hashed by the
@@ -132,6 +138,12 @@ class ManagedObjectStore {
   // The names (last path segment) of the records beneath the record
   // directory `dir` ("_lake/claims"), in no order; empty when none.
   virtual absl::StatusOr<std::vector<std::string>> ListStageRecords(std::string_view dir);
+
+ protected:
+  // One range through Open, with the status of every step (open, each
+  // read, close): the default ReadRanges' step, for backends that run
+  // several at once. Thread-safe when Open is.
+  void ReadRange(RangeRead& range);
 };
 
 }  // namespace lake

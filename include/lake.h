@@ -254,9 +254,10 @@ LAKE_API lake_status lake_stage_options_set_local_root(lake_stage_options* opts,
                                                        const char* dir,
                                                        lake_error** err);
 /* Restrict the stage to one tenant: uploads go under, and reads are refused
- * outside, the tenant's child prefix. A tenant is a non-empty name of at
- * most 128 bytes of UTF-8 with no '/', control character, or NUL, and not
- * "." or "..". */
+ * outside, the tenant's child prefix, also where a symlink in the tenant's
+ * tree leads out of it (LAKE_INTEGRITY_INVALID_LOCATION). A tenant is a
+ * non-empty name of at most 128 bytes of UTF-8 with no '/', control
+ * character, or NUL, and not "." or "..". */
 LAKE_API lake_status lake_stage_options_set_tenant(lake_stage_options* opts,
                                                    const char* tenant,
                                                    lake_error** err);
@@ -349,7 +350,10 @@ LAKE_API lake_status lake_stage_list(lake_stage* stage, lake_list_fn emit,
                                      void* ctx, lake_error** err);
 
 /* Deletes a managed object after the containment check. Deleting an absent
- * object succeeds. Normally garbage collection does this. */
+ * object succeeds. A local stage removes the entry beneath the stage (the
+ * tenant's directory, with a tenant): a symlink that leads out is refused
+ * with LAKE_INTEGRITY_INVALID_LOCATION and removes nothing. The deletion is
+ * durable when the call returns. Normally garbage collection does this. */
 LAKE_API lake_status lake_stage_delete(lake_stage* stage,
                                        const lake_location* loc,
                                        lake_error** err);
@@ -379,9 +383,38 @@ typedef struct lake_db lake_db;
 LAKE_API lake_status lake_db_open(const char* dir,
                                   const lake_stage_options* stage_opts,
                                   lake_db** out, lake_error** err);
-/* The root's stage, owned by the db (do not free it). */
+/* The root's stage, owned by the db (do not free it). Uploads through it
+ * are leased: from before an upload stores its first byte until it returns
+ * its location (or its failure was cleaned up), garbage collection of the
+ * root keeps the object whatever its age, whichever process collects (an
+ * INSERT's uploads stay leased until its append checkpoint is published or
+ * its commit made them referenced). A lease is recorded durably in
+ * <root>/gc/leases/, one file per process; a dead process's leases expire
+ * after the append retention horizon (LAKE_APPEND_OPERATION_RETENTION_SECS,
+ * default 7 days). Once returned, an object no table or event log
+ * references and no pin keeps is protected by the collection's cutoff
+ * alone. */
 LAKE_API lake_stage* lake_db_stage(lake_db* db);
 LAKE_API void lake_db_free(lake_db* db);
+
+/* Pins an existing object of the root's stage: garbage collection keeps it,
+ * whatever its age and whether or not anything in lake references it, until
+ * it is unpinned (for objects referenced outside lake). The location must
+ * lie in the stage (and in this handle's tenant, if it has one) and name a
+ * stored object of exactly its size_bytes, checked as an INSERT's existing
+ * location is: LAKE_INTEGRITY with LAKE_INTEGRITY_INVALID_LOCATION outside
+ * the stage or tenant, LAKE_NOT_FOUND with no object, LAKE_INTEGRITY with
+ * LAKE_INTEGRITY_SIZE_SHORT / _SIZE_LONG for another size. The pin is
+ * durable when the call returns (<root>/gc/pins/); pinning a pinned object
+ * again succeeds. No collection can delete the object between the check and
+ * the pin. `loc` stays the caller's. Thread-safe. */
+LAKE_API lake_status lake_db_pin(lake_db* db, const lake_location* loc, lake_error** err);
+/* Removes the pin of `loc` durably (the object need not exist any more):
+ * from then on the object is collected like any other once nothing
+ * references it and it is older than the cutoff. LAKE_NOT_FOUND when it is
+ * not pinned; LAKE_INTEGRITY (invalid location) outside the stage or
+ * tenant. Thread-safe. */
+LAKE_API lake_status lake_db_unpin(lake_db* db, const lake_location* loc, lake_error** err);
 
 /* ------------------------------------------------------------------------ */
 /* Upload                                                                    */

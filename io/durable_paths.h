@@ -4,10 +4,15 @@
 #define LAKE_IO_DURABLE_PATHS_H_
 
 #include <string>
+#include <string_view>
 
 #include "io/file_system.h"
 
 namespace lake::io {
+
+// A failpoint (base/failpoint.h) between CreateDirectoriesDurably's look
+// at a missing directory and its mkdir: where a racing creator gets in.
+inline constexpr std::string_view kDurablePathsBeforeMkdir = "durable_paths.before_mkdir";
 
 // fsync of the directory `path`.
 absl::Status SyncDirectory(FileSystem& fs, const std::string& path);
@@ -15,8 +20,12 @@ absl::Status SyncDirectory(FileSystem& fs, const std::string& path);
 // fsync of the directory holding `path`.
 absl::Status SyncParentDirectory(FileSystem& fs, const std::string& path);
 
-// Creates `path` and any missing parents (like mkdir -p), syncing the
-// parent of each directory it creates. Present directories are fine.
+// Creates `path` and any missing parents (like mkdir -p) and makes the
+// entry of `path` and of each directory it creates durable: their parent
+// is synced — also when the directory was there already or a racing
+// creator made it first (AlreadyExists), since that creator may not have
+// synced the parent yet. Each directory's parent is synced once per
+// process; later calls find it known durable and sync nothing. Thread-safe.
 absl::Status CreateDirectoriesDurably(FileSystem& fs, const std::string& path);
 
 // Removes `path` and everything beneath it (files and directories, depth

@@ -33,6 +33,12 @@ struct FileInfo {
   bool is_directory = false;
   int64_t modified_unix_micros = 0;
   uint64_t link_count = 0;  // 0 once the file has been unlinked
+  // Which file this is. An inode number is reused once its file is gone;
+  // with the birth time (0 where the file system does not record one)
+  // the three name one file for good.
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  int64_t birth_unix_nanos = 0;
 };
 
 // The most pieces one File::PWriteV takes (Linux's IOV_MAX).
@@ -74,6 +80,10 @@ class File {
   virtual absl::StatusOr<bool> TryLockExclusive() = 0;
   // The same lock, waiting for it.
   virtual absl::Status LockExclusive() = 0;
+  // A shared lock (flock LOCK_SH) on this open file, waiting while another
+  // open file holds the exclusive one. (Linux grants it while an exclusive
+  // request only waits, so shared holders never queue behind one.)
+  virtual absl::Status LockShared() = 0;
   virtual absl::Status Close() = 0;
 };
 
@@ -127,9 +137,14 @@ class FileSystem {
   virtual absl::StatusOr<std::unique_ptr<File>> OpenRead(
       const std::string& path) = 0;
   // Opens `relative` for reading strictly beneath the directory `root`: a
-  // path or symlink that would leave it is PermissionDenied, atomically
-  // (no check-then-open race).
+  // path or symlink that would leave it is refused with LeavesRootError,
+  // atomically (no check-then-open race). A file the process may not open
+  // is PermissionDenied without that mark.
   virtual absl::StatusOr<std::unique_ptr<File>> OpenReadBeneath(
+      const File& root, const std::string& relative) = 0;
+  // The directory `relative` names, opened as OpenReadBeneath opens files
+  // (NotFound when it is absent or not a directory).
+  virtual absl::StatusOr<std::unique_ptr<File>> OpenDirectoryBeneath(
       const File& root, const std::string& relative) = 0;
   // Creates a new file for writing (AlreadyExists if present). With
   // `want_direct` the file is opened for direct I/O when the file system
@@ -143,23 +158,16 @@ class FileSystem {
       const std::string& path) = 0;
   virtual absl::StatusOr<std::unique_ptr<File>> OpenDirectory(
       const std::string& path) = 0;
-  // Opens the directory `relative` strictly beneath the directory `root`,
-  // as OpenReadBeneath does (PermissionDenied for a path or symlink that
-  // would leave it).
-  virtual absl::StatusOr<std::unique_ptr<File>> OpenDirectoryBeneath(
-      const File& root, const std::string& relative) = 0;
-  // Removes the entry `name` (one path component) of the open directory
-  // `dir` (unlinkat): a file, or a symlink itself, never what it points
-  // to, and never a directory. NotFound when absent. Not durable until
-  // `dir` is synced. (The same call as main's i18-local: take main's side
-  // at the merge.)
-  virtual absl::Status RemoveAt(const File& dir, const std::string& name) = 0;
   // AlreadyExists when the directory is present.
   virtual absl::Status CreateDirectory(const std::string& path) = 0;
   // Atomic rename that never replaces an existing `to` (AlreadyExists).
   virtual absl::Status RenameNoReplace(const std::string& from,
                                        const std::string& to) = 0;
   virtual absl::Status Remove(const std::string& path) = 0;
+  // Removes the entry `name` (one path component) of the open directory
+  // `dir`: a file, or a symlink itself, never what it points to, and never
+  // a directory. Not durable until `dir` is synced.
+  virtual absl::Status RemoveAt(const File& dir, const std::string& name) = 0;
   // Names in the directory, without "." and "..", in no particular order.
   virtual absl::StatusOr<std::vector<std::string>> ListDirectory(
       const std::string& path) = 0;
@@ -170,6 +178,12 @@ class FileSystem {
   virtual absl::StatusOr<std::unique_ptr<IoQueue>> NewIoQueue(
       unsigned depth) = 0;
 };
+
+// The refusal of a *Beneath call for a path or symlink that would leave
+// its root: PermissionDenied, marked so that IsLeavesRoot tells it apart
+// from a file the process may not open.
+absl::Status LeavesRootError(std::string_view path);
+bool IsLeavesRoot(const absl::Status& status);
 
 // The process default, which lives forever: io_uring unless LAKE_IO=sync or
 // io_uring is not usable here (seccomp profiles often block it).

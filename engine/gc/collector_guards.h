@@ -2,12 +2,10 @@
 // the root's GC run lock, the references lock apply takes exclusively
 // around one page, and the URIs leases and pins protect.
 //
-// The agreed interfaces are gc-leases' engine/gc/gc_locks.h (HoldGcRun,
-// HoldReferencesShared/Exclusive, GcHold) and engine/gc/lease_store.h
-// (ForEachProtectedUri, PinSetDigest). Until that branch merges, this file
-// stands in for them with the same lock files and meaning, and with no
-// leases or pins at all; at the merge its functions forward to gc-leases'
-// (collector_guards.cc is the only file to change).
+// They are gc-leases' engine/gc/gc_locks.h (HoldGcRun,
+// HoldReferencesExclusive, GcHold) and engine/gc/lease_store.h
+// (ForEachProtectedUri, PinSetDigest): this file is the narrow view of
+// them the collector's steps use (and their seam in tests).
 #ifndef LAKE_ENGINE_GC_COLLECTOR_GUARDS_H_
 #define LAKE_ENGINE_GC_COLLECTOR_GUARDS_H_
 

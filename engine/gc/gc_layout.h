@@ -17,9 +17,10 @@
 #include <string>
 #include <string_view>
 
+#include "engine/gc/gc_locks.h"  // kGcDir, and the lock files there
+
 namespace lake::gc {
 
-inline constexpr std::string_view kGcDir = "gc";
 inline constexpr std::string_view kPlansDir = "plans";
 inline constexpr std::string_view kProgressDir = "progress";
 inline constexpr std::string_view kTmpDir = "tmp";

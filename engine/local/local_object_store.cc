@@ -30,8 +30,8 @@ absl::StatusOr<std::string> Absolute(const std::string& path) {
 }  // namespace
 
 LocalObjectStore::LocalObjectStore(io::FileSystem& fs, LocalStagePaths paths,
-                                   std::unique_ptr<io::File> root_dir)
-    : fs_(fs), paths_(std::move(paths)), root_dir_(std::move(root_dir)) {}
+                                   std::unique_ptr<io::File> tenant_dir)
+    : fs_(fs), paths_(std::move(paths)), tenant_dir_(std::move(tenant_dir)) {}
 
 absl::StatusOr<std::unique_ptr<LocalObjectStore>> LocalObjectStore::Open(
     io::FileSystem& fs, const std::string& root, const std::string& tenant) {
@@ -50,10 +50,14 @@ absl::StatusOr<std::unique_ptr<LocalObjectStore>> LocalObjectStore::Open(
        {paths.Path(ObjectsPrefix(tenant)), paths.staging_dir()}) {
     if (absl::Status s = io::CreateDirectoriesDurably(fs, dir); !s.ok()) return s;
   }
-  absl::StatusOr<std::unique_ptr<io::File>> root_dir = fs.OpenDirectory(*real);
-  if (!root_dir.ok()) return root_dir.status();
+  absl::StatusOr<std::unique_ptr<io::File>> tenant_dir = fs.OpenDirectory(*real);
+  if (!tenant_dir.ok()) return tenant_dir.status();
+  if (!tenant.empty()) {
+    tenant_dir = fs.OpenDirectoryBeneath(**tenant_dir, paths.tenant_dir());
+    if (!tenant_dir.ok()) return tenant_dir.status();
+  }
   return std::unique_ptr<LocalObjectStore>(
-      new LocalObjectStore(fs, std::move(paths), std::move(*root_dir)));
+      new LocalObjectStore(fs, std::move(paths), std::move(*tenant_dir)));
 }
 
 absl::StatusOr<StoredObject> LocalObjectStore::Upload(
@@ -82,12 +86,17 @@ absl::StatusOr<std::unique_ptr<io::File>> LocalObjectStore::OpenObjectFile(
   absl::StatusOr<std::string> key = paths_.KeyOfLocation(location);
   if (!key.ok()) return key.status();
   absl::StatusOr<std::unique_ptr<io::File>> file =
-      fs_.OpenReadBeneath(*root_dir_, *key);
-  if (absl::IsPermissionDenied(file.status())) {
-    // A symlink inside the stage that leads out of it.
-    return InvalidLocationError(std::string(file.status().message()));
-  }
+      fs_.OpenReadBeneath(*tenant_dir_, paths_.KeyBeneathTenantDir(*key));
+  // Any other failure, a file we may not read included, is the storage's.
+  if (io::IsLeavesRoot(file.status())) return LeadsOutError(location);
   return file;
+}
+
+absl::Status LocalObjectStore::LeadsOutError(const DataLocation& location) const {
+  return InvalidLocationError(
+      absl::StrCat("a symlink takes the location out of ",
+                   paths_.tenant().empty() ? "the stage" : "tenant \"" + paths_.tenant() + "\"",
+                   ": ", location.uri));
 }
 
 absl::StatusOr<uint64_t> LocalObjectStore::StoredSize(const DataLocation& location) {
@@ -160,11 +169,21 @@ absl::Status LocalObjectStore::List(
 absl::Status LocalObjectStore::Delete(const DataLocation& location) {
   absl::StatusOr<std::string> key = paths_.KeyOfLocation(location);
   if (!key.ok()) return key.status();
-  std::string path = paths_.Path(*key);
-  absl::Status removed = fs_.Remove(path);
+  // The object's directory is resolved beneath the tenant's and the entry
+  // removed there (unlinkat), so no symlink in the tree can make a delete
+  // remove anything outside it. A contained key has a directory part.
+  std::string relative = paths_.KeyBeneathTenantDir(*key);
+  size_t slash = relative.rfind('/');
+  absl::StatusOr<std::unique_ptr<io::File>> dir =
+      fs_.OpenDirectoryBeneath(*tenant_dir_, relative.substr(0, slash));
+  if (absl::IsNotFound(dir.status())) return absl::OkStatus();
+  if (io::IsLeavesRoot(dir.status())) return LeadsOutError(location);
+  if (!dir.ok()) return dir.status();
+  absl::Status removed = fs_.RemoveAt(**dir, relative.substr(slash + 1));
   if (absl::IsNotFound(removed)) return absl::OkStatus();
   if (!removed.ok()) return removed;
-  return io::SyncParentDirectory(fs_, path);
+  if (absl::Status s = (*dir)->Sync(); !s.ok()) return s;
+  return (*dir)->Close();
 }
 
 absl::StatusOr<uint64_t> LocalObjectStore::CleanStaging() {

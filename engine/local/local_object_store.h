@@ -44,9 +44,12 @@ class LocalObjectStore final : public ManagedObjectStore {
 
  private:
   LocalObjectStore(io::FileSystem& fs, LocalStagePaths paths,
-                   std::unique_ptr<io::File> root_dir);
+                   std::unique_ptr<io::File> tenant_dir);
   absl::StatusOr<std::unique_ptr<io::File>> OpenObjectFile(
       const DataLocation& location);
+  // The refusal of a contained location whose path a symlink takes out of
+  // the tenant's directory.
+  absl::Status LeadsOutError(const DataLocation& location) const;
   // Lists objects/<xx>/<name> beneath `objects_key`; false once emit stops.
   absl::StatusOr<bool> ListObjectsDir(
       const std::string& objects_key,
@@ -54,7 +57,8 @@ class LocalObjectStore final : public ManagedObjectStore {
 
   io::FileSystem& fs_;
   LocalStagePaths paths_;
-  std::unique_ptr<io::File> root_dir_;  // openat2 anchor for containment
+  // Reads and deletes resolve beneath it (openat2): paths.tenant_dir().
+  std::unique_ptr<io::File> tenant_dir_;
 };
 
 }  // namespace lake

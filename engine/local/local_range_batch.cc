@@ -15,20 +15,26 @@ class RangeBatch {
   RangeBatch(absl::Span<RangeRead> ranges, const OpenLocalObjectFn& open)
       : ranges_(ranges), open_(open), file_of_(ranges.size(), nullptr) {}
 
-  // Opens each distinct location once; a range whose object cannot be
-  // opened fails alone.
+  // Opens each distinct location once. Every range whose object cannot be
+  // opened fails with that open's status, and only those ranges: Run reads
+  // exactly the ranges that have a file, so a range left OK without one
+  // would claim bytes it never read.
   void OpenFiles() {
     const DataLocation* last = nullptr;
-    io::File* last_file = nullptr;
+    absl::StatusOr<io::File*> last_file = nullptr;
     for (size_t i = 0; i < ranges_.size(); ++i) {
       RangeRead& range = ranges_[i];
       if (!range.status.ok()) continue;
       range.bytes_read = 0;
       if (range.location != last) {
         last = range.location;
-        last_file = FileFor(*range.location, &range.status);
+        last_file = FileFor(*range.location);
       }
-      file_of_[i] = range.status.ok() ? last_file : nullptr;
+      if (last_file.ok()) {
+        file_of_[i] = *last_file;
+      } else {
+        range.status = last_file.status();
+      }
     }
   }
 
@@ -52,14 +58,11 @@ class RangeBatch {
   }
 
  private:
-  io::File* FileFor(const DataLocation& location, absl::Status* status) {
+  absl::StatusOr<io::File*> FileFor(const DataLocation& location) {
     auto it = open_files_.find(location.uri);
     if (it != open_files_.end()) return it->second.get();
     absl::StatusOr<std::unique_ptr<io::File>> file = open_(location);
-    if (!file.ok()) {
-      *status = file.status();
-      return nullptr;
-    }
+    if (!file.ok()) return file.status();
     io::File* raw = file->get();
     open_files_.emplace(location.uri, std::move(*file));
     return raw;

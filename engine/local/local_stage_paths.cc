@@ -27,6 +27,16 @@ std::string LocalStagePaths::UriOfKey(std::string_view key) const {
   return FormatFileUri(Path(key));
 }
 
+std::string LocalStagePaths::tenant_dir() const {
+  if (tenant_.empty()) return "";
+  return absl::StrCat(std::string(kTenantsDir), "/", tenant_);
+}
+
+std::string LocalStagePaths::KeyBeneathTenantDir(std::string_view key) const {
+  if (tenant_.empty()) return std::string(key);
+  return std::string(key.substr(tenant_dir().size() + 1));
+}
+
 absl::StatusOr<std::string> LocalStagePaths::KeyOfLocation(
     const DataLocation& location) const {
   // The common all-literal URI is its own decoded path: no parse needed.

@@ -7,7 +7,9 @@
 // <root> is the stage directory after resolving symlinks, so URIs name the
 // real path. A location is contained when its decoded path lies beneath an
 // objects directory of this stage — of this tenant only, when the stage
-// has one — and never in .staging.
+// has one — and never in .staging. Reads and deletes then resolve its key
+// beneath the tenant's directory (the root without a tenant), so no
+// symlink in the tree takes them out of it.
 #ifndef LAKE_ENGINE_LOCAL_LOCAL_STAGE_PATHS_H_
 #define LAKE_ENGINE_LOCAL_LOCAL_STAGE_PATHS_H_
 
@@ -34,6 +36,12 @@ class LocalStagePaths {
   // root/<relative>
   std::string Path(std::string_view relative) const;
   std::string UriOfKey(std::string_view key) const;
+
+  // "tenants/<tenant>", or "" without a tenant: the directory, relative to
+  // the root, that reads and deletes must stay beneath.
+  std::string tenant_dir() const;
+  // A contained key relative to tenant_dir().
+  std::string KeyBeneathTenantDir(std::string_view key) const;
 
   // The stage-relative key a contained location names, or InvalidLocation.
   absl::StatusOr<std::string> KeyOfLocation(const DataLocation& location) const;

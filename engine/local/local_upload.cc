@@ -51,6 +51,10 @@ absl::Status LocalUpload::Begin() {
   completions_.reserve(slots_.size());
 
   if (absl::Status s = CreateStagingFile(); !s.ok()) return s;
+  // The key is chosen and nothing is written yet.
+  if (options_.key_chosen) {
+    if (absl::Status s = options_.key_chosen(paths_.UriOfKey(key_)); !s.ok()) return s;
+  }
   return LAKE_FAILPOINT("local_upload.staging_created");
 }
 
@@ -315,7 +319,9 @@ absl::StatusOr<StoredObject> LocalUpload::Commit() {
 }
 
 absl::Status LocalUpload::Publish() {
-  if (padded_ || allocated_ > sealed_bytes_) {
+  // The file may be longer than the sealed bytes: padded for direct I/O,
+  // or allocated ahead (also by an allocation that failed part of the way).
+  if (padded_ || allocated_ > sealed_bytes_ || allocation_failed_) {
     if (absl::Status s = file_->Truncate(sealed_bytes_); !s.ok()) return s;
   }
   if (absl::Status s = LAKE_FAILPOINT("local_upload.data_written"); !s.ok()) {

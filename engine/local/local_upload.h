@@ -2,7 +2,8 @@
 //
 // The durable sequence (ARCHITECTURE.md, "Publish last"):
 //   1. create .staging/<uuid>.uploading (O_EXCL, locked, direct I/O when
-//      the file system allows), failpoint staging_created;
+//      the file system allows), which fixes the key objects/<xx>/<uuid>;
+//      UploadOptions::key_chosen is told its URI; failpoint staging_created;
 //   2. stream the bytes through a ring of page-aligned chunks: chunk i is
 //      hashed on the caller's thread while chunk i+1 is being read (a
 //      positional source file is read through the I/O queue, offloaded to
@@ -132,6 +133,8 @@ class LocalUpload final : public ObjectWriter {
   uint64_t sealed_bytes_ = 0;  // hashed and handed to writes, in order
   bool padded_ = false;        // the last write was rounded up (direct I/O)
   uint64_t allocated_ = 0;     // the file's size as extended by Allocate
+  // An Allocate failed; it may have extended the file part of the way
+  // (fallocate mode 0 goes extent by extent), past allocated_.
   bool allocation_failed_ = false;
   bool published_ = false;
   bool committed_ = false;

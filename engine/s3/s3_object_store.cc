@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/push_upload_bridge.h"
-#include "engine/range_reader.h"
 #include "engine/s3/s3_object_stream.h"
 #include "engine/stage_record_name.h"
 #include "io/s3http/credentials_chain.h"
@@ -96,26 +95,7 @@ void S3ObjectStore::ReadRanges(absl::Span<RangeRead> ranges) {
     for (;;) {
       size_t i = next.fetch_add(1);
       if (i >= ranges.size()) return;
-      RangeRead& range = ranges[i];
-      if (!range.status.ok()) continue;
-      ByteRange interval{range.start, range.end};
-      absl::StatusOr<std::unique_ptr<ObjectStream>> stream =
-          Open(*range.location, range.start, interval.length());
-      if (!stream.ok()) {
-        range.status = stream.status();
-        continue;
-      }
-      RangeReader reader(std::move(*stream), interval, range.location->uri);
-      range.bytes_read = 0;
-      while (range.bytes_read < interval.length()) {
-        absl::StatusOr<size_t> n = reader.Read(range.buffer + range.bytes_read,
-                                               interval.length() - range.bytes_read);
-        if (!n.ok()) {
-          range.status = n.status();
-          break;
-        }
-        range.bytes_read += *n;
-      }
+      ReadRange(ranges[i]);
     }
   };
   size_t workers = std::min(kS3RangeBatchWindow, ranges.size());

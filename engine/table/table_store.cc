@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/failpoint.h"
+#include "engine/gc/gc_locks.h"
 #include "engine/managed_key.h"
 #include "engine/operation_id.h"
 #include "engine/sha256.h"
@@ -443,6 +444,11 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   const std::string& fragment = checkpoint ? checkpoint->batch : *encoded;
   absl::StatusOr<AppendOutcome> outcome;
   {
+    // From the first table file written to the commit, no collection
+    // deletes (table files it would take for a failed append's, or objects
+    // this batch references).
+    absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+    if (!hold.ok()) return hold.status();
     absl::MutexLock lock(&commit_mu_);
     // A failure comes back settled: the checkpoint withdrawn, or kept
     // behind a PendingOperationError.
@@ -537,6 +543,8 @@ absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName
   next.operation_id = operation_id;
   absl::StatusOr<registry::TableRecord> committed;
   {
+    absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+    if (!hold.ok()) return hold.status();
     absl::MutexLock lock(&commit_mu_);
     committed = CommitVersionLocked(*table, table->current_version, next);
   }
@@ -753,6 +761,14 @@ absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
   if (!retention.ok()) return retention.status();
   absl::Status listed =
       ForEachPendingCheckpoint(*checkpoints_, [&](const PendingCheckpointEntry& entry) {
+        // A replay writes table files: no collection deletes meanwhile.
+        absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+        if (!hold.ok()) {
+          results.push_back(RecoveredAppend{entry.operation_id, "",
+                                            RecoveredAppend::Result::kFailed, 0,
+                                            hold.status().ToString()});
+          return;
+        }
         // The commit lock: no append of this store is between publishing
         // and settling this checkpoint meanwhile.
         absl::MutexLock lock(&commit_mu_);

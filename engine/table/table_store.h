@@ -27,6 +27,9 @@
 //   four, in order;
 //   5. the registry's compare-and-set commits version base+1 with the
 //      operation record (synced);
+//   (2..5 hold the root's shared references lock, engine/gc/gc_locks.h:
+//   no collection deletes table files or objects from the first table
+//   file written to the commit — compaction and replays too);
 //   6. the checkpoint is removed (a failure there is logged, never returned).
 // A failure before 5 leaves the version unchanged; the objects of step 1
 // stay unreferenced (for GC). A checkpoint that failed to publish removes

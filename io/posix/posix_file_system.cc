@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -31,7 +32,45 @@ FileInfo InfoFromStat(const struct stat& st) {
       static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000 +
       st.st_mtim.tv_nsec / 1000;
   info.link_count = static_cast<uint64_t>(st.st_nlink);
+  info.device = static_cast<uint64_t>(st.st_dev);
+  info.inode = static_cast<uint64_t>(st.st_ino);
   return info;
+}
+
+FileInfo InfoFromStatx(const struct statx& stx) {
+  FileInfo info;
+  info.size = stx.stx_size;
+  info.is_regular = S_ISREG(stx.stx_mode);
+  info.is_directory = S_ISDIR(stx.stx_mode);
+  info.modified_unix_micros =
+      static_cast<int64_t>(stx.stx_mtime.tv_sec) * 1000000 +
+      stx.stx_mtime.tv_nsec / 1000;
+  info.link_count = stx.stx_nlink;
+  info.device = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+  info.inode = stx.stx_ino;
+  if ((stx.stx_mask & STATX_BTIME) != 0) {
+    info.birth_unix_nanos =
+        static_cast<int64_t>(stx.stx_btime.tv_sec) * 1000000000 + stx.stx_btime.tv_nsec;
+  }
+  return info;
+}
+
+// The FileInfo of `path` relative to `dirfd` (`flags` as for fstatat:
+// AT_EMPTY_PATH with "" for the descriptor itself), with the birth time
+// from statx. Where statx is missing or refused (old kernels; seccomp
+// profiles answer ENOSYS or EPERM) fstatat stands in, without it. Returns
+// false with errno set on failure.
+bool StatInfo(int dirfd, const char* path, int flags, FileInfo* info) {
+  struct statx stx;
+  if (::statx(dirfd, path, flags, STATX_BASIC_STATS | STATX_BTIME, &stx) == 0) {
+    *info = InfoFromStatx(stx);
+    return true;
+  }
+  if (errno != ENOSYS && errno != EPERM) return false;
+  struct stat st;
+  if (::fstatat(dirfd, path, &st, flags) != 0) return false;
+  *info = InfoFromStat(st);
+  return true;
 }
 
 // How Sync makes a file durable, fixed when it is opened: fdatasync for a
@@ -114,9 +153,9 @@ class PosixFile final : public File {
     return ErrnoStatus(errno, "fallocate", path_);
   }
   absl::StatusOr<FileInfo> Stat() override {
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) return ErrnoStatus(errno, "stat", path_);
-    return InfoFromStat(st);
+    FileInfo info;
+    if (!StatInfo(fd_, "", AT_EMPTY_PATH, &info)) return ErrnoStatus(errno, "stat", path_);
+    return info;
   }
   absl::StatusOr<bool> TryLockExclusive() override {
     if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return true;
@@ -125,6 +164,12 @@ class PosixFile final : public File {
   }
   absl::Status LockExclusive() override {
     while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) return ErrnoStatus(errno, "lock", path_);
+    }
+    return absl::OkStatus();
+  }
+  absl::Status LockShared() override {
+    while (::flock(fd_, LOCK_SH) != 0) {
       if (errno != EINTR) return ErrnoStatus(errno, "lock", path_);
     }
     return absl::OkStatus();
@@ -145,11 +190,10 @@ class PosixFile final : public File {
 };
 
 // openat2(RESOLVE_BENEATH) refuses, in the kernel and atomically, any path
-// or symlink that leaves `dirfd`. Returns -1 with errno ENOSYS on kernels
-// without openat2.
-int OpenBeneath(int dirfd, const std::string& relative, int extra_flags = 0) {
+// or symlink that leaves `dirfd`. `flags` adds to O_RDONLY (O_DIRECTORY).
+int OpenBeneath(int dirfd, const std::string& relative, int flags) {
   struct open_how how = {};
-  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | extra_flags;
+  how.flags = static_cast<uint64_t>(O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   for (;;) {
     long fd = ::syscall(SYS_openat2, dirfd, relative.c_str(), &how, sizeof how);
@@ -157,11 +201,10 @@ int OpenBeneath(int dirfd, const std::string& relative, int extra_flags = 0) {
   }
 }
 
-// Fallback for kernels without openat2: resolve, check the prefix, and
+// Fallback where openat2 cannot be used: resolve, check the prefix, and
 // open without following a final symlink. Racy against a concurrent
 // rename of a parent directory, which openat2 is not.
-int OpenBeneathByRealPath(const std::string& root, const std::string& relative,
-                          int extra_flags = 0) {
+int OpenBeneathByRealPath(const std::string& root, const std::string& relative, int flags) {
   std::string joined = root + "/" + relative;
   char resolved[PATH_MAX];
   if (::realpath(joined.c_str(), resolved) == nullptr) return -1;
@@ -170,7 +213,29 @@ int OpenBeneathByRealPath(const std::string& root, const std::string& relative,
     errno = EXDEV;
     return -1;
   }
-  return ::open(resolved, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | extra_flags);
+  return ::open(resolved, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | flags);
+}
+
+// `relative` beneath `root`, by openat2 where the kernel lets us and by
+// path otherwise. Kernels before 5.6 answer ENOSYS; seccomp profiles that
+// predate openat2 (container runtimes' defaults among them) answer EPERM.
+// A read-only open hardly ever fails with EPERM otherwise, and when it
+// does, the fallback's open reports it again. A refusal to leave the root
+// (EXDEV, or ELOOP for a magic link or a symlink loop) is LeavesRootError;
+// any other failure, a permission problem included, is the file's own.
+absl::StatusOr<std::unique_ptr<File>> OpenFileBeneath(const File& root,
+                                                      const std::string& relative,
+                                                      int flags) {
+  int fd = OpenBeneath(root.fd(), relative, flags);
+  if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+    fd = OpenBeneathByRealPath(root.path(), relative, flags);
+  }
+  std::string path = root.path() + "/" + relative;
+  if (fd < 0) {
+    if (errno == EXDEV || errno == ELOOP) return LeavesRootError(path);
+    return ErrnoStatus(errno, "open", path);
+  }
+  return std::make_unique<PosixFile>(fd, std::move(path), false, SyncCall::kFsync);
 }
 
 }  // namespace
@@ -184,17 +249,12 @@ absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenRead(
 
 absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenReadBeneath(
     const File& root, const std::string& relative) {
-  int fd = OpenBeneath(root.fd(), relative);
-  if (fd < 0 && errno == ENOSYS) fd = OpenBeneathByRealPath(root.path(), relative);
-  std::string path = root.path() + "/" + relative;
-  if (fd < 0) {
-    if (errno == EXDEV || errno == ELOOP) {
-      return absl::PermissionDeniedError(
-          "path leaves the stage root: " + path);
-    }
-    return ErrnoStatus(errno, "open", path);
-  }
-  return std::make_unique<PosixFile>(fd, std::move(path), false, SyncCall::kFsync);
+  return OpenFileBeneath(root, relative, 0);
+}
+
+absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectoryBeneath(
+    const File& root, const std::string& relative) {
+  return OpenFileBeneath(root, relative, O_DIRECTORY);
 }
 
 absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::CreateNew(
@@ -235,28 +295,6 @@ absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectory(
   return std::make_unique<PosixFile>(fd, path, false, SyncCall::kFsync);
 }
 
-absl::StatusOr<std::unique_ptr<File>> PosixFileSystem::OpenDirectoryBeneath(
-    const File& root, const std::string& relative) {
-  int fd = OpenBeneath(root.fd(), relative, O_DIRECTORY);
-  if (fd < 0 && errno == ENOSYS) fd = OpenBeneathByRealPath(root.path(), relative, O_DIRECTORY);
-  std::string path = root.path() + "/" + relative;
-  if (fd < 0) {
-    if (errno == EXDEV || errno == ELOOP) {
-      return absl::PermissionDeniedError("path leaves its root: " + path);
-    }
-    return ErrnoStatus(errno, "open directory", path);
-  }
-  return std::make_unique<PosixFile>(fd, std::move(path), false, SyncCall::kFsync);
-}
-
-absl::Status PosixFileSystem::RemoveAt(const File& dir, const std::string& name) {
-  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
-    return absl::InvalidArgumentError("not one path component: " + name);
-  }
-  if (::unlinkat(dir.fd(), name.c_str(), 0) == 0) return absl::OkStatus();
-  return ErrnoStatus(errno, "remove", dir.path() + "/" + name);
-}
-
 absl::Status PosixFileSystem::CreateDirectory(const std::string& path) {
   if (::mkdir(path.c_str(), 0755) != 0) return ErrnoStatus(errno, "mkdir", path);
   return absl::OkStatus();
@@ -279,6 +317,16 @@ absl::Status PosixFileSystem::Remove(const std::string& path) {
   return ErrnoStatus(errno, "remove", path);
 }
 
+absl::Status PosixFileSystem::RemoveAt(const File& dir, const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError("not one directory entry: \"" + name + "\"");
+  }
+  if (::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
+    return ErrnoStatus(errno, "remove", dir.path() + "/" + name);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<std::string>> PosixFileSystem::ListDirectory(
     const std::string& path) {
   DIR* dir = ::opendir(path.c_str());
@@ -296,9 +344,11 @@ absl::StatusOr<std::vector<std::string>> PosixFileSystem::ListDirectory(
 }
 
 absl::StatusOr<FileInfo> PosixFileSystem::Stat(const std::string& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return ErrnoStatus(errno, "stat", path);
-  return InfoFromStat(st);
+  FileInfo info;
+  if (!StatInfo(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, &info)) {
+    return ErrnoStatus(errno, "stat", path);
+  }
+  return info;
 }
 
 absl::StatusOr<std::string> PosixFileSystem::RealPath(const std::string& path) {

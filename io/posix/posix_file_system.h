@@ -15,18 +15,18 @@ class PosixFileSystem : public FileSystem {
       const std::string& path) override;
   absl::StatusOr<std::unique_ptr<File>> OpenReadBeneath(
       const File& root, const std::string& relative) override;
+  absl::StatusOr<std::unique_ptr<File>> OpenDirectoryBeneath(
+      const File& root, const std::string& relative) override;
   absl::StatusOr<std::unique_ptr<File>> CreateNew(const std::string& path,
                                                   bool want_direct) override;
   absl::StatusOr<std::unique_ptr<File>> OpenForRewrite(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<File>> OpenDirectory(
       const std::string& path) override;
-  absl::StatusOr<std::unique_ptr<File>> OpenDirectoryBeneath(
-      const File& root, const std::string& relative) override;
-  absl::Status RemoveAt(const File& dir, const std::string& name) override;
   absl::Status CreateDirectory(const std::string& path) override;
   absl::Status RenameNoReplace(const std::string& from,
                                const std::string& to) override;
   absl::Status Remove(const std::string& path) override;
+  absl::Status RemoveAt(const File& dir, const std::string& name) override;
   absl::StatusOr<std::vector<std::string>> ListDirectory(
       const std::string& path) override;
   absl::StatusOr<FileInfo> Stat(const std::string& path) override;

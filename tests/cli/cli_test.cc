@@ -237,6 +237,51 @@ TEST_CASE("a missing object or location file exits 6") {
   CHECK(Lake(dir, {"put", "missing-file"}).exit_code == 6);
 }
 
+size_t FilesIn(const std::string& dir, const std::string& suffix) {
+  size_t n = 0;
+  if (!std::filesystem::is_directory(dir)) return 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    n += entry.path().string().ends_with(suffix) ? 1 : 0;
+  }
+  return n;
+}
+
+TEST_CASE("pin keeps an object until unpin; both refuse what they cannot check") {
+  TempDir dir;
+  WriteSource(dir, "f", 1000, 40);
+  std::string json = Put(dir, "f");
+  // The put's lease went with it: nothing of it is left protected.
+  CHECK(FilesIn(dir.Join("lake-data/gc/leases"), ".lease") == 0);
+  Result pin = Lake(dir, {"pin", json});
+  REQUIRE_MESSAGE(pin.exit_code == 0, pin.err);
+  CHECK(pin.out.empty());
+  CHECK(FilesIn(dir.Join("lake-data/gc/pins"), ".pin") == 1);
+  CHECK(Lake(dir, {"pin", json}).exit_code == 0);  // again: fine
+  std::ofstream(dir.Join("loc.json")) << json;
+  CHECK(Lake(dir, {"unpin", "@loc.json"}).exit_code == 0);
+  CHECK(FilesIn(dir.Join("lake-data/gc/pins"), ".pin") == 0);
+  Result again = Lake(dir, {"unpin", json});
+  CHECK(again.exit_code == 6);
+  CHECK(again.err.find("not pinned") != std::string::npos);
+
+  std::string longer = json;
+  longer.replace(longer.find("\"size_bytes\":1000"), 17, "\"size_bytes\":1001");
+  CHECK(Lake(dir, {"pin", longer}).exit_code == 3);
+  std::string outside = json;
+  outside.replace(outside.find("file:///"), 8, "file:///etc/");
+  CHECK(Lake(dir, {"pin", outside}).exit_code == 2);
+  std::filesystem::remove(ObjectPath(json));
+  CHECK(Lake(dir, {"pin", json}).exit_code == 6);
+  CHECK(Lake(dir, {"pin"}).exit_code == 2);
+  CHECK(Lake(dir, {"unpin", json, json}).exit_code == 2);
+  CHECK(FilesIn(dir.Join("lake-data/gc/pins"), ".pin") == 0);
+  for (const char* command : {"pin", "unpin"}) {
+    Result help = Lake(dir, {command, "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find(std::string("usage: lake [global options] ") + command) == 0);
+  }
+}
+
 TEST_CASE("tenants: put under one tenant, refused under another") {
   TempDir dir;
   std::string bytes = WriteSource(dir, "f", 10, 7);

@@ -82,6 +82,10 @@ class ReadRefusingFileSystem final : public io::FileSystem {
                                                             const std::string& relative) override {
     return absl::PermissionDeniedError("this test refuses to read " + relative);
   }
+  absl::StatusOr<std::unique_ptr<io::File>> OpenDirectoryBeneath(
+      const io::File& root, const std::string& relative) override {
+    return base_.OpenDirectoryBeneath(root, relative);
+  }
   absl::StatusOr<std::unique_ptr<io::File>> CreateNew(const std::string& path,
                                                       bool want_direct) override {
     return base_.CreateNew(path, want_direct);
@@ -92,13 +96,6 @@ class ReadRefusingFileSystem final : public io::FileSystem {
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override {
     return base_.OpenDirectory(path);
   }
-  absl::StatusOr<std::unique_ptr<io::File>> OpenDirectoryBeneath(
-      const io::File& root, const std::string& relative) override {
-    return base_.OpenDirectoryBeneath(root, relative);
-  }
-  absl::Status RemoveAt(const io::File& dir, const std::string& name) override {
-    return base_.RemoveAt(dir, name);
-  }
   absl::Status CreateDirectory(const std::string& path) override {
     return base_.CreateDirectory(path);
   }
@@ -106,6 +103,9 @@ class ReadRefusingFileSystem final : public io::FileSystem {
     return base_.RenameNoReplace(from, to);
   }
   absl::Status Remove(const std::string& path) override { return base_.Remove(path); }
+  absl::Status RemoveAt(const io::File& dir, const std::string& name) override {
+    return base_.RemoveAt(dir, name);
+  }
   absl::StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) override {
     return base_.ListDirectory(path);
   }

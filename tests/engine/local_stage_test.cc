@@ -3,7 +3,9 @@
 // atomic rename, reads are verified, ranges capped, and every location
 // outside the stage is refused before any I/O.
 #include <doctest/doctest.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -20,6 +22,7 @@
 #include "engine/managed_key.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
+#include "tests/support/syscall_refusal.h"
 
 namespace lake {
 namespace {
@@ -311,6 +314,45 @@ TEST_CASE("a symlink inside the stage that leads out is refused") {
   }
 }
 
+TEST_CASE("where seccomp answers openat2 with EPERM, reads still work and still refuse symlinks that lead out") {
+  // Container runtimes' seccomp profiles that predate openat2 answer EPERM.
+  StageFixture f;
+  std::vector<uint8_t> bytes = testing::RandomBytes(100, 12);
+  absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
+  LAKE_REQUIRE_OK(location);
+  testing::WriteFile(f.dir.Join("outside.bin"), bytes);
+  std::string root = std::filesystem::canonical(f.stage_root()).string();
+  std::filesystem::create_directories(root + "/objects/ff");
+  std::filesystem::create_symlink(f.dir.Join("outside.bin"), root + "/objects/ff/link");
+  DataLocation via_link = WithUri(*location, FormatFileUri(root + "/objects/ff/link"));
+  int result = testing::RunWithSyscallRefused(SYS_openat2, EPERM, [&] {
+    std::vector<uint8_t> out;
+    absl::StatusOr<std::unique_ptr<ObjectReader>> reader = f.stage->OpenVerified(*location);
+    if (!reader.ok() || !testing::ReadAll(**reader, &out).ok() || out != bytes) return 1;
+    std::vector<uint8_t> buf(10);
+    std::vector<RangeRead> ranges = {{&*location, 0, 10, buf.data()}};
+    f.stage->ReadRanges(absl::MakeSpan(ranges));
+    if (!ranges[0].status.ok() || !std::equal(buf.begin(), buf.end(), bytes.begin())) return 2;
+    if (testing::KindOf(ReadStatus(*f.stage, via_link)) != IntegrityKind::kInvalidLocation) return 3;
+    return 0;
+  });
+  CHECK(result == 0);
+}
+
+TEST_CASE("an object file the process may not open is a storage error, not an invalid location") {
+  // As root no file mode refuses a read; the kernel's EACCES comes from a
+  // seccomp filter instead.
+  StageFixture f;
+  absl::StatusOr<DataLocation> location = f.UploadBytes(testing::RandomBytes(100, 13));
+  LAKE_REQUIRE_OK(location);
+  int result = testing::RunWithSyscallRefused(SYS_openat2, EACCES, [&] {
+    absl::Status status = ReadStatus(*f.stage, *location);
+    if (testing::KindOf(status) == IntegrityKind::kInvalidLocation) return 1;
+    return absl::IsPermissionDenied(status) ? 0 : 2;
+  });
+  CHECK(result == 0);
+}
+
 TEST_CASE("a tenant uploads beneath its prefix and cannot read another tenant's objects") {
   StageFixture alice("alice");
   std::vector<uint8_t> bytes = testing::RandomBytes(1000, 10);
@@ -341,6 +383,47 @@ TEST_CASE("a tenant uploads beneath its prefix and cannot read another tenant's 
   LAKE_REQUIRE_OK(plain);
   CHECK(testing::KindOf(alice.stage->OpenVerified(*plain).status()) ==
         IntegrityKind::kInvalidLocation);
+}
+
+TEST_CASE("a symlink in one tenant's tree neither reads nor deletes another tenant's objects") {
+  StageFixture alice("alice");
+  std::vector<uint8_t> bytes = testing::RandomBytes(1000, 11);
+  absl::StatusOr<DataLocation> location = alice.UploadBytes(bytes);
+  LAKE_REQUIRE_OK(location);
+  std::unique_ptr<ManagedStage> bob = alice.OpenAnother("bob");
+  // Bob links a shard directory of his to Alice's: the link stays inside
+  // the stage, but leaves Bob's tenant.
+  std::string root = std::filesystem::canonical(alice.stage_root()).string();
+  std::string alice_path = alice.PathOf(*location);
+  std::string shard = std::filesystem::path(alice_path).parent_path().filename().string();
+  std::string name = std::filesystem::path(alice_path).filename().string();
+  std::filesystem::create_directory_symlink("../../alice/objects/" + shard,
+                                            root + "/tenants/bob/objects/" + shard);
+  DataLocation via_link = WithUri(
+      *location, FormatFileUri(root + "/tenants/bob/objects/" + shard + "/" + name));
+
+  CHECK(testing::KindOf(ReadStatus(*bob, via_link)) == IntegrityKind::kInvalidLocation);
+  CHECK(testing::KindOf(bob->OpenRange(via_link, {0, 10}).status()) ==
+        IntegrityKind::kInvalidLocation);
+  std::vector<uint8_t> buf(10);
+  std::vector<RangeRead> ranges = {{&via_link, 0, 10, buf.data()}};
+  bob->ReadRanges(absl::MakeSpan(ranges));
+  CHECK(testing::KindOf(ranges[0].status) == IntegrityKind::kInvalidLocation);
+  CHECK(testing::KindOf(bob->Delete(via_link)) == IntegrityKind::kInvalidLocation);
+  CHECK(testing::ReadFile(alice_path) == bytes);
+}
+
+TEST_CASE("deleting through a symlink that leads out of the stage removes nothing") {
+  StageFixture f;
+  std::string root = std::filesystem::canonical(f.stage_root()).string();
+  std::filesystem::create_directory(f.dir.Join("outside"));
+  testing::WriteFile(f.dir.Join("outside/victim"), {1, 2, 3});
+  std::string linked_shard = root + "/objects/zz";  // no upload makes a shard "zz"
+  std::filesystem::create_directory_symlink(f.dir.Join("outside"), linked_shard);
+  DataLocation victim = *MakeDataLocation(FormatFileUri(linked_shard + "/victim"), "a/b", 3,
+                                          testing::Sha256Hex({1, 2, 3}));
+  CHECK(testing::KindOf(f.stage->Delete(victim)) == IntegrityKind::kInvalidLocation);
+  CHECK(testing::PathExists(f.dir.Join("outside/victim")));
 }
 
 TEST_CASE("tenant names are validated") {

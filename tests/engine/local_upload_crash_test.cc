@@ -4,6 +4,9 @@
 // each: recovery on the real file system, cleanup of the staging area, and
 // the invariant — the object is either absent or complete and verified,
 // never partial, and no staging leftover survives the documented cleanup.
+// Also the file system's other faults an upload must survive: a shard
+// directory another process has not made durable yet, a partly failed
+// allocate-ahead.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +15,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "absl/strings/str_format.h"
 #include "base/failpoint.h"
 #include "engine/file_upload_source.h"
 #include "engine/local/local_object_store.h"
@@ -98,36 +102,42 @@ TEST_CASE("the failpoint list names every step an upload passes, in order") {
   failpoint::ClearAll();
 }
 
+// A stage in a scratch directory on the fault-injecting file system.
+struct FaultStage {
+  FaultStage() : fs(base, dir.Join("backups")) {
+    std::filesystem::create_directory(dir.Join("backups"));
+    absl::StatusOr<std::unique_ptr<LocalObjectStore>> store = LocalObjectStore::Open(fs, root, "");
+    LAKE_REQUIRE_OK(store);
+    stage = std::make_unique<ManagedStage>(std::move(*store));
+  }
+  testing::TempDir dir;
+  io::PosixFileSystem base;
+  testing::FaultInjectionFileSystem fs;
+  std::string root = dir.Join("stage");
+  std::unique_ptr<ManagedStage> stage;
+};
+
 TEST_CASE("a simulated power loss at each step leaves no partial object") {
   REQUIRE(failpoint::Enabled());
   std::vector<uint8_t> bytes = testing::RandomBytes(kObjectBytes, 2);
   for (std::string_view step : kLocalUploadFailpoints) {
     CAPTURE(std::string(step));
-    testing::TempDir dir;
-    std::filesystem::create_directory(dir.Join("backups"));
-    testing::WriteFile(dir.Join("source.bin"), bytes);
-    io::PosixFileSystem base;
-    testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
-    std::string root = dir.Join("stage");
-    {
-      absl::StatusOr<std::unique_ptr<LocalObjectStore>> store =
-          LocalObjectStore::Open(fs, root, "");
-      LAKE_REQUIRE_OK(store);
-      ManagedStage stage(std::move(*store));
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kCallback, [&] {
-        fs.Crash();
-        return absl::UnavailableError("power lost");
-      });
-      absl::StatusOr<std::unique_ptr<FileUploadSource>> source =
-          FileUploadSource::Open(fs, dir.Join("source.bin"));
-      LAKE_REQUIRE_OK(source);
-      absl::StatusOr<DataLocation> location = stage.Upload(**source, {});
-      failpoint::ClearAll();
-      CHECK_FALSE(location.ok());
-      CHECK(fs.crashed());
-    }
-    Recovered recovered = RecoverAndCheck(root, bytes);
+    FaultStage f;
+    testing::WriteFile(f.dir.Join("source.bin"), bytes);
+    failpoint::ClearAll();
+    failpoint::Set(step, failpoint::Action::kCallback, [&] {
+      f.fs.Crash();
+      return absl::UnavailableError("power lost");
+    });
+    absl::StatusOr<std::unique_ptr<FileUploadSource>> source =
+        FileUploadSource::Open(f.fs, f.dir.Join("source.bin"));
+    LAKE_REQUIRE_OK(source);
+    absl::StatusOr<DataLocation> location = f.stage->Upload(**source, {});
+    failpoint::ClearAll();
+    CHECK_FALSE(location.ok());
+    CHECK(f.fs.crashed());
+    f.stage.reset();
+    Recovered recovered = RecoverAndCheck(f.root, bytes);
     // Until the rename is made durable by the directory fsync, the power
     // loss takes the upload away entirely; after it, the object survives.
     size_t expected = step == "local_upload.published" ? 1 : 0;
@@ -137,20 +147,60 @@ TEST_CASE("a simulated power loss at each step leaves no partial object") {
 
 TEST_CASE("a power loss after a successful upload keeps the object") {
   std::vector<uint8_t> bytes = testing::RandomBytes(kObjectBytes, 3);
-  testing::TempDir dir;
-  std::filesystem::create_directory(dir.Join("backups"));
-  io::PosixFileSystem base;
-  testing::FaultInjectionFileSystem fs(base, dir.Join("backups"));
-  std::string root = dir.Join("stage");
-  {
-    absl::StatusOr<std::unique_ptr<LocalObjectStore>> store = LocalObjectStore::Open(fs, root, "");
-    LAKE_REQUIRE_OK(store);
-    ManagedStage stage(std::move(*store));
-    testing::MemorySource source(bytes);
-    LAKE_REQUIRE_OK(stage.Upload(source, {}));
-    fs.Crash();
+  FaultStage f;
+  testing::MemorySource source(bytes);
+  LAKE_REQUIRE_OK(f.stage->Upload(source, {}));
+  f.fs.Crash();
+  f.stage.reset();
+  CHECK(RecoverAndCheck(f.root, bytes).objects.size() == 1);
+}
+
+TEST_CASE("a power loss after a delete returned does not bring the object back") {
+  std::vector<uint8_t> bytes = testing::RandomBytes(1000, 8);
+  FaultStage f;
+  testing::MemorySource source(bytes);
+  absl::StatusOr<DataLocation> location = f.stage->Upload(source, {});
+  LAKE_REQUIRE_OK(location);
+  LAKE_REQUIRE_OK(f.stage->Delete(*location));
+  f.fs.Crash();
+  f.stage.reset();
+  CHECK(RecoverAndCheck(f.root, bytes).objects.empty());
+}
+
+TEST_CASE("an object published into a shard directory another process just made survives a power loss") {
+  std::vector<uint8_t> bytes = testing::RandomBytes(100000, 6);
+  FaultStage f;
+  // Another process has just made every shard directory and not yet
+  // synced objects/ (it would, a moment later).
+  for (int shard = 0; shard < 256; ++shard) {
+    LAKE_REQUIRE_OK(f.fs.CreateDirectory(absl::StrFormat("%s/objects/%02x", f.root, shard)));
   }
-  CHECK(RecoverAndCheck(root, bytes).objects.size() == 1);
+  testing::MemorySource source(bytes);
+  LAKE_REQUIRE_OK(f.stage->Upload(source, {}));
+  f.fs.Crash();
+  f.stage.reset();
+  CHECK(RecoverAndCheck(f.root, bytes).objects.size() == 1);
+}
+
+TEST_CASE("after a partly failed allocate-ahead the published object is exactly its size") {
+  // One full chunk allocates a chunk ahead; the disk fills at that range's
+  // last extent, leaving the file extended past what the upload will hold.
+  // The size is a multiple of the direct I/O block, so no padding is cut.
+  std::vector<uint8_t> bytes = testing::RandomBytes(kUploadChunkBytes + 8192, 7);
+  FaultStage f;
+  f.fs.FailAllocationsPartway();
+  testing::MemorySource source(bytes);
+  absl::StatusOr<DataLocation> location = f.stage->Upload(source, {});
+  LAKE_REQUIRE_OK(location);
+  std::string objects = std::filesystem::canonical(f.root).string() + "/objects";
+  std::vector<std::string> files = testing::FilesUnder(objects);
+  REQUIRE(files.size() == 1);
+  CHECK(std::filesystem::file_size(objects + "/" + files[0]) == bytes.size());
+  absl::StatusOr<std::unique_ptr<ObjectReader>> reader = f.stage->OpenVerified(*location);
+  LAKE_REQUIRE_OK(reader);
+  std::vector<uint8_t> out;
+  LAKE_CHECK_OK(testing::ReadAll(**reader, &out));
+  CHECK(out == bytes);
 }
 
 // Runs an upload of `bytes` in a child process with `step` set to SIGKILL;

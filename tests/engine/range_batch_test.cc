@@ -97,5 +97,36 @@ TEST_CASE("a range past the end of truncated storage is PrematureEof; a missing 
   CHECK(absl::IsNotFound(ranges[2].status));
 }
 
+TEST_CASE("every range of an object that cannot be opened fails with the open's status") {
+  StageFixture f;
+  std::vector<uint8_t> bytes = testing::RandomBytes(1000, 6);
+  absl::StatusOr<DataLocation> gone = f.UploadBytes(bytes);
+  absl::StatusOr<DataLocation> kept = f.UploadBytes(bytes);
+  LAKE_REQUIRE_OK(gone);
+  LAKE_REQUIRE_OK(kept);
+  REQUIRE(::unlink(f.PathOf(*gone).c_str()) == 0);
+  DataLocation gone_copy = *gone;  // the same object through another pointer
+  const uint8_t untouched = 0xA5;
+  std::vector<uint8_t> buf(5 * 100, untouched);
+  std::vector<RangeRead> ranges = {
+      {&*gone, 0, 100, buf.data()},
+      {&*gone, 100, 200, buf.data() + 100},  // same pointer as the failed open
+      {&*kept, 0, 100, buf.data() + 200},
+      {&gone_copy, 0, 100, buf.data() + 300},
+      {&gone_copy, 200, 300, buf.data() + 400},
+  };
+  f.stage->ReadRanges(absl::MakeSpan(ranges));
+  for (size_t i : {0, 1, 3, 4}) {
+    CAPTURE(i);
+    CHECK(absl::IsNotFound(ranges[i].status));
+    CHECK(ranges[i].bytes_read == 0);
+    CHECK(std::all_of(buf.begin() + static_cast<long>(i) * 100,
+                      buf.begin() + static_cast<long>(i + 1) * 100,
+                      [&](uint8_t b) { return b == untouched; }));
+  }
+  LAKE_CHECK_OK(ranges[2].status);
+  CHECK(std::equal(buf.begin() + 200, buf.begin() + 300, bytes.begin()));
+}
+
 }  // namespace
 }  // namespace lake

@@ -1,7 +1,10 @@
 // The local file interface, on both production backends: io_uring and the
 // pread/pwrite fallback.
 #include <doctest/doctest.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +14,7 @@
 #include "io/uring/uring_file_system.h"
 #include "io/uring/uring_io_queue.h"
 #include "tests/support/status_checks.h"
+#include "tests/support/syscall_refusal.h"
 #include "tests/support/test_files.h"
 
 namespace lake::io {
@@ -103,24 +107,115 @@ TEST_CASE("create is exclusive and rename never replaces") {
   }
 }
 
-TEST_CASE("opening beneath a directory refuses escapes by path or by symlink") {
-  for (auto& fs : Backends()) {
-    testing::TempDir dir;
+// root/ with a file, a directory, symlinks that stay inside and symlinks
+// that lead out to dir/secret.
+struct BeneathTree {
+  BeneathTree() {
     std::filesystem::create_directories(dir.Join("root/sub"));
     testing::WriteFile(dir.Join("root/sub/in"), {1, 2, 3});
     testing::WriteFile(dir.Join("secret"), {4});
     std::filesystem::create_symlink(dir.Join("secret"), dir.Join("root/abs-link"));
     std::filesystem::create_symlink("../secret", dir.Join("root/rel-link"));
     std::filesystem::create_symlink("sub/in", dir.Join("root/inner-link"));
-    absl::StatusOr<std::unique_ptr<File>> root = fs->OpenDirectory(dir.Join("root"));
+    std::filesystem::create_directory_symlink(dir.path(), dir.Join("root/dir-link"));
+  }
+  testing::TempDir dir;
+  static constexpr const char* kEscapes[] = {"../secret", "abs-link", "rel-link",
+                                             "sub/../../secret", "dir-link/secret"};
+};
+
+// The first of OpenReadBeneath's and OpenDirectoryBeneath's promises that
+// `fs` breaks on `tree` (1-based), or 0: for a test body that reports
+// through an exit code.
+int FirstBrokenBeneathPromise(FileSystem& fs, const BeneathTree& tree) {
+  absl::StatusOr<std::unique_ptr<File>> root = fs.OpenDirectory(tree.dir.Join("root"));
+  if (!root.ok()) return 1;
+  if (!fs.OpenReadBeneath(**root, "sub/in").ok()) return 2;
+  if (!fs.OpenReadBeneath(**root, "inner-link").ok()) return 3;
+  for (const char* escape : BeneathTree::kEscapes) {
+    if (!IsLeavesRoot(fs.OpenReadBeneath(**root, escape).status())) return 4;
+  }
+  if (!absl::IsNotFound(fs.OpenReadBeneath(**root, "missing").status())) return 5;
+  if (!fs.OpenDirectoryBeneath(**root, "sub").ok()) return 6;
+  if (!IsLeavesRoot(fs.OpenDirectoryBeneath(**root, "..").status())) return 7;
+  if (!IsLeavesRoot(fs.OpenDirectoryBeneath(**root, "dir-link").status())) return 8;
+  if (!absl::IsNotFound(fs.OpenDirectoryBeneath(**root, "sub/in").status())) return 9;
+  return 0;
+}
+
+TEST_CASE("opening beneath a directory refuses escapes by path or by symlink") {
+  for (auto& fs : Backends()) {
+    CAPTURE(std::string(fs->name()));
+    BeneathTree tree;
+    absl::StatusOr<std::unique_ptr<File>> root = fs->OpenDirectory(tree.dir.Join("root"));
     LAKE_REQUIRE_OK(root);
     LAKE_CHECK_OK(fs->OpenReadBeneath(**root, "sub/in"));
     LAKE_CHECK_OK(fs->OpenReadBeneath(**root, "inner-link"));
-    for (std::string escape : {"../secret", "abs-link", "rel-link", "sub/../../secret"}) {
+    for (std::string escape : BeneathTree::kEscapes) {
       CAPTURE(escape);
-      CHECK(absl::IsPermissionDenied(fs->OpenReadBeneath(**root, escape).status()));
+      CHECK(IsLeavesRoot(fs->OpenReadBeneath(**root, escape).status()));
     }
     CHECK(absl::IsNotFound(fs->OpenReadBeneath(**root, "missing").status()));
+    CHECK(FirstBrokenBeneathPromise(*fs, tree) == 0);
+  }
+}
+
+TEST_CASE("where seccomp answers openat2 with EPERM, opening beneath resolves by path and still refuses escapes") {
+  // Container runtimes' seccomp profiles that predate openat2 answer EPERM.
+  for (auto& fs : Backends()) {
+    CAPTURE(std::string(fs->name()));
+    BeneathTree tree;
+    int broken = testing::RunWithSyscallRefused(SYS_openat2, EPERM, [&] {
+      absl::StatusOr<std::unique_ptr<File>> root = fs->OpenDirectory(tree.dir.Join("root"));
+      if (!root.ok()) return 90;
+      // The filter is in place: openat2 itself fails.
+      struct open_how how = {};
+      how.flags = O_RDONLY;
+      if (::syscall(SYS_openat2, (*root)->fd(), "sub/in", &how, sizeof how) >= 0 || errno != EPERM) {
+        return 91;
+      }
+      return FirstBrokenBeneathPromise(*fs, tree);
+    });
+    CHECK(broken == 0);
+  }
+}
+
+TEST_CASE("a file the process may not open beneath a directory is PermissionDenied, not an escape") {
+  // As root no file mode refuses a read; the kernel's EACCES comes from a
+  // seccomp filter instead.
+  for (auto& fs : Backends()) {
+    CAPTURE(std::string(fs->name()));
+    BeneathTree tree;
+    int result = testing::RunWithSyscallRefused(SYS_openat2, EACCES, [&] {
+      absl::StatusOr<std::unique_ptr<File>> root = fs->OpenDirectory(tree.dir.Join("root"));
+      if (!root.ok()) return 90;
+      absl::Status status = fs->OpenReadBeneath(**root, "sub/in").status();
+      if (!absl::IsPermissionDenied(status)) return 1;
+      return IsLeavesRoot(status) ? 2 : 0;
+    });
+    CHECK(result == 0);
+  }
+}
+
+TEST_CASE("removing an entry of an open directory removes a symlink, never its target") {
+  for (auto& fs : Backends()) {
+    CAPTURE(std::string(fs->name()));
+    BeneathTree tree;
+    absl::StatusOr<std::unique_ptr<File>> root = fs->OpenDirectory(tree.dir.Join("root"));
+    LAKE_REQUIRE_OK(root);
+    LAKE_CHECK_OK(fs->RemoveAt(**root, "rel-link"));
+    CHECK_FALSE(std::filesystem::is_symlink(tree.dir.Join("root/rel-link")));
+    CHECK(testing::PathExists(tree.dir.Join("secret")));
+    LAKE_CHECK_OK(fs->RemoveAt(**root, "dir-link"));
+    CHECK(std::filesystem::is_directory(tree.dir.path()));
+    CHECK_FALSE(fs->RemoveAt(**root, "sub").ok());  // never a directory
+    CHECK(std::filesystem::is_directory(tree.dir.Join("root/sub")));
+    CHECK(absl::IsInvalidArgument(fs->RemoveAt(**root, "sub/in")));  // one entry only
+    CHECK(absl::IsNotFound(fs->RemoveAt(**root, "missing")));
+    absl::StatusOr<std::unique_ptr<File>> sub = fs->OpenDirectoryBeneath(**root, "sub");
+    LAKE_REQUIRE_OK(sub);
+    LAKE_CHECK_OK(fs->RemoveAt(**sub, "in"));
+    CHECK_FALSE(testing::PathExists(tree.dir.Join("root/sub/in")));
   }
 }
 

@@ -24,7 +24,6 @@ class FaultFile final : public io::File {
       : fs_(fs), base_(std::move(base)), id_(id), directory_(directory) {}
 
   io::File& base() const { return *base_; }
-  uint64_t id() const { return id_; }
 
   const std::string& path() const override { return base_->path(); }
   int fd() const override { return base_->fd(); }
@@ -71,7 +70,13 @@ class FaultFile final : public io::File {
   }
   absl::Status Allocate(uint64_t offset, uint64_t len) override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
-    return base_->Allocate(offset, len);
+    if (!fs_.allocations_fail_partway()) return base_->Allocate(offset, len);
+    constexpr uint64_t kLastExtent = 4096;
+    if (len > kLastExtent) {
+      if (absl::Status s = base_->Allocate(offset, len - kLastExtent); !s.ok()) return s;
+    }
+    return absl::ResourceExhaustedError("fallocate " + path() +
+                                        ": no space left on device (simulated)");
   }
   absl::StatusOr<io::FileInfo> Stat() override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
@@ -84,6 +89,10 @@ class FaultFile final : public io::File {
   absl::Status LockExclusive() override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
     return base_->LockExclusive();
+  }
+  absl::Status LockShared() override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->LockShared();
   }
   absl::Status Close() override { return base_->Close(); }
 
@@ -103,6 +112,16 @@ FaultInjectionFileSystem::FaultInjectionFileSystem(io::FileSystem& base,
 bool FaultInjectionFileSystem::crashed() const {
   std::lock_guard<std::mutex> lock(mu_);
   return crashed_;
+}
+
+void FaultInjectionFileSystem::FailAllocationsPartway() {
+  std::lock_guard<std::mutex> lock(mu_);
+  allocations_fail_partway_ = true;
+}
+
+bool FaultInjectionFileSystem::allocations_fail_partway() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocations_fail_partway_;
 }
 
 absl::Status FaultInjectionFileSystem::CheckAlive() const {
@@ -310,6 +329,17 @@ absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenReadBene
       new FaultFile(*this, std::move(*file), RegisterFile(path), false));
 }
 
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirectoryBeneath(
+    const io::File& root, const std::string& relative) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> dir =
+      base_.OpenDirectoryBeneath(static_cast<const FaultFile&>(root).base(), relative);
+  if (!dir.ok()) return dir.status();
+  std::string path = (*dir)->path();
+  return std::unique_ptr<io::File>(
+      new FaultFile(*this, std::move(*dir), RegisterFile(path), true));
+}
+
 absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::CreateNew(
     const std::string& path, bool want_direct) {
   if (absl::Status s = CheckAlive(); !s.ok()) return s;
@@ -349,36 +379,6 @@ absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirector
       new FaultFile(*this, std::move(*dir), RegisterFile(path), true));
 }
 
-absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirectoryBeneath(
-    const io::File& root, const std::string& relative) {
-  if (absl::Status s = CheckAlive(); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<io::File>> dir =
-      base_.OpenDirectoryBeneath(static_cast<const FaultFile&>(root).base(), relative);
-  if (!dir.ok()) return dir.status();
-  std::string path = (*dir)->path();
-  return std::unique_ptr<io::File>(new FaultFile(*this, std::move(*dir), RegisterFile(path), true));
-}
-
-absl::Status FaultInjectionFileSystem::RemoveAt(const io::File& dir, const std::string& name) {
-  if (absl::Status s = CheckAlive(); !s.ok()) return s;
-  std::string path = CurrentPath(static_cast<const FaultFile&>(dir).id()) + "/" + name;
-  std::string backup;
-  absl::StatusOr<io::FileInfo> info = base_.Stat(path);
-  if (info.ok() && !info->is_directory) {
-    std::lock_guard<std::mutex> lock(mu_);
-    backup = absl::StrCat(backup_dir_, "/removed-", next_backup_++);
-    if (::link(path.c_str(), backup.c_str()) != 0) backup.clear();
-  }
-  absl::Status s = base_.RemoveAt(static_cast<const FaultFile&>(dir).base(), name);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!s.ok()) {
-    if (!backup.empty()) ::unlink(backup.c_str());
-    return s;
-  }
-  pending_.push_back({EntryOp::kRemove, path, "", backup});
-  return s;
-}
-
 absl::Status FaultInjectionFileSystem::CreateDirectory(const std::string& path) {
   if (absl::Status s = CheckAlive(); !s.ok()) return s;
   absl::Status s = base_.CreateDirectory(path);
@@ -413,6 +413,17 @@ absl::Status FaultInjectionFileSystem::RenameNoReplace(const std::string& from,
 }
 
 absl::Status FaultInjectionFileSystem::Remove(const std::string& path) {
+  return RemoveKeepingBackup(path, [&] { return base_.Remove(path); });
+}
+
+absl::Status FaultInjectionFileSystem::RemoveAt(const io::File& dir, const std::string& name) {
+  return RemoveKeepingBackup(dir.path() + "/" + name, [&] {
+    return base_.RemoveAt(static_cast<const FaultFile&>(dir).base(), name);
+  });
+}
+
+absl::Status FaultInjectionFileSystem::RemoveKeepingBackup(
+    const std::string& path, const std::function<absl::Status()>& remove) {
   if (absl::Status s = CheckAlive(); !s.ok()) return s;
   std::string backup;
   absl::StatusOr<io::FileInfo> info = base_.Stat(path);
@@ -421,7 +432,7 @@ absl::Status FaultInjectionFileSystem::Remove(const std::string& path) {
     backup = absl::StrCat(backup_dir_, "/removed-", next_backup_++);
     if (::link(path.c_str(), backup.c_str()) != 0) backup.clear();
   }
-  absl::Status s = base_.Remove(path);
+  absl::Status s = remove();
   std::lock_guard<std::mutex> lock(mu_);
   if (!s.ok()) {
     if (!backup.empty()) ::unlink(backup.c_str());

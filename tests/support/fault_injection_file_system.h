@@ -23,6 +23,7 @@
 #ifndef LAKE_TESTS_SUPPORT_FAULT_INJECTION_FILE_SYSTEM_H_
 #define LAKE_TESTS_SUPPORT_FAULT_INJECTION_FILE_SYSTEM_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,21 +51,27 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   // synced size when none did).
   void CrashTorn(uint64_t seed);
   bool crashed() const;
+  // From now on every File::Allocate fails the way fallocate does when the
+  // disk fills at the range's last extent: mode 0 reserves and extends the
+  // file extent by extent, so the range up to its last 4 KiB page is
+  // reserved and the file extended over it; then ResourceExhausted.
+  void FailAllocationsPartway();
+  bool allocations_fail_partway() const;
 
   std::string_view name() const override { return "fault"; }
   absl::StatusOr<std::unique_ptr<io::File>> OpenRead(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenReadBeneath(
       const io::File& root, const std::string& relative) override;
+  absl::StatusOr<std::unique_ptr<io::File>> OpenDirectoryBeneath(
+      const io::File& root, const std::string& relative) override;
   absl::StatusOr<std::unique_ptr<io::File>> CreateNew(const std::string& path,
                                                       bool want_direct) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenForRewrite(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override;
-  absl::StatusOr<std::unique_ptr<io::File>> OpenDirectoryBeneath(
-      const io::File& root, const std::string& relative) override;
-  absl::Status RemoveAt(const io::File& dir, const std::string& name) override;
   absl::Status CreateDirectory(const std::string& path) override;
   absl::Status RenameNoReplace(const std::string& from, const std::string& to) override;
   absl::Status Remove(const std::string& path) override;
+  absl::Status RemoveAt(const io::File& dir, const std::string& name) override;
   absl::StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) override;
   absl::StatusOr<io::FileInfo> Stat(const std::string& path) override;
   absl::StatusOr<std::string> RealPath(const std::string& path) override;
@@ -89,6 +96,10 @@ class FaultInjectionFileSystem final : public io::FileSystem {
  private:
   static constexpr uint64_t kPageBytes = 4096;
   void CrashWith(const uint64_t* torn_seed);
+  // Removes `path` by `remove`, keeping a backup until the removal is
+  // durable.
+  absl::Status RemoveKeepingBackup(const std::string& path,
+                                   const std::function<absl::Status()>& remove);
   enum class EntryOp { kCreateFile, kCreateDirectory, kRename, kRemove };
   struct PendingEntry {
     EntryOp op;
@@ -101,6 +112,7 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   std::string backup_dir_;
   mutable std::mutex mu_;
   bool crashed_ = false;
+  bool allocations_fail_partway_ = false;
   uint64_t next_file_id_ = 1;
   uint64_t next_backup_ = 1;
   std::map<uint64_t, std::string> file_paths_;      // open files → path
