@@ -10,6 +10,7 @@
 #include "base/failpoint.h"
 #include "engine/gc/apply_progress_store.h"
 #include "engine/gc/gc_layout.h"
+#include "engine/gc/pin_store.h"
 #include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/location_uri.h"
@@ -114,6 +115,19 @@ TEST_CASE("gc apply: an INSERT between plan and apply voids the plan; nothing is
   REQUIRE(progress->has_value());
   CHECK((*progress)->state == ApplyProgress::State::kVoided);
   CHECK(IsPlanVoided(ApplyPlan(scene.root.View(), plan->manifest.plan_id, NoOptions()).status()));
+}
+
+TEST_CASE("gc apply: a pin made after the plan voids it; the pinned object stays") {
+  Scene scene;
+  absl::StatusOr<PlanSummary> plan = scene.root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  LAKE_REQUIRE_OK(
+      Pin(scene.root.fs(), scene.root.root_dir(), *scene.root.tables().stage, scene.orphans[1]));
+  absl::StatusOr<ApplyProgress> applied =
+      ApplyPlan(scene.root.View(), plan->manifest.plan_id, NoOptions());
+  CHECK(IsPlanVoided(applied.status()));
+  CHECK(std::string(applied.status().message()).find("pin") != std::string::npos);
+  for (const DataLocation& orphan : scene.orphans) CHECK(scene.root.Exists(orphan));
 }
 
 TEST_CASE("gc apply: a commit between two pages stops the apply after the page before it") {

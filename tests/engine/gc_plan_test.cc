@@ -13,6 +13,7 @@
 #include "engine/managed_key.h"
 #include "engine/sha256.h"
 #include "engine/gc/collector_guards.h"
+#include "engine/gc/pin_store.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/plan_writer.h"
 #include "engine/gc/root_fingerprint.h"
@@ -133,6 +134,19 @@ TEST_CASE("gc plan: an object referenced only by an event log's blob journal sur
   std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
   CHECK(!Contains(uris, blob.uri));
   CHECK(Contains(uris, orphan.uri));
+}
+
+TEST_CASE("gc plan: a pinned object survives; unpinned, it is planned") {
+  GcTestRoot root;
+  DataLocation pinned = root.Put();
+  LAKE_REQUIRE_OK(Pin(root.fs(), root.root_dir(), *root.tables().stage, pinned));
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  CHECK(!Contains(root.PlannedUris(plan->manifest.plan_id), pinned.uri));
+  LAKE_REQUIRE_OK(Unpin(root.fs(), root.root_dir(), *root.tables().stage, pinned));
+  absl::StatusOr<PlanSummary> again = root.Plan();
+  LAKE_REQUIRE_OK(again);
+  CHECK(Contains(root.PlannedUris(again->manifest.plan_id), pinned.uri));
 }
 
 TEST_CASE("gc plan: a deleted experiment's blobs are planned") {
