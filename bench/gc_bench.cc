@@ -36,6 +36,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "engine/gc/gc_root.h"
+#include "engine/gc/live_index.h"
 #include "engine/gc/live_references.h"
 #include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_writer.h"
@@ -160,26 +161,21 @@ int Tables(const std::string& dir, size_t tables, size_t appends, size_t rows) {
 int LiveIndex(const std::string& dir, uint64_t budget_mib) {
   LocalRoot root(dir, /*with_tables=*/false);
   auto began = Clock::now();
-  lake::spill::SpillBudget budget(budget_mib << 20);
-  std::unique_ptr<lake::spill::SpillSorter> sorter = Must(
-      lake::spill::SpillSorter::Create(Fs(), dir + "/gc/tmp/" + lake::NewUuidV7(), budget),
-      "sorter");
-  uint64_t references = 0;
-  Must(lake::gc::ForEachLiveReference(
-           root.View(), absl::Now(), absl::Hours(1),
-           [&](std::string_view uri, const lake::DataLocation*, const lake::gc::Referrer&) {
-             ++references;
-             return sorter->Add(uri);
-           }),
-       "live references");
-  std::unique_ptr<lake::spill::SortedRecords> sorted = Must(sorter->Finish(), "finish");
+  lake::gc::LiveIndexOptions options;
+  options.temp_dir = dir + "/gc/tmp";
+  options.run_id = lake::NewUuidV7();
+  options.memory_budget = budget_mib << 20;
+  options.now = absl::Now();
+  options.lease_expiry = absl::Hours(1);
+  std::unique_ptr<lake::gc::LiveIndex> index =
+      Must(lake::gc::LiveIndex::Build(root.View(), options), "live index");
   uint64_t unique = 0;
-  while (Must(sorted->Next(), "merge")) ++unique;
+  while (Must(index->Next(), "merge")) ++unique;
   std::printf("live_index_seconds=%.3f\nreferences_read=%llu\nunique_uris=%llu\n"
               "spill_budget_peak_bytes=%llu\n",
-              Seconds(began), static_cast<unsigned long long>(references),
+              Seconds(began), static_cast<unsigned long long>(index->references()),
               static_cast<unsigned long long>(unique),
-              static_cast<unsigned long long>(budget.peak()));
+              static_cast<unsigned long long>(index->budget_peak()));
   PrintRss();
   return 0;
 }

@@ -82,11 +82,13 @@ absl::Status TableFiles(const GcRoot& root, const registry::TableRecord& table,
   return absl::OkStatus();
 }
 
-absl::Status Tables(const GcRoot& root, const LiveReferenceVisitor& visit) {
+absl::Status Tables(const GcRoot& root, const LiveReferenceVisitor& visit, LiveWalkPart part) {
   if (root.registry == nullptr) return absl::OkStatus();
   absl::StatusOr<std::vector<registry::TableRecord>> tables = root.registry->ListTables();
   if (!tables.ok()) return Explained(tables.status(), "the registry's tables", kRestoreRemedy);
-  for (const registry::TableRecord& table : *tables) {
+  for (size_t i = 0; i < tables->size(); ++i) {
+    if (i % part.count != part.index) continue;
+    const registry::TableRecord& table = (*tables)[i];
     std::string name = table.name.ToString();
     absl::StatusOr<std::vector<registry::VersionRecord>> versions =
         root.registry->ListVersions(table.table_id);
@@ -222,8 +224,12 @@ std::string DescribeReferrer(const Referrer& r) {
 
 absl::Status ForEachLiveReference(const GcRoot& root, absl::Time now,
                                   absl::Duration lease_expiry,
-                                  const LiveReferenceVisitor& visit) {
-  if (absl::Status s = Tables(root, visit); !s.ok()) return s;
+                                  const LiveReferenceVisitor& visit, LiveWalkPart part) {
+  if (part.count == 0 || part.index >= part.count) {
+    return absl::InvalidArgumentError("a live walk part out of its range");
+  }
+  if (absl::Status s = Tables(root, visit, part); !s.ok()) return s;
+  if (part.index != 0) return absl::OkStatus();
   if (absl::Status s = EventLogs(root, visit); !s.ok()) return s;
   if (absl::Status s = PendingAppends(root, visit); !s.ok()) return s;
   Referrer protected_referrer{Referrer::Kind::kProtected, "", 0};

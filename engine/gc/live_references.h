@@ -46,11 +46,20 @@ std::string DescribeReferrer(const Referrer& referrer);
 using LiveReferenceVisitor = std::function<absl::Status(
     std::string_view uri, const DataLocation* location, const Referrer& referrer)>;
 
-// Walks everything above. `lease_expiry` is how long a dead process's
-// leases still protect (the append retention horizon).
+// One part of the walk, so that parts can run on several threads at once:
+// the tables whose position in name order is `index` modulo `count`; the
+// other sources (event logs, pending appends, leases and pins) go with
+// part 0. The parts together are the whole walk.
+struct LiveWalkPart {
+  size_t index = 0;
+  size_t count = 1;
+};
+
+// Walks everything above (or `part` of it). `lease_expiry` is how long a
+// dead process's leases still protect (the append retention horizon).
 absl::Status ForEachLiveReference(const GcRoot& root, absl::Time now,
                                   absl::Duration lease_expiry,
-                                  const LiveReferenceVisitor& visit);
+                                  const LiveReferenceVisitor& visit, LiveWalkPart part = {});
 
 }  // namespace lake::gc
 

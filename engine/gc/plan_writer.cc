@@ -1,6 +1,8 @@
 #include "engine/gc/plan_writer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "engine/gc/collector_guards.h"
 #include "engine/gc/gc_layout.h"
 #include "engine/gc/inventory.h"
+#include "engine/gc/live_index.h"
 #include "engine/gc/live_references.h"
 #include "engine/gc/plan_page_format.h"
 #include "engine/gc/root_fingerprint.h"
@@ -27,6 +30,8 @@ namespace lake::gc {
 namespace {
 
 constexpr std::string_view kDraftDir = "draft";
+// The live index is walked on two threads (two cores read deltas and sort).
+constexpr size_t kLiveParts = 2;
 constexpr uint64_t kProgressEvery = 10000;
 
 // An inventory record: the uri, a NUL (no uri holds one, so records sort
@@ -154,7 +159,7 @@ class PlanRun {
   std::unique_ptr<CollectorHold> run_hold_;
   std::string temp_dir_;
   Sort inventory_;
-  Sort live_;
+  std::unique_ptr<LiveIndex> live_;
   absl::Time listing_time_;
   absl::Time snapshot_time_;
   RootFingerprint fingerprint_;
@@ -174,15 +179,11 @@ absl::Status PlanRun::Prepare() {
   run_hold_ = std::move(*hold);
   if (absl::Status s = RemoveOldPlans(root_.fs, root_.root_dir, ""); !s.ok()) return s;
   temp_dir_ = options_.temp_dir.empty() ? GcTmpDirOf(root_.root_dir) : options_.temp_dir;
-  absl::StatusOr<Sort> inventory =
-      NewSort(root_.fs, absl::StrCat(temp_dir_, "/", plan_id_, "-inventory"),
-              options_.memory_budget / 2);
+  // Half the budget for the inventory, half for the live index.
+  absl::StatusOr<Sort> inventory = NewSort(
+      root_.fs, absl::StrCat(temp_dir_, "/", plan_id_, "-inventory"), options_.memory_budget / 2);
   if (!inventory.ok()) return inventory.status();
   inventory_ = std::move(*inventory);
-  absl::StatusOr<Sort> live = NewSort(root_.fs, absl::StrCat(temp_dir_, "/", plan_id_, "-live"),
-                                      options_.memory_budget - options_.memory_budget / 2);
-  if (!live.ok()) return live.status();
-  live_ = std::move(*live);
   return absl::OkStatus();
 }
 
@@ -220,19 +221,19 @@ absl::Status PlanRun::Index() {
     if (!tables.ok()) return tables.status();
     for (const registry::TableRecord& t : *tables) registered_tables_.insert(t.name.ToString());
   }
-  absl::Status walked = ForEachLiveReference(
-      root_, snapshot_time_, options_.lease_expiry,
-      [&](std::string_view uri, const DataLocation*, const Referrer&) -> absl::Status {
-        if (absl::Status s = live_.sorter->Add(uri); !s.ok()) return s;
-        if (++live_.added % kProgressEvery == 0) {
-          Report(options_, "indexing", live_.added, 0);
-          if (absl::Status s = Cancelled(); !s.ok()) return s;
-        }
-        return absl::OkStatus();
-      });
-  if (!walked.ok()) return walked;
-  summary_.live_references = live_.added;
-  Report(options_, "indexing", live_.added, live_.added);
+  LiveIndexOptions live_options;
+  live_options.temp_dir = temp_dir_;
+  live_options.run_id = plan_id_;
+  live_options.memory_budget = options_.memory_budget - options_.memory_budget / 2;
+  live_options.parts = kLiveParts;
+  live_options.now = snapshot_time_;
+  live_options.lease_expiry = options_.lease_expiry;
+  live_options.cancel = options_.cancel;
+  absl::StatusOr<std::unique_ptr<LiveIndex>> live = LiveIndex::Build(root_, live_options);
+  if (!live.ok()) return live.status();
+  live_ = std::move(*live);
+  summary_.live_references = live_->references();
+  Report(options_, "indexing", live_->references(), live_->references());
   absl::StatusOr<RootFingerprint> after =
       ComputeRootFingerprint(root_.fs, root_.root_dir, root_.registry);
   if (!after.ok()) return after.status();
@@ -292,15 +293,13 @@ absl::Status PlanRun::Merge() {
   absl::StatusOr<std::unique_ptr<spill::SortedRecords>> inventory = inventory_.sorter->Finish();
   if (!inventory.ok()) return inventory.status();
   inventory_.sorted = std::move(*inventory);
-  absl::StatusOr<std::unique_ptr<spill::SortedRecords>> live = live_.sorter->Finish();
-  if (!live.ok()) return live.status();
-  live_.sorted = std::move(*live);
+  LiveIndex& live = *live_;
   if (absl::Status s = io::CreateDirectoriesDurably(
           root_.fs, absl::StrCat(plan_dir_, "/", std::string(kDraftDir)));
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<bool> live_more = live_.sorted->Next();
+  absl::StatusOr<bool> live_more = live.Next();
   if (!live_more.ok()) return live_more.status();
   uint64_t merged = 0;
   std::string previous_uri;
@@ -314,11 +313,11 @@ absl::Status PlanRun::Merge() {
     // impossible; a file seen twice is not): keep the first.
     if (entry->uri == previous_uri) continue;
     previous_uri = entry->uri;
-    while (*live_more && live_.sorted->record() < std::string_view(entry->uri)) {
-      live_more = live_.sorted->Next();
+    while (*live_more && live.record() < std::string_view(entry->uri)) {
+      live_more = live.Next();
       if (!live_more.ok()) return live_more.status();
     }
-    bool referenced = *live_more && live_.sorted->record() == std::string_view(entry->uri);
+    bool referenced = *live_more && live.record() == std::string_view(entry->uri);
     if (!referenced && Eligible(*entry)) {
       if (absl::Status s = AddCandidate(*entry); !s.ok()) return s;
     }
@@ -330,7 +329,7 @@ absl::Status PlanRun::Merge() {
   if (absl::Status s = FlushDraft(); !s.ok()) return s;
   Report(options_, "merging", merged, merged);
   inventory_.sorted.reset();
-  live_.sorted.reset();
+  live_.reset();
   return LAKE_FAILPOINT(kPlanFailpoints[2]);
 }
 
