@@ -17,6 +17,7 @@
 //       ago; REFERENCED of them named by a table's rows
 //   gc_bench plan ROOT BUDGET_MIB        a full plan (cutoff 7 days)
 //   gc_bench apply ROOT PLAN_ID          apply it
+//   gc_bench candidates ROOT PLAN_ID OUT  the plan's candidate paths, a line each
 //   gc_bench s3-put BUCKET PREFIX N THREADS    N empty objects by direct PUTs
 //   gc_bench s3-plan ROOT BUCKET PREFIX BUDGET_MIB / s3-apply ROOT BUCKET PREFIX PLAN_ID
 #include <sys/resource.h>
@@ -39,6 +40,7 @@
 #include "engine/gc/live_index.h"
 #include "engine/gc/live_references.h"
 #include "engine/gc/plan_apply.h"
+#include "engine/gc/plan_reader.h"
 #include "engine/gc/plan_writer.h"
 #include "engine/gc/root_identity.h"
 #include "engine/local/local_object_store.h"
@@ -250,6 +252,26 @@ int Plan(const std::string& dir, uint64_t budget_mib) {
   return 0;
 }
 
+// The paths of a plan's candidates, one a line (for the `find -delete` copy).
+int Candidates(const std::string& dir, const std::string& plan_id, const std::string& out_path) {
+  std::FILE* out = std::fopen(out_path.c_str(), "w");
+  if (out == nullptr) return 1;
+  lake::gc::PlanManifest manifest =
+      Must(lake::gc::ReadPlanManifest(Fs(), dir, plan_id), "manifest");
+  Must(lake::gc::ForEachPlanPage(Fs(), dir, manifest,
+                                 [&](const lake::gc::PlanPage& page, const std::string&) {
+                                   for (const lake::gc::Candidate& c : page.entries) {
+                                     absl::StatusOr<lake::ParsedUri> parsed =
+                                         lake::ParseLocationUri(c.uri);
+                                     if (!parsed.ok()) return parsed.status();
+                                     std::fprintf(out, "%s\n", parsed->path.c_str());
+                                   }
+                                   return absl::OkStatus();
+                                 }),
+       "pages");
+  return std::fclose(out) == 0 ? 0 : 1;
+}
+
 int Apply(const std::string& dir, const std::string& plan_id) {
   LocalRoot root(dir, /*with_tables=*/false);
   auto began = Clock::now();
@@ -274,6 +296,7 @@ std::unique_ptr<lake::S3ObjectStore> OpenS3(const std::string& bucket, const std
 
 int S3Put(const std::string& bucket, const std::string& prefix, size_t n, size_t threads) {
   std::unique_ptr<lake::S3ObjectStore> store = OpenS3(bucket, prefix);
+  // The bucket may exist (a second run); a new one is made otherwise.
   (void)store->client().CreateBucket(bucket);
   auto began = Clock::now();
   std::atomic<size_t> next{0};
@@ -351,6 +374,7 @@ int main(int argc, char** argv) {
   if (a.size() == 4 && a[0] == "stage") return Stage(a[1], n(2), n(3));
   if (a.size() == 3 && a[0] == "plan") return Plan(a[1], n(2));
   if (a.size() == 3 && a[0] == "apply") return Apply(a[1], a[2]);
+  if (a.size() == 4 && a[0] == "candidates") return Candidates(a[1], a[2], a[3]);
   if (a.size() == 5 && a[0] == "s3-put") return S3Put(a[1], a[2], n(3), n(4));
   if (a.size() == 5 && a[0] == "s3-plan") return S3Plan(a[1], a[2], a[3], n(4));
   if (a.size() == 5 && a[0] == "s3-apply") return S3Apply(a[1], a[2], a[3], a[4]);
