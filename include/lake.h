@@ -836,14 +836,15 @@ LAKE_API lake_gc_options* lake_gc_options_new(void);
  * refuses it (LAKE_INVALID_ARGUMENT) unless short cutoffs are allowed. */
 LAKE_API void lake_gc_options_set_cutoff_seconds(lake_gc_options* opts, uint64_t seconds);
 LAKE_API void lake_gc_options_set_allow_short_cutoff(lake_gc_options* opts, int allow);
-/* The memory the collection's sorts may hold (default 64 MiB); what does
- * not fit spills to the temporary directory. LAKE_INVALID_ARGUMENT under
- * 8 MiB. */
+/* The memory the collection's sorts may hold (default 64 MiB: half for
+ * the listing, half for the live index); what does not fit spills to the
+ * temporary directory. The process holds a few MiB besides. Under the
+ * least that works (a few MiB; the error names it): LAKE_INVALID_ARGUMENT. */
 LAKE_API lake_status lake_gc_options_set_memory_budget(lake_gc_options* opts, uint64_t bytes,
                                                        lake_error** err);
-/* Where sorts spill (default <root>/gc/tmp). The directory is created;
- * lake removes what it wrote there when the call returns (a crashed run's
- * files go with the next run). */
+/* Where sorts spill (default <root>/gc/tmp): lake works in a directory of
+ * its own in it, DIR/lake-gc-spill, created as needed; what it wrote there
+ * goes when the call returns (a crashed run's, with the next run). */
 LAKE_API lake_status lake_gc_options_set_temp_dir(lake_gc_options* opts, const char* dir,
                                                   lake_error** err);
 LAKE_API void lake_gc_options_set_progress(lake_gc_options* opts, lake_gc_progress_fn fn,

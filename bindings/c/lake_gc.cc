@@ -45,8 +45,9 @@ using nlohmann::json;
 constexpr std::string_view kRegistryDir = "registry";
 constexpr std::string_view kWriterLock = "writer.lock";
 
-// The least memory budget: two sorts at once, each at spill's minimum.
-uint64_t MinimumGcBudget() { return 2 * lake::spill::SpillSorter::MinimumBudget({}); }
+// The least memory budget: a plan sorts its inventory with half of it and
+// the live index in two parts with a quarter each, each at spill's minimum.
+uint64_t MinimumGcBudget() { return 4 * lake::spill::SpillSorter::MinimumBudget({}); }
 
 // What a collection reads of a db: its root, stage, registry and identity.
 struct GcContext {

@@ -30,6 +30,11 @@ std::string GcTmpDirOf(const std::string& root_dir) {
   return absl::StrCat(GcDirOf(root_dir), "/", std::string(kTmpDir));
 }
 
+std::string SpillParentDir(const std::string& root_dir, const std::string& chosen_temp_dir) {
+  if (chosen_temp_dir.empty()) return GcTmpDirOf(root_dir);
+  return absl::StrCat(chosen_temp_dir, "/lake-gc-spill");
+}
+
 std::string PagePath(const std::string& plan_dir, std::string_view page_sha256) {
   return absl::StrCat(plan_dir, "/", std::string(kPagesDir), "/", std::string(page_sha256),
                       std::string(kPageSuffix));

@@ -37,6 +37,11 @@ std::string PlanDirOf(const std::string& root_dir, std::string_view plan_id);
 std::string DraftPlanDirOf(const std::string& root_dir, std::string_view plan_id);
 std::string ProgressDirOf(const std::string& root_dir, std::string_view plan_id);
 std::string GcTmpDirOf(const std::string& root_dir);
+// Where a collection's spill directories go: <root>/gc/tmp, or, for a
+// temporary directory the caller chose, a directory of lake's own in it
+// (<dir>/lake-gc-spill). spill/ sweeps every directory beside its own that
+// no live run holds, so the parent must hold nothing else.
+std::string SpillParentDir(const std::string& root_dir, const std::string& chosen_temp_dir);
 std::string PagePath(const std::string& plan_dir, std::string_view page_sha256);
 
 }  // namespace lake::gc

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "engine/gc/gc_layout.h"
 #include "engine/gc/live_references.h"
 #include "engine/integrity_error.h"
 #include "engine/location_uri.h"
@@ -169,8 +170,7 @@ absl::Status Verifier::Flush() {
 }
 
 absl::StatusOr<VerifySummary> Verifier::Run() {
-  std::string temp_dir = options_.temp_dir.empty() ? absl::StrCat(root_.root_dir, "/gc/tmp")
-                                                   : options_.temp_dir;
+  std::string temp_dir = SpillParentDir(root_.root_dir, options_.temp_dir);
   spill::SpillBudget budget(options_.memory_budget);
   absl::StatusOr<std::unique_ptr<spill::SpillSorter>> sorter = spill::SpillSorter::Create(
       root_.fs, absl::StrCat(temp_dir, "/", NewUuidV7(), "-verify"), budget);

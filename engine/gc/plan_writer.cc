@@ -178,7 +178,7 @@ absl::Status PlanRun::Prepare() {
   if (!hold.ok()) return hold.status();
   run_hold_ = std::move(*hold);
   if (absl::Status s = RemoveOldPlans(root_.fs, root_.root_dir, ""); !s.ok()) return s;
-  temp_dir_ = options_.temp_dir.empty() ? GcTmpDirOf(root_.root_dir) : options_.temp_dir;
+  temp_dir_ = SpillParentDir(root_.root_dir, options_.temp_dir);
   // Half the budget for the inventory, half for the live index.
   absl::StatusOr<Sort> inventory = NewSort(
       root_.fs, absl::StrCat(temp_dir_, "/", plan_id_, "-inventory"), options_.memory_budget / 2);

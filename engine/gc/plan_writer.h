@@ -74,7 +74,8 @@ struct PlanOptions {
   absl::Duration cutoff = kDefaultCutoff;
   bool allow_short_cutoff = false;
   uint64_t memory_budget = kDefaultGcMemoryBudget;
-  // Where the sorts spill; <root>/gc/tmp when empty.
+  // Where the sorts spill: <root>/gc/tmp when empty, else a directory of
+  // lake's own in it (SpillParentDir).
   std::string temp_dir;
   GcProgressFn progress;
   const CancelToken* cancel = nullptr;

@@ -257,6 +257,22 @@ TEST_CASE("gc plan: a damaged pending checkpoint fails the plan, naming recover 
   CHECK(std::string(plan.status().message()).find("lake recover --discard") != std::string::npos);
 }
 
+TEST_CASE("gc plan: a chosen temporary directory keeps everything else it holds") {
+  GcTestRoot root;
+  root.Put();
+  testing::TempDir temp;
+  std::filesystem::create_directories(temp.Join("precious/inner"));
+  testing::WriteFile(temp.Join("precious/inner/file"), {1, 2, 3});
+  testing::WriteFile(temp.Join("other.lock"), {4});
+  std::filesystem::create_directories(temp.Join("other"));
+  PlanOptions options = GcTestRoot::ShortCutoff();
+  options.temp_dir = temp.path();
+  LAKE_REQUIRE_OK(root.Plan(options));
+  CHECK(std::filesystem::exists(temp.Join("precious/inner/file")));
+  CHECK(std::filesystem::exists(temp.Join("other")));
+  CHECK(std::filesystem::exists(temp.Join("other.lock")));
+}
+
 TEST_CASE("gc plan: a cutoff under 24 hours is refused unless allowed") {
   GcTestRoot root;
   PlanOptions options;
