@@ -2,6 +2,7 @@
 // against SQLite (WAL, one transaction per batch) on the same rows.
 //
 //   table_bench DIR [ROWS] [BATCH] [LATENCY_SAMPLES]
+//   table_bench insert-round DIR SAMPLES   (one round of RunInsertRound)
 //
 // Rows are (name utf8, n int64, video file); the file column is bound to
 // DataLocations uploaded once before any timing (SQLite stores their four
@@ -316,8 +317,69 @@ double SqliteScan(const std::string& path, const char* sql, const int64_t* param
 
 }  // namespace
 
+// One round of bench/tables' interleaved comparison of two builds of the
+// library (the same program, run against each in turn): SAMPLES
+// single-row INSERTs that upload a 1 MiB FILE, then SAMPLES that bind an
+// existing location, on the root DIR/lake (made on the first round).
+// Prints each latency: single_insert_1mib_ms=… and location_insert_ms=….
+int RunInsertRound(const std::string& dir, size_t samples) {
+  lake_db* db = nullptr;
+  lake_error* err = nullptr;
+  Check(lake_db_open((dir + "/lake").c_str(), nullptr, &db, &err), err, "open root");
+  const char* columns[] = {"name:utf8", "n:int64", "video:file"};
+  lake_status created = lake_table_create(db, "bench.rows", columns, 3, &err);
+  if (created == LAKE_CONFLICT) {
+    lake_error_free(err);
+    err = nullptr;
+  } else {
+    Check(created, err, "create table");
+  }
+  const char* sql = "INSERT INTO bench.rows (name, n, video) VALUES (?, ?, ?)";
+  std::vector<lake_location*> uploaded;
+  for (size_t i = 0; i < samples; ++i) {
+    Bytes bytes{std::string(1 << 20, static_cast<char>(i))};
+    lake_statement* stmt = nullptr;
+    auto t0 = Clock::now();
+    Check(lake_db_prepare(db, sql, &stmt, &err), err, "prepare single");
+    Check(lake_statement_bind_utf8(stmt, 1, "single", 6, &err), err, "bind");
+    Check(lake_statement_bind_int64(stmt, 2, -1, &err), err, "bind");
+    Check(lake_statement_bind_file_reader(stmt, 3, ReadBytes, &bytes, "application/octet-stream",
+                                          &err),
+          err, "bind");
+    uint64_t version = 0;
+    Check(lake_statement_insert(stmt, nullptr, &version, &err), err, "single insert");
+    std::printf("single_insert_1mib_ms=%.3f\n", Seconds(t0) * 1000);
+    lake_statement_free(stmt);
+  }
+  Bytes small{std::string(1024, 'l')};
+  lake_location* loc = nullptr;
+  Check(lake_stage_upload_reader(lake_db_stage(db), ReadBytes, &small, nullptr, &loc, &err), err,
+        "upload");
+  lake_statement* stmt = nullptr;
+  Check(lake_db_prepare(db, sql, &stmt, &err), err, "prepare location");
+  for (size_t i = 0; i < samples; ++i) {
+    auto t0 = Clock::now();
+    Check(lake_statement_bind_utf8(stmt, 1, "loc", 3, &err), err, "bind");
+    Check(lake_statement_bind_int64(stmt, 2, -3, &err), err, "bind");
+    Check(lake_statement_bind_location(stmt, 3, loc, &err), err, "bind");
+    uint64_t version = 0;
+    Check(lake_statement_insert(stmt, nullptr, &version, &err), err, "location insert");
+    std::printf("location_insert_ms=%.3f\n", Seconds(t0) * 1000);
+  }
+  lake_statement_free(stmt);
+  lake_location_free(loc);
+  lake_db_free(db);
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  if (argc < 2) Die("usage: table_bench DIR [ROWS] [BATCH] [LATENCY_SAMPLES]");
+  if (argc == 4 && std::string(argv[1]) == "insert-round") {
+    return RunInsertRound(argv[2], std::strtoull(argv[3], nullptr, 10));
+  }
+  if (argc < 2) {
+    Die("usage: table_bench DIR [ROWS] [BATCH] [LATENCY_SAMPLES]\n"
+        "       table_bench insert-round DIR SAMPLES");
+  }
   std::string dir = argv[1];
   size_t rows = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;
   size_t batch = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1000;

@@ -17,6 +17,9 @@ int RunInsert(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
 int RunRecover(const std::vector<std::string>& args);
 int RunEvents(const std::vector<std::string>& args);
+int RunGc(const std::vector<std::string>& args);
+int RunPin(const std::vector<std::string>& args);
+int RunUnpin(const std::vector<std::string>& args);
 
 }  // namespace lake::cli
 

@@ -32,6 +32,10 @@ constexpr char kUsage[] =
     "  recover --discard ID  move one stuck append checkpoint aside, kept\n"
     "  events …              pipeline event logs: experiments, append, fold,\n"
     "                        tree, roots, failures, events, blob, compact\n"
+    "  gc plan|show|status|apply|verify   garbage collection of the stage:\n"
+    "                        plan (deletes nothing), then apply\n"
+    "  pin LOCATION          keep an object from garbage collection until unpinned\n"
+    "  unpin LOCATION        remove a pin\n"
     "\n"
     "global options (on any command):\n"
     "  --root DIR    the lake root (default $LAKE_ROOT, else ./lake-data)\n"
@@ -94,6 +98,9 @@ int main(int argc, char** argv) {
   if (command == "insert") return lake::cli::RunInsert(rest);
   if (command == "query") return lake::cli::RunQuery(rest);
   if (command == "recover") return lake::cli::RunRecover(rest);
+  if (command == "gc") return lake::cli::RunGc(rest);
+  if (command == "pin") return lake::cli::RunPin(rest);
+  if (command == "unpin") return lake::cli::RunUnpin(rest);
   if (command.empty() && rest.empty()) {
     std::fputs(kUsage, stderr);
     return lake::cli::kExitUsage;

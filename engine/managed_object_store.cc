@@ -1,5 +1,6 @@
 #include "engine/managed_object_store.h"
 
+#include "absl/strings/str_cat.h"
 #include "engine/range_reader.h"
 
 namespace lake {
@@ -58,6 +59,28 @@ absl::StatusOr<std::string> ManagedObjectStore::Presign(const DataLocation&,
                                                        absl::Duration) {
   return absl::UnimplementedError(
       "presigned URLs need an S3 stage; this stage is " + std::string(backend_name()));
+}
+
+namespace {
+
+absl::Status NoStageRecords(std::string_view backend) {
+  return absl::UnimplementedError(absl::StrCat(
+      "this stage (", std::string(backend), ") keeps no records of lake's own"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<std::string>> ManagedObjectStore::ReadStageRecord(std::string_view,
+                                                                               size_t) {
+  return NoStageRecords(backend_name());
+}
+
+absl::Status ManagedObjectStore::CreateStageRecord(std::string_view, std::string_view) {
+  return NoStageRecords(backend_name());
+}
+
+absl::StatusOr<std::vector<std::string>> ManagedObjectStore::ListStageRecords(std::string_view) {
+  return NoStageRecords(backend_name());
 }
 
 }  // namespace lake

@@ -11,7 +11,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -30,6 +32,12 @@ struct UploadOptions {
   std::string content_type{kDefaultContentType};
   const CancelToken* cancel = nullptr;
   ProgressFn progress;
+  // Called by the backend exactly once per upload that gets that far, with
+  // the URI the upload will publish, once the key is chosen and before the
+  // first byte is stored (the lease seam, engine/upload_lease.h). An error
+  // fails the upload with it, before anything is stored; the upload is
+  // cleaned as any failed one.
+  std::function<absl::Status(const std::string& uri)> key_chosen;
 };
 
 // What a backend stored: the bytes it received, counted and hashed by the
@@ -114,6 +122,22 @@ class ManagedObjectStore {
   // Unimplemented by stores that have no such thing (local, host).
   virtual absl::StatusOr<std::string> Presign(const DataLocation& location,
                                               absl::Duration ttl);
+
+  // Small records the stage keeps for lake itself beside its objects, never
+  // listed as objects (the collector's owner marker and claims, under
+  // "_lake/"). `name` is relative to the stage root or prefix (never the
+  // tenant's): "_lake/owner". Unimplemented by stores without them (host).
+  //
+  // The record's bytes; nullopt when there is none; DataLoss when it is
+  // longer than `max_bytes` (it is never read further).
+  virtual absl::StatusOr<std::optional<std::string>> ReadStageRecord(std::string_view name,
+                                                                     size_t max_bytes);
+  // Creates the record durably unless one of that name exists
+  // (AlreadyExists then, whatever it holds). Never replaces a record.
+  virtual absl::Status CreateStageRecord(std::string_view name, std::string_view bytes);
+  // The names (last path segment) of the records beneath the record
+  // directory `dir` ("_lake/claims"), in no order; empty when none.
+  virtual absl::StatusOr<std::vector<std::string>> ListStageRecords(std::string_view dir);
 
  protected:
   // One range through Open, with the status of every step (open, each

@@ -20,29 +20,96 @@ absl::StatusOr<DataLocation> LocationOfStored(const StoredObject& stored,
   return location;
 }
 
-absl::StatusOr<DataLocation> LocationWriter::Commit() {
-  absl::StatusOr<StoredObject> stored = writer_->Commit();
-  if (!stored.ok()) return stored.status();
-  return LocationOfStored(*stored, content_type_);
+namespace {
+
+// A leasing stage's store must report the key before storing anything.
+absl::Status CheckLeased(bool leasing, const std::unique_ptr<KeyLease>& lease) {
+  if (leasing && lease == nullptr) {
+    return absl::InternalError("the store published an upload without reporting its key first");
+  }
+  return absl::OkStatus();
 }
 
-absl::StatusOr<DataLocation> ManagedStage::Upload(UploadSource& source,
-                                                  const UploadOptions& options) {
+}  // namespace
+
+absl::StatusOr<LeasedLocation> LocationWriter::CommitLeased() {
+  absl::StatusOr<StoredObject> stored = writer_->Commit();
+  std::unique_ptr<KeyLease> lease = lease_->Take();
+  if (!stored.ok()) return stored.status();
+  if (absl::Status s = CheckLeased(leasing_, lease); !s.ok()) return s;
+  absl::StatusOr<DataLocation> location = LocationOfStored(*stored, content_type_);
+  if (!location.ok()) return location.status();
+  return LeasedLocation{std::move(*location), std::move(lease)};
+}
+
+absl::StatusOr<DataLocation> LocationWriter::Commit() {
+  absl::StatusOr<LeasedLocation> leased = CommitLeased();
+  if (!leased.ok()) return leased.status();
+  return std::move(leased->location);
+}
+
+UploadOptions ManagedStage::LeasingOptions(const UploadOptions& options,
+                                           const std::shared_ptr<UploadLeaseSlot>& slot) const {
+  if (leaser_ == nullptr) return options;
+  UploadOptions leasing = options;
+  leasing.key_chosen = [leaser = leaser_, slot,
+                        outer = options.key_chosen](const std::string& uri) -> absl::Status {
+    if (outer) {
+      if (absl::Status s = outer(uri); !s.ok()) return s;
+    }
+    absl::StatusOr<std::unique_ptr<KeyLease>> lease = leaser->Lease(uri);
+    if (!lease.ok()) return lease.status();
+    absl::MutexLock lock(&slot->mu);
+    slot->lease = std::move(*lease);
+    return absl::OkStatus();
+  };
+  return leasing;
+}
+
+absl::StatusOr<LeasedLocation> ManagedStage::UploadLeased(UploadSource& source,
+                                                          const UploadOptions& options) {
   if (absl::Status s = ValidateContentType(options.content_type); !s.ok()) {
     return absl::InvalidArgumentError(s.message());
   }
   if (absl::Status s = CheckCancelled(options.cancel); !s.ok()) return s;
-  absl::StatusOr<StoredObject> stored = store_->Upload(source, options);
+  auto slot = std::make_shared<UploadLeaseSlot>();
+  const uint64_t epoch = KnownEpoch();
+  // A failed upload has been cleaned when it returns: its lease goes with
+  // the slot.
+  absl::StatusOr<StoredObject> stored = store_->Upload(source, LeasingOptions(options, slot));
+  std::unique_ptr<KeyLease> lease = slot->Take();
   if (!stored.ok()) return stored.status();
+  if (absl::Status s = CheckLeased(leaser_ != nullptr, lease); !s.ok()) return s;
   absl::StatusOr<DataLocation> location = LocationOfStored(*stored, options.content_type);
-  if (location.ok()) RememberSize(location->uri, location->size_bytes);
-  return location;
+  if (!location.ok()) return location.status();
+  RememberSize(location->uri, location->size_bytes, epoch);
+  return LeasedLocation{std::move(*location), std::move(lease)};
 }
 
-void ManagedStage::RememberSize(const std::string& uri, uint64_t size_bytes) {
+absl::StatusOr<DataLocation> ManagedStage::Upload(UploadSource& source,
+                                                  const UploadOptions& options) {
+  absl::StatusOr<LeasedLocation> leased = UploadLeased(source, options);
+  if (!leased.ok()) return leased.status();
+  return std::move(leased->location);  // the lease is released as this returns
+}
+
+uint64_t ManagedStage::KnownEpoch() {
   absl::MutexLock lock(&known_mu_);
+  return known_epoch_;
+}
+
+void ManagedStage::RememberSize(const std::string& uri, uint64_t size_bytes, uint64_t epoch) {
+  absl::MutexLock lock(&known_mu_);
+  if (epoch != known_epoch_) return;  // found before a collection was observed
   if (known_sizes_.size() >= kMaxKnownSizes) known_sizes_.clear();
   known_sizes_[uri] = size_bytes;
+}
+
+void ManagedStage::ObserveDeletionEpoch(uint64_t epoch) {
+  absl::MutexLock lock(&known_mu_);
+  if (epoch == known_epoch_) return;
+  known_sizes_.clear();
+  known_epoch_ = epoch;
 }
 
 absl::StatusOr<std::unique_ptr<LocationWriter>> ManagedStage::NewWriter(
@@ -50,11 +117,12 @@ absl::StatusOr<std::unique_ptr<LocationWriter>> ManagedStage::NewWriter(
   if (absl::Status s = ValidateContentType(options.content_type); !s.ok()) {
     return absl::InvalidArgumentError(s.message());
   }
+  auto slot = std::make_shared<UploadLeaseSlot>();
   absl::StatusOr<std::unique_ptr<ObjectWriter>> writer =
-      store_->NewWriter(options);
+      store_->NewWriter(LeasingOptions(options, slot));
   if (!writer.ok()) return writer.status();
-  return std::make_unique<LocationWriter>(std::move(*writer),
-                                          options.content_type);
+  return std::make_unique<LocationWriter>(std::move(*writer), options.content_type,
+                                          std::move(slot), leaser_ != nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<ObjectReader>> ManagedStage::OpenVerified(
@@ -121,9 +189,11 @@ absl::Status ManagedStage::Delete(const DataLocation& location) {
 absl::Status ManagedStage::CheckExisting(const DataLocation& location) {
   // A remembered URI was contained when it was remembered.
   std::optional<uint64_t> known;
+  uint64_t epoch = 0;
   {
     absl::MutexLock lock(&known_mu_);
     if (auto it = known_sizes_.find(location.uri); it != known_sizes_.end()) known = it->second;
+    epoch = known_epoch_;
   }
   if (!known) {
     if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
@@ -131,7 +201,7 @@ absl::Status ManagedStage::CheckExisting(const DataLocation& location) {
   absl::StatusOr<uint64_t> stored = known ? absl::StatusOr<uint64_t>(*known)
                                           : store_->StoredSize(location);
   if (!stored.ok()) return stored.status();
-  if (!known) RememberSize(location.uri, *stored);
+  if (!known) RememberSize(location.uri, *stored, epoch);
   if (*stored != location.size_bytes) {
     return IntegrityError(
         *stored < location.size_bytes ? IntegrityKind::kSizeShort : IntegrityKind::kSizeLong,

@@ -20,22 +20,52 @@
 #include "engine/byte_range.h"
 #include "engine/managed_object_store.h"
 #include "engine/object_reader.h"
+#include "engine/upload_lease.h"
 
 namespace lake {
+
+// An uploaded object's location and the lease on its key (null when the
+// stage takes no leases), held until the caller drops it: for an upload
+// whose location is not referenced yet when the upload returns (an
+// INSERT's, until its checkpoint is published or its commit made it
+// referenced; an offloaded event blob's, until its batch is appended).
+struct LeasedLocation {
+  DataLocation location;
+  std::unique_ptr<KeyLease> lease;
+};
+
+// Where the lease an upload's key_chosen took waits for the upload's end
+// (key_chosen may run on a store's own thread).
+struct UploadLeaseSlot {
+  absl::Mutex mu;
+  std::unique_ptr<KeyLease> lease ABSL_GUARDED_BY(mu);
+  std::unique_ptr<KeyLease> Take() {
+    absl::MutexLock lock(&mu);
+    return std::move(lease);
+  }
+};
 
 // A push-style upload that ends in a DataLocation.
 class LocationWriter {
  public:
-  LocationWriter(std::unique_ptr<ObjectWriter> writer, std::string content_type)
-      : writer_(std::move(writer)), content_type_(std::move(content_type)) {}
+  LocationWriter(std::unique_ptr<ObjectWriter> writer, std::string content_type,
+                 std::shared_ptr<UploadLeaseSlot> lease, bool leasing)
+      : writer_(std::move(writer)),
+        content_type_(std::move(content_type)),
+        lease_(std::move(lease)),
+        leasing_(leasing) {}
   absl::Status Write(const uint8_t* data, size_t len) {
     return writer_->Write(data, len);
   }
+  // The lease on the key is released when Commit returns.
   absl::StatusOr<DataLocation> Commit();
+  absl::StatusOr<LeasedLocation> CommitLeased();
 
  private:
   std::unique_ptr<ObjectWriter> writer_;
   std::string content_type_;
+  std::shared_ptr<UploadLeaseSlot> lease_;
+  bool leasing_;
 };
 
 class ManagedStage {
@@ -46,8 +76,19 @@ class ManagedStage {
   ManagedObjectStore& store() { return *store_; }
   std::string_view backend_name() const { return store_->backend_name(); }
 
+  // Leases every upload's key from before its first byte (engine/
+  // upload_lease.h): a root's stage does, so no collection of the root
+  // deletes an upload in flight. Set once, before the stage is used.
+  void set_leaser(std::shared_ptr<KeyLeaser> leaser) { leaser_ = std::move(leaser); }
+  bool leasing() const { return leaser_ != nullptr; }
+
+  // The lease on the key (if any) is released when the upload returns:
+  // with its DataLocation, or once the failed upload was cleaned.
   absl::StatusOr<DataLocation> Upload(UploadSource& source,
                                       const UploadOptions& options);
+  // The same, but the lease comes back with the location.
+  absl::StatusOr<LeasedLocation> UploadLeased(UploadSource& source,
+                                              const UploadOptions& options);
   absl::StatusOr<std::unique_ptr<LocationWriter>> NewWriter(
       const UploadOptions& options);
 
@@ -69,6 +110,12 @@ class ManagedStage {
   // re-read here; every full read verifies it. A location this stage
   // uploaded or checked before is answered from memory (see known_sizes_).
   absl::Status CheckExisting(const DataLocation& location);
+  // The deletion epoch a reference-adding path read under its shared
+  // references hold (engine/gc/gc_locks.h): when it differs from the last
+  // one seen, a collection may have deleted objects since, and every
+  // remembered size is forgotten. Called before CheckExisting under the
+  // hold, it makes CheckExisting's answer true until the hold is released.
+  void ObserveDeletionEpoch(uint64_t epoch);
   // A credential-free GET URL for a contained object, living `ttl`.
   absl::StatusOr<std::string> Presign(const DataLocation& location, absl::Duration ttl);
   absl::StatusOr<uint64_t> CleanStaging() { return store_->CleanStaging(); }
@@ -77,16 +124,28 @@ class ManagedStage {
   // At most this many remembered sizes; the map starts over when full.
   static constexpr size_t kMaxKnownSizes = size_t{1} << 16;
 
-  void RememberSize(const std::string& uri, uint64_t size_bytes);
+  // The known_epoch_ a size is about to be found under.
+  uint64_t KnownEpoch();
+  // Remembers a size found under `epoch` (KnownEpoch before the lookup
+  // began), unless a newer epoch was observed since.
+  void RememberSize(const std::string& uri, uint64_t size_bytes, uint64_t epoch);
+  // `options` with a key_chosen that also leases the key into `slot`
+  // (as they are when the stage takes no leases).
+  UploadOptions LeasingOptions(const UploadOptions& options,
+                               const std::shared_ptr<UploadLeaseSlot>& slot) const;
 
   std::unique_ptr<ManagedObjectStore> store_;
+  std::shared_ptr<KeyLeaser> leaser_;
   // The stored size of objects this process uploaded through this stage or
   // found stored by CheckExisting, by URI. Managed objects are immutable, so
-  // an entry stays true until the object is deleted: Delete forgets it
-  // (deletion by another process is the collector's, which never removes an
-  // object an append may still reference).
+  // an entry stays true until the object is deleted: Delete forgets it, and
+  // a collection (which deletes only under the exclusive references hold)
+  // changes the deletion epoch, whose next observation forgets them all. An
+  // entry found before an observation of a new epoch is never added after
+  // it (RememberSize's epoch).
   absl::Mutex known_mu_;
   absl::flat_hash_map<std::string, uint64_t> known_sizes_ ABSL_GUARDED_BY(known_mu_);
+  uint64_t known_epoch_ ABSL_GUARDED_BY(known_mu_) = 0;
 };
 
 // The DataLocation of what a backend stored.

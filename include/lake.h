@@ -383,9 +383,38 @@ typedef struct lake_db lake_db;
 LAKE_API lake_status lake_db_open(const char* dir,
                                   const lake_stage_options* stage_opts,
                                   lake_db** out, lake_error** err);
-/* The root's stage, owned by the db (do not free it). */
+/* The root's stage, owned by the db (do not free it). Uploads through it
+ * are leased: from before an upload stores its first byte until it returns
+ * its location (or its failure was cleaned up), garbage collection of the
+ * root keeps the object whatever its age, whichever process collects (an
+ * INSERT's uploads stay leased until its append checkpoint is published or
+ * its commit made them referenced). A lease is recorded durably in
+ * <root>/gc/leases/, one file per process; a dead process's leases expire
+ * after the append retention horizon (LAKE_APPEND_OPERATION_RETENTION_SECS,
+ * default 7 days). Once returned, an object no table or event log
+ * references and no pin keeps is protected by the collection's cutoff
+ * alone. */
 LAKE_API lake_stage* lake_db_stage(lake_db* db);
 LAKE_API void lake_db_free(lake_db* db);
+
+/* Pins an existing object of the root's stage: garbage collection keeps it,
+ * whatever its age and whether or not anything in lake references it, until
+ * it is unpinned (for objects referenced outside lake). The location must
+ * lie in the stage (and in this handle's tenant, if it has one) and name a
+ * stored object of exactly its size_bytes, checked as an INSERT's existing
+ * location is: LAKE_INTEGRITY with LAKE_INTEGRITY_INVALID_LOCATION outside
+ * the stage or tenant, LAKE_NOT_FOUND with no object, LAKE_INTEGRITY with
+ * LAKE_INTEGRITY_SIZE_SHORT / _SIZE_LONG for another size. The pin is
+ * durable when the call returns (<root>/gc/pins/); pinning a pinned object
+ * again succeeds. No collection can delete the object between the check and
+ * the pin. `loc` stays the caller's. Thread-safe. */
+LAKE_API lake_status lake_db_pin(lake_db* db, const lake_location* loc, lake_error** err);
+/* Removes the pin of `loc` durably (the object need not exist any more):
+ * from then on the object is collected like any other once nothing
+ * references it and it is older than the cutoff. LAKE_NOT_FOUND when it is
+ * not pinned; LAKE_INTEGRITY (invalid location) outside the stage or
+ * tenant. Thread-safe. */
+LAKE_API lake_status lake_db_unpin(lake_db* db, const lake_location* loc, lake_error** err);
 
 /* ------------------------------------------------------------------------ */
 /* Upload                                                                    */
@@ -764,6 +793,157 @@ LAKE_API lake_status lake_db_recover(lake_db* db, char** json_out, lake_error** 
  * when one of that id was discarded before. */
 LAKE_API lake_status lake_db_discard_append(lake_db* db, const char* operation_id,
                                             char** path_out, lake_error** err);
+
+/* ------------------------------------------------------------------------ */
+/* Garbage collection of a root's stage                                      */
+/* ------------------------------------------------------------------------ */
+
+/* A collection covers a whole root: every tenant of its stage and its table
+ * directories. It deletes only what nothing keeps alive — no retained table
+ * version, event log, pending append checkpoint, lease or pin references it
+ * — and only objects older than a cutoff (default 7 days; a `lake put`
+ * never inserted nor pinned is protected by the cutoff alone). It works in
+ * two steps: lake_gc_plan writes a plan (a verified, content-addressed
+ * list of candidates) and deletes nothing; lake_gc_apply deletes exactly a
+ * plan's candidates, page by page, and stops — the plan void — as soon as
+ * the root changed since the plan (a commit, a new table, an event log
+ * recording blobs, a pending append, a pin). A root marks its stage as its
+ * own (an owner marker under the stage's "_lake/") when a writer first opens
+ * it; plan and apply refuse a stage whose marker is missing or names
+ * another root (LAKE_INVALID_ARGUMENT), and a db handle opened with a tenant
+ * (LAKE_INVALID_ARGUMENT). One plan or apply runs per root at a time
+ * (LAKE_CONFLICT otherwise). Plans live under <root>/gc/plans/; the newest
+ * five are kept.
+ *
+ * Every call here is thread-safe on one db and may run while other threads
+ * and processes upload, insert and append: a writer process keeps its lock,
+ * and a collection in another process reads the tables as a follower. */
+
+/* Options for plan, apply and verify. Not thread-safe; may be freed after
+ * the call that used it. */
+typedef struct lake_gc_options lake_gc_options;
+
+/* Called with a phase ("listing", "indexing", "merging", "sealing",
+ * "verifying", "deleting"), the work done and the total (0 when unknown),
+ * one call at a time, on the calling thread. Must not call back into lake
+ * with the same db. */
+typedef void (*lake_gc_progress_fn)(void* ctx, const char* phase, uint64_t done,
+                                    uint64_t total);
+
+LAKE_API lake_gc_options* lake_gc_options_new(void);
+/* Objects modified less than `seconds` before the listing are never
+ * planned. Default 604800 (7 days). Under 86400 (24 hours) lake_gc_plan
+ * refuses it (LAKE_INVALID_ARGUMENT) unless short cutoffs are allowed. */
+LAKE_API void lake_gc_options_set_cutoff_seconds(lake_gc_options* opts, uint64_t seconds);
+LAKE_API void lake_gc_options_set_allow_short_cutoff(lake_gc_options* opts, int allow);
+/* The memory the collection's sorts may hold (default 64 MiB: half for
+ * the listing, half for the live index); what does not fit spills to the
+ * temporary directory. The process holds a few MiB besides. Under the
+ * least that works (a few MiB; the error names it): LAKE_INVALID_ARGUMENT. */
+LAKE_API lake_status lake_gc_options_set_memory_budget(lake_gc_options* opts, uint64_t bytes,
+                                                       lake_error** err);
+/* Where sorts spill (default <root>/gc/tmp): lake works in a directory of
+ * its own in it, DIR/lake-gc-spill, created as needed; what it wrote there
+ * goes when the call returns (a crashed run's, with the next run). */
+LAKE_API lake_status lake_gc_options_set_temp_dir(lake_gc_options* opts, const char* dir,
+                                                  lake_error** err);
+LAKE_API void lake_gc_options_set_progress(lake_gc_options* opts, lake_gc_progress_fn fn,
+                                           void* ctx);
+/* The token is borrowed: keep it alive until the call returns. A cancelled
+ * plan publishes nothing; a cancelled apply stops between pages (apply the
+ * plan again to go on). */
+LAKE_API void lake_gc_options_set_cancel_token(lake_gc_options* opts, lake_cancel_token* token);
+/* Apply on an S3 stage: at most this many deletes per second (0, the
+ * default: as fast as the server goes). */
+LAKE_API void lake_gc_options_set_max_deletes_per_second(lake_gc_options* opts,
+                                                         uint64_t per_second);
+LAKE_API void lake_gc_options_free(lake_gc_options* opts);
+
+/* Writes a plan and returns its summary as JSON (free with
+ * lake_string_free):
+ *   {"plan_id":"…","objects":N,"bytes":N,"table_files":N,"table_file_bytes":N,
+ *    "pages":N,"cutoff_seconds":N,"created_at":"…Z","listed_objects":N,
+ *    "listed_table_files":N,"live_references":N,
+ *    "tenants":[{"tenant":"","objects":N,"bytes":N},…]}
+ * ("tenant" "" is the stage's own objects). Nothing is deleted. Besides the
+ * errors above: LAKE_INTEGRITY (naming what) when a reference, event log
+ * journal or pending checkpoint cannot be read — a plan is never made from
+ * a partial view; LAKE_CONFLICT when the root changed while it was read
+ * (plan again). `opts` may be NULL for the defaults. */
+LAKE_API lake_status lake_gc_plan(lake_db* db, const lake_gc_options* opts, char** json_out,
+                                  lake_error** err);
+
+/* One candidate of a plan. Pointers are valid only during the callback. */
+typedef struct lake_gc_candidate {
+  const char* uri;     /* s3://… or file://… */
+  const char* kind;    /* "object" (of the stage) or "table_file" */
+  uint64_t size_bytes; /* as listed */
+  int64_t modified_unix_micros;
+  const char* tenant;  /* an object's tenant, "" for none */
+} lake_gc_candidate;
+
+/* Return 0 to go on, non-zero to stop (the call then returns
+ * LAKE_CANCELLED). */
+typedef int (*lake_gc_candidate_fn)(void* ctx, const lake_gc_candidate* candidate);
+
+/* Streams every candidate of plan `plan_id` in URI order — the whole plan,
+ * verified page by page as apply would — and returns its status as JSON
+ * (*json_out may be NULL; the format of lake_gc_status's entries).
+ * LAKE_NOT_FOUND for no such plan; LAKE_INTEGRITY for a damaged one. */
+LAKE_API lake_status lake_gc_show(lake_db* db, const char* plan_id, lake_gc_candidate_fn emit,
+                                  void* ctx, char** json_out, lake_error** err);
+
+/* The kept plans (plan_id NULL), oldest first, or one plan, as a JSON array
+ * (free with lake_string_free) of
+ *   {"plan_id":"…","state":"planned|applying|done|voided","created_at":"…Z",
+ *    "cutoff_seconds":N,"objects":N,"bytes":N,"table_files":N,
+ *    "table_file_bytes":N,"pages":N,"pages_done":N,"objects_deleted":N,
+ *    "bytes_deleted":N,"table_files_deleted":N,"reason":"…"}
+ * ("reason": why a voided plan is void). */
+LAKE_API lake_status lake_gc_status(lake_db* db, const char* plan_id, char** json_out,
+                                    lake_error** err);
+
+/* Deletes plan `plan_id`'s candidates: the whole plan is verified first (a
+ * damaged or tampered plan deletes nothing: LAKE_INTEGRITY); then, page by
+ * page, the root is checked unchanged (else the plan is void: LAKE_CONFLICT,
+ * and nothing more is deleted) and the page deleted durably. After a crash
+ * or failure the same call resumes (at most one page is repeated;
+ * deleting what is gone succeeds). A finished plan returns at once.
+ * *json_out (may be NULL) receives the final status entry (as
+ * lake_gc_status). Runs in the process that writes the root too: its
+ * inserts wait while a page is deleted. */
+LAKE_API lake_status lake_gc_apply(lake_db* db, const char* plan_id, const lake_gc_options* opts,
+                                   char** json_out, lake_error** err);
+
+/* One problem lake_gc_verify found. Valid only during the callback. */
+typedef struct lake_gc_problem {
+  const char* uri;
+  /* "missing", "size-short", "size-long", "digest-mismatch", "unreadable" */
+  const char* problem;
+  uint64_t expected_size;
+  uint64_t observed_size;
+  const char* message;
+  /* What references it: "table ns.t version 3", "event log p/x (blob
+   * journal step 2)", "pending append <id>", at most 16 of them; the
+   * rest are counted in more_referrers. */
+  const char* const* referrers;
+  size_t referrer_count;
+  uint64_t more_referrers;
+} lake_gc_problem;
+
+typedef int (*lake_gc_problem_fn)(void* ctx, const lake_gc_problem* problem);
+
+/* Scrubs the root: every object something references is checked to exist
+ * with its size — with `deep`, read whole and verified (size and SHA-256)
+ * — and every table file a committed version names to exist; each problem
+ * goes to `emit` (may be NULL). Returns LAKE_OK whether or not problems
+ * were found; *json_out (may be NULL) receives
+ *   {"objects_checked":N,"table_files_checked":N,"bytes_verified":N,
+ *    "skipped":N,"problems":N}
+ * Changes nothing. */
+LAKE_API lake_status lake_gc_verify(lake_db* db, int deep, const lake_gc_options* opts,
+                                    lake_gc_problem_fn emit, void* ctx, char** json_out,
+                                    lake_error** err);
 
 /* ------------------------------------------------------------------------ */
 /* Event logs of data-generation pipelines (EVENT-LOG.md, schema version 2)  */

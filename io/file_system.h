@@ -80,6 +80,10 @@ class File {
   virtual absl::StatusOr<bool> TryLockExclusive() = 0;
   // The same lock, waiting for it.
   virtual absl::Status LockExclusive() = 0;
+  // A shared lock (flock LOCK_SH) on this open file, waiting while another
+  // open file holds the exclusive one. (Linux grants it while an exclusive
+  // request only waits, so shared holders never queue behind one.)
+  virtual absl::Status LockShared() = 0;
   virtual absl::Status Close() = 0;
 };
 

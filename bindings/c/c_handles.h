@@ -116,6 +116,10 @@ UploadOptions ToUploadOptions(const lake_upload_options* opts);
 absl::StatusOr<table::TableStore*> TablesOf(lake_db* db);
 // A malloc'd copy of `text` for the caller to lake_string_free.
 char* CopyString(const std::string& text);
+// lake_db_open, and for a follower (lake_db_open_follower) the same open
+// without the writer's steps (a follower writes nothing to the root).
+lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool follower,
+                   lake_db** out, lake_error** err);
 // lake_stage_open without the argument checks (also used by lake_db_open).
 lake_status OpenStage(const lake_stage_options& opts, lake_stage** out, lake_error** err);
 // The descriptor an S3 stage's options name, with the environment's

@@ -181,6 +181,9 @@ absl::StatusOr<StoredObject> HostObjectStore::Upload(
     UploadSource& source, const UploadOptions& options) {
   std::string uri = absl::StrCat(root_uri_, "/",
                                  PercentEncodePath(NewManagedObjectKey(tenant_)));
+  if (options.key_chosen) {
+    if (absl::Status s = options.key_chosen(uri); !s.ok()) return s;
+  }
   HostUploadPull pull(&source, &options);
   char message[kHostMessageBytes] = {0};
   lake_status code =

@@ -3,6 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "bindings/c/c_handles.h"
+#include "engine/gc/root_identity.h"
+#include "engine/gc/lease_store.h"
+#include "engine/gc/pin_store.h"
 #include "engine/root_format_record.h"
 #include "engine/root_stage_record.h"
 #include "io/durable_paths.h"
@@ -66,10 +69,10 @@ absl::Status CheckAgreement(const lake_stage_options& opts, const lake::StageDes
 
 }  // namespace
 
-extern "C" {
+namespace lake::c {
 
-lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, lake_db** out,
-                         lake_error** err) {
+lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool follower,
+                   lake_db** out, lake_error** err) {
   return lake::c::Guarded(err, [&] {
     if (dir == nullptr) return lake::c::NullArgument("dir", err);
     if (out == nullptr) return lake::c::NullArgument("out", err);
@@ -148,15 +151,56 @@ lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, 
     }
     auto db = std::make_unique<lake_db>();
     db->root = *root;
+    db->follower = follower;
     lake_status status = lake::c::OpenStage(opening, &db->stage, err);
     if (status != LAKE_OK) return status;
+    if (!follower) {
+      // A writer's open gives the root its id and marks the stage as its
+      // own (root_identity.h). Best effort: a reader with read-only
+      // credentials must still open the root; the collector, which needs
+      // the marker, runs these steps again and reports what failed.
+      (void)lake::gc::EnsureRootIdentity(**fs, *root, db->stage->stage->store());
+    }
+    // A root's uploads are leased, so no collection of it deletes one in
+    // flight (engine/gc/lease_store.h).
+    db->stage->stage->set_leaser(lake::gc::LeaseStore::Open(**fs, *root));
     *out = db.release();
     return LAKE_OK;
   });
 }
 
+}  // namespace lake::c
+
+extern "C" {
+
+lake_status lake_db_open(const char* dir, const lake_stage_options* stage_opts, lake_db** out,
+                         lake_error** err) {
+  return lake::c::OpenDb(dir, stage_opts, /*follower=*/false, out, err);
+}
+
 lake_stage* lake_db_stage(lake_db* db) { return db == nullptr ? nullptr : db->stage; }
 
 void lake_db_free(lake_db* db) { delete db; }
+
+lake_status lake_db_pin(lake_db* db, const lake_location* loc, lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (db == nullptr) return lake::c::NullArgument("db", err);
+    if (loc == nullptr) return lake::c::NullArgument("loc", err);
+    absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
+    if (!fs.ok()) return lake::c::Report(fs.status(), err);
+    return lake::c::Report(lake::gc::Pin(**fs, db->root, *db->stage->stage, loc->location), err);
+  });
+}
+
+lake_status lake_db_unpin(lake_db* db, const lake_location* loc, lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (db == nullptr) return lake::c::NullArgument("db", err);
+    if (loc == nullptr) return lake::c::NullArgument("loc", err);
+    absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
+    if (!fs.ok()) return lake::c::Report(fs.status(), err);
+    return lake::c::Report(lake::gc::Unpin(**fs, db->root, *db->stage->stage, loc->location),
+                           err);
+  });
+}
 
 }  // extern "C"

@@ -1,5 +1,6 @@
 // Event logs through the C ABI: experiments, the log handle, stream
 // writers, folded items and the derived reads.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -18,7 +19,9 @@
 #include "engine/events/experiment_store.h"
 #include "engine/events/fold_json.h"
 #include "engine/events/item_id.h"
+#include "engine/events/log_stream_options.h"
 #include "engine/events/stream_writer.h"
+#include "engine/gc/reference_hold.h"
 #include "engine/table/cell_text.h"
 
 struct lake_event_log {
@@ -124,25 +127,10 @@ absl::StatusOr<events::FieldValue> ToFieldValue(const lake_value* v) {
   return absl::InvalidArgumentError(absl::StrCat("unknown value kind ", static_cast<int>(v->kind)));
 }
 
-// Writers append to the log and offload large blobs to the root's stage.
+// Writers append to the log and offload large blobs to the root's stage
+// (each offloaded blob leased until its batch is appended).
 events::StreamWriterOptions WriterOptions(lake_event_log* log) {
-  events::StreamWriterOptions options;
-  options.sink = [log](std::vector<events::Event> batch) {
-    return log->log->Append(std::move(batch)).status();
-  };
-  lake::ManagedStage* stage = log->db->stage->stage.get();
-  options.blob_offloader = [stage](std::string_view bytes) -> absl::StatusOr<lake::DataLocation> {
-    absl::StatusOr<std::unique_ptr<lake::LocationWriter>> writer =
-        stage->NewWriter(lake::UploadOptions{});
-    if (!writer.ok()) return writer.status();
-    if (absl::Status s =
-            (*writer)->Write(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-        !s.ok()) {
-      return s;
-    }
-    return (*writer)->Commit();
-  };
-  return options;
+  return events::StreamIntoLog(*log->log, *log->db->stage->stage);
 }
 
 lake_status FieldEvent(lake_event_writer* w, bool append, const char* field,
@@ -299,8 +287,21 @@ lake_status lake_event_log_append_jsonl(lake_event_log* log, const char* jsonl, 
     if (!parsed.ok()) return Report(parsed.status(), err);
     // Every event is checked before the first batch is appended, as an
     // INSERT checks its existing locations: a location outside the stage or
-    // its tenant, or naming no object of its size, leaves no trace.
-    if (absl::Status s = events::CheckBlobLocations(*log->db->stage->stage, *parsed); !s.ok()) {
+    // its tenant, or naming no object of its size, leaves no trace. From
+    // those checks until the batches naming them are appended (each records
+    // its blobs in the shard's blob journal first), no collection deletes.
+    lake::ManagedStage& stage = *log->db->stage->stage;
+    lake::gc::GcHold hold;
+    if (std::any_of(parsed->begin(), parsed->end(),
+                    [](const events::Event& e) { return e.blob_location.has_value(); })) {
+      absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
+      if (!fs.ok()) return Report(fs.status(), err);
+      absl::StatusOr<lake::gc::GcHold> held =
+          lake::gc::HoldToAddReferences(**fs, log->db->root, stage);
+      if (!held.ok()) return Report(held.status(), err);
+      hold = std::move(*held);
+    }
+    if (absl::Status s = events::CheckBlobLocations(stage, *parsed); !s.ok()) {
       return Report(s, err);
     }
     // Batches by checkpoint_id, in the order of their first event.

@@ -135,8 +135,10 @@ lake_status lake_db_open_follower(const char* dir, uint32_t max_staleness_ms, la
                     err);
     }
     lake_db* db = nullptr;
-    if (lake_status s = lake_db_open(dir, nullptr, &db, err); s != LAKE_OK) return s;
-    db->follower = true;
+    if (lake_status s = lake::c::OpenDb(dir, nullptr, /*follower=*/true, &db, err);
+        s != LAKE_OK) {
+      return s;
+    }
     db->follower_staleness =
         absl::Milliseconds(max_staleness_ms == 0 ? 1000 : max_staleness_ms);
     *out = db;

@@ -9,8 +9,10 @@
 #include "engine/local/local_range_batch.h"
 #include "engine/local/local_upload.h"
 #include "engine/managed_key.h"
+#include "engine/stage_record_name.h"
 #include "io/durable_paths.h"
 #include "io/errno_status.h"
+#include "io/whole_file.h"
 
 namespace lake {
 namespace {
@@ -209,6 +211,38 @@ absl::StatusOr<uint64_t> LocalObjectStore::CleanStaging() {
     }
   }
   return removed;
+}
+
+absl::StatusOr<std::optional<std::string>> LocalObjectStore::ReadStageRecord(
+    std::string_view name, size_t max_bytes) {
+  if (absl::Status s = CheckStageRecordName(name); !s.ok()) return s;
+  absl::StatusOr<std::string> bytes = io::ReadWholeFile(fs_, paths_.Path(name), max_bytes);
+  if (absl::IsNotFound(bytes.status())) return std::optional<std::string>();
+  if (!bytes.ok()) return bytes.status();
+  return std::optional<std::string>(std::move(*bytes));
+}
+
+absl::Status LocalObjectStore::CreateStageRecord(std::string_view name, std::string_view bytes) {
+  if (absl::Status s = CheckStageRecordName(name); !s.ok()) return s;
+  std::string path = paths_.Path(name);
+  if (absl::Status s = io::CreateDirectoriesDurably(fs_, io::ParentPath(path)); !s.ok()) {
+    return s;
+  }
+  return io::WriteWholeFileDurably(fs_, path, absl::StrCat(path, ".", NewUuidV7(), ".tmp"),
+                                   bytes);
+}
+
+absl::StatusOr<std::vector<std::string>> LocalObjectStore::ListStageRecords(
+    std::string_view dir) {
+  if (absl::Status s = CheckStageRecordName(dir); !s.ok()) return s;
+  absl::StatusOr<std::vector<std::string>> names = fs_.ListDirectory(paths_.Path(dir));
+  if (absl::IsNotFound(names.status())) return std::vector<std::string>();
+  if (!names.ok()) return names.status();
+  std::vector<std::string> records;
+  for (std::string& name : *names) {
+    if (!name.ends_with(".tmp")) records.push_back(std::move(name));  // a crashed create's
+  }
+  return records;
 }
 
 }  // namespace lake

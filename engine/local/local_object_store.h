@@ -37,6 +37,10 @@ class LocalObjectStore final : public ManagedObjectStore {
       const std::function<bool(const ListedObject&)>& emit) override;
   absl::Status Delete(const DataLocation& location) override;
   absl::StatusOr<uint64_t> CleanStaging() override;
+  absl::StatusOr<std::optional<std::string>> ReadStageRecord(std::string_view name,
+                                                             size_t max_bytes) override;
+  absl::Status CreateStageRecord(std::string_view name, std::string_view bytes) override;
+  absl::StatusOr<std::vector<std::string>> ListStageRecords(std::string_view dir) override;
 
  private:
   LocalObjectStore(io::FileSystem& fs, LocalStagePaths paths,

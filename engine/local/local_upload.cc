@@ -51,6 +51,10 @@ absl::Status LocalUpload::Begin() {
   completions_.reserve(slots_.size());
 
   if (absl::Status s = CreateStagingFile(); !s.ok()) return s;
+  // The key is chosen and nothing is written yet.
+  if (options_.key_chosen) {
+    if (absl::Status s = options_.key_chosen(paths_.UriOfKey(key_)); !s.ok()) return s;
+  }
   return LAKE_FAILPOINT("local_upload.staging_created");
 }
 

@@ -2,7 +2,8 @@
 //
 // The durable sequence (ARCHITECTURE.md, "Publish last"):
 //   1. create .staging/<uuid>.uploading (O_EXCL, locked, direct I/O when
-//      the file system allows), failpoint staging_created;
+//      the file system allows), which fixes the key objects/<xx>/<uuid>;
+//      UploadOptions::key_chosen is told its URI; failpoint staging_created;
 //   2. stream the bytes through a ring of page-aligned chunks: chunk i is
 //      hashed on the caller's thread while chunk i+1 is being read (a
 //      positional source file is read through the I/O queue, offloaded to

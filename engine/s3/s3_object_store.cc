@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/push_upload_bridge.h"
 #include "engine/s3/s3_object_stream.h"
+#include "engine/stage_record_name.h"
 #include "io/s3http/credentials_chain.h"
 
 namespace lake {
@@ -141,6 +142,49 @@ absl::StatusOr<std::string> S3ObjectStore::Presign(const DataLocation& location,
         absl::ToInt64Seconds(ttl), " s"));
   }
   return client_->PresignGet(layout_.bucket(), *key, ttl);
+}
+
+std::string S3ObjectStore::RecordKey(std::string_view name) const {
+  return layout_.prefix().empty() ? std::string(name)
+                                  : absl::StrCat(layout_.prefix(), "/", std::string(name));
+}
+
+absl::StatusOr<std::optional<std::string>> S3ObjectStore::ReadStageRecord(std::string_view name,
+                                                                          size_t max_bytes) {
+  if (absl::Status s = CheckStageRecordName(name); !s.ok()) return s;
+  absl::StatusOr<std::string> bytes =
+      client_->GetSmallObject(layout_.bucket(), RecordKey(name), max_bytes);
+  if (absl::IsNotFound(bytes.status())) return std::optional<std::string>();
+  if (!bytes.ok()) return bytes.status();
+  return std::optional<std::string>(std::move(*bytes));
+}
+
+absl::Status S3ObjectStore::CreateStageRecord(std::string_view name, std::string_view bytes) {
+  if (absl::Status s = CheckStageRecordName(name); !s.ok()) return s;
+  return client_->PutObjectIfAbsent(layout_.bucket(), RecordKey(name), bytes,
+                                    "application/json");
+}
+
+absl::StatusOr<std::vector<std::string>> S3ObjectStore::ListStageRecords(std::string_view dir) {
+  if (absl::Status s = CheckStageRecordName(dir); !s.ok()) return s;
+  std::string prefix = RecordKey(dir) + "/";
+  std::vector<std::string> names;
+  std::string token;
+  for (;;) {
+    absl::StatusOr<s3http::ListObjectsV2Result> page =
+        client_->ListObjectsV2(layout_.bucket(), prefix, token);
+    if (!page.ok()) return page.status();
+    for (const auto& object : page->contents) {
+      if (!object.key.starts_with(prefix)) continue;
+      std::string name = object.key.substr(prefix.size());
+      if (!name.empty() && name.find('/') == std::string::npos) names.push_back(std::move(name));
+    }
+    if (!page->is_truncated) return names;
+    if (page->next_continuation_token.empty() || page->next_continuation_token == token) {
+      return absl::UnknownError("ListObjectsV2 is truncated without a new continuation token");
+    }
+    token = page->next_continuation_token;
+  }
 }
 
 }  // namespace lake

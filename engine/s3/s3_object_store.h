@@ -62,8 +62,15 @@ class S3ObjectStore final : public ManagedObjectStore {
   absl::StatusOr<uint64_t> CleanStaging() override { return 0; }
   absl::StatusOr<std::string> Presign(const DataLocation& location,
                                       absl::Duration ttl) override;
+  absl::StatusOr<std::optional<std::string>> ReadStageRecord(std::string_view name,
+                                                             size_t max_bytes) override;
+  absl::Status CreateStageRecord(std::string_view name, std::string_view bytes) override;
+  absl::StatusOr<std::vector<std::string>> ListStageRecords(std::string_view dir) override;
 
  private:
+  // The full S3 key of a stage record (under the prefix, never the tenant).
+  std::string RecordKey(std::string_view name) const;
+
   S3ObjectStore(S3StageOptions options, S3StageLayout layout,
                 std::unique_ptr<s3http::CredentialsProvider> credentials)
       : options_(std::move(options)), layout_(std::move(layout)),

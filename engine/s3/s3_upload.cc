@@ -99,6 +99,9 @@ absl::Status MultipartUpload::Fill(UploadSource& source, uint8_t* buffer, size_t
 
 absl::StatusOr<StoredObject> MultipartUpload::Run(UploadSource& source) {
   key_ = layout_.NewObjectKey();
+  if (options_.key_chosen) {
+    if (absl::Status s = options_.key_chosen(layout_.UriOfKey(key_)); !s.ok()) return s;
+  }
   // Part buffers are whole pages so the budget can hand them out.
   size_t chunk = (tuning_.part_bytes + BufferBudget::kAlignment - 1) /
                  BufferBudget::kAlignment * BufferBudget::kAlignment;

@@ -1,7 +1,8 @@
 // One upload into an S3 stage (managed-objects.md, the S3 backend).
 //
-//  - An empty object is one PutObject. Anything else is a multipart upload
-//    under a fresh random key: the caller's thread reads the source in
+//  - The key is fresh and random, chosen first (UploadOptions::key_chosen
+//    is told its URI before any request). An empty object is one
+//    PutObject. Anything else is a multipart upload under that key: the caller's thread reads the source in
 //    order into part buffers, hashing the whole object on the fly, while
 //    up to `concurrency` UploadPart requests are in flight, each owning one
 //    part buffer and signing its own part's SHA-256 (so the server refuses

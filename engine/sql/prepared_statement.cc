@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/file_upload_source.h"
+#include "engine/gc/reference_hold.h"
 #include "engine/table/cell_text.h"
 
 namespace lake::sql {
@@ -203,9 +204,13 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
     }
   }
   // Each value read where it is: a bound one in its slot, an uploaded
-  // FILE's location in `uploaded`.
+  // FILE's location in `uploaded`. The uploads' leases are held until the
+  // append returns: its checkpoint published or its commit made the
+  // objects referenced (or it failed, leaving them unreferenced).
   std::vector<const table::CellValue*> values(slots_.size());
   std::vector<table::CellValue> uploaded(slots_.size());
+  std::vector<std::unique_ptr<KeyLease>> leases;
+  bool binds_existing = false;
   for (size_t i = 0; i < slots_.size(); ++i) {
     UploadSource* source = nullptr;
     std::string content_type;
@@ -218,17 +223,35 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
       slots_[i].reset();  // read to its end by this upload, whatever happens
     } else {
       values[i] = &std::get<table::CellValue>(*slots_[i]);
+      binds_existing = binds_existing || std::holds_alternative<DataLocation>(*values[i]);
       continue;
     }
     UploadOptions options = upload_options;
     options.content_type = content_type.empty() ? std::string(kDefaultContentType) : content_type;
-    absl::StatusOr<DataLocation> location = tables_.stage().Upload(*source, options);
+    absl::StatusOr<LeasedLocation> location = tables_.stage().UploadLeased(*source, options);
     if (!location.ok()) return location.status();
-    uploaded[i] = std::move(*location);
+    uploaded[i] = std::move(location->location);
     values[i] = &uploaded[i];
+    if (location->lease != nullptr) leases.push_back(std::move(location->lease));
   }
   absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, values);
   if (!rows.ok()) return rows.status();
+  // An existing location is checked again, from under the shared GC lock to
+  // the commit, so no collection deletes it in between (the check above
+  // only spared an upload; this one is free unless a collection ran since).
+  gc::GcHold hold;
+  if (binds_existing) {
+    absl::StatusOr<gc::GcHold> held =
+        gc::HoldToAddReferences(tables_.fs(), tables_.root_dir(), tables_.stage());
+    if (!held.ok()) return held.status();
+    hold = std::move(*held);
+    for (const std::optional<StatementParameter>& slot : slots_) {
+      const auto* cell = slot ? std::get_if<table::CellValue>(&*slot) : nullptr;
+      const auto* location = cell ? std::get_if<DataLocation>(cell) : nullptr;
+      if (location == nullptr) continue;
+      if (absl::Status s = tables_.stage().CheckExisting(*location); !s.ok()) return s;
+    }
+  }
   return tables_.AppendBatch(*table, *rows);
 }
 

@@ -8,9 +8,12 @@
 //      is bound (text is parsed by that type, cell_text.h);
 //   3. execute: every placeholder bound, then every FILE path opened and
 //      every existing DataLocation checked (containment and stored size),
-//      then each FILE uploaded (streaming, hashed), then the rows are
-//      appended. Any failure before the append leaves the table's version
-//      unchanged; objects uploaded by then stay unreferenced (for GC).
+//      then each FILE uploaded (streaming, hashed; its key leased from
+//      before its first byte until the append returns), then — under the
+//      root's shared GC lock, engine/gc/gc_locks.h — every existing
+//      DataLocation checked again and the rows appended. Any failure
+//      before the append leaves the table's version unchanged; objects
+//      uploaded by then stay unreferenced (for GC).
 //
 // A statement runs any number of times; each binding stays until it is
 // bound again, except a FILE bound to a caller's source: the first upload

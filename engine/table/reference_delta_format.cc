@@ -41,9 +41,15 @@ bool ReadEntry(ByteReader& r, DataLocation* location) {
       !r.Sha256(&sha256)) {
     return false;
   }
-  location->uri = std::string(uri);
-  location->content_type = std::string(content_type);
-  location->sha256 = Sha256ToHex(sha256);
+  // Assigned in place: a reader reuses the strings of its previous chunk.
+  location->uri.assign(uri);
+  location->content_type.assign(content_type);
+  static constexpr char kHex[] = "0123456789abcdef";
+  location->sha256.resize(2 * sha256.size());
+  for (size_t i = 0; i < sha256.size(); ++i) {
+    location->sha256[2 * i] = kHex[sha256[i] >> 4];
+    location->sha256[2 * i + 1] = kHex[sha256[i] & 15];
+  }
   return true;
 }
 
@@ -292,6 +298,10 @@ size_t ReferenceDeltaReader::next_piece_bytes() const {
 
 absl::Status ReferenceDeltaReader::Next(std::string_view piece,
                                         std::vector<DataLocation>* entries) {
+  // The caller's entries of the previous chunk become the spares whose
+  // strings the next chunk's entries are read into (no allocation per
+  // entry once the first chunk is read).
+  if (!entries->empty()) spare_.swap(*entries);
   entries->clear();
   if (stage_ == Stage::kFailed || stage_ == Stage::kDone) {
     return absl::FailedPreconditionError("the reference delta reader has finished");
@@ -395,9 +405,10 @@ absl::Status ReferenceDeltaReader::ReadChunkPayload(std::string_view piece,
                                        " does not match its checksum"));
   }
   ByteReader r(piece);
-  entries->reserve(chunk_entries_);
+  entries->swap(spare_);
+  entries->resize(chunk_entries_);
   for (uint32_t i = 0; i < chunk_entries_; ++i) {
-    DataLocation location;
+    DataLocation& location = (*entries)[i];
     if (!ReadEntry(r, &location)) {
       return Damaged(child, absl::StrCat("entry ", entries_read_ + i, " ends early"));
     }
@@ -405,12 +416,11 @@ absl::Status ReferenceDeltaReader::ReadChunkPayload(std::string_view piece,
     if (!IsCanonicalEntry(location, &why)) {
       return Damaged(child, absl::StrCat("entry ", entries_read_ + i, ": ", why));
     }
-    const DataLocation& previous = entries->empty() ? last_ : entries->back();
-    if ((has_last_ || !entries->empty()) && !ReferenceLess(previous, location)) {
+    const DataLocation& previous = i == 0 ? last_ : (*entries)[i - 1];
+    if ((has_last_ || i > 0) && !ReferenceLess(previous, location)) {
       return Damaged(child,
                      absl::StrCat("entry ", entries_read_ + i, " is out of order or repeated"));
     }
-    entries->push_back(std::move(location));
   }
   if (r.remaining() != 0) return Damaged(child, "a chunk has bytes after its entries");
   hasher_.Update(reinterpret_cast<const uint8_t*>(piece.data()), piece.size());

@@ -175,6 +175,8 @@ class ReferenceDeltaReader {
   uint64_t chunk_checksum_ = 0;
   bool has_last_ = false;
   DataLocation last_;
+  // Entries of an earlier chunk whose strings the next chunk reuses.
+  std::vector<DataLocation> spare_;
   std::string digest_;
 };
 

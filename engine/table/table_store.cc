@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/failpoint.h"
+#include "engine/gc/gc_locks.h"
 #include "engine/managed_key.h"
 #include "engine/operation_id.h"
 #include "engine/sha256.h"
@@ -22,16 +23,9 @@
 namespace lake::table {
 namespace {
 
-constexpr std::string_view kDataDir = "data";
-constexpr std::string_view kVersionsDir = "_versions";
-// A manifest lists fragments; a fragment holds at most 64 MiB of encoded
-// batch plus compaction's larger outputs.
-constexpr size_t kMaxManifestBytes = size_t{256} << 20;
+constexpr std::string_view kDataDir = kTableDataDir;
+constexpr std::string_view kVersionsDir = kTableVersionsDir;
 constexpr size_t kMaxFragmentBytes = size_t{2} << 30;
-
-std::string ManifestRelativePath(uint64_t version) {
-  return absl::StrFormat("%s/%020u.manifest", std::string(kVersionsDir), version);
-}
 
 int64_t NowMicros() { return absl::ToUnixMicros(absl::Now()); }
 
@@ -176,8 +170,16 @@ TableStore::TableStore(io::FileSystem& fs, std::string root_dir, registry::Regis
       options_(options),
       checkpoints_(std::move(checkpoints)) {}
 
+std::string ManifestRelativePath(uint64_t version) {
+  return absl::StrFormat("%s/%020u.manifest", std::string(kVersionsDir), version);
+}
+
+std::string TableDirectory(const std::string& root_dir, const TableName& name) {
+  return absl::StrCat(root_dir, "/", std::string(kTablesDir), "/", name.ns, "/", name.table);
+}
+
 std::string TableStore::TableDir(const TableName& name) const {
-  return absl::StrCat(root_dir_, "/", std::string(kTablesDir), "/", name.ns, "/", name.table);
+  return TableDirectory(root_dir_, name);
 }
 
 absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& name,
@@ -447,6 +449,11 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   const std::string& fragment = checkpoint ? checkpoint->batch : *encoded;
   absl::StatusOr<AppendOutcome> outcome;
   {
+    // From the first table file written to the commit, no collection
+    // deletes (table files it would take for a failed append's, or objects
+    // this batch references).
+    absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+    if (!hold.ok()) return hold.status();
     absl::MutexLock lock(&commit_mu_);
     // A failure comes back settled: the checkpoint withdrawn, or kept
     // behind a PendingOperationError.
@@ -541,6 +548,8 @@ absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName
   next.operation_id = operation_id;
   absl::StatusOr<registry::TableRecord> committed;
   {
+    absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+    if (!hold.ok()) return hold.status();
     absl::MutexLock lock(&commit_mu_);
     committed = CommitVersionLocked(*table, table->current_version, next);
   }
@@ -757,6 +766,14 @@ absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
   if (!retention.ok()) return retention.status();
   absl::Status listed =
       ForEachPendingCheckpoint(*checkpoints_, [&](const PendingCheckpointEntry& entry) {
+        // A replay writes table files: no collection deletes meanwhile.
+        absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+        if (!hold.ok()) {
+          results.push_back(RecoveredAppend{entry.operation_id, "",
+                                            RecoveredAppend::Result::kFailed, 0,
+                                            hold.status().ToString()});
+          return;
+        }
         // The commit lock: no append of this store is between publishing
         // and settling this checkpoint meanwhile.
         absl::MutexLock lock(&commit_mu_);

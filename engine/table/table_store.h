@@ -27,6 +27,9 @@
 //   four, in order;
 //   5. the registry's compare-and-set commits version base+1 with the
 //      operation record (synced);
+//   (2..5 hold the root's shared references lock, engine/gc/gc_locks.h:
+//   no collection deletes table files or objects from the first table
+//   file written to the commit — compaction and replays too);
 //   6. the checkpoint is removed (a failure there is logged, never returned).
 // A failure before 5 leaves the version unchanged; the objects of step 1
 // stay unreferenced (for GC). An append that certainly never commits (its
@@ -84,6 +87,18 @@
 namespace lake::table {
 
 inline constexpr std::string_view kTablesDir = "tables";
+// The subdirectories of a table directory that hold its files (above).
+inline constexpr std::string_view kTableDataDir = "data";
+inline constexpr std::string_view kTableVersionsDir = "_versions";
+// A manifest lists fragments; a fragment holds at most 64 MiB of encoded
+// batch plus compaction's larger outputs.
+inline constexpr size_t kMaxManifestBytes = size_t{256} << 20;
+
+// <root_dir>/tables/<ns>/<table>: the directory of a table (TableStore::TableDir).
+std::string TableDirectory(const std::string& root_dir, const TableName& name);
+// "_versions/<version as 20 digits>.manifest": a version's manifest, relative
+// to the table directory.
+std::string ManifestRelativePath(uint64_t version);
 
 // The append path's steps, in order.
 inline constexpr std::array<std::string_view, 6> kTableAppendFailpoints = {

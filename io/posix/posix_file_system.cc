@@ -168,6 +168,12 @@ class PosixFile final : public File {
     }
     return absl::OkStatus();
   }
+  absl::Status LockShared() override {
+    while (::flock(fd_, LOCK_SH) != 0) {
+      if (errno != EINTR) return ErrnoStatus(errno, "lock", path_);
+    }
+    return absl::OkStatus();
+  }
   absl::Status Close() override {
     int fd = std::exchange(fd_, -1);
     if (fd >= 0 && ::close(fd) != 0 && errno != EINTR) {

@@ -166,6 +166,57 @@ absl::Status S3Client::DeleteObject(const std::string& bucket, const std::string
   return answer.status();
 }
 
+absl::Status S3Client::PutObjectIfAbsent(const std::string& bucket, const std::string& key,
+                                         std::string_view body,
+                                         const std::string& content_type) {
+  std::string owned(body);
+  Exchange exchange{"PUT", bucket, key};
+  exchange.headers.push_back({"Content-Type", content_type});
+  exchange.headers.push_back({"If-None-Match", "*"});
+  exchange.send_body = true;
+  exchange.body = AsBytes(owned);
+  exchange.payload_sha256 = PayloadSha256Hex(owned);
+  absl::StatusOr<Answer> answer = Run(exchange);
+  if (absl::IsFailedPrecondition(answer.status())) {
+    return absl::AlreadyExistsError(absl::StrCat("s3://", bucket, "/", key, " exists"));
+  }
+  return answer.status();
+}
+
+absl::StatusOr<std::string> S3Client::GetSmallObject(const std::string& bucket,
+                                                     const std::string& key, size_t max_bytes) {
+  absl::StatusOr<OpenedGet> get = OpenGet(bucket, key, std::nullopt, "");
+  if (!get.ok()) return get.status();
+  std::string body;
+  uint8_t buf[8192];
+  for (;;) {
+    absl::StatusOr<size_t> n = get->call->ReadBody(buf, sizeof buf);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return body;
+    body.append(reinterpret_cast<const char*>(buf), *n);
+    if (body.size() > max_bytes) {
+      return absl::DataLossError(absl::StrCat("s3://", bucket, "/", key, " is longer than ",
+                                              max_bytes, " bytes"));
+    }
+  }
+}
+
+absl::StatusOr<DeleteObjectsResult> S3Client::DeleteObjects(const std::string& bucket,
+                                                            std::span<const std::string> keys) {
+  absl::StatusOr<std::string> xml = SerializeDeleteObjects(keys);
+  if (!xml.ok()) return xml.status();
+  Exchange exchange{"POST", bucket, ""};
+  exchange.query.push_back({"delete", ""});
+  exchange.headers.push_back({"Content-Type", "application/xml"});
+  exchange.headers.push_back({"Content-MD5", ContentMd5(*xml)});
+  exchange.send_body = true;
+  exchange.body = AsBytes(*xml);
+  exchange.payload_sha256 = PayloadSha256Hex(*xml);
+  absl::StatusOr<Answer> answer = Run(exchange);
+  if (!answer.ok()) return answer.status();
+  return ServerParsed(ParseDeleteObjectsResult(answer->body));
+}
+
 absl::StatusOr<std::string> S3Client::CreateMultipartUpload(const std::string& bucket,
                                                             const std::string& key,
                                                             const std::string& content_type) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,21 @@ class S3Client {
                                  const std::string& body_sha256,
                                  const std::string& content_type);
   absl::Status DeleteObject(const std::string& bucket, const std::string& key);
+  // A PUT that creates the key only when it does not exist (If-None-Match:
+  // *): AlreadyExists when it does (412 PreconditionFailed).
+  absl::Status PutObjectIfAbsent(const std::string& bucket, const std::string& key,
+                                 std::string_view body, const std::string& content_type);
+  // The bytes of a small object: NotFound when there is none, DataLoss when
+  // it is longer than `max_bytes` (it is not read further).
+  absl::StatusOr<std::string> GetSmallObject(const std::string& bucket, const std::string& key,
+                                             size_t max_bytes);
+  // One DeleteObjects request (quiet) for 1..kMaxDeleteObjectsKeys keys,
+  // with Content-MD5 as S3 requires. The whole request is retried as any
+  // other; keys the server could not delete come back as failures (an
+  // absent key is deleted, as S3 says). A key XML cannot carry is
+  // InvalidArgument before anything is sent.
+  absl::StatusOr<DeleteObjectsResult> DeleteObjects(const std::string& bucket,
+                                                    std::span<const std::string> keys);
 
   absl::StatusOr<std::string> CreateMultipartUpload(const std::string& bucket,
                                                     const std::string& key,

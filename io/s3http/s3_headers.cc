@@ -320,6 +320,18 @@ absl::StatusOr<ETag> ComputeMultipartETag(std::span<const Md5Digest> part_md5s) 
   return ETag{HexOf(md5, md5_size), static_cast<int>(part_md5s.size())};
 }
 
+std::string ContentMd5(std::string_view body) {
+  unsigned char md5[EVP_MAX_MD_SIZE];
+  unsigned int md5_size = 0;
+  if (EVP_Digest(body.data(), body.size(), md5, &md5_size, Md5Algorithm(), nullptr) != 1 ||
+      md5_size != sizeof(Md5Digest)) {
+    return std::string();  // never with OpenSSL's MD5; the server then refuses the request
+  }
+  unsigned char base64[4 * ((sizeof(Md5Digest) + 2) / 3) + 1];
+  int n = EVP_EncodeBlock(base64, md5, static_cast<int>(md5_size));
+  return std::string(reinterpret_cast<const char*>(base64), static_cast<size_t>(n));
+}
+
 absl::StatusOr<absl::Time> ParseHttpDate(std::string_view value) {
   if (!MatchesShape(value, "???, DD ??? DDDD DD:DD:DD GMT")) {
     return Refuse("HTTP-date", value,

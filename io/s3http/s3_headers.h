@@ -129,6 +129,10 @@ absl::StatusOr<Md5Digest> Md5DigestOfETag(const ETag& etag);
 // empty list and more than kMaxPartNumber parts.
 absl::StatusOr<ETag> ComputeMultipartETag(std::span<const Md5Digest> part_md5s);
 
+// The Content-MD5 header value for `body` (RFC 1864): the base64 of its
+// binary MD5 (24 characters). S3 requires it on DeleteObjects.
+std::string ContentMd5(std::string_view body);
+
 // ---------------------------------------------------------------------------
 // HTTP-date in the IMF-fixdate form of RFC 7231 §7.1.1.1 (the only form S3
 // and RGW send), exactly 29 bytes: "Sun, 06 Nov 1994 08:49:37 GMT". Day and

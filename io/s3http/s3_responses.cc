@@ -309,6 +309,17 @@ const DocumentSchema& CompleteResultSchema() {
   return schema;
 }
 
+const DocumentSchema& DeleteRequestSchema() {
+  static const DocumentSchema schema{"Delete", {"Quiet"}, {{"Object", {"Key"}}}};
+  return schema;
+}
+
+const DocumentSchema& DeleteResultSchema() {
+  static const DocumentSchema schema{
+      "DeleteResult", {}, {{"Deleted", {"Key"}}, {"Error", {"Key", "Code", "Message"}}}};
+  return schema;
+}
+
 const DocumentSchema& CompleteRequestSchema() {
   static const DocumentSchema schema{
       "CompleteMultipartUpload", {}, {{"Part", {"PartNumber", "ETag"}}}};
@@ -654,6 +665,21 @@ std::string CompletedPartsProblem(std::span<const CompletedPart> parts) {
   return std::string();
 }
 
+// Why `key` cannot be sent in an XML document, or "" when it can.
+std::string XmlKeyProblem(std::string_view key) {
+  if (key.empty() || key.size() > kMaxKeyBytes) {
+    return absl::StrCat("a key must be 1 to ", kMaxKeyBytes, " bytes");
+  }
+  if (!IsValidUtf8(key)) return "a key is not valid UTF-8";
+  for (char c : key) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      return "a key holds a control character XML cannot carry";
+    }
+  }
+  return std::string();
+}
+
 // XML character data: '&', '<' and '>' escaped; CR kept as a reference so
 // that XML line-end normalisation cannot turn it into LF.
 std::string XmlEscaped(std::string_view text) {
@@ -664,6 +690,8 @@ std::string XmlEscaped(std::string_view text) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '\r': out += "&#13;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\t': out += "&#9;"; break;
       default: out.push_back(c);
     }
   }
@@ -897,6 +925,67 @@ absl::StatusOr<std::vector<CompletedPart>> ParseCompleteMultipartUpload(
   std::string problem = CompletedPartsProblem(parts);
   if (!problem.empty()) return Malformed(schema.root, problem);
   return parts;
+}
+
+absl::StatusOr<std::string> SerializeDeleteObjects(std::span<const std::string> keys) {
+  if (keys.empty() || keys.size() > kMaxDeleteObjectsKeys) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "DeleteObjects: 1 to ", kMaxDeleteObjectsKeys, " keys, not ", keys.size()));
+  }
+  std::string body = absl::StrCat("<Delete xmlns=\"", std::string(kS3XmlNamespace),
+                                  "\"><Quiet>true</Quiet>");
+  for (const std::string& key : keys) {
+    std::string problem = XmlKeyProblem(key);
+    if (!problem.empty()) return absl::InvalidArgumentError("DeleteObjects: " + problem);
+    absl::StrAppend(&body, "<Object><Key>", XmlEscaped(key), "</Key></Object>");
+  }
+  body += "</Delete>";
+  return body;
+}
+
+absl::StatusOr<std::vector<std::string>> ParseDeleteObjectsRequest(std::string_view body) {
+  const DocumentSchema& schema = DeleteRequestSchema();
+  absl::StatusOr<Document> document = DocumentReader({&schema}).Read(body);
+  if (!document.ok()) return document.status();
+  absl::Status status;
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < document->entries.size() && status.ok(); ++i) {
+    const Entry& entry = document->entries[i];
+    FieldReader in(entry.fields, schema.root, EntryWhere(entry, i), &status);
+    keys.push_back(KeyText(in, "Key", Presence::kRequired, KeyEncoding::kNone, false));
+  }
+  if (!status.ok()) return status;
+  if (keys.empty() || keys.size() > kMaxDeleteObjectsKeys) {
+    return Malformed(schema.root, absl::StrCat("1 to ", kMaxDeleteObjectsKeys, " keys"));
+  }
+  return keys;
+}
+
+absl::StatusOr<DeleteObjectsResult> ParseDeleteObjectsResult(std::string_view body) {
+  const DocumentSchema& schema = DeleteResultSchema();
+  absl::StatusOr<Document> document = ReadResult(body, schema);
+  if (!document.ok()) return document.status();
+  absl::Status status;
+  DeleteObjectsResult result;
+  for (size_t i = 0; i < document->entries.size() && status.ok(); ++i) {
+    const Entry& entry = document->entries[i];
+    FieldReader in(entry.fields, schema.root, EntryWhere(entry, i), &status);
+    std::string key = KeyText(in, "Key", Presence::kRequired, KeyEncoding::kNone, false);
+    if (entry.schema->element == "Deleted") {
+      result.deleted.push_back(std::move(key));
+      continue;
+    }
+    DeleteObjectsFailure failure;
+    failure.key = std::move(key);
+    failure.code = in.Text("Code", Presence::kRequired);
+    if (in.Has("Code") && !IsValidErrorCode(failure.code)) {
+      in.Fail("Code", "must be 1 to 128 of A-Z a-z 0-9 . _ -");
+    }
+    failure.message = SanitizedExcerpt(Redacted(in.Text("Message", Presence::kOptional)), 512);
+    result.failures.push_back(std::move(failure));
+  }
+  if (!status.ok()) return status;
+  return result;
 }
 
 }  // namespace lake::s3http

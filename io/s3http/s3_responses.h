@@ -262,6 +262,39 @@ absl::StatusOr<std::string> SerializeCompleteMultipartUpload(
 absl::StatusOr<std::vector<CompletedPart>> ParseCompleteMultipartUpload(
     std::string_view body);
 
+// ---------------------------------------------------------------------------
+// DeleteObjects (POST ?delete). The request body lake sends:
+//   <Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Quiet>true</Quiet>
+//   <Object><Key>…</Key></Object>…</Delete>
+// (one line, no XML declaration; quiet, so the answer lists only the keys
+// that failed). `keys` must be 1..kMaxDeleteObjectsKeys keys of 1..kMaxKeyBytes
+// bytes of valid UTF-8 holding no character XML 1.0 cannot carry (C0
+// controls other than tab, LF and CR); InvalidArgument otherwise.
+inline constexpr size_t kMaxDeleteObjectsKeys = 1000;
+
+absl::StatusOr<std::string> SerializeDeleteObjects(std::span<const std::string> keys);
+// The inverse (for tests, fuzzing and test servers).
+absl::StatusOr<std::vector<std::string>> ParseDeleteObjectsRequest(std::string_view body);
+
+// The answer: <DeleteResult>, with <Deleted> entries (Key required; quiet
+// mode sends none) and <Error> entries (Key and Code required, Code as in
+// <Error> documents; Message optional). A whole-request <Error> document
+// is returned as its S3ErrorStatus.
+struct DeleteObjectsFailure {
+  std::string key;
+  std::string code;
+  std::string message;  // sanitised
+
+  friend bool operator==(const DeleteObjectsFailure&, const DeleteObjectsFailure&) = default;
+};
+
+struct DeleteObjectsResult {
+  std::vector<std::string> deleted;
+  std::vector<DeleteObjectsFailure> failures;
+};
+
+absl::StatusOr<DeleteObjectsResult> ParseDeleteObjectsResult(std::string_view body);
+
 }  // namespace lake::s3http
 
 #endif  // LAKE_IO_S3HTTP_S3_RESPONSES_H_

@@ -6,10 +6,13 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +21,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lake.h"
@@ -1275,6 +1279,73 @@ TEST_CASE("an appended event's blob_location must name a stored object of the lo
   Error read_error;
   CHECK(ReadAllBytes(reader.get(), &back, &read_error) == LAKE_OK);
   CHECK(back == bytes);
+}
+
+// ---- Garbage collection: pins and the references lock ----
+
+TEST_CASE("pins: an existing object pins and unpins; another size, no object or outside is refused") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  Location loc = Upload(lake_db_stage(db.get()), Bytes(1000, 50));
+  CHECK(lake_db_pin(db.get(), loc.get(), nullptr) == LAKE_OK);
+  CHECK(lake_db_pin(db.get(), loc.get(), nullptr) == LAKE_OK);
+  CHECK(lake_db_unpin(db.get(), loc.get(), nullptr) == LAKE_OK);
+  lake_error* err = nullptr;
+  CHECK(lake_db_unpin(db.get(), loc.get(), &err) == LAKE_NOT_FOUND);
+  lake_error_free(err);
+
+  lake_location* raw = nullptr;
+  REQUIRE(lake_location_new(lake_location_uri(loc.get()), "application/octet-stream", 999,
+                            lake_location_sha256(loc.get()), &raw, nullptr) == LAKE_OK);
+  Location shorter(raw);
+  REQUIRE(lake_location_new("file:///etc/passwd", "text/plain", 10,
+                            lake_location_sha256(loc.get()), &raw, nullptr) == LAKE_OK);
+  Location outside(raw);
+  err = nullptr;
+  CHECK(lake_db_pin(db.get(), shorter.get(), &err) == LAKE_INTEGRITY);
+  CHECK(lake_error_integrity_kind(err) == LAKE_INTEGRITY_SIZE_LONG);
+  lake_error_free(err);
+  err = nullptr;
+  CHECK(lake_db_pin(db.get(), outside.get(), &err) == LAKE_INVALID_ARGUMENT);
+  CHECK(lake_error_integrity_kind(err) == LAKE_INTEGRITY_INVALID_LOCATION);
+  lake_error_free(err);
+  // Uploaded through another handle (as by another process), then gone.
+  Location removed = Upload(lake_db_stage(OpenDb(dir.path + "/root").get()), Bytes(1000, 52));
+  std::filesystem::remove(PathOfUri(lake_location_uri(removed.get())));
+  CHECK(lake_db_pin(db.get(), removed.get(), nullptr) == LAKE_NOT_FOUND);
+  CHECK(lake_db_pin(nullptr, loc.get(), nullptr) == LAKE_INVALID_ARGUMENT);
+  CHECK(lake_db_unpin(db.get(), nullptr, nullptr) == LAKE_INVALID_ARGUMENT);
+}
+
+TEST_CASE("an event append naming a blob_location waits while a collection deletes") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  Db db = OpenDb(root);
+  REQUIRE(lake_experiment_create(db.get(), "p", "x", nullptr) == LAKE_OK);
+  lake_event_log* raw_log = nullptr;
+  REQUIRE(lake_event_log_open(db.get(), "p", "x", 1, &raw_log, nullptr) == LAKE_OK);
+  EventLog log(raw_log);
+  Location loc = Upload(lake_db_stage(db.get()), Bytes(1000, 51));
+  // A collection's apply in another process holds the references lock
+  // (<root>/gc/refs.lock, ARCHITECTURE.md) exclusively while it deletes.
+  std::filesystem::create_directories(root + "/gc");
+  int lock = open((root + "/gc/refs.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  REQUIRE(lock >= 0);
+  REQUIRE(flock(lock, LOCK_EX) == 0);
+  const std::string jsonl = EventsWithBlobAt(loc.get());
+  std::atomic<bool> done{false};
+  lake_status status = LAKE_INTERNAL;
+  std::thread append([&] {
+    status = lake_event_log_append_jsonl(log.get(), jsonl.data(), jsonl.size(), nullptr, nullptr,
+                                         nullptr);
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK_FALSE(done);
+  flock(lock, LOCK_UN);
+  close(lock);
+  append.join();
+  CHECK(status == LAKE_OK);
 }
 
 }  // namespace

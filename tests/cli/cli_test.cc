@@ -21,6 +21,7 @@
 #include "tests/cli/lake_cli.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/test_files.h"
+#include "engine/sha256.h"
 
 namespace {
 
@@ -172,6 +173,51 @@ TEST_CASE("a missing object or location file exits 6") {
   CHECK(Lake(dir, {"cat", json}).exit_code == 6);
   CHECK(Lake(dir, {"cat", "@missing.json"}).exit_code == 6);
   CHECK(Lake(dir, {"put", "missing-file"}).exit_code == 6);
+}
+
+size_t FilesIn(const std::string& dir, const std::string& suffix) {
+  size_t n = 0;
+  if (!std::filesystem::is_directory(dir)) return 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    n += entry.path().string().ends_with(suffix) ? 1 : 0;
+  }
+  return n;
+}
+
+TEST_CASE("pin keeps an object until unpin; both refuse what they cannot check") {
+  TempDir dir;
+  WriteSource(dir, "f", 1000, 40);
+  std::string json = Put(dir, "f");
+  // The put's lease went with it: nothing of it is left protected.
+  CHECK(FilesIn(dir.Join("lake-data/gc/leases"), ".lease") == 0);
+  Result pin = Lake(dir, {"pin", json});
+  REQUIRE_MESSAGE(pin.exit_code == 0, pin.err);
+  CHECK(pin.out.empty());
+  CHECK(FilesIn(dir.Join("lake-data/gc/pins"), ".pin") == 1);
+  CHECK(Lake(dir, {"pin", json}).exit_code == 0);  // again: fine
+  std::ofstream(dir.Join("loc.json")) << json;
+  CHECK(Lake(dir, {"unpin", "@loc.json"}).exit_code == 0);
+  CHECK(FilesIn(dir.Join("lake-data/gc/pins"), ".pin") == 0);
+  Result again = Lake(dir, {"unpin", json});
+  CHECK(again.exit_code == 6);
+  CHECK(again.err.find("not pinned") != std::string::npos);
+
+  std::string longer = json;
+  longer.replace(longer.find("\"size_bytes\":1000"), 17, "\"size_bytes\":1001");
+  CHECK(Lake(dir, {"pin", longer}).exit_code == 3);
+  std::string outside = json;
+  outside.replace(outside.find("file:///"), 8, "file:///etc/");
+  CHECK(Lake(dir, {"pin", outside}).exit_code == 2);
+  std::filesystem::remove(ObjectPath(json));
+  CHECK(Lake(dir, {"pin", json}).exit_code == 6);
+  CHECK(Lake(dir, {"pin"}).exit_code == 2);
+  CHECK(Lake(dir, {"unpin", json, json}).exit_code == 2);
+  CHECK(FilesIn(dir.Join("lake-data/gc/pins"), ".pin") == 0);
+  for (const char* command : {"pin", "unpin"}) {
+    Result help = Lake(dir, {command, "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find(std::string("usage: lake [global options] ") + command) == 0);
+  }
 }
 
 TEST_CASE("tenants: put under one tenant, refused under another") {
@@ -1140,6 +1186,113 @@ TEST_CASE("tables CLI: recover --list shows a stuck checkpoint and why; --discar
   CHECK(Lake(dir, {"recover", "--discard"}).exit_code == 2);
   Result help = Lake(dir, {"recover", "--help"});
   CHECK(help.out.find("--discard OPERATION_ID") != std::string::npos);
+}
+
+// ---- garbage collection ----
+
+// The value of "key" in a one-line JSON object, as text.
+std::string JsonField(const std::string& json, const std::string& key) {
+  size_t at = json.find("\"" + key + "\":");
+  REQUIRE(at != std::string::npos);
+  at += key.size() + 3;
+  if (json[at] == '"') return json.substr(at + 1, json.find('"', at + 1) - at - 1);
+  return json.substr(at, json.find_first_of(",}", at) - at);
+}
+
+TEST_CASE("gc CLI: plan, show, status, apply delete only what nothing references") {
+  TempDir dir;
+  WriteSource(dir, "a.bin", 1000, 71);
+  WriteSource(dir, "b.bin", 2000, 72);
+  std::string kept = Put(dir, "a.bin");
+  std::string orphan = Put(dir, "b.bin");
+  REQUIRE(Lake(dir, {"table", "create", "ns.t", "--column", "f:file"}).exit_code == 0);
+  REQUIRE(Lake(dir, {"insert", "INSERT INTO ns.t (f) VALUES (?)", "--location", kept}).exit_code ==
+          0);
+  // The default cutoff (7 days) keeps everything young.
+  Result young = Lake(dir, {"gc", "plan"});
+  REQUIRE_MESSAGE(young.exit_code == 0, young.err);
+  CHECK(young.out.find("objects\t0\t0 bytes\n") != std::string::npos);
+  CHECK(young.err.find("nothing was deleted") != std::string::npos);
+  Result plan = Lake(dir, {"gc", "plan", "--cutoff", "0s", "--allow-short-cutoff", "--json"});
+  REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
+  std::string id = JsonField(plan.out, "plan_id");
+  CHECK(JsonField(plan.out, "objects") == "1");
+  CHECK(JsonField(plan.out, "bytes") == "2000");
+  Result show = Lake(dir, {"gc", "show", id});
+  REQUIRE(show.exit_code == 0);
+  CHECK(show.out == "file://" + ObjectPath(orphan) + "\t2000\tobject\t-\n");
+  Result status = Lake(dir, {"gc", "status", id});
+  CHECK(status.out.find(id + "\tplanned\t0/1 pages\t1 objects\t2000 bytes") == 0);
+  Result apply = Lake(dir, {"gc", "apply", id});
+  REQUIRE_MESSAGE(apply.exit_code == 0, apply.err);
+  CHECK(apply.out.find(id + "\tdone\t1/1 pages") == 0);
+  CHECK_FALSE(std::filesystem::exists(ObjectPath(orphan)));
+  CHECK(std::filesystem::exists(ObjectPath(kept)));
+  // Nothing is wrong with what stays.
+  Result verify = Lake(dir, {"gc", "verify", "--deep"});
+  CHECK_MESSAGE(verify.exit_code == 0, verify.err);
+  CHECK(verify.err.find("0 problem(s)") != std::string::npos);
+}
+
+TEST_CASE("gc CLI: a short cutoff needs --allow-short-cutoff; bad flags exit 2") {
+  TempDir dir;
+  Result refused = Lake(dir, {"gc", "plan", "--cutoff", "1h"});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("--allow-short-cutoff") != std::string::npos);
+  CHECK(Lake(dir, {"gc", "plan", "--cutoff", "soon"}).exit_code == 2);
+  CHECK(Lake(dir, {"gc", "show"}).exit_code == 2);
+  CHECK(Lake(dir, {"gc", "apply", "not-a-plan"}).exit_code == 2);
+  CHECK(Lake(dir, {"gc", "status", "--deep"}).exit_code == 2);
+  CHECK(Lake(dir, {"gc", "frobnicate"}).exit_code == 2);
+  CHECK(Lake(dir, {"gc", "apply", "01890a5d-ac96-774b-bcce-b302099a8057"}).exit_code == 6);
+  Result help = Lake(dir, {"gc", "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("verify [--deep]") != std::string::npos);
+}
+
+TEST_CASE("gc CLI: a stage whose owner marker names another root is refused: exit 2") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "list"}).exit_code == 0);
+  std::filesystem::path marker = std::filesystem::path(dir.path()) / "lake-data/stage/_lake/owner";
+  REQUIRE(std::filesystem::exists(marker));
+  // Another root's marker.
+  std::filesystem::remove(marker);
+  std::ofstream(marker) << "{\"lake_root_id\":\"01890a5d-ac96-774b-bcce-b302099a8058\",\"sha256\":"
+                           "\"" + lake::Sha256Hex("lake_root_id=01890a5d-ac96-774b-bcce-b302099a8058") +
+                               "\"}\n";
+  Result refused = Lake(dir, {"gc", "plan"});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("names another root") != std::string::npos);
+}
+
+TEST_CASE("gc CLI: verify reports a missing object with its table version; exit 3") {
+  TempDir dir;
+  WriteSource(dir, "a.bin", 100, 73);
+  std::string loc = Put(dir, "a.bin");
+  REQUIRE(Lake(dir, {"table", "create", "ns.t", "--column", "f:file"}).exit_code == 0);
+  REQUIRE(Lake(dir, {"insert", "INSERT INTO ns.t (f) VALUES (?)", "--location", loc}).exit_code ==
+          0);
+  std::filesystem::remove(ObjectPath(loc));
+  Result verify = Lake(dir, {"gc", "verify"});
+  CHECK(verify.exit_code == 3);
+  CHECK(verify.out == "missing\tfile://" + ObjectPath(loc) + "\ttable ns.t version 1\n");
+}
+
+TEST_CASE("gc CLI: an apply after the root changed is voided: exit 4, nothing deleted") {
+  TempDir dir;
+  WriteSource(dir, "a.bin", 100, 74);
+  std::string loc = Put(dir, "a.bin");
+  REQUIRE(Lake(dir, {"table", "create", "ns.t", "--column", "f:file"}).exit_code == 0);
+  Result plan = Lake(dir, {"gc", "plan", "--cutoff", "0s", "--allow-short-cutoff", "--json"});
+  REQUIRE(plan.exit_code == 0);
+  std::string id = JsonField(plan.out, "plan_id");
+  REQUIRE(Lake(dir, {"insert", "INSERT INTO ns.t (f) VALUES (?)", "--location", loc}).exit_code ==
+          0);
+  Result apply = Lake(dir, {"gc", "apply", id});
+  CHECK(apply.exit_code == 4);
+  CHECK(apply.err.find("void") != std::string::npos);
+  CHECK(std::filesystem::exists(ObjectPath(loc)));
+  CHECK(Lake(dir, {"gc", "status", id}).out.find("\tvoided\t") != std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 
 #include "engine/events/blob_field.h"
 #include "engine/events/blob_references.h"
+#include "engine/events/event_json.h"
+#include "engine/data_location_json.h"
+#include "base/failpoint.h"
 #include "engine/events/event_log.h"
 #include "engine/events/stream_writer.h"
 #include "io/posix/posix_file_system.h"
@@ -183,6 +186,39 @@ TEST_CASE("blobs: a damaged blob journal is data loss") {
   absl::Status walked = EnumerateEventLogReferences(
       f.fs, f.shards, [](uint64_t, const std::vector<DataLocation>&) { return absl::OkStatus(); });
   CHECK(absl::IsDataLoss(walked));
+}
+
+TEST_CASE("blobs: a batch from JSONL records its blob_locations in the journal before it is written") {
+  REQUIRE(failpoint::Enabled());
+  BlobFixture f;
+  // An existing object, named by an event from outside (as `lake events
+  // append` and lake_event_log_append_jsonl take them), not by a writer.
+  absl::StatusOr<DataLocation> object = f.stage.UploadBytes(testing::RandomBytes(5000, 9));
+  LAKE_REQUIRE_OK(object);
+  std::string jsonl =
+      std::string(R"({"item_id":"r","item_seq":1,"checkpoint_id":"c1",)"
+                  R"("event_type":"ITEM_CREATED","writer_epoch":"w"})") +
+      "\n" + R"({"item_id":"r","item_seq":2,"checkpoint_id":"c2","event_type":"FIELD_SET",)" +
+      R"("field_name":"img","value_kind":"blob","blob_location":)" +
+      DataLocationToJson(*object) + R"(,"payload_size":5000,"payload_checksum":")" +
+      object->sha256 + R"(","writer_epoch":"w"})" + "\n";
+  absl::StatusOr<std::vector<Event>> events = ParseEventJsonLines(jsonl);
+  LAKE_REQUIRE_OK(events);
+  REQUIRE(events->size() == 2);
+  std::vector<std::vector<DataLocation>> recorded_when_written;
+  failpoint::ClearAll();
+  failpoint::Set(kShardAppendWritten, failpoint::Action::kCallback, [&] {
+    recorded_when_written.push_back(Recorded(f.fs, f.shards));
+    return absl::OkStatus();
+  });
+  for (Event& e : *events) {
+    LAKE_REQUIRE_OK(f.log->Append({std::move(e)}, Durability::kRelaxed));
+  }
+  failpoint::ClearAll();
+  LAKE_REQUIRE_OK(f.log->Sync());
+  REQUIRE(recorded_when_written.size() == 2);
+  CHECK(recorded_when_written[0].empty());
+  CHECK(recorded_when_written[1] == std::vector<DataLocation>{*object});
 }
 
 }  // namespace

@@ -63,6 +63,46 @@ TEST_CASE("S3: uploads of every part boundary come back verified") {
   }
 }
 
+size_t ListedCount(ManagedStage& stage) {
+  size_t n = 0;
+  REQUIRE(stage.List([&](const ListedObject&) {
+    ++n;
+    return true;
+  }).ok());
+  return n;
+}
+
+TEST_CASE("S3: an upload reports its key before its first request; a refusal there stores nothing") {
+  S3Fixture f;
+  // Empty (one PutObject), one part, and several parts (multipart).
+  for (size_t size : {size_t{0}, size_t{1000}, size_t{600 * 1024}}) {
+    CAPTURE(size);
+    std::string chosen;
+    size_t listed_when_chosen = 0;
+    size_t listed_before = ListedCount(f.stage());
+    UploadOptions options;
+    options.key_chosen = [&](const std::string& uri) {
+      chosen = uri;
+      listed_when_chosen = ListedCount(f.stage());
+      return absl::OkStatus();
+    };
+    absl::StatusOr<DataLocation> location = f.UploadBytes(testing::RandomBytes(size, 30), options);
+    LAKE_REQUIRE_OK(location);
+    CHECK(location->uri == chosen);
+    CHECK(listed_when_chosen == listed_before);
+  }
+  size_t listed = ListedCount(f.stage());
+  UploadOptions refusing;
+  refusing.key_chosen = [](const std::string&) { return absl::UnavailableError("no lease"); };
+  CHECK(absl::IsUnavailable(f.UploadBytes(testing::RandomBytes(600 * 1024, 31), refusing).status()));
+  absl::StatusOr<std::unique_ptr<LocationWriter>> writer = f.stage().NewWriter(refusing);
+  LAKE_REQUIRE_OK(writer);
+  std::vector<uint8_t> bytes = testing::RandomBytes(1000, 32);
+  (void)(*writer)->Write(bytes.data(), bytes.size());
+  CHECK(absl::IsUnavailable((*writer)->Commit().status()));
+  CHECK(ListedCount(f.stage()) == listed);
+}
+
 TEST_CASE("S3: the content type is stored with the object") {
   S3Fixture f;
   UploadOptions options;

@@ -62,6 +62,11 @@ absl::Status Check(const Response& response, const RangeRequest& request) {
 
 // --- Content-Length -----------------------------------------------------------
 
+TEST_CASE("Content-MD5 is the base64 of the body's binary MD5") {
+  CHECK(ContentMd5("") == "1B2M2Y8AsgTpgAmY7PhCfg==");
+  CHECK(ContentMd5("The quick brown fox jumps over the lazy dog") == "nhB9nTcrtoJr2B01QqQZ1g==");
+}
+
 TEST_CASE("Content-Length is decimal digits up to 2^64 - 1") {
   CHECK(*ParseContentLength("0") == 0);
   CHECK(*ParseContentLength("67108864") == 67108864);

@@ -877,5 +877,65 @@ TEST_CASE("a document declaring another encoding is still read as UTF-8") {
   CHECK(error->message == "caf\xC3\xA9");
 }
 
+// ---- DeleteObjects ----
+
+TEST_CASE("a DeleteObjects body is quiet, escaped, and parses back to its keys") {
+  std::vector<std::string> keys = {"p/objects/01/a", "p/a&b<c>", "p/x\ry"};
+  absl::StatusOr<std::string> body = SerializeDeleteObjects(keys);
+  LAKE_REQUIRE_OK(body);
+  CHECK(*body ==
+        "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Quiet>true</Quiet>"
+        "<Object><Key>p/objects/01/a</Key></Object>"
+        "<Object><Key>p/a&amp;b&lt;c&gt;</Key></Object>"
+        "<Object><Key>p/x&#13;y</Key></Object></Delete>");
+  absl::StatusOr<std::vector<std::string>> back = ParseDeleteObjectsRequest(*body);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == keys);
+}
+
+TEST_CASE("a DeleteObjects body refuses no keys, too many, and keys XML cannot carry") {
+  CHECK(absl::IsInvalidArgument(SerializeDeleteObjects({}).status()));
+  std::vector<std::string> many(kMaxDeleteObjectsKeys + 1, "k");
+  CHECK(absl::IsInvalidArgument(SerializeDeleteObjects(many).status()));
+  many.pop_back();
+  LAKE_CHECK_OK(SerializeDeleteObjects(many));
+  for (std::string bad : {std::string(""), std::string("a\x01" "b"), std::string("\xff"),
+                          std::string(kMaxKeyBytes + 1, 'k')}) {
+    std::vector<std::string> one = {bad};
+    CHECK(absl::IsInvalidArgument(SerializeDeleteObjects(one).status()));
+  }
+}
+
+TEST_CASE("a DeleteObjects answer gives the keys deleted and the keys that failed") {
+  absl::StatusOr<DeleteObjectsResult> result = ParseDeleteObjectsResult(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+      "<DeleteResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+      "<Deleted><Key>a</Key></Deleted>"
+      "<Error><Key>b&amp;c</Key><Code>AccessDenied</Code><Message>no</Message></Error>"
+      "<Error><Key>d</Key><Code>InternalError</Code></Error>"
+      "</DeleteResult>");
+  LAKE_REQUIRE_OK(result);
+  CHECK(result->deleted == std::vector<std::string>{"a"});
+  REQUIRE(result->failures.size() == 2);
+  CHECK(result->failures[0] == DeleteObjectsFailure{"b&c", "AccessDenied", "no"});
+  CHECK(result->failures[1] == DeleteObjectsFailure{"d", "InternalError", ""});
+  // Quiet mode with nothing failed: an empty result.
+  absl::StatusOr<DeleteObjectsResult> quiet = ParseDeleteObjectsResult("<DeleteResult/>");
+  LAKE_REQUIRE_OK(quiet);
+  CHECK(quiet->deleted.empty());
+  CHECK(quiet->failures.empty());
+}
+
+TEST_CASE("a DeleteObjects answer missing a failure's code, or an <Error> instead, is refused") {
+  CheckMalformed(ParseDeleteObjectsResult(
+      "<DeleteResult><Error><Key>b</Key></Error></DeleteResult>"));
+  CheckMalformed(ParseDeleteObjectsResult(
+      "<DeleteResult><Error><Key>b</Key><Code>bad code!</Code></Error></DeleteResult>"));
+  absl::StatusOr<DeleteObjectsResult> error =
+      ParseDeleteObjectsResult("<Error><Code>SlowDown</Code></Error>");
+  CHECK(absl::IsUnavailable(error.status()));
+  CHECK(GetS3Error(error.status()).has_value());
+}
+
 }  // namespace
 }  // namespace lake::s3http

@@ -48,6 +48,7 @@ class ShortWrites final : public File {
   absl::StatusOr<FileInfo> Stat() override { return base_->Stat(); }
   absl::StatusOr<bool> TryLockExclusive() override { return base_->TryLockExclusive(); }
   absl::Status LockExclusive() override { return base_->LockExclusive(); }
+  absl::Status LockShared() override { return base_->LockShared(); }
   absl::Status Close() override { return base_->Close(); }
   int calls = 0;
 

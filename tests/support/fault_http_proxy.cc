@@ -332,6 +332,13 @@ Fault Fault::Stall(absl::Duration delay, int64_t after_body_bytes) {
   return fault;
 }
 
+Fault Fault::ReplaceBody(std::string body) {
+  Fault fault;
+  fault.kind = Kind::kReplaceBody;
+  fault.value = std::move(body);
+  return fault;
+}
+
 Fault Fault::LoseResponse() {
   Fault fault;
   fault.kind = Kind::kLoseResponse;
@@ -403,6 +410,10 @@ class FaultHttpProxy::Connection {
       case Kind::kRewriteContentRange:
         SetHeader(response->headers, "Content-Range", fault.value);
         return Relay(*response);
+      case Kind::kReplaceBody:
+        response->body = fault.value;
+        SetHeader(response->headers, "Content-Length", std::to_string(fault.value.size()));
+        return Relay(*response);
       case Kind::kRewriteContentLength: {
         uint64_t announced = 0;
         (void)absl::SimpleAtoi(fault.value, &announced);
@@ -460,6 +471,7 @@ class FaultHttpProxy::Connection {
       seen.headers[absl::AsciiStrToLower(name)] = value;
     }
     seen.body_bytes = request.body.size();
+    if (seen.body_bytes <= ProxiedRequest::kLoggedBodyBytes) seen.body = request.body;
     return seen;
   }
 

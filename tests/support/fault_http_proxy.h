@@ -58,7 +58,10 @@ struct ProxiedRequest {
   std::string query;   // after '?', "" when none
   std::map<std::string, std::string> headers;  // names lowercased
   uint64_t body_bytes = 0;
+  std::string body;  // the request's body when at most kLoggedBodyBytes, else ""
   int rule = -1;  // the rule that fired on it, -1 when none
+
+  static constexpr uint64_t kLoggedBodyBytes = 64 * 1024;
 
   // A header's value (name in lowercase), or null.
   const std::string* Header(const std::string& name) const;
@@ -90,6 +93,9 @@ struct Fault {
                             // at once, closing, when the client hangs up
     kLoseResponse,          // forward; read the whole answer, then close
                             // the client's connection without a byte
+    kReplaceBody,           // forward; answer with the server's status and
+                            // headers but `value` as the body (a server
+                            // that did the work and reports something else)
   };
   // For kDelay: the stall comes before the status line.
   static constexpr int64_t kBeforeHead = -1;
@@ -115,6 +121,7 @@ struct Fault {
   static Fault RewriteContentLength(uint64_t value);
   static Fault Stall(absl::Duration delay, int64_t after_body_bytes = kBeforeHead);
   static Fault LoseResponse();
+  static Fault ReplaceBody(std::string body);
 };
 
 inline constexpr int kEveryRequest = -1;

@@ -90,6 +90,10 @@ class FaultFile final : public io::File {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
     return base_->LockExclusive();
   }
+  absl::Status LockShared() override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->LockShared();
+  }
   absl::Status Close() override { return base_->Close(); }
 
  private:

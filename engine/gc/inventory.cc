@@ -1,0 +1,92 @@
+#include "engine/gc/inventory.h"
+
+#include <array>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "engine/location_uri.h"
+#include "engine/table/reference_journal.h"
+#include "engine/table/table_store.h"
+#include "schema/table_schema.h"
+
+namespace lake::gc {
+namespace {
+
+// The directories of a table that hold its files.
+const std::array<std::string_view, 3>& TableFileDirs() {
+  static const std::array<std::string_view, 3> dirs = {
+      table::kTableDataDir, table::kTableVersionsDir, table::kObjectRefsDir};
+  return dirs;
+}
+
+absl::StatusOr<std::vector<std::string>> ListOrEmpty(io::FileSystem& fs, const std::string& dir) {
+  absl::StatusOr<std::vector<std::string>> names = fs.ListDirectory(dir);
+  if (absl::IsNotFound(names.status())) return std::vector<std::string>();
+  return names;
+}
+
+}  // namespace
+
+absl::Status ListStageObjects(const GcRoot& root, const InventoryVisitor& visit) {
+  absl::Status stopped;
+  absl::Status listed = root.stage.List([&](const ListedObject& object) {
+    stopped = visit(Candidate{CandidateKind::kStageObject, object.uri, object.size_bytes,
+                              object.modified_unix_micros});
+    return stopped.ok();
+  });
+  if (!stopped.ok()) return stopped;
+  return listed;
+}
+
+absl::Status ListTableFiles(const GcRoot& root, const InventoryVisitor& visit) {
+  std::string tables_dir = absl::StrCat(root.root_dir, "/", std::string(table::kTablesDir));
+  absl::StatusOr<std::vector<std::string>> namespaces = ListOrEmpty(root.fs, tables_dir);
+  if (!namespaces.ok()) return namespaces.status();
+  for (const std::string& ns : *namespaces) {
+    absl::StatusOr<std::vector<std::string>> tables =
+        ListOrEmpty(root.fs, absl::StrCat(tables_dir, "/", ns));
+    if (!tables.ok()) return tables.status();
+    for (const std::string& t : *tables) {
+      for (std::string_view sub : TableFileDirs()) {
+        std::string dir = absl::StrCat(tables_dir, "/", ns, "/", t, "/", std::string(sub));
+        absl::StatusOr<std::vector<std::string>> names = ListOrEmpty(root.fs, dir);
+        if (!names.ok()) return names.status();
+        for (const std::string& name : *names) {
+          std::string path = absl::StrCat(dir, "/", name);
+          absl::StatusOr<io::FileInfo> info = root.fs.Stat(path);
+          if (absl::IsNotFound(info.status())) continue;  // removed meanwhile
+          if (!info.ok()) return info.status();
+          if (!info->is_regular) continue;
+          if (absl::Status s = visit(Candidate{CandidateKind::kTableFile, FormatFileUri(path),
+                                               info->size, info->modified_unix_micros});
+              !s.ok()) {
+            return s;
+          }
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string TableOfTableFile(const std::string& root_dir, std::string_view uri) {
+  absl::StatusOr<ParsedUri> parsed = ParseLocationUri(uri);
+  if (!parsed.ok() || parsed->scheme != UriScheme::kFile) return "";
+  std::string tables_dir = absl::StrCat(root_dir, "/", std::string(table::kTablesDir));
+  if (!IsStrictlyBeneath(parsed->path, tables_dir)) return "";
+  std::string_view rest = std::string_view(parsed->path).substr(tables_dir.size() + 1);
+  std::vector<std::string> parts = absl::StrSplit(absl::string_view(rest.data(), rest.size()), '/');
+  if (parts.size() < 4) return "";
+  if (!table::ValidateIdentifier(parts[0], "namespace").ok() ||
+      !table::ValidateIdentifier(parts[1], "table").ok()) {
+    return "";
+  }
+  std::string sub = parts[2];
+  for (size_t i = 3; i + 1 < parts.size(); ++i) sub += "/" + parts[i];
+  for (std::string_view dir : TableFileDirs()) {
+    if (sub == dir) return absl::StrCat(parts[0], ".", parts[1]);
+  }
+  return "";
+}
+
+}  // namespace lake::gc

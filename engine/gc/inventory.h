@@ -1,0 +1,36 @@
+// The inventory a plan is made from: every published object of the stage
+// with its size and modification time, and every file of the root's table
+// directories (fragments, manifests, reference deltas) — the candidates,
+// before the live index says which of them something still needs.
+#ifndef LAKE_ENGINE_GC_INVENTORY_H_
+#define LAKE_ENGINE_GC_INVENTORY_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "engine/gc/gc_root.h"
+#include "engine/gc/plan_page_format.h"
+
+namespace lake::gc {
+
+using InventoryVisitor = std::function<absl::Status(const Candidate& entry)>;
+
+// Every published object of the stage (every tenant's too), in no order.
+// Local: a walk of objects/ and tenants/*/objects/; S3: ListObjectsV2 pages.
+absl::Status ListStageObjects(const GcRoot& root, const InventoryVisitor& visit);
+
+// Every regular file in data/, _versions/ and _lake/object_refs/ of every
+// directory <root>/tables/<ns>/<table>/, registered or not (the plan keeps
+// only those of registered tables), as file:// URIs.
+absl::Status ListTableFiles(const GcRoot& root, const InventoryVisitor& visit);
+
+// The table a table-file URI lies in — "<ns>.<table>" — when it is a
+// file directly in one of the directories above; "" otherwise.
+std::string TableOfTableFile(const std::string& root_dir, std::string_view uri);
+
+}  // namespace lake::gc
+
+#endif  // LAKE_ENGINE_GC_INVENTORY_H_

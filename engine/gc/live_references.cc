@@ -1,0 +1,242 @@
+#include "engine/gc/live_references.h"
+
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "engine/events/blob_references.h"
+#include "engine/events/experiment_store.h"
+#include "engine/gc/collector_guards.h"
+#include "engine/location_uri.h"
+#include "engine/table/append_checkpoint_store.h"
+#include "engine/table/fragment_format.h"
+#include "engine/table/manifest_format.h"
+#include "engine/table/reference_journal.h"
+#include "engine/table/table_store.h"
+#include "io/whole_file.h"
+
+namespace lake::gc {
+namespace {
+
+constexpr std::string_view kStopped =
+    " The collection stopped before writing a plan; nothing was deleted.";
+
+// `status` with what failed and what the operator can do, same code.
+absl::Status Explained(const absl::Status& status, std::string_view what,
+                       std::string_view remedy) {
+  return absl::Status(status.code(), absl::StrCat(std::string(what), ": ", status.message(), ".",
+                                                  std::string(kStopped), " ",
+                                                  std::string(remedy)));
+}
+
+constexpr std::string_view kRestoreRemedy =
+    "Restore the file from a backup, or repair the root, then plan again: a collection never "
+    "skips what it cannot read.";
+
+absl::Status TableFiles(const GcRoot& root, const registry::TableRecord& table,
+                        const std::vector<registry::VersionRecord>& versions,
+                        const LiveReferenceVisitor& visit) {
+  std::string table_dir = table::TableDirectory(root.root_dir, table.name);
+  std::string name = table.name.ToString();
+  absl::flat_hash_set<std::string> previous;  // the fragments of the version before
+  for (const registry::VersionRecord& version : versions) {
+    Referrer referrer{Referrer::Kind::kTableFile, name, version.version};
+    for (const std::string& relative :
+         {version.manifest_path, table::ReferenceDeltaRelativePath(version.version)}) {
+      if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", relative)), nullptr,
+                                 referrer);
+          !s.ok()) {
+        return s;
+      }
+    }
+    std::string manifest_path = absl::StrCat(table_dir, "/", version.manifest_path);
+    absl::StatusOr<std::string> bytes =
+        io::ReadWholeFile(root.fs, manifest_path, table::kMaxManifestBytes);
+    absl::StatusOr<table::Manifest> manifest =
+        bytes.ok() ? table::DecodeManifest(*bytes) : absl::StatusOr<table::Manifest>(bytes.status());
+    if (!manifest.ok()) {
+      return Explained(absl::IsNotFound(manifest.status())
+                           ? absl::DataLossError(manifest.status().message())
+                           : manifest.status(),
+                       absl::StrCat("table ", name, " version ", version.version, " manifest ",
+                                    manifest_path),
+                       kRestoreRemedy);
+    }
+    absl::flat_hash_set<std::string> current;
+    current.reserve(manifest->fragments.size());
+    for (const table::FragmentRef& fragment : manifest->fragments) {
+      // An append's manifest is its parent's and one more: visit only what
+      // is new, so the walk stays linear in the table's fragments.
+      if (!previous.contains(fragment.path)) {
+        if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", fragment.path)),
+                                   nullptr, referrer);
+            !s.ok()) {
+          return s;
+        }
+      }
+      current.insert(fragment.path);
+    }
+    previous = std::move(current);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Tables(const GcRoot& root, const LiveReferenceVisitor& visit, LiveWalkPart part) {
+  if (root.registry == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::vector<registry::TableRecord>> tables = root.registry->ListTables();
+  if (!tables.ok()) return Explained(tables.status(), "the registry's tables", kRestoreRemedy);
+  for (size_t i = 0; i < tables->size(); ++i) {
+    if (i % part.count != part.index) continue;
+    const registry::TableRecord& table = (*tables)[i];
+    std::string name = table.name.ToString();
+    absl::StatusOr<std::vector<registry::VersionRecord>> versions =
+        root.registry->ListVersions(table.table_id);
+    if (!versions.ok()) {
+      return Explained(versions.status(), absl::StrCat("the versions of table ", name),
+                       kRestoreRemedy);
+    }
+    if (versions->size() != table.current_version ||
+        (!versions->empty() && versions->back().version != table.current_version)) {
+      return Explained(absl::DataLossError(absl::StrCat(
+                           "the registry holds ", versions->size(),
+                           " version records for current version ", table.current_version)),
+                       absl::StrCat("table ", name), kRestoreRemedy);
+    }
+    std::vector<table::LineageEdge> edges;
+    edges.reserve(versions->size());
+    for (const registry::VersionRecord& v : *versions) {
+      edges.push_back({v.parent_version, v.version, v.reference_delta_sha256});
+    }
+    absl::Status walked = table::EnumerateReferences(
+        root.fs, table::TableDirectory(root.root_dir, table.name), edges,
+        [&](uint64_t version, const std::vector<DataLocation>& chunk) -> absl::Status {
+          Referrer referrer{Referrer::Kind::kTable, name, version};
+          for (const DataLocation& location : chunk) {
+            if (absl::Status s = visit(location.uri, &location, referrer); !s.ok()) return s;
+          }
+          return absl::OkStatus();
+        });
+    if (!walked.ok()) {
+      return Explained(walked, absl::StrCat("the references of table ", name), kRestoreRemedy);
+    }
+    if (absl::Status s = TableFiles(root, table, *versions, visit); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EventLogs(const GcRoot& root, const LiveReferenceVisitor& visit) {
+  events::ExperimentStore store(root.fs, root.root_dir);
+  absl::StatusOr<std::vector<events::ExperimentInfo>> experiments = store.List(std::nullopt);
+  if (!experiments.ok()) {
+    return Explained(experiments.status(), "the experiments of the root's event logs",
+                     kRestoreRemedy);
+  }
+  for (const events::ExperimentInfo& e : *experiments) {
+    std::string name = absl::StrCat(e.pipeline, "/", e.experiment);
+    absl::Status walked = events::EnumerateEventLogReferences(
+        root.fs, store.ShardsDir(e.pipeline, e.experiment),
+        [&](uint64_t step, const std::vector<DataLocation>& chunk) -> absl::Status {
+          Referrer referrer{Referrer::Kind::kEventLog, name, step};
+          for (const DataLocation& location : chunk) {
+            if (absl::Status s = visit(location.uri, &location, referrer); !s.ok()) return s;
+          }
+          return absl::OkStatus();
+        });
+    if (!walked.ok()) {
+      return Explained(walked, absl::StrCat("the blob references of event log ", name),
+                       kRestoreRemedy);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The FILE cells of one checkpoint's batch.
+absl::Status CheckpointLocations(const table::AppendCheckpoint& checkpoint,
+                                 const LiveReferenceVisitor& visit) {
+  absl::StatusOr<table::FragmentSummary> summary = table::SummarizeFragment(checkpoint.batch);
+  if (!summary.ok()) return summary.status();
+  absl::StatusOr<table::ColumnBatch> batch =
+      table::DecodeFragment(checkpoint.batch, summary->schema, table::FragmentCheck::kFull);
+  if (!batch.ok()) return batch.status();
+  Referrer referrer{Referrer::Kind::kPendingAppend, checkpoint.operation_id, 0};
+  for (size_t c = 0; c < batch->columns.size(); ++c) {
+    if (batch->columns[c].type != table::ColumnType::kFile) continue;
+    for (size_t row = 0; row < batch->num_rows; ++row) {
+      if (batch->columns[c].IsNull(row)) continue;
+      DataLocation location = std::get<DataLocation>(batch->Cell(row, c));
+      if (absl::Status s = visit(location.uri, &location, referrer); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PendingAppends(const GcRoot& root, const LiveReferenceVisitor& visit) {
+  std::string dir = absl::StrCat(root.root_dir, "/", std::string(table::kAppendCheckpointsDir));
+  absl::StatusOr<io::FileInfo> present = root.fs.Stat(dir);
+  if (absl::IsNotFound(present.status())) return absl::OkStatus();
+  if (!present.ok()) return present.status();
+  absl::StatusOr<table::AppendCheckpointStore> store =
+      table::AppendCheckpointStore::Open(root.fs, dir);
+  if (!store.ok()) return store.status();
+  std::string after;
+  for (;;) {
+    absl::StatusOr<table::PendingCheckpointList> listed =
+        store->List(table::kMaxListedAppendCheckpoints, absl::Now(), after);
+    if (!listed.ok()) {
+      return Explained(listed.status(), "the pending append checkpoints", kRestoreRemedy);
+    }
+    for (const table::PendingCheckpointEntry& entry : listed->entries) {
+      absl::StatusOr<table::AppendCheckpoint> checkpoint = store->Load(entry.operation_id);
+      if (absl::IsNotFound(checkpoint.status())) continue;  // settled since it was listed
+      absl::Status s = checkpoint.ok() ? CheckpointLocations(*checkpoint, visit)
+                                       : checkpoint.status();
+      if (!s.ok()) {
+        return Explained(
+            s, absl::StrCat("pending append checkpoint ", entry.operation_id),
+            absl::StrCat("Settle it with `lake recover`, or set it aside (kept) with `lake "
+                         "recover --discard ",
+                         entry.operation_id, "`, then plan again."));
+      }
+    }
+    if (listed->more == 0 || listed->last_considered.empty()) return absl::OkStatus();
+    after = listed->last_considered;
+  }
+}
+
+}  // namespace
+
+std::string DescribeReferrer(const Referrer& r) {
+  switch (r.kind) {
+    case Referrer::Kind::kTable:
+      return absl::StrCat("table ", r.name, " version ", r.version);
+    case Referrer::Kind::kEventLog:
+      return absl::StrCat("event log ", r.name, " (blob journal step ", r.version, ")");
+    case Referrer::Kind::kPendingAppend:
+      return absl::StrCat("pending append ", r.name);
+    case Referrer::Kind::kProtected:
+      return "a lease or pin";
+    case Referrer::Kind::kTableFile:
+      return absl::StrCat("table ", r.name, " version ", r.version, " (a table file)");
+  }
+  return "unknown";
+}
+
+absl::Status ForEachLiveReference(const GcRoot& root, absl::Time now,
+                                  absl::Duration lease_expiry,
+                                  const LiveReferenceVisitor& visit, LiveWalkPart part) {
+  if (part.count == 0 || part.index >= part.count) {
+    return absl::InvalidArgumentError("a live walk part out of its range");
+  }
+  if (absl::Status s = Tables(root, visit, part); !s.ok()) return s;
+  if (part.index != 0) return absl::OkStatus();
+  if (absl::Status s = EventLogs(root, visit); !s.ok()) return s;
+  if (absl::Status s = PendingAppends(root, visit); !s.ok()) return s;
+  Referrer protected_referrer{Referrer::Kind::kProtected, "", 0};
+  return ForEachLeasedOrPinnedUri(root.fs, root.root_dir, now, lease_expiry,
+                                  [&](std::string_view uri) {
+                                    return visit(uri, nullptr, protected_referrer);
+                                  });
+}
+
+}  // namespace lake::gc

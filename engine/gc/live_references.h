@@ -1,0 +1,66 @@
+// Everything a root keeps alive: the union the live index is built from.
+//
+//   - every retained version's references of every table, read only
+//     through the reference journal (reference_journal.h), edge by edge
+//     against the registry's lineage, failing closed;
+//   - every event log's blob references (blob_references.h);
+//   - the FILE locations of every pending append checkpoint (it may still
+//     commit them), whatever state recovery would give it;
+//   - every URI a lease or pin protects (collector_guards.h);
+//   - every table file a committed version names: its manifest, its
+//     reference delta and the fragments its manifest lists (the plan's
+//     table-file candidates are the files of a table directory outside
+//     this set).
+//
+// Anything that cannot be read ends the walk with an error naming what
+// failed and what the operator can do; nothing is ever skipped, so a
+// caller must discard what it gathered unless the walk returns OK.
+#ifndef LAKE_ENGINE_GC_LIVE_REFERENCES_H_
+#define LAKE_ENGINE_GC_LIVE_REFERENCES_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "engine/data_location.h"
+#include "engine/gc/gc_root.h"
+
+namespace lake::gc {
+
+// Who keeps a URI alive (verify names them).
+struct Referrer {
+  enum class Kind { kTable, kEventLog, kPendingAppend, kProtected, kTableFile };
+  Kind kind = Kind::kTable;
+  std::string name;      // "ns.t", "pipeline/experiment", an operation id, ""
+  uint64_t version = 0;  // a table's version, an event log's journal step
+};
+
+std::string DescribeReferrer(const Referrer& referrer);
+
+// Receives one live URI. `location` is its DataLocation when the referrer
+// holds one (tables, event logs, pending appends), else null (protected
+// URIs, table files). A non-OK status stops the walk and is returned.
+using LiveReferenceVisitor = std::function<absl::Status(
+    std::string_view uri, const DataLocation* location, const Referrer& referrer)>;
+
+// One part of the walk, so that parts can run on several threads at once:
+// the tables whose position in name order is `index` modulo `count`; the
+// other sources (event logs, pending appends, leases and pins) go with
+// part 0. The parts together are the whole walk.
+struct LiveWalkPart {
+  size_t index = 0;
+  size_t count = 1;
+};
+
+// Walks everything above (or `part` of it). `lease_expiry` is how long a
+// dead process's leases still protect (the append retention horizon).
+absl::Status ForEachLiveReference(const GcRoot& root, absl::Time now,
+                                  absl::Duration lease_expiry,
+                                  const LiveReferenceVisitor& visit, LiveWalkPart part = {});
+
+}  // namespace lake::gc
+
+#endif  // LAKE_ENGINE_GC_LIVE_REFERENCES_H_

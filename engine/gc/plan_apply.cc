@@ -1,0 +1,222 @@
+#include "engine/gc/plan_apply.h"
+
+#include <optional>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "base/failpoint.h"
+#include "engine/gc/apply_progress_store.h"
+#include "engine/gc/collector_guards.h"
+#include "engine/gc/inventory.h"
+#include "engine/gc/page_deleter.h"
+#include "engine/gc/plan_reader.h"
+#include "engine/gc/root_fingerprint.h"
+#include "engine/gc/root_identity.h"
+#include "engine/gc/stage_keys.h"
+
+namespace lake::gc {
+namespace {
+
+absl::Status VoidedError(std::string_view plan_id, std::string_view why) {
+  absl::Status status = absl::AbortedError(absl::StrCat(
+      "plan ", std::string(plan_id), " is void: the root changed since it was made (",
+      std::string(why), "); nothing more was deleted. Make a new plan."));
+  status.SetPayload(std::string(kPlanVoidedPayload), absl::Cord(std::string(plan_id)));
+  return status;
+}
+
+RootFingerprint PlannedFingerprint(const PlanManifest& m) {
+  return RootFingerprint{m.fingerprint_tables, m.fingerprint_event_logs,
+                         m.fingerprint_pending_appends, m.fingerprint_pins, m.fingerprint};
+}
+
+class ApplyRun {
+ public:
+  ApplyRun(const GcRoot& root, std::string_view plan_id, const ApplyOptions& options)
+      : root_(root), plan_id_(plan_id), options_(options) {}
+
+  absl::StatusOr<ApplyProgress> Run();
+
+ private:
+  absl::Status CheckEntry(const Candidate& c, uint64_t page_index);
+  absl::Status Verify();
+  absl::Status ApplyPage(const PlanPage& page);
+  absl::Status Advance(const PlanPage& page);
+  absl::Status Void(const std::string& why);
+
+  const GcRoot& root_;
+  const std::string plan_id_;
+  const ApplyOptions& options_;
+  PlanManifest manifest_;
+  ApplyProgress progress_;
+};
+
+absl::Status ApplyRun::CheckEntry(const Candidate& c, uint64_t page_index) {
+  bool ok = c.kind == CandidateKind::kStageObject
+                ? StageRelativeKey(root_.stage.store(), c.uri).ok()
+                : !TableOfTableFile(root_.root_dir, c.uri).empty();
+  if (ok) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat("plan ", plan_id_, " page ", page_index, " names ",
+                                          c.uri, ", which this root may not delete"));
+}
+
+absl::Status ApplyRun::Verify() {
+  uint64_t resume_index = progress_.pages_done + 1;
+  bool resume_found = progress_.seq == 0;
+  uint64_t index = 0;
+  absl::Status walked = ForEachPlanPage(
+      root_.fs, root_.root_dir, manifest_,
+      [&](const PlanPage& page, const std::string& sha256) -> absl::Status {
+        ++index;
+        for (const Candidate& c : page.entries) {
+          if (absl::Status s = CheckEntry(c, page.page_index); !s.ok()) return s;
+        }
+        if (index == resume_index) {
+          if (sha256 != progress_.next_page_sha256) {
+            return absl::DataLossError(absl::StrCat(
+                "the progress of plan ", plan_id_, " names page ", progress_.next_page_sha256,
+                " next, but the plan's page ", index, " is ", sha256));
+          }
+          resume_found = true;
+        }
+        if (options_.progress) options_.progress("verifying", index, manifest_.pages);
+        return CheckCancelled(options_.cancel);
+      });
+  if (!walked.ok()) return walked;
+  if (!resume_found) {
+    return absl::DataLossError(absl::StrCat("the progress of plan ", plan_id_, " says ",
+                                            progress_.pages_done, " pages are done, but it has ",
+                                            manifest_.pages));
+  }
+  return LAKE_FAILPOINT(kApplyFailpoints[0]);
+}
+
+absl::Status ApplyRun::Void(const std::string& why) {
+  ApplyProgress voided = progress_;
+  ++voided.seq;
+  voided.state = ApplyProgress::State::kVoided;
+  voided.next_page_sha256.clear();
+  voided.reason = why.substr(0, kMaxVoidReasonBytes);
+  voided.updated_unix_micros = absl::ToUnixMicros(absl::Now());
+  if (absl::Status s = WriteApplyProgress(root_.fs, root_.root_dir, voided); !s.ok()) return s;
+  progress_ = voided;
+  return VoidedError(plan_id_, why);
+}
+
+absl::Status ApplyRun::ApplyPage(const PlanPage& page) {
+  absl::StatusOr<std::unique_ptr<CollectorHold>> refs =
+      HoldReferencesForDelete(root_.fs, root_.root_dir);
+  if (!refs.ok()) return refs.status();
+  // The view must include every commit made before the lock was granted: a
+  // reference added to a planned object is in it, and voids the plan.
+  if (root_.registry != nullptr) {
+    if (absl::Status s = root_.registry->CatchUp(); !s.ok()) return s;
+  }
+  absl::StatusOr<RootFingerprint> now =
+      ComputeRootFingerprint(root_.fs, root_.root_dir, root_.registry);
+  if (!now.ok()) return now.status();
+  if (now->combined != manifest_.fingerprint) {
+    return Void(now->DescribeChangeSince(PlannedFingerprint(manifest_)));
+  }
+  if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[1]); !s.ok()) return s;
+  DeleteOptions delete_options;
+  delete_options.max_deletes_per_second = options_.max_deletes_per_second;
+  delete_options.cancel = options_.cancel;
+  if (absl::Status s = DeleteStageObjects(root_, page.entries, delete_options); !s.ok()) return s;
+  return DeleteTableFiles(root_, page.entries);
+}
+
+absl::Status ApplyRun::Advance(const PlanPage& page) {
+  ApplyProgress next = progress_;
+  ++next.seq;
+  ++next.pages_done;
+  next.next_page_sha256 = page.next_page_sha256;
+  next.state = page.next_page_sha256.empty() ? ApplyProgress::State::kDone
+                                             : ApplyProgress::State::kApplying;
+  for (const Candidate& c : page.entries) {
+    if (c.kind == CandidateKind::kStageObject) {
+      ++next.objects_deleted;
+      next.bytes_deleted += c.size_bytes;
+    } else {
+      ++next.table_files_deleted;
+    }
+  }
+  next.updated_unix_micros = absl::ToUnixMicros(absl::Now());
+  if (absl::Status s = WriteApplyProgress(root_.fs, root_.root_dir, next); !s.ok()) return s;
+  progress_ = next;
+  return LAKE_FAILPOINT(kApplyFailpoints[3]);
+}
+
+absl::StatusOr<ApplyProgress> ApplyRun::Run() {
+  if (absl::Status s = CheckPlanId(plan_id_); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<CollectorHold>> hold =
+      HoldCollectorRun(root_.fs, root_.root_dir, /*wait=*/false);
+  if (!hold.ok()) return hold.status();
+  absl::StatusOr<PlanManifest> manifest = ReadPlanManifest(root_.fs, root_.root_dir, plan_id_);
+  if (!manifest.ok()) return manifest.status();
+  manifest_ = std::move(*manifest);
+  if (manifest_.root_id != root_.root_id) {
+    return absl::InvalidArgumentError(absl::StrCat("plan ", plan_id_, " was made for root ",
+                                                   manifest_.root_id, ", not this root (",
+                                                   root_.root_id, ")"));
+  }
+  if (manifest_.stage_descriptor != root_.stage_descriptor) {
+    return absl::InvalidArgumentError(absl::StrCat("plan ", plan_id_, " was made for stage ",
+                                                   manifest_.stage_descriptor, ", not ",
+                                                   root_.stage_descriptor));
+  }
+  if (absl::Status s = CheckStageOwnership(root_.stage.store(), root_.root_id); !s.ok()) return s;
+  absl::StatusOr<std::optional<ApplyProgress>> loaded =
+      LoadApplyProgress(root_.fs, root_.root_dir, plan_id_);
+  if (!loaded.ok()) return loaded.status();
+  if (loaded->has_value()) {
+    progress_ = **loaded;
+    if (progress_.state == ApplyProgress::State::kDone) return progress_;
+    if (progress_.state == ApplyProgress::State::kVoided) {
+      return VoidedError(plan_id_, progress_.reason);
+    }
+  } else {
+    progress_.plan_id = plan_id_;
+    progress_.next_page_sha256 = manifest_.first_page_sha256;
+  }
+  if (absl::Status s = Verify(); !s.ok()) return s;
+  if (manifest_.pages == 0) {
+    progress_.state = ApplyProgress::State::kDone;
+    ++progress_.seq;
+    progress_.updated_unix_micros = absl::ToUnixMicros(absl::Now());
+    if (absl::Status s = WriteApplyProgress(root_.fs, root_.root_dir, progress_); !s.ok()) return s;
+    return progress_;
+  }
+  while (progress_.state == ApplyProgress::State::kApplying) {
+    if (absl::Status s = CheckCancelled(options_.cancel); !s.ok()) return s;
+    // Read again, and checked against the chain by its hash: a page swapped
+    // since the verification is refused here.
+    absl::StatusOr<PlanPage> page = ReadPlanPage(root_.fs, root_.root_dir, manifest_,
+                                                 progress_.next_page_sha256,
+                                                 progress_.pages_done + 1);
+    if (!page.ok()) return page.status();
+    for (const Candidate& c : page->entries) {
+      if (absl::Status s = CheckEntry(c, page->page_index); !s.ok()) return s;
+    }
+    if (absl::Status s = ApplyPage(*page); !s.ok()) return s;
+    if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[2]); !s.ok()) return s;
+    if (absl::Status s = Advance(*page); !s.ok()) return s;
+    if (options_.progress) options_.progress("deleting", progress_.pages_done, manifest_.pages);
+  }
+  return progress_;
+}
+
+}  // namespace
+
+absl::StatusOr<ApplyProgress> ApplyPlan(const GcRoot& root, std::string_view plan_id,
+                                        const ApplyOptions& options) {
+  ApplyRun run(root, plan_id, options);
+  return run.Run();
+}
+
+bool IsPlanVoided(const absl::Status& status) {
+  return status.GetPayload(std::string(kPlanVoidedPayload)).has_value();
+}
+
+}  // namespace lake::gc

@@ -1,0 +1,68 @@
+// Applying a deletion plan (issue 20, item 9).
+//
+//   1. The run lock (one plan or apply per root); the plan's manifest, which
+//      must name this root and its stage, whose owner marker must still
+//      name this root; the durable progress (apply_progress_store.h): a
+//      finished plan returns at once, a voided one is refused.
+//   2. The whole plan is verified before the first delete: every page of
+//      the chain read and checked (plan_reader.h), every entry one this
+//      root may delete (a stage object the stage contains; a table file in
+//      a table directory), the totals, and — when resuming — that the page
+//      the progress names next is the chain's page at that position.
+//      Anything wrong is DataLoss and nothing is deleted (kApplyFailpoints[0]
+//      is passed only after this).
+//   3. For each remaining page, in chain order: the page is read again and
+//      its hash checked against the chain; the references lock is taken
+//      exclusively (no reference-adding path is between its existence check
+//      and its commit, in any process); the registry view catches up with
+//      the writer; the root fingerprint is compared with the plan's — any
+//      change voids the plan (a voided progress record, then an Aborted
+//      error that IsPlanVoided recognises) and nothing more is deleted; the
+//      page's entries are deleted durably (page_deleter.h); the lock is
+//      released; the progress record advances durably.
+// A crash anywhere resumes with the same call: at most the page in flight
+// is repeated, and deleting what is gone is success.
+#ifndef LAKE_ENGINE_GC_PLAN_APPLY_H_
+#define LAKE_ENGINE_GC_PLAN_APPLY_H_
+
+#include <array>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "base/cancel_token.h"
+#include "engine/gc/apply_progress_format.h"
+#include "engine/gc/gc_root.h"
+#include "engine/gc/plan_writer.h"
+
+namespace lake::gc {
+
+inline constexpr std::array<std::string_view, 4> kApplyFailpoints = {
+    "gc_apply.verified",          // the whole plan is verified; nothing deleted yet
+    "gc_apply.page_checked",      // a page's fingerprint matched (each page)
+    "gc_apply.page_deleted",      // a page's deletes are durable, its progress not (each)
+    "gc_apply.progress_written",  // the progress after a page is durable (each)
+};
+
+inline constexpr std::string_view kPlanVoidedPayload = "lake.dev/GcPlanVoided";
+
+struct ApplyOptions {
+  GcProgressFn progress;
+  const CancelToken* cancel = nullptr;
+  // S3: the most keys deleted per second (0: unlimited).
+  uint64_t max_deletes_per_second = 0;
+};
+
+// The final progress (state done). Errors: NotFound (no such plan),
+// InvalidArgument (not a plan id; a plan of another root or stage),
+// FailedPrecondition (the stage's marker), AlreadyExists (another plan or
+// apply runs), DataLoss (a damaged or tampered plan or progress record:
+// nothing deleted), Aborted with kPlanVoidedPayload (the root changed since
+// the plan), a storage error (apply again to resume).
+absl::StatusOr<ApplyProgress> ApplyPlan(const GcRoot& root, std::string_view plan_id,
+                                        const ApplyOptions& options);
+
+bool IsPlanVoided(const absl::Status& status);
+
+}  // namespace lake::gc
+
+#endif  // LAKE_ENGINE_GC_PLAN_APPLY_H_

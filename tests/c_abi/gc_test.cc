@@ -1,0 +1,288 @@
+// Garbage collection through include/lake.h only, against the shared
+// library: the root's identity, plan, show, status, apply and verify.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lake.h"
+
+namespace {
+
+struct DbFree { void operator()(lake_db* d) const { lake_db_free(d); } };
+struct OptionsFree { void operator()(lake_gc_options* o) const { lake_gc_options_free(o); } };
+using Db = std::unique_ptr<lake_db, DbFree>;
+using Options = std::unique_ptr<lake_gc_options, OptionsFree>;
+
+struct Scratch {
+  Scratch() {
+    std::string pattern = "/tmp/lake-cabi-gc-XXXXXX";
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~Scratch() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  std::string path;
+};
+
+std::string Message(lake_error* err) {
+  std::string text = err != nullptr ? lake_error_message(err) : "";
+  lake_error_free(err);
+  return text;
+}
+
+Db Open(const std::string& root, const char* tenant = nullptr) {
+  lake_stage_options* opts = nullptr;
+  if (tenant != nullptr) {
+    opts = lake_stage_options_new();
+    REQUIRE(lake_stage_options_set_tenant(opts, tenant, nullptr) == LAKE_OK);
+  }
+  lake_db* db = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_db_open(root.c_str(), opts, &db, &err);
+  lake_stage_options_free(opts);
+  REQUIRE_MESSAGE(status == LAKE_OK, Message(err));
+  return Db(db);
+}
+
+lake_location* Put(lake_db* db, const std::string& bytes) {
+  std::string path = std::string(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp") + "/lake-gc-put-" +
+                     std::to_string(::getpid());
+  std::ofstream(path, std::ios::binary) << bytes;
+  lake_location* loc = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_stage_upload_path(lake_db_stage(db), path.c_str(), nullptr, &loc, &err);
+  std::filesystem::remove(path);
+  REQUIRE_MESSAGE(status == LAKE_OK, Message(err));
+  return loc;
+}
+
+void InsertLocation(lake_db* db, const lake_location* loc) {
+  lake_statement* stmt = nullptr;
+  REQUIRE(lake_db_prepare(db, "INSERT INTO ns.t (f) VALUES (?)", &stmt, nullptr) == LAKE_OK);
+  REQUIRE(lake_statement_bind_location(stmt, 1, loc, nullptr) == LAKE_OK);
+  lake_error* err = nullptr;
+  lake_status status = lake_statement_insert(stmt, nullptr, nullptr, &err);
+  lake_statement_free(stmt);
+  REQUIRE_MESSAGE(status == LAKE_OK, Message(err));
+}
+
+Options ShortCutoff() {
+  Options opts(lake_gc_options_new());
+  lake_gc_options_set_cutoff_seconds(opts.get(), 0);
+  lake_gc_options_set_allow_short_cutoff(opts.get(), 1);
+  return opts;
+}
+
+// The value of "key":N or "key":"…" in one JSON text (enough for tests).
+std::string Field(const std::string& json, const std::string& key) {
+  size_t at = json.find("\"" + key + "\":");
+  REQUIRE(at != std::string::npos);
+  at += key.size() + 3;
+  if (json[at] == '"') return json.substr(at + 1, json.find('"', at + 1) - at - 1);
+  return json.substr(at, json.find_first_of(",}]", at) - at);
+}
+
+std::string PathOf(const lake_location* loc) {
+  return std::string(lake_location_uri(loc)).substr(strlen("file://"));
+}
+
+TEST_CASE("gc C ABI: a writer's open gives a new root an id and marks its stage; a follower "
+          "writes neither") {
+  Scratch dir;
+  std::string root = dir.path + "/root";
+  {
+    Db db = Open(root);
+    const char* columns[] = {"f:file"};
+    REQUIRE(lake_table_create(db.get(), "ns.t", columns, 1, nullptr) == LAKE_OK);
+  }
+  CHECK(std::filesystem::exists(root + "/root_id.json"));
+  CHECK(std::filesystem::exists(root + "/stage/_lake/owner"));
+  // A root from before identities: a follower leaves it so, a writer marks it.
+  for (const char* gone : {"/root_id.json", "/stage/_lake/owner", "/gc/owner.confirmed"}) {
+    std::filesystem::remove(root + gone);
+  }
+  lake_db* follower = nullptr;
+  REQUIRE(lake_db_open_follower(root.c_str(), 0, &follower, nullptr) == LAKE_OK);
+  char* json = nullptr;
+  lake_error* err = nullptr;
+  CHECK(lake_gc_plan(follower, nullptr, &json, &err) == LAKE_INVALID_ARGUMENT);
+  CHECK(Message(err).find("open it once as a writer") != std::string::npos);
+  lake_db_free(follower);
+  CHECK_FALSE(std::filesystem::exists(root + "/root_id.json"));
+  CHECK_FALSE(std::filesystem::exists(root + "/stage/_lake/owner"));
+  Open(root);
+  CHECK(std::filesystem::exists(root + "/root_id.json"));
+  CHECK(std::filesystem::exists(root + "/stage/_lake/owner"));
+}
+
+struct CandidateList {
+  std::vector<std::string> uris;
+  std::vector<std::string> kinds;
+  static int Collect(void* ctx, const lake_gc_candidate* c) {
+    auto* list = static_cast<CandidateList*>(ctx);
+    list->uris.push_back(c->uri);
+    list->kinds.push_back(c->kind);
+    return 0;
+  }
+};
+
+TEST_CASE("gc C ABI: plan, show, status and apply delete exactly the unreferenced objects") {
+  Scratch dir;
+  Db db = Open(dir.path + "/root");
+  const char* columns[] = {"f:file"};
+  REQUIRE(lake_table_create(db.get(), "ns.t", columns, 1, nullptr) == LAKE_OK);
+  lake_location* kept = Put(db.get(), "kept bytes");
+  lake_location* orphan = Put(db.get(), "orphan bytes");
+  InsertLocation(db.get(), kept);
+
+  Options opts = ShortCutoff();
+  char* plan = nullptr;
+  lake_error* err = nullptr;
+  REQUIRE_MESSAGE(lake_gc_plan(db.get(), opts.get(), &plan, &err) == LAKE_OK, Message(err));
+  std::string plan_json(plan);
+  lake_string_free(plan);
+  std::string plan_id = Field(plan_json, "plan_id");
+  CHECK(Field(plan_json, "objects") == "1");
+  CHECK(Field(plan_json, "bytes") == "12");
+  CHECK(plan_json.find("\"tenants\":[{\"bytes\":12,\"objects\":1,\"tenant\":\"\"}]") !=
+        std::string::npos);
+
+  CandidateList list;
+  char* shown = nullptr;
+  REQUIRE(lake_gc_show(db.get(), plan_id.c_str(), &CandidateList::Collect, &list, &shown,
+                       nullptr) == LAKE_OK);
+  CHECK(list.uris == std::vector<std::string>{lake_location_uri(orphan)});
+  CHECK(list.kinds == std::vector<std::string>{"object"});
+  CHECK(Field(shown, "state") == "planned");
+  lake_string_free(shown);
+
+  char* status = nullptr;
+  REQUIRE(lake_gc_status(db.get(), nullptr, &status, nullptr) == LAKE_OK);
+  CHECK(Field(status, "plan_id") == plan_id);
+  lake_string_free(status);
+
+  char* applied = nullptr;
+  REQUIRE_MESSAGE(lake_gc_apply(db.get(), plan_id.c_str(), opts.get(), &applied, &err) == LAKE_OK,
+                  Message(err));
+  CHECK(Field(applied, "state") == "done");
+  CHECK(Field(applied, "objects_deleted") == "1");
+  lake_string_free(applied);
+  CHECK_FALSE(std::filesystem::exists(PathOf(orphan)));
+  CHECK(std::filesystem::exists(PathOf(kept)));
+  lake_location_free(kept);
+  lake_location_free(orphan);
+}
+
+TEST_CASE("gc C ABI: a tenant-scoped db, a short cutoff and a tiny budget are refused") {
+  Scratch dir;
+  std::string root = dir.path + "/root";
+  Open(root);
+  Db tenant = Open(root, "acme");
+  char* json = nullptr;
+  lake_error* err = nullptr;
+  CHECK(lake_gc_plan(tenant.get(), nullptr, &json, &err) == LAKE_INVALID_ARGUMENT);
+  CHECK(Message(err).find("whole root") != std::string::npos);
+  Db db = Open(root);
+  Options opts(lake_gc_options_new());
+  lake_gc_options_set_cutoff_seconds(opts.get(), 3600);
+  err = nullptr;
+  CHECK(lake_gc_plan(db.get(), opts.get(), &json, &err) == LAKE_INVALID_ARGUMENT);
+  CHECK(Message(err).find("allow") != std::string::npos);
+  err = nullptr;
+  CHECK(lake_gc_options_set_memory_budget(opts.get(), 1024, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+}
+
+struct Progress {
+  std::vector<std::string> phases;
+  static void Record(void* ctx, const char* phase, uint64_t, uint64_t) {
+    auto* p = static_cast<Progress*>(ctx);
+    if (p->phases.empty() || p->phases.back() != phase) p->phases.push_back(phase);
+  }
+};
+
+TEST_CASE("gc C ABI: progress reports the phases; a cancelled token stops the plan") {
+  Scratch dir;
+  Db db = Open(dir.path + "/root");
+  lake_location_free(Put(db.get(), "x"));
+  Options opts = ShortCutoff();
+  Progress progress;
+  lake_gc_options_set_progress(opts.get(), &Progress::Record, &progress);
+  char* json = nullptr;
+  REQUIRE(lake_gc_plan(db.get(), opts.get(), &json, nullptr) == LAKE_OK);
+  lake_string_free(json);
+  CHECK(progress.phases ==
+        std::vector<std::string>{"listing", "indexing", "merging", "sealing"});
+  lake_cancel_token* token = lake_cancel_token_new();
+  lake_cancel_token_cancel(token);
+  lake_gc_options_set_cancel_token(opts.get(), token);
+  CHECK(lake_gc_plan(db.get(), opts.get(), &json, nullptr) == LAKE_CANCELLED);
+  lake_cancel_token_free(token);
+}
+
+struct Problems {
+  std::vector<std::string> lines;
+  static int Collect(void* ctx, const lake_gc_problem* p) {
+    std::string line = std::string(p->problem) + " " + p->uri;
+    for (size_t i = 0; i < p->referrer_count; ++i) line += std::string(" | ") + p->referrers[i];
+    static_cast<Problems*>(ctx)->lines.push_back(line);
+    return 0;
+  }
+};
+
+TEST_CASE("gc C ABI: verify reports a missing referenced object with its table version") {
+  Scratch dir;
+  Db db = Open(dir.path + "/root");
+  const char* columns[] = {"f:file"};
+  REQUIRE(lake_table_create(db.get(), "ns.t", columns, 1, nullptr) == LAKE_OK);
+  lake_location* loc = Put(db.get(), "soon gone");
+  InsertLocation(db.get(), loc);
+  std::filesystem::remove(PathOf(loc));
+  Problems problems;
+  char* json = nullptr;
+  REQUIRE(lake_gc_verify(db.get(), 0, nullptr, &Problems::Collect, &problems, &json, nullptr) ==
+          LAKE_OK);
+  CHECK(Field(json, "problems") == "1");
+  lake_string_free(json);
+  CHECK(problems.lines ==
+        std::vector<std::string>{std::string("missing ") + lake_location_uri(loc) +
+                                 " | table ns.t version 1"});
+  lake_location_free(loc);
+}
+
+TEST_CASE("gc C ABI: an INSERT by the writer's handle between plan and apply voids the plan") {
+  Scratch dir;
+  std::string root = dir.path + "/root";
+  Db writer = Open(root);
+  const char* columns[] = {"f:file"};
+  REQUIRE(lake_table_create(writer.get(), "ns.t", columns, 1, nullptr) == LAKE_OK);
+  lake_location* orphan = Put(writer.get(), "planned, then bound");
+  // The collection runs on another handle while the writer keeps its lock.
+  Db collector = Open(root);
+  Options opts = ShortCutoff();
+  char* json = nullptr;
+  lake_error* err = nullptr;
+  REQUIRE_MESSAGE(lake_gc_plan(collector.get(), opts.get(), &json, &err) == LAKE_OK, Message(err));
+  std::string plan_id = Field(json, "plan_id");
+  lake_string_free(json);
+  InsertLocation(writer.get(), orphan);
+  err = nullptr;
+  CHECK(lake_gc_apply(collector.get(), plan_id.c_str(), opts.get(), &json, &err) ==
+        LAKE_CONFLICT);
+  CHECK(Message(err).find("void") != std::string::npos);
+  CHECK(std::filesystem::exists(PathOf(orphan)));
+  REQUIRE(lake_gc_status(collector.get(), plan_id.c_str(), &json, nullptr) == LAKE_OK);
+  CHECK(Field(json, "state") == "voided");
+  lake_string_free(json);
+  lake_location_free(orphan);
+}
+
+}  // namespace

@@ -1,0 +1,357 @@
+// Making a deletion plan (engine/gc/plan_writer.h): what enters a plan and
+// what never does, and that a plan that cannot read everything it must is
+// never made.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "base/failpoint.h"
+#include "engine/events/blob_references.h"
+#include "engine/events/experiment_store.h"
+#include "engine/location_uri.h"
+#include "engine/managed_key.h"
+#include "engine/sha256.h"
+#include "engine/gc/collector_guards.h"
+#include "engine/gc/pin_store.h"
+#include "engine/gc/plan_reader.h"
+#include "engine/gc/plan_writer.h"
+#include "engine/gc/root_fingerprint.h"
+#include "engine/table/append_checkpoint_store.h"
+#include "engine/table/fragment_format.h"
+#include "engine/table/reference_journal.h"
+#include "engine/table/table_store.h"
+#include "tests/support/gc_fixture.h"
+#include "tests/support/status_checks.h"
+
+namespace lake::gc {
+namespace {
+
+using testing::GcTestRoot;
+
+bool Contains(const std::vector<std::string>& uris, const std::string& uri) {
+  return std::find(uris.begin(), uris.end(), uri) != uris.end();
+}
+
+std::vector<std::string> StageUris(const std::vector<std::string>& uris) {
+  std::vector<std::string> out;
+  for (const std::string& uri : uris) {
+    if (uri.find("/stage/objects/") != std::string::npos) out.push_back(uri);
+  }
+  return out;
+}
+
+// Records `location` in a new shard's blob journal of experiment p/x.
+void RecordEventBlob(GcTestRoot& root, const DataLocation& location) {
+  events::ExperimentStore store(root.fs(), root.root_dir());
+  absl::StatusOr<events::ExperimentInfo> created = store.Create("p", "x");
+  if (!created.ok()) REQUIRE(absl::IsAlreadyExists(created.status()));
+  std::string shard_dir = store.ShardsDir("p", "x") + "/shard-1";
+  std::filesystem::create_directories(shard_dir);
+  absl::StatusOr<std::unique_ptr<events::ShardBlobJournal>> journal =
+      events::ShardBlobJournal::Open(root.fs(), shard_dir, "shard-1");
+  LAKE_REQUIRE_OK(journal);
+  LAKE_REQUIRE_OK((*journal)->Record({location}));
+}
+
+// Publishes an append checkpoint whose batch holds `location` and that
+// never commits.
+void PublishPendingCheckpoint(GcTestRoot& root, const DataLocation& location) {
+  table::Schema schema;
+  schema.columns = {{"id", table::ColumnType::kUtf8}, {"f", table::ColumnType::kFile}};
+  table::ColumnBatch batch = table::ColumnBatch::Empty(schema);
+  LAKE_REQUIRE_OK(batch.AppendRow(
+      std::vector<table::CellValue>{table::CellValue{std::string("pending")}, table::CellValue{location}}));
+  absl::StatusOr<std::string> fragment = table::EncodeFragment(batch);
+  LAKE_REQUIRE_OK(fragment);
+  table::AppendCheckpoint checkpoint;
+  checkpoint.operation_id = NewUuidV7();
+  checkpoint.table_name = "ns.t";
+  checkpoint.table_id = 1;
+  checkpoint.stage_identity = testing::LocalStageIdentity(root.root_dir());
+  checkpoint.batch = *fragment;
+  checkpoint.batch_sha256 = Sha256Hex(*fragment);
+  absl::StatusOr<table::AppendCheckpointStore> store =
+      table::AppendCheckpointStore::Open(root.fs(), root.root_dir() + "/checkpoints");
+  LAKE_REQUIRE_OK(store);
+  LAKE_REQUIRE_OK(store->Publish(checkpoint));
+}
+
+TEST_CASE("gc plan: an unreferenced object is planned; a referenced one is not") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  DataLocation kept = root.Put();
+  DataLocation orphan = root.Put();
+  root.InsertLocation("ns.t", "a", kept);
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
+  CHECK(StageUris(uris) == std::vector<std::string>{orphan.uri});
+  CHECK(plan->manifest.objects == 1);
+  CHECK(plan->manifest.object_bytes == orphan.size_bytes);
+  CHECK(plan->tenants[""].objects == 1);
+  CHECK(plan->manifest.root_id == root.root_id());
+  // Planning deletes nothing.
+  CHECK(root.Exists(orphan));
+}
+
+TEST_CASE("gc plan: an object referenced only by an old version survives") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  DataLocation old_ref = root.Put();
+  DataLocation new_ref = root.Put();
+  root.InsertLocation("ns.t", "a", old_ref);  // version 1's delta only
+  root.InsertLocation("ns.t", "b", new_ref);  // version 2's delta only
+  LAKE_REQUIRE_OK(root.tables().tables->Compact(*table::ParseTableName("ns.t")));
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
+  CHECK(!Contains(uris, old_ref.uri));
+  CHECK(!Contains(uris, new_ref.uri));
+  // The fragments only the versions before the compaction name survive too.
+  CHECK(plan->manifest.table_files == 0);
+}
+
+TEST_CASE("gc plan: an object referenced only by a pending append checkpoint survives") {
+  GcTestRoot root;
+  DataLocation pending = root.Put();
+  DataLocation orphan = root.Put();
+  PublishPendingCheckpoint(root, pending);
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
+  CHECK(!Contains(uris, pending.uri));
+  CHECK(Contains(uris, orphan.uri));
+}
+
+TEST_CASE("gc plan: an object referenced only by an event log's blob journal survives") {
+  GcTestRoot root;
+  DataLocation blob = root.Put();
+  DataLocation orphan = root.Put();
+  RecordEventBlob(root, blob);
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
+  CHECK(!Contains(uris, blob.uri));
+  CHECK(Contains(uris, orphan.uri));
+}
+
+TEST_CASE("gc plan: a pinned object survives; unpinned, it is planned") {
+  GcTestRoot root;
+  DataLocation pinned = root.Put();
+  LAKE_REQUIRE_OK(Pin(root.fs(), root.root_dir(), *root.tables().stage, pinned));
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  CHECK(!Contains(root.PlannedUris(plan->manifest.plan_id), pinned.uri));
+  LAKE_REQUIRE_OK(Unpin(root.fs(), root.root_dir(), *root.tables().stage, pinned));
+  absl::StatusOr<PlanSummary> again = root.Plan();
+  LAKE_REQUIRE_OK(again);
+  CHECK(Contains(root.PlannedUris(again->manifest.plan_id), pinned.uri));
+}
+
+TEST_CASE("gc plan: a deleted experiment's blobs are planned") {
+  GcTestRoot root;
+  DataLocation blob = root.Put();
+  RecordEventBlob(root, blob);
+  events::ExperimentStore store(root.fs(), root.root_dir());
+  LAKE_REQUIRE_OK(store.Delete("p", "x"));
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  CHECK(Contains(root.PlannedUris(plan->manifest.plan_id), blob.uri));
+}
+
+TEST_CASE("gc plan: a lost race's object is planned, only once past the cutoff") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  absl::StatusOr<registry::TableRecord> before =
+      root.tables().tables->GetTable(*table::ParseTableName("ns.t"));
+  LAKE_REQUIRE_OK(before);
+  DataLocation winner = root.Put();
+  DataLocation loser = root.Put();
+  root.InsertLocation("ns.t", "w", winner);
+  // The loser prepared against version 0 and lost the compare-and-set.
+  table::ColumnBatch batch = table::ColumnBatch::Empty(before->schema);
+  LAKE_REQUIRE_OK(batch.AppendRow(
+      std::vector<table::CellValue>{table::CellValue{std::string("l")}, table::CellValue{loser}}));
+  CHECK(absl::IsAborted(root.tables().tables->AppendBatch(*before, batch).status()));
+  PlanOptions week = PlanOptions();
+  week.cutoff = absl::Hours(24);
+  absl::StatusOr<PlanSummary> fresh = root.Plan(week);
+  LAKE_REQUIRE_OK(fresh);
+  CHECK(fresh->manifest.objects == 0);  // too young
+  root.AgeEverything(absl::Hours(25));
+  absl::StatusOr<PlanSummary> old = root.Plan(week);
+  LAKE_REQUIRE_OK(old);
+  CHECK(StageUris(root.PlannedUris(old->manifest.plan_id)) == std::vector<std::string>{loser.uri});
+}
+
+TEST_CASE("gc plan: a failed INSERT's object and its table files are planned") {
+  REQUIRE(failpoint::Enabled());
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  DataLocation committed = root.Put();
+  root.InsertLocation("ns.t", "a", committed);
+  DataLocation failed = root.Put();
+  failpoint::ClearAll();
+  failpoint::Set("table_append.reference_delta_written", failpoint::Action::kError);
+  absl::StatusOr<table::AppendOutcome> outcome = root.tables().Insert(
+      "INSERT INTO ns.t (id, f) VALUES (?, ?)",
+      {table::CellValue{std::string("b")}, table::CellValue{failed}});
+  failpoint::ClearAll();
+  REQUIRE(!outcome.ok());
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
+  CHECK(StageUris(uris) == std::vector<std::string>{failed.uri});
+  // The failed append's fragment, manifest and delta of version 2.
+  CHECK(plan->manifest.table_files == 3);
+  std::string table_dir = root.root_dir() + "/tables/ns/t/";
+  CHECK(Contains(uris, FormatFileUri(table_dir + "_versions/00000000000000000002.manifest")));
+  CHECK(Contains(uris, FormatFileUri(table_dir + "_lake/object_refs/00000000000000000002.refs")));
+  // Committed version 1's files are not.
+  CHECK(!Contains(uris, FormatFileUri(table_dir + "_versions/00000000000000000001.manifest")));
+}
+
+TEST_CASE("gc plan: a missing or corrupted reference delta fails the plan; nothing is planned") {
+  for (bool corrupt : {false, true}) {
+    CAPTURE(corrupt);
+    GcTestRoot root;
+    root.CreateTable("ns.t");
+    root.InsertLocation("ns.t", "a", root.Put());
+    root.Put();  // an orphan that must not be planned now
+    std::string delta =
+        root.root_dir() + "/tables/ns/t/" + table::ReferenceDeltaRelativePath(1);
+    if (corrupt) {
+      std::vector<uint8_t> bytes = testing::ReadFile(delta);
+      bytes[bytes.size() / 2] ^= 0x40;
+      std::filesystem::remove(delta);
+      testing::WriteFile(delta, bytes);
+    } else {
+      std::filesystem::remove(delta);
+    }
+    absl::StatusOr<PlanSummary> plan = root.Plan();
+    CHECK(absl::IsDataLoss(plan.status()));
+    CHECK(std::string(plan.status().message()).find("table ns.t") != std::string::npos);
+    CHECK(std::string(plan.status().message()).find("nothing was deleted") != std::string::npos);
+    absl::StatusOr<std::vector<std::string>> plans = ListPlans(root.fs(), root.root_dir());
+    LAKE_REQUIRE_OK(plans);
+    CHECK(plans->empty());
+      bool no_plan_dirs = !std::filesystem::exists(root.root_dir() + "/gc/plans") ||
+                        std::filesystem::is_empty(root.root_dir() + "/gc/plans");
+    CHECK(no_plan_dirs);
+  }
+}
+
+TEST_CASE("gc plan: a damaged pending checkpoint fails the plan, naming recover --discard") {
+  GcTestRoot root;
+  PublishPendingCheckpoint(root, root.Put());
+  for (const auto& entry : std::filesystem::directory_iterator(root.root_dir() + "/checkpoints")) {
+    if (entry.path().extension() != ".append") continue;
+    std::vector<uint8_t> bytes = testing::ReadFile(entry.path());
+    bytes[bytes.size() / 2] ^= 1;
+    std::filesystem::remove(entry.path());
+    testing::WriteFile(entry.path(), bytes);
+  }
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  CHECK(absl::IsDataLoss(plan.status()));
+  CHECK(std::string(plan.status().message()).find("lake recover --discard") != std::string::npos);
+}
+
+TEST_CASE("gc plan: a chosen temporary directory keeps everything else it holds") {
+  GcTestRoot root;
+  root.Put();
+  testing::TempDir temp;
+  std::filesystem::create_directories(temp.Join("precious/inner"));
+  testing::WriteFile(temp.Join("precious/inner/file"), {1, 2, 3});
+  testing::WriteFile(temp.Join("other.lock"), {4});
+  std::filesystem::create_directories(temp.Join("other"));
+  PlanOptions options = GcTestRoot::ShortCutoff();
+  options.temp_dir = temp.path();
+  LAKE_REQUIRE_OK(root.Plan(options));
+  CHECK(std::filesystem::exists(temp.Join("precious/inner/file")));
+  CHECK(std::filesystem::exists(temp.Join("other")));
+  CHECK(std::filesystem::exists(temp.Join("other.lock")));
+}
+
+TEST_CASE("gc plan: a cutoff under 24 hours is refused unless allowed") {
+  GcTestRoot root;
+  PlanOptions options;
+  options.cutoff = absl::Hours(23);
+  CHECK(absl::IsInvalidArgument(root.Plan(options).status()));
+  options.allow_short_cutoff = true;
+  LAKE_CHECK_OK(root.Plan(options));
+}
+
+TEST_CASE("gc plan: a second plan or apply at the same time is refused as a conflict") {
+  GcTestRoot root;
+  absl::StatusOr<std::unique_ptr<CollectorHold>> other =
+      HoldCollectorRun(root.fs(), root.root_dir(), false);
+  LAKE_REQUIRE_OK(other);
+  CHECK(absl::IsAlreadyExists(root.Plan().status()));
+}
+
+TEST_CASE("gc plan: pages hold at most their entries, chained in URI order") {
+  GcTestRoot root;
+  std::vector<std::string> orphans;
+  for (int i = 0; i < 7; ++i) orphans.push_back(root.Put().uri);
+  std::sort(orphans.begin(), orphans.end());
+  PlanOptions options = GcTestRoot::ShortCutoff();
+  options.page_entries = 3;
+  absl::StatusOr<PlanSummary> plan = root.Plan(options);
+  LAKE_REQUIRE_OK(plan);
+  CHECK(plan->manifest.pages == 3);
+  CHECK(root.PlannedUris(plan->manifest.plan_id) == orphans);
+}
+
+TEST_CASE("gc plan: the plan binds the root fingerprint of its snapshot") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  root.InsertLocation("ns.t", "a", root.Put());
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  absl::StatusOr<RootFingerprint> now =
+      ComputeRootFingerprint(root.fs(), root.root_dir(), root.tables().registry.get());
+  LAKE_REQUIRE_OK(now);
+  CHECK(plan->manifest.fingerprint == now->combined);
+  CHECK(plan->manifest.fingerprint_tables == now->tables);
+}
+
+TEST_CASE("gc plan: old plans beyond the newest few are removed by the next plan") {
+  GcTestRoot root;
+  for (size_t i = 0; i < kKeptPlans + 2; ++i) LAKE_REQUIRE_OK(root.Plan());
+  absl::StatusOr<std::vector<std::string>> plans = ListPlans(root.fs(), root.root_dir());
+  LAKE_REQUIRE_OK(plans);
+  CHECK(plans->size() == kKeptPlans);
+}
+
+TEST_CASE("gc fingerprint: it changes with a table, a commit, an event blob, a checkpoint") {
+  GcTestRoot root;
+  auto now = [&] {
+    absl::StatusOr<RootFingerprint> f =
+        ComputeRootFingerprint(root.fs(), root.root_dir(), root.tables().registry.get());
+    REQUIRE(f.ok());
+    return *f;
+  };
+  RootFingerprint empty = now();
+  root.Put();  // an upload adds no reference
+  CHECK(now() == empty);
+  root.CreateTable("ns.t");
+  RootFingerprint with_table = now();
+  CHECK(with_table.tables != empty.tables);
+  root.InsertLocation("ns.t", "a", root.Put());
+  RootFingerprint committed = now();
+  CHECK(committed.tables != with_table.tables);
+  CHECK(committed.combined != with_table.combined);
+  RecordEventBlob(root, root.Put());
+  RootFingerprint with_blob = now();
+  CHECK(with_blob.event_logs != committed.event_logs);
+  CHECK(with_blob.tables == committed.tables);
+  PublishPendingCheckpoint(root, root.Put());
+  RootFingerprint with_checkpoint = now();
+  CHECK(with_checkpoint.pending_appends != with_blob.pending_appends);
+  CHECK(with_checkpoint.DescribeChangeSince(with_blob).find("pending append") !=
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace lake::gc
