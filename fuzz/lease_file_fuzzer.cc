@@ -9,10 +9,12 @@
 //   1. Any input: no crash, leak, ASan or UBSan finding; every refusal is
 //      DataLoss.
 //   2. An accepted file accounts for every byte: its records re-encode to
-//      the bytes they were read from (state bytes included), and what is
-//      left is the torn tail, never more than kMaxTornTailBytes.
+//      the bytes they were read from (state bytes included) up to
+//      records_end, and after that every byte is zero but for a torn tail
+//      of at most kMaxTornTailBytes.
 //   3. Each record's state offset is its last byte, and it reads back as
 //      the state the record has.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,9 +37,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(absl::IsDataLoss(decoded.status()));
     return 0;
   }
-  Check(decoded->torn_tail_bytes <= lake::gc::kMaxTornTailBytes);
-  Check(decoded->torn_tail_bytes <= size);
-  if (decoded->pid == 0 && decoded->records.empty()) return 0;  // maybe an unfinished header
+  Check(decoded->records_end <= size);
+  size_t zeros_from = std::min<size_t>(size, decoded->records_end + lake::gc::kMaxTornTailBytes);
+  Check(bytes.find_first_not_of('\0', zeros_from) == std::string_view::npos);
+  Check(decoded->torn_tail ==
+        (bytes.find_first_not_of('\0', decoded->records_end) != std::string_view::npos));
+  if (decoded->records_end == 0) {  // an unfinished header
+    Check(decoded->records.empty());
+    return 0;
+  }
   size_t at = lake::gc::kLeaseHeaderBytes;
   for (const lake::gc::LeaseRecord& record : decoded->records) {
     std::string encoded = lake::gc::EncodeLeaseRecord(record.uri, record.leased_unix_micros);
@@ -51,6 +59,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           (record.released ? lake::gc::kLeaseReleased : lake::gc::kLeaseHeld));
     at += encoded.size();
   }
-  Check(at + decoded->torn_tail_bytes == size);
+  Check(at == decoded->records_end);
   return 0;
 }

@@ -1,6 +1,7 @@
 // A ManagedObjectStore over a host's lake_host_store callback table (the
 // injection seam). The host moves bytes; lake keeps its policy: it chooses
-// managed keys beneath root_uri, hashes and counts every byte it hands the
+// managed keys beneath root_uri (and reports each to UploadOptions::
+// key_chosen before the host's upload is called), hashes and counts every byte it hands the
 // host, refuses to publish an upload the host did not read to the end, and
 // checks containment lexically on canonical URIs.
 #ifndef LAKE_BINDINGS_C_HOST_OBJECT_STORE_H_

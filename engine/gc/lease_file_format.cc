@@ -1,6 +1,8 @@
 // The lease file format; the layout is in the header.
 #include "engine/gc/lease_file_format.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "engine/location_uri.h"
 #include "engine/table/byte_codec.h"
@@ -46,7 +48,8 @@ absl::StatusOr<LeaseRecord> DecodeRecord(std::string_view bytes, size_t* record_
   std::string_view uri;
   uint8_t state = 0;
   if (!r.U32(&uri_bytes)) return absl::DataLossError("a record is incomplete");
-  if (uri_bytes == 0 || uri_bytes > kMaxLeaseUriBytes) {
+  if (uri_bytes == 0) return absl::DataLossError("the records end (zero padding)");
+  if (uri_bytes > kMaxLeaseUriBytes) {
     return absl::DataLossError(absl::StrCat("a record's URI length ", uri_bytes,
                                             " is outside 1..", kMaxLeaseUriBytes));
   }
@@ -96,34 +99,37 @@ std::string EncodeLeaseRecord(std::string_view uri, int64_t leased_unix_micros) 
 
 absl::StatusOr<DecodedLeaseFile> DecodeLeaseFile(std::string_view bytes) {
   DecodedLeaseFile file;
-  // Damage that begins this close to the end is a torn tail (see the header).
-  auto torn_or_damaged = [&](size_t at, const absl::Status& why) -> absl::Status {
-    if (bytes.size() - at <= kMaxTornTailBytes) {
-      file.torn_tail_bytes = bytes.size() - at;
-      return absl::OkStatus();
+  // The records end at `at`: what follows is zeros, or a torn tail close
+  // to `at` (see the header). `why` is what ended them.
+  auto end_at = [&](size_t at, const absl::Status& why) -> absl::Status {
+    file.records_end = at;
+    size_t zeros_from = std::min(bytes.size(), at + kMaxTornTailBytes);
+    size_t stray = bytes.find_first_not_of('\0', zeros_from);
+    if (stray != std::string_view::npos) {
+      return absl::DataLossError(absl::StrCat("the lease file is damaged at byte ", at, ": ",
+                                              why.message(), " (byte ", stray, " is not zero)"));
     }
-    return absl::DataLossError(absl::StrCat("the lease file is damaged at byte ", at, ": ",
-                                            why.message()));
+    file.torn_tail = bytes.find_first_not_of('\0', at) != std::string_view::npos;
+    return absl::OkStatus();
   };
   absl::StatusOr<uint32_t> pid = DecodeHeader(bytes);
   if (!pid.ok()) {
-    if (absl::Status s = torn_or_damaged(0, pid.status()); !s.ok()) return s;
+    if (absl::Status s = end_at(0, pid.status()); !s.ok()) return s;
     return file;
   }
   file.pid = *pid;
   size_t at = kLeaseHeaderBytes;
-  while (at < bytes.size()) {
+  for (;;) {
     size_t record_bytes = 0;
     absl::StatusOr<LeaseRecord> record = DecodeRecord(bytes.substr(at), &record_bytes);
     if (!record.ok()) {
-      if (absl::Status s = torn_or_damaged(at, record.status()); !s.ok()) return s;
-      break;
+      if (absl::Status s = end_at(at, record.status()); !s.ok()) return s;
+      return file;
     }
     record->state_offset = at + record_bytes - 1;
     file.records.push_back(std::move(*record));
     at += record_bytes;
   }
-  return file;
 }
 
 }  // namespace lake::gc

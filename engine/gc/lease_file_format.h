@@ -18,17 +18,22 @@
 // one byte in place ('L' → 'R'), never anything else, and never extends
 // the file.
 //
+// Zero padding. The writer zeroes the file ahead of its records (so that a
+// record overwrites bytes already allocated and written, and its sync
+// changes no metadata): the records end at the first record whose length
+// is 0, and every byte after them is 0 but for a torn tail.
+//
 // Torn tails. The writer appends one record at a time and syncs it before
 // the next (an acknowledged lease is durable), so after a crash at most the
 // bytes of one unacknowledged record — scattered over the pages a torn
 // write leaves, zeros included — follow the last durable one; the same
-// holds while a reader races the writer's append. A decoder therefore stops
-// at the first record that is incomplete or damaged when it begins within
-// kMaxTornTailBytes of the end of the file (the lost append held no
-// acknowledged lease); damage anywhere before that is DataLoss. A header
-// that is damaged or incomplete is the same: within kMaxTornTailBytes of
-// the end it is a file whose creation never finished (it holds nothing),
-// else DataLoss.
+// holds while a reader races the writer's append. A decoder therefore ends
+// the records at the first one that is zero-length, incomplete or damaged,
+// at offset `at`, and accepts the file when every byte from
+// at + kMaxTornTailBytes to its end is 0 (the lost append held no
+// acknowledged lease); a non-zero byte there is DataLoss. A header that is
+// damaged or incomplete is the same, with `at` = 0: a file whose creation
+// never finished (it holds nothing), else DataLoss.
 #ifndef LAKE_ENGINE_GC_LEASE_FILE_FORMAT_H_
 #define LAKE_ENGINE_GC_LEASE_FILE_FORMAT_H_
 
@@ -65,8 +70,12 @@ struct LeaseRecord {
 struct DecodedLeaseFile {
   uint32_t pid = 0;  // 0 when the header never became complete
   std::vector<LeaseRecord> records;
-  // Bytes at the end that belong to no complete record (a torn tail).
-  uint64_t torn_tail_bytes = 0;
+  // Where the records end: the next record's offset (the end of the
+  // header when there is none).
+  uint64_t records_end = 0;
+  // Non-zero bytes after records_end (a torn tail), at most
+  // kMaxTornTailBytes of them from records_end on.
+  bool torn_tail = false;
 };
 
 std::string EncodeLeaseFileHeader(uint32_t pid);

@@ -113,6 +113,7 @@ struct LeaseStore::LeaseFile {
   std::string path;
   std::unique_ptr<io::File> file;  // holds the lock
   uint64_t bytes = 0;              // where the next record goes
+  uint64_t zeroed_end = 0;         // the file's size: zeros from `bytes` on
   size_t held = 0;                 // leases recorded here, not released
   bool retired = false;            // takes no more records
 };
@@ -183,9 +184,13 @@ absl::Status LeaseStore::StartFileLocked() {
       RemoveFile(*file);
       return s;
     }
-    file->bytes = header.size();
+    file->bytes = file->zeroed_end = header.size();
+    if (absl::Status s = ZeroAhead(*file, file->bytes); !s.ok()) {
+      RemoveFile(*file);
+      return s;
+    }
     // The name is durable before any lease in it is acknowledged; the
-    // header becomes durable with the first lease's sync.
+    // header and the zeros become durable with the first lease's sync.
     if (absl::Status s = io::SyncDirectory(fs_, dir); !s.ok()) {
       RemoveFile(*file);
       return s;
@@ -199,6 +204,15 @@ absl::Status LeaseStore::StartFileLocked() {
   }
   return absl::UnavailableError(absl::StrCat(
       "new lease files in ", dir, " keep disappearing: is another process removing them?"));
+}
+
+absl::Status LeaseStore::ZeroAhead(LeaseFile& file, uint64_t end) {
+  static const std::string* const zeros = new std::string(kLeaseZeroAheadBytes, '\0');
+  while (file.zeroed_end < end + kMaxLeaseRecordBytes) {
+    if (absl::Status s = io::WriteFullyAt(*file.file, *zeros, file.zeroed_end); !s.ok()) return s;
+    file.zeroed_end += zeros->size();
+  }
+  return absl::OkStatus();
 }
 
 void LeaseStore::RetireCurrentLocked() {
@@ -228,7 +242,8 @@ absl::StatusOr<std::unique_ptr<KeyLease>> LeaseStore::Lease(std::string_view uri
     }
     const uint64_t at = current_->bytes;
     const uint64_t state_offset = at + record.size() - 1;
-    absl::Status written = io::WriteFullyAt(*current_->file, record, at);
+    absl::Status written = ZeroAhead(*current_, at + record.size());
+    if (written.ok()) written = io::WriteFullyAt(*current_->file, record, at);
     if (written.ok()) written = LAKE_FAILPOINT("lease_store.lease_written");
     if (!written.ok()) {
       // Part of a record may be there: the file takes no more (a torn
@@ -274,8 +289,9 @@ void LeaseStore::Release(const std::shared_ptr<LeaseFile>& file, uint64_t state_
 void LeaseStore::RemoveFile(LeaseFile& file) {
   if (file.file == nullptr) return;
   // Unlinked while still locked: no one can take it for a dead process's.
+  // Not synced: a removal a power loss undoes leaves a dead process's file
+  // whose leases are released (or expire), which the next sweep removes.
   absl::Status removed = fs_.Remove(file.path);
-  if (removed.ok()) removed = io::SyncParentDirectory(fs_, file.path);
   if (!removed.ok() && !absl::IsNotFound(removed)) {
     // It holds no held lease: once this process is gone it is a dead
     // file with nothing to protect, removed by the next sweep.

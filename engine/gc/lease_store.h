@@ -62,8 +62,12 @@ inline constexpr std::string_view kLeasesDir = "leases";
 inline constexpr std::string_view kLeaseFileSuffix = ".lease";
 // About 7,000 leases of local URIs per file before it is retired.
 inline constexpr uint64_t kRetireLeaseFileBytes = uint64_t{1} << 20;
+// A file is zeroed this far ahead of its records, so that a lease's sync
+// writes into allocated, written blocks and changes no metadata (no
+// journal commit): about 400 leases per zeroing.
+inline constexpr uint64_t kLeaseZeroAheadBytes = uint64_t{64} << 10;
 // A reader refuses (DataLoss) a lease file larger than this: no writer
-// makes one (retired at 1 MiB, plus one record and a torn tail).
+// makes one (retired at 1 MiB, plus one record and the zeros ahead).
 inline constexpr size_t kMaxLeaseFileBytes = size_t{4} << 20;
 
 // The steps of taking and releasing a lease, in order (failpoints).
@@ -100,6 +104,9 @@ class LeaseStore final : public KeyLeaser, public std::enable_shared_from_this<L
 
   void Release(const std::shared_ptr<LeaseFile>& file, uint64_t state_offset);
   absl::Status StartFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Zeroes `file` ahead so that a record ending at `end` (and the next)
+  // lands in written blocks (kLeaseZeroAheadBytes at a time).
+  static absl::Status ZeroAhead(LeaseFile& file, uint64_t end);
   // No more records go to the current file; it goes when it holds none.
   void RetireCurrentLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RemoveFile(LeaseFile& file);

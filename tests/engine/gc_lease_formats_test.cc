@@ -49,7 +49,8 @@ TEST_CASE("a lease file decodes to its records, held or released in place") {
   CHECK(decoded->records[0].leased_unix_micros == 1000);
   CHECK_FALSE(decoded->records[0].released);
   CHECK(decoded->records[1].uri == "s3://bucket/lake/objects/aa/x");
-  CHECK(decoded->torn_tail_bytes == 0);
+  CHECK(decoded->records_end == bytes.size());
+  CHECK_FALSE(decoded->torn_tail);
   // Releasing overwrites the state byte and nothing else.
   bytes[decoded->records[0].state_offset] = kLeaseReleased;
   decoded = DecodeLeaseFile(bytes);
@@ -66,7 +67,8 @@ TEST_CASE("a lease file cut anywhere in its last record keeps the records before
     absl::StatusOr<DecodedLeaseFile> decoded = DecodeLeaseFile(whole.substr(0, cut));
     LAKE_REQUIRE_OK(decoded);
     CHECK(decoded->records.size() == 2);
-    CHECK(decoded->torn_tail_bytes == cut - last);
+    CHECK(decoded->records_end == last);
+    CHECK(decoded->torn_tail == (cut > last));
   }
   // A file whose creation never finished holds nothing.
   for (size_t cut : {size_t{0}, size_t{5}, kLeaseHeaderBytes - 1}) {
@@ -100,6 +102,32 @@ TEST_CASE("a torn last record, zero pages included, is a tail; damage before it 
   bad_header = whole;
   bad_header[0] = 'X';
   CHECK(absl::IsDataLoss(DecodeLeaseFile(bad_header).status()));
+}
+
+TEST_CASE("zeros after the records end them, however many; a stray byte far past them is DataLoss") {
+  std::string records = FileWith({"file:///a/1", "file:///a/2"});
+  std::string padded = records + std::string(200000, '\0');
+  absl::StatusOr<DecodedLeaseFile> decoded = DecodeLeaseFile(padded);
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->records.size() == 2);
+  CHECK(decoded->records_end == records.size());
+  CHECK_FALSE(decoded->torn_tail);
+  // A torn append in the zeros: its remains close to the records' end.
+  std::string torn = padded;
+  torn.replace(records.size() + 4100, 5, "stray");
+  decoded = DecodeLeaseFile(torn);
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->records.size() == 2);
+  CHECK(decoded->torn_tail);
+  // Bytes no single lost append could have left.
+  std::string stray = padded;
+  stray[records.size() + 100000] = 'x';
+  CHECK(absl::IsDataLoss(DecodeLeaseFile(stray).status()));
+  // A header and zeros: a file made, no lease in it yet.
+  decoded = DecodeLeaseFile(EncodeLeaseFileHeader(3) + std::string(65536, '\0'));
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->records.empty());
+  CHECK(decoded->pid == 3);
 }
 
 TEST_CASE("a lease record's URI must be a valid location URI") {
