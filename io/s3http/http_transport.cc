@@ -48,11 +48,22 @@ struct CallState {
   size_t ring_start = 0;
   size_t ring_size = 0;
   bool paused = false;
+  // kStream: the buffer of a ReadBody waiting while the ring is empty. The
+  // loop writes arriving bytes straight into it (no copy through the ring)
+  // until it is full or the reader takes them; bytes that do not fit go to
+  // the ring, after them. Set and cleared only by ReadBody.
+  uint8_t* reader_dst = nullptr;
+  size_t reader_capacity = 0;
+  size_t reader_filled = 0;
 };
 
 namespace {
 
 constexpr long kCurlBufferBytes = 256 * 1024;
+// A reader waiting for body bytes is woken when this many have been written
+// into its buffer (or it is full, or the exchange ended): one wakeup per
+// few network reads rather than per read.
+constexpr size_t kReaderWakeBytes = 128 * 1024;
 
 absl::once_flag curl_init_once;
 
@@ -150,6 +161,29 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
       return n;
     case BodyMode::kStream: {
       std::vector<uint8_t>& ring = call->ring;
+      if (call->reader_dst != nullptr && call->ring_size == 0) {
+        // A reader waits: hand it the bytes directly. What does not fit
+        // goes to the (empty) ring, which holds two libcurl buffers while
+        // one callback delivers at most one: it always fits.
+        size_t direct = std::min(n, call->reader_capacity - call->reader_filled);
+        std::memcpy(call->reader_dst + call->reader_filled, data, direct);
+        call->reader_filled += direct;
+        data += direct;
+        n -= direct;
+        if (n == 0) {
+          // Wake the reader once a useful amount is there (or its buffer is
+          // full); the end of the exchange wakes it in any case.
+          if (call->reader_filled >= std::min(call->reader_capacity, kReaderWakeBytes)) {
+            call->changed.SignalAll();
+          }
+          return direct;
+        }
+        call->changed.SignalAll();
+        std::memcpy(ring.data(), data, n);
+        call->ring_start = 0;
+        call->ring_size = n;
+        return direct + n;
+      }
       if (ring.size() - call->ring_size < n) {
         call->paused = true;  // resumed by ReadBody once there is room
         return CURL_WRITEFUNC_PAUSE;
@@ -451,6 +485,21 @@ absl::StatusOr<size_t> HttpCall::ReadBody(uint8_t* dst, size_t len) {
   size_t n = 0;
   {
     absl::MutexLock lock(&state_->mu);
+    if (state_->ring_size == 0 && !state_->done) {
+      // Nothing buffered: let the loop write into `dst` while we wait.
+      state_->reader_dst = dst;
+      state_->reader_capacity = len;
+      state_->reader_filled = 0;
+      while (state_->reader_filled == 0 && state_->ring_size == 0 && !state_->done) {
+        state_->changed.Wait(&state_->mu);
+      }
+      size_t direct = state_->reader_filled;
+      state_->reader_dst = nullptr;
+      state_->reader_capacity = 0;
+      state_->reader_filled = 0;
+      // Bytes in the ring (if any) came after these.
+      if (direct > 0) return direct;
+    }
     while (state_->ring_size == 0 && !state_->done) state_->changed.Wait(&state_->mu);
     if (state_->ring_size == 0) {
       if (state_->abort_requested) return absl::CancelledError("the exchange was aborted");
