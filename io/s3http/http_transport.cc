@@ -43,8 +43,10 @@ struct CallState {
   absl::Status local_failure;  // from a callback, e.g. a body too large
   bool abort_requested = false;
   std::string collected;
-  // kStream: a ring buffer of received bytes.
+  // kStream: a ring buffer of received bytes, allocated when first needed
+  // (a reader that keeps up takes every byte directly and needs none).
   std::vector<uint8_t> ring;
+  size_t ring_capacity = 0;
   size_t ring_start = 0;
   size_t ring_size = 0;
   bool paused = false;
@@ -60,10 +62,15 @@ struct CallState {
 namespace {
 
 constexpr long kCurlBufferBytes = 256 * 1024;
-// A reader waiting for body bytes is woken when this many have been written
-// into its buffer (or it is full, or the exchange ended): one wakeup per
-// few network reads rather than per read.
+// A reader waiting for body bytes is woken when an eighth of its buffer,
+// and at least this much, has been written into it (or it is full, or the
+// exchange ended): one wakeup per several network reads rather than per
+// read, fewer still for the large buffers of throughput-minded readers.
 constexpr size_t kReaderWakeBytes = 128 * 1024;
+
+size_t ReaderWakeBytes(size_t capacity) {
+  return std::min(capacity, std::max(kReaderWakeBytes, capacity / 8));
+}
 
 absl::once_flag curl_init_once;
 
@@ -173,17 +180,19 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
         if (n == 0) {
           // Wake the reader once a useful amount is there (or its buffer is
           // full); the end of the exchange wakes it in any case.
-          if (call->reader_filled >= std::min(call->reader_capacity, kReaderWakeBytes)) {
+          if (call->reader_filled >= ReaderWakeBytes(call->reader_capacity)) {
             call->changed.SignalAll();
           }
           return direct;
         }
         call->changed.SignalAll();
+        if (ring.empty()) ring.resize(call->ring_capacity);
         std::memcpy(ring.data(), data, n);
         call->ring_start = 0;
         call->ring_size = n;
         return direct + n;
       }
+      if (ring.empty()) ring.resize(call->ring_capacity);
       if (ring.size() - call->ring_size < n) {
         call->paused = true;  // resumed by ReadBody once there is room
         return CURL_WRITEFUNC_PAUSE;
@@ -388,8 +397,8 @@ class HttpTransport::Loop {
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, call->header_list);
 
     if (call->mode == BodyMode::kStream) {
-      call->ring.resize(std::max<size_t>(options_.stream_buffer_bytes,
-                                         2 * static_cast<size_t>(kCurlBufferBytes)));
+      call->ring_capacity = std::max<size_t>(options_.stream_buffer_bytes,
+                                             2 * static_cast<size_t>(kCurlBufferBytes));
     }
     active_[easy] = call;
     curl_multi_add_handle(multi_, easy);
