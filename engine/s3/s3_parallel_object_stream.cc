@@ -130,7 +130,7 @@ absl::Status S3ParallelObjectStream::Fetch(size_t slot, uint64_t range) {
     received += *n;
     absl::MutexLock lock(&mu_);
     slots_[slot].filled = received;
-    arrived_.Signal();
+    if (waiting_for_ == slot) arrived_.Signal();
   }
   return (*stream)->Close();
 }
@@ -173,7 +173,9 @@ absl::StatusOr<absl::Span<const uint8_t>> S3ParallelObjectStream::Next(size_t ma
       consumed_ += n;
       return view;
     }
+    waiting_for_ = slot;
     arrived_.Wait(&mu_);
+    waiting_for_ = kNotWaiting;
   }
 }
 

@@ -19,7 +19,9 @@
 //    ObjectChanged, a wrong Content-Range or Content-Length is DataLoss;
 //    the first failure of any range fails every later read (sticky);
 //  - memory: the buffers are streams x range_bytes (rounded up to whole
-//    pages), lent by the process BufferBudget for the life of the stream;
+//    pages), lent by the process BufferBudget for the life of the stream
+//    (besides, each GET in flight has the transport's stream buffer, 1 MiB
+//    by default, as the single GET has);
 //    a range's buffer is reused for range k + streams only after the
 //    caller has read all of range k (and a view of it is no longer valid);
 //  - one worker thread per buffer; Close (or destruction) cancels the GETs
@@ -35,6 +37,7 @@
 #define LAKE_ENGINE_S3_S3_PARALLEL_OBJECT_STREAM_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -123,9 +126,9 @@ class S3ParallelObjectStream final : public ObjectStream {
   std::vector<std::thread> workers_;
 
   absl::Mutex mu_;
-  // The caller waits on `arrived_` (bytes of a range, a failure), workers on
-  // `assigned_` (a buffer given a new range, closing): a worker's progress
-  // wakes only the caller.
+  // The caller waits on `arrived_` (bytes of the range it reads, a failure),
+  // workers on `assigned_` (a buffer given a new range, closing): a worker's
+  // progress wakes only the caller, and only when it waits for that buffer.
   absl::CondVar arrived_;
   absl::CondVar assigned_;
   std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);
@@ -134,6 +137,10 @@ class S3ParallelObjectStream final : public ObjectStream {
   // The caller's position: the range being read and the bytes of it read.
   uint64_t reading_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t consumed_ ABSL_GUARDED_BY(mu_) = 0;
+  // The buffer whose bytes the caller waits for (kNotWaiting: none), so
+  // that the other workers' progress does not wake it.
+  static constexpr size_t kNotWaiting = SIZE_MAX;
+  size_t waiting_for_ ABSL_GUARDED_BY(mu_) = kNotWaiting;
 };
 
 }  // namespace lake

@@ -21,6 +21,7 @@
 #include "base/buffer_budget.h"
 #include "engine/location_uri.h"
 #include "engine/s3/s3_object_stream.h"
+#include "tests/support/budget_limit.h"
 #include "tests/support/fault_http_proxy.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/stage_fixture.h"
@@ -789,9 +790,8 @@ TEST_CASE("S3 faults: a large object is read with one plain GET when the budget 
   std::vector<uint8_t> bytes = testing::RandomBytes(8 * kRange, 97);
   DataLocation location = s.Stored(bytes);
   BufferBudget& budget = BufferBudget::Process();
-  const uint64_t saved = budget.limit();
-  LAKE_REQUIRE_OK(budget.SetLimit(BufferBudget::kMinimumLimitBytes));
   {
+    testing::ScopedBudgetLimit limit(BufferBudget::kMinimumLimitBytes);
     // Everything but one range's worth is lent elsewhere.
     const uint64_t free_bytes = budget.limit() - budget.in_use();
     REQUIRE(free_bytes > kRange);
@@ -805,7 +805,6 @@ TEST_CASE("S3 faults: a large object is read with one plain GET when the budget 
     CHECK(read.bytes == bytes);
     CHECK(absl::Now() - start < absl::Seconds(5));  // it did not wait for memory
   }
-  LAKE_REQUIRE_OK(budget.SetLimit(saved));
   CHECK(RequestsOf(s.proxy(), "HEAD").empty());
   std::vector<ProxiedRequest> gets = RequestsOf(s.proxy(), "GET");
   REQUIRE(gets.size() == 1);

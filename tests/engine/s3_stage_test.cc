@@ -13,6 +13,7 @@
 #include "engine/location_uri.h"
 #include "engine/s3/s3_upload.h"
 #include "io/s3http/http_transport.h"
+#include "tests/support/budget_limit.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
@@ -220,18 +221,6 @@ TEST_CASE("S3: a parallel read holds streams x range size of the buffer budget, 
   CHECK(budget.in_use() == before);
 }
 
-// Restores the process budget's limit when a test that lowered it ends.
-class BudgetLimit {
- public:
-  explicit BudgetLimit(uint64_t limit) : saved_(BufferBudget::Process().limit()) {
-    LAKE_REQUIRE_OK(BufferBudget::Process().SetLimit(limit));
-  }
-  ~BudgetLimit() { BufferBudget::Process().SetLimit(saved_).IgnoreError(); }
-
- private:
-  uint64_t saved_;
-};
-
 TEST_CASE("S3: a parallel read takes no more buffers than the budget can lend") {
   // Sixteen 1 MiB ranges asked for, a 4 MiB budget: at most four at once.
   S3FixtureOptions options;
@@ -240,7 +229,7 @@ TEST_CASE("S3: a parallel read takes no more buffers than the budget can lend") 
   std::vector<uint8_t> bytes = testing::RandomBytes((6 << 20) + 7, 44);
   absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
   LAKE_REQUIRE_OK(location);
-  BudgetLimit limit(BufferBudget::kMinimumLimitBytes);
+  testing::ScopedBudgetLimit limit(BufferBudget::kMinimumLimitBytes);
   BufferBudget& budget = BufferBudget::Process();
   absl::StatusOr<std::unique_ptr<ObjectReader>> reader = f.stage().OpenVerified(*location);
   LAKE_REQUIRE_OK(reader);
