@@ -51,17 +51,21 @@
 
 namespace lake {
 
-// Defaults, by measurement (LAKE_BENCH_SWEEP of bench/s3: a verified 1 GiB
-// read, bytes discarded, against Ceph RGW on loopback, 2 loaded cores,
-// medians of 5 interleaved rounds): 1 stream (the single GET) 2.45 s,
-// 2 x 16 MiB 2.60 s, 4 x 8 MiB 2.65 s, 4 x 16 MiB 2.41 s, 4 x 32 MiB
-// 2.22 s, 8 x 8 MiB 2.50 s, 8 x 16 MiB 2.27 s, 16 x 8 MiB 2.34 s; curl's
-// raw 4 x 16 MiB to /dev/null 2.0-2.4 s. On loopback one connection
-// already carries ~500 MiB/s and the run is CPU-bound (SHA-256, and the
-// server on the same cores), so the settings differ by less than the
-// noise; 4 x 16 MiB is among the fastest, holds 64 MiB (a sixteenth of the
-// default budget), and gives a network whose connections are each slower
-// than its link (S3 over a WAN) four of them, as rclone does.
+// Defaults, by measurement: LAKE_BENCH_SWEEP of bench/s3, a verified
+// 1 GiB read with the bytes discarded, against Ceph RGW on loopback, on 2
+// shared cores, medians of 5 interleaved rounds (wall s / CPU s):
+//   1 stream (the single GET) 2.84 / 1.46    2 x 16 MiB 2.85 / 1.57
+//   4 x 8 MiB  2.94 / 1.65                   4 x 16 MiB 2.59 / 1.58
+//   4 x 32 MiB 2.45 / 1.58                   8 x 16 MiB 2.67 / 1.60
+// (curl's raw 4 x 16 MiB into /dev/null: 1.6 s). On loopback one
+// connection already carries ~600 MiB/s and the read is CPU-bound (the
+// SHA-256 alone is ~0.75 s, and the server shares the cores), so the
+// settings differ by little more than the noise (another sweep, 7 rounds:
+// 1 stream 2.09, 4 x 16 MiB 2.19, 4 x 32 MiB 2.20, 8 x 16 MiB 2.15).
+// 4 x 16 MiB is among the fastest, costs no more CPU than more or larger
+// ranges, holds 64 MiB (a sixteenth of the default budget), and gives a
+// network whose single connection is slower than its link (S3 over a WAN)
+// four of them, as rclone does.
 inline constexpr int kS3DefaultDownloadStreams = 4;
 inline constexpr int kS3MaxDownloadStreams = 16;
 inline constexpr size_t kS3DownloadRangeBytes = 16ull << 20;
