@@ -22,6 +22,7 @@ std::string_view IntegrityKindName(IntegrityKind kind) {
     case IntegrityKind::kDigestMismatch: return "DigestMismatch";
     case IntegrityKind::kPrematureEof: return "PrematureEof";
     case IntegrityKind::kInvalidLocation: return "InvalidLocation";
+    case IntegrityKind::kObjectChanged: return "ObjectChanged";
   }
   return "Unknown";
 }
@@ -51,7 +52,7 @@ std::optional<IntegrityDetail> GetIntegrityDetail(const absl::Status& status) {
   int kind = 0;
   IntegrityDetail detail{IntegrityKind::kInvalidLocation};
   if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &kind) ||
-      kind < 0 || kind > static_cast<int>(IntegrityKind::kInvalidLocation) ||
+      kind < 0 || kind > static_cast<int>(IntegrityKind::kObjectChanged) ||
       !absl::SimpleAtoi(parts[1], &detail.expected) ||
       !absl::SimpleAtoi(parts[2], &detail.observed)) {
     return std::nullopt;

@@ -21,6 +21,8 @@ enum class IntegrityKind {
   kDigestMismatch,   // size right, SHA-256 wrong
   kPrematureEof,     // a range ended before end - start bytes
   kInvalidLocation,  // the DataLocation itself is malformed or not contained
+  kObjectChanged,    // the stored object changed while it was read (its
+                     // ETag is no longer the one the read is pinned to)
 };
 
 struct IntegrityDetail {

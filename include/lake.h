@@ -84,11 +84,16 @@ typedef enum lake_integrity_kind {
   LAKE_INTEGRITY_SIZE_LONG = 2,     /* object continues past size_bytes */
   LAKE_INTEGRITY_DIGEST_MISMATCH = 3,
   LAKE_INTEGRITY_PREMATURE_EOF = 4, /* a range ended before its end */
-  LAKE_INTEGRITY_INVALID_LOCATION = 5 /* the DataLocation itself is invalid */
+  LAKE_INTEGRITY_INVALID_LOCATION = 5, /* the DataLocation itself is invalid */
+  /* The stored object changed while it was read: a GET pinned with If-Match
+   * to the ETag the read began with was refused (412), or answered with
+   * another ETag. Managed objects are immutable, so someone wrote the key
+   * behind lake's back; no byte of the other object was delivered. */
+  LAKE_INTEGRITY_OBJECT_CHANGED = 6
 } lake_integrity_kind;
 
 /* "SizeShort", "SizeLong", "DigestMismatch", "PrematureEof",
- * "InvalidLocation", or "None". Static storage. */
+ * "InvalidLocation", "ObjectChanged", or "None". Static storage. */
 LAKE_API const char* lake_integrity_kind_name(lake_integrity_kind kind);
 
 /* An error. Immutable once returned; safe to read from any thread. */
@@ -100,7 +105,7 @@ LAKE_API const char* lake_error_message(const lake_error* err);
 LAKE_API lake_integrity_kind lake_error_integrity_kind(const lake_error* err);
 /* For integrity failures: the expected and observed byte counts (size for
  * SizeShort/SizeLong/DigestMismatch, range length for PrematureEof). Zero
- * otherwise. */
+ * otherwise (ObjectChanged included). */
 LAKE_API uint64_t lake_error_expected(const lake_error* err);
 LAKE_API uint64_t lake_error_observed(const lake_error* err);
 /* 1 if repeating the same call may succeed (transient I/O), else 0. Always
@@ -121,7 +126,10 @@ LAKE_API void lake_error_free(lake_error* err);
 /* Caps the memory lake uses for in-flight data buffers in this process, over
  * all stages and operations together (default 1 GiB, minimum 4 MiB; an S3
  * upload holds concurrency x part size, 256 MiB by default, and gets fewer
- * parts in flight when the budget is short). An
+ * parts in flight when the budget is short; a verified full read of a large
+ * S3 object holds download streams x range size, 64 MiB by default, gets
+ * fewer streams when the budget is short, and takes a single GET when it
+ * cannot get two ranges' worth at once). An
  * operation that would exceed it waits for buffers to be released (and still
  * honours its cancellation token). Thread-safe. */
 LAKE_API lake_status lake_set_buffer_budget(uint64_t bytes, lake_error** err);
@@ -292,6 +300,25 @@ LAKE_API lake_status lake_stage_options_set_s3_concurrency(lake_stage_options* o
 LAKE_API lake_status lake_stage_options_set_s3_part_size(lake_stage_options* opts,
                                                          uint64_t bytes,
                                                          lake_error** err);
+/* Verified full reads of large S3 objects: the ranges fetched at once
+ * (1..16, default 4; 1 reads every object with a single GET). An object of
+ * at least two ranges is read as one HEAD (its size and ETag) and then GETs
+ * of consecutive ranges, each pinned with If-Match to that ETag and checked
+ * like a range read, `streams` of them in flight; the bytes are delivered
+ * and hashed in order, so verification at EOF is unchanged. A range whose
+ * connection breaks or stalls is resumed alone. A smaller object, or one
+ * whose HEAD disagrees with the DataLocation's size, is read with one GET.
+ * Memory: streams x range size, lent by the process buffer budget
+ * (lake_set_buffer_budget); when it cannot lend two ranges at once, the
+ * read takes the single GET instead of waiting. */
+LAKE_API lake_status lake_stage_options_set_s3_download_streams(lake_stage_options* opts,
+                                                                uint32_t streams,
+                                                                lake_error** err);
+/* The length of each range of such a read: 64 KiB .. 1 GiB (default
+ * 16 MiB). */
+LAKE_API lake_status lake_stage_options_set_s3_download_range_size(lake_stage_options* opts,
+                                                                   uint64_t bytes,
+                                                                   lake_error** err);
 /* Opens the stage a descriptor names (see lake_stage_descriptor). A local
  * descriptor still needs lake_stage_options_set_local_root. */
 LAKE_API lake_status lake_stage_options_set_descriptor(lake_stage_options* opts,

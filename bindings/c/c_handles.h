@@ -14,6 +14,7 @@
 #include "engine/data_location.h"
 #include "engine/managed_stage.h"
 #include "engine/object_reader.h"
+#include "engine/s3/s3_parallel_object_stream.h"
 #include "engine/stage_descriptor.h"
 #include "include/lake.h"
 #include "io/file_system.h"
@@ -58,6 +59,7 @@ struct lake_stage_options {
   bool s3_path_style_set = false;
   uint32_t s3_concurrency = 4;
   uint64_t s3_part_bytes = 64ull << 20;
+  lake::S3DownloadTuning s3_download;
 };
 
 struct lake_stage {

@@ -58,6 +58,9 @@ lake_error* NewError(const absl::Status& status) {
       case IntegrityKind::kInvalidLocation:
         error->integrity_kind = LAKE_INTEGRITY_INVALID_LOCATION;
         break;
+      case IntegrityKind::kObjectChanged:
+        error->integrity_kind = LAKE_INTEGRITY_OBJECT_CHANGED;
+        break;
     }
     error->expected = detail->expected;
     error->observed = detail->observed;
@@ -121,6 +124,7 @@ const char* lake_integrity_kind_name(lake_integrity_kind kind) {
     case LAKE_INTEGRITY_DIGEST_MISMATCH: return "DigestMismatch";
     case LAKE_INTEGRITY_PREMATURE_EOF: return "PrematureEof";
     case LAKE_INTEGRITY_INVALID_LOCATION: return "InvalidLocation";
+    case LAKE_INTEGRITY_OBJECT_CHANGED: return "ObjectChanged";
   }
   return "Unknown";
 }

@@ -1,4 +1,6 @@
 // lake_stage: options, open, and the stage-wide calls.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -56,6 +58,7 @@ absl::StatusOr<std::unique_ptr<lake::ManagedObjectStore>> OpenS3Store(
   options.region = d->region;
   options.tuning.concurrency = static_cast<int>(opts.s3_concurrency);
   options.tuning.part_bytes = opts.s3_part_bytes;
+  options.download = opts.s3_download;
   options.transport.ca_bundle = Env("AWS_CA_BUNDLE");
   auto store = lake::S3ObjectStore::Open(options, nullptr);
   if (!store.ok()) return store.status();
@@ -237,6 +240,34 @@ lake_status lake_stage_options_set_s3_part_size(lake_stage_options* opts, uint64
           absl::InvalidArgumentError("the S3 part size must be 1 byte .. 5 GiB"), err);
     }
     opts->s3_part_bytes = bytes;
+    return LAKE_OK;
+  });
+}
+
+lake_status lake_stage_options_set_s3_download_streams(lake_stage_options* opts,
+                                                       uint32_t streams, lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    lake::S3DownloadTuning tuning = opts->s3_download;
+    tuning.streams = static_cast<int>(std::min<uint32_t>(streams, INT32_MAX));
+    if (absl::Status s = lake::ValidateS3DownloadTuning(tuning); !s.ok()) {
+      return lake::c::Report(s, err);
+    }
+    opts->s3_download = tuning;
+    return LAKE_OK;
+  });
+}
+
+lake_status lake_stage_options_set_s3_download_range_size(lake_stage_options* opts,
+                                                          uint64_t bytes, lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    lake::S3DownloadTuning tuning = opts->s3_download;
+    tuning.range_bytes = static_cast<size_t>(std::min<uint64_t>(bytes, SIZE_MAX));
+    if (absl::Status s = lake::ValidateS3DownloadTuning(tuning); !s.ok()) {
+      return lake::c::Report(s, err);
+    }
+    opts->s3_download = tuning;
     return LAKE_OK;
   });
 }

@@ -21,6 +21,7 @@ absl::StatusOr<std::unique_ptr<S3ObjectStore>> S3ObjectStore::Open(
   if (options.tuning.part_bytes == 0) {
     return absl::InvalidArgumentError("S3 part size must be positive");
   }
+  if (absl::Status s = ValidateS3DownloadTuning(options.download); !s.ok()) return s;
   absl::StatusOr<S3StageLayout> layout =
       S3StageLayout::Create(options.bucket, options.prefix, options.tenant);
   if (!layout.ok()) return layout.status();
@@ -76,13 +77,14 @@ absl::StatusOr<std::unique_ptr<ObjectStream>> S3ObjectStore::Open(const DataLoca
   absl::StatusOr<std::string> key = layout_.KeyOfLocation(location);
   if (!key.ok()) return key.status();
   // A read from the start that may pass the declared size is a verified
-  // full read: one plain GET. Anything else is an exact range.
-  std::optional<ByteRange> range;
-  if (start != 0 || limit <= location.size_bytes) {
-    range = ByteRange{start, start + limit};
+  // full read: parallel ranges for a large object, else one plain GET.
+  // Anything else is an exact range.
+  if (start == 0 && limit > location.size_bytes) {
+    return S3ParallelObjectStream::Open(*client_, layout_.bucket(), *key, location.size_bytes,
+                                        options_.download);
   }
   absl::StatusOr<std::unique_ptr<S3ObjectStream>> stream = S3ObjectStream::Open(
-      *client_, layout_.bucket(), *key, location.size_bytes, range);
+      *client_, layout_.bucket(), *key, location.size_bytes, ByteRange{start, start + limit});
   if (!stream.ok()) return stream.status();
   return std::unique_ptr<ObjectStream>(std::move(*stream));
 }

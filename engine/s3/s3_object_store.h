@@ -1,7 +1,8 @@
 // The S3 backend of ManagedObjectStore: one transport (connection reuse,
 // many requests in flight), one credentials source and one request layer,
 // shared by every operation on the stage. Layout and containment in
-// s3_stage_layout.h, uploads in s3_upload.h, reads in s3_object_stream.h.
+// s3_stage_layout.h, uploads in s3_upload.h, reads in s3_object_stream.h
+// (one GET) and s3_parallel_object_stream.h (large full reads).
 // Thread-safe.
 #ifndef LAKE_ENGINE_S3_S3_OBJECT_STORE_H_
 #define LAKE_ENGINE_S3_S3_OBJECT_STORE_H_
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "engine/managed_object_store.h"
+#include "engine/s3/s3_parallel_object_stream.h"
 #include "engine/s3/s3_stage_layout.h"
 #include "engine/s3/s3_upload.h"
 #include "io/s3http/credentials_provider.h"
@@ -30,6 +32,7 @@ struct S3StageOptions {
   s3http::S3Endpoint endpoint;
   std::string region;
   S3UploadTuning tuning;
+  S3DownloadTuning download;
   s3http::TransportOptions transport;
   s3http::RetryPolicy retry;
 };

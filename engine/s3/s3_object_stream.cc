@@ -14,22 +14,71 @@ std::optional<std::string_view> HeaderOf(const s3http::HttpResponseHead& head,
   return std::string_view(*value);
 }
 
+bool IsPreconditionFailed(const absl::Status& status) {
+  std::optional<s3http::S3Error> error = s3http::GetS3Error(status);
+  return error && (error->http_status == 412 || error->code == "PreconditionFailed");
+}
+
 }  // namespace
+
+absl::Status S3ObjectChangedError(std::string_view bucket, std::string_view key,
+                                  std::string_view etag, uint64_t offset) {
+  return IntegrityError(
+      IntegrityKind::kObjectChanged, 0, 0,
+      absl::StrCat("s3://", std::string(bucket), "/", std::string(key),
+                   " changed while it was read: its ETag is no longer ", std::string(etag),
+                   " (found at byte ", offset, ")"));
+}
 
 absl::StatusOr<std::unique_ptr<S3ObjectStream>> S3ObjectStream::Open(
     s3http::S3Client& client, std::string bucket, std::string key, uint64_t size_bytes,
-    std::optional<ByteRange> range) {
-  std::unique_ptr<S3ObjectStream> stream(
-      new S3ObjectStream(client, std::move(bucket), std::move(key), size_bytes, range));
+    std::optional<ByteRange> range, std::string pinned_etag, s3http::CallCanceller* canceller) {
+  std::unique_ptr<S3ObjectStream> stream(new S3ObjectStream(client, std::move(bucket),
+                                                            std::move(key), size_bytes, range,
+                                                            std::move(pinned_etag), canceller));
   if (absl::Status s = stream->Start(); !s.ok()) return s;
   return stream;
+}
+
+S3ObjectStream::~S3ObjectStream() { DropCall(); }
+
+absl::Status S3ObjectStream::GetFailure(const absl::Status& status) const {
+  if (!etag_.empty() && IsPreconditionFailed(status)) {
+    return S3ObjectChangedError(bucket_, key_, etag_, position_);
+  }
+  return status;
+}
+
+absl::Status S3ObjectStream::CheckPinnedETag(const s3http::HttpResponseHead& head) const {
+  const std::string* answered = head.Find("etag");
+  absl::StatusOr<s3http::ETag> got =
+      answered != nullptr ? s3http::ParseETag(*answered)
+                          : absl::StatusOr<s3http::ETag>(absl::NotFoundError("no ETag"));
+  absl::StatusOr<s3http::ETag> pinned = s3http::ParseETag(etag_);
+  if (got.ok() && pinned.ok() && *got == *pinned) return absl::OkStatus();
+  return S3ObjectChangedError(bucket_, key_, etag_, position_);
+}
+
+absl::Status S3ObjectStream::Adopt(std::unique_ptr<s3http::HttpCall> call) {
+  if (canceller_ != nullptr && !canceller_->Register(call.get())) {
+    return absl::CancelledError("the read was cancelled");
+  }
+  call_ = std::move(call);
+  return absl::OkStatus();
+}
+
+void S3ObjectStream::DropCall() {
+  if (call_ == nullptr) return;
+  if (canceller_ != nullptr) canceller_->Unregister(call_.get());
+  call_.reset();  // aborts an unfinished body
 }
 
 absl::Status S3ObjectStream::Start() {
   std::optional<std::pair<uint64_t, uint64_t>> wanted;
   if (range_) wanted = std::make_pair(range_->start, range_->end - 1);
-  absl::StatusOr<s3http::OpenedGet> get = client_.OpenGet(bucket_, key_, wanted, "");
-  if (!get.ok()) return get.status();
+  absl::StatusOr<s3http::OpenedGet> get =
+      client_.OpenGet(bucket_, key_, wanted, etag_, canceller_);
+  if (!get.ok()) return GetFailure(get.status());
   if (range_) {
     absl::Status checked = s3http::CheckRangeResponse(
         get->head.status, HeaderOf(get->head, "content-range"),
@@ -40,20 +89,23 @@ absl::Status S3ObjectStream::Start() {
     return absl::DataLossError(absl::StrCat("GET s3://", bucket_, "/", key_, " answered ",
                                             get->head.status, " to a whole-object request"));
   }
-  if (const std::string* etag = get->head.Find("etag")) etag_ = *etag;
-  call_ = std::move(get->call);
-  return absl::OkStatus();
+  if (!etag_.empty()) {
+    if (absl::Status s = CheckPinnedETag(get->head); !s.ok()) return s;
+  } else if (const std::string* etag = get->head.Find("etag")) {
+    etag_ = *etag;
+  }
+  return Adopt(std::move(get->call));
 }
 
 absl::Status S3ObjectStream::Resume() {
-  call_.reset();
+  DropCall();
   uint64_t last = range_ ? range_->end - 1 : UINT64_MAX;
   if (range_ && position_ > last) {
     at_end_ = true;
     return absl::OkStatus();
   }
   absl::StatusOr<s3http::OpenedGet> get =
-      client_.OpenGet(bucket_, key_, std::make_pair(position_, last), etag_);
+      client_.OpenGet(bucket_, key_, std::make_pair(position_, last), etag_, canceller_);
   if (!get.ok()) {
     std::optional<s3http::S3Error> error = s3http::GetS3Error(get.status());
     if (!range_ && error && error->code == "InvalidRange") {
@@ -62,7 +114,7 @@ absl::Status S3ObjectStream::Resume() {
       at_end_ = true;
       return absl::OkStatus();
     }
-    return get.status();
+    return GetFailure(get.status());
   }
   if (range_) {
     // The rest of the interval, under the rule of the first answer: exactly
@@ -84,8 +136,10 @@ absl::Status S3ObjectStream::Resume() {
         "a resumed GET of s3://", bucket_, "/", key_, " answered bytes ",
         content_range->first, "-", content_range->last, ", asked from ", position_));
   }
-  call_ = std::move(get->call);
-  return absl::OkStatus();
+  if (!etag_.empty()) {
+    if (absl::Status s = CheckPinnedETag(get->head); !s.ok()) return s;
+  }
+  return Adopt(std::move(get->call));
 }
 
 absl::StatusOr<size_t> S3ObjectStream::Read(uint8_t* dst, size_t len) {
@@ -107,7 +161,7 @@ absl::StatusOr<size_t> S3ObjectStream::Read(uint8_t* dst, size_t len) {
 }
 
 absl::Status S3ObjectStream::Close() {
-  call_.reset();  // aborts an unfinished body
+  DropCall();
   at_end_ = true;
   return absl::OkStatus();
 }

@@ -43,16 +43,34 @@ struct CallState {
   absl::Status local_failure;  // from a callback, e.g. a body too large
   bool abort_requested = false;
   std::string collected;
-  // kStream: a ring buffer of received bytes.
+  // kStream: a ring buffer of received bytes, allocated when first needed
+  // (a reader that keeps up takes every byte directly and needs none).
   std::vector<uint8_t> ring;
+  size_t ring_capacity = 0;
   size_t ring_start = 0;
   size_t ring_size = 0;
   bool paused = false;
+  // kStream: the buffer of a ReadBody waiting while the ring is empty. The
+  // loop writes arriving bytes straight into it (no copy through the ring)
+  // until it is full or the reader takes them; bytes that do not fit go to
+  // the ring, after them. Set and cleared only by ReadBody.
+  uint8_t* reader_dst = nullptr;
+  size_t reader_capacity = 0;
+  size_t reader_filled = 0;
 };
 
 namespace {
 
 constexpr long kCurlBufferBytes = 256 * 1024;
+// A reader waiting for body bytes is woken when an eighth of its buffer,
+// and at least this much, has been written into it (or it is full, or the
+// exchange ended): one wakeup per several network reads rather than per
+// read, fewer still for the large buffers of throughput-minded readers.
+constexpr size_t kReaderWakeBytes = 128 * 1024;
+
+size_t ReaderWakeBytes(size_t capacity) {
+  return std::min(capacity, std::max(kReaderWakeBytes, capacity / 8));
+}
 
 absl::once_flag curl_init_once;
 
@@ -150,6 +168,31 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
       return n;
     case BodyMode::kStream: {
       std::vector<uint8_t>& ring = call->ring;
+      if (call->reader_dst != nullptr && call->ring_size == 0) {
+        // A reader waits: hand it the bytes directly. What does not fit
+        // goes to the (empty) ring, which holds two libcurl buffers while
+        // one callback delivers at most one: it always fits.
+        size_t direct = std::min(n, call->reader_capacity - call->reader_filled);
+        std::memcpy(call->reader_dst + call->reader_filled, data, direct);
+        call->reader_filled += direct;
+        data += direct;
+        n -= direct;
+        if (n == 0) {
+          // Wake the reader once a useful amount is there (or its buffer is
+          // full); the end of the exchange wakes it in any case.
+          if (call->reader_filled >= ReaderWakeBytes(call->reader_capacity)) {
+            call->changed.SignalAll();
+          }
+          return direct;
+        }
+        call->changed.SignalAll();
+        if (ring.empty()) ring.resize(call->ring_capacity);
+        std::memcpy(ring.data(), data, n);
+        call->ring_start = 0;
+        call->ring_size = n;
+        return direct + n;
+      }
+      if (ring.empty()) ring.resize(call->ring_capacity);
       if (ring.size() - call->ring_size < n) {
         call->paused = true;  // resumed by ReadBody once there is room
         return CURL_WRITEFUNC_PAUSE;
@@ -354,8 +397,8 @@ class HttpTransport::Loop {
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, call->header_list);
 
     if (call->mode == BodyMode::kStream) {
-      call->ring.resize(std::max<size_t>(options_.stream_buffer_bytes,
-                                         2 * static_cast<size_t>(kCurlBufferBytes)));
+      call->ring_capacity = std::max<size_t>(options_.stream_buffer_bytes,
+                                             2 * static_cast<size_t>(kCurlBufferBytes));
     }
     active_[easy] = call;
     curl_multi_add_handle(multi_, easy);
@@ -451,6 +494,21 @@ absl::StatusOr<size_t> HttpCall::ReadBody(uint8_t* dst, size_t len) {
   size_t n = 0;
   {
     absl::MutexLock lock(&state_->mu);
+    if (state_->ring_size == 0 && !state_->done) {
+      // Nothing buffered: let the loop write into `dst` while we wait.
+      state_->reader_dst = dst;
+      state_->reader_capacity = len;
+      state_->reader_filled = 0;
+      while (state_->reader_filled == 0 && state_->ring_size == 0 && !state_->done) {
+        state_->changed.Wait(&state_->mu);
+      }
+      size_t direct = state_->reader_filled;
+      state_->reader_dst = nullptr;
+      state_->reader_capacity = 0;
+      state_->reader_filled = 0;
+      // Bytes in the ring (if any) came after these.
+      if (direct > 0) return direct;
+    }
     while (state_->ring_size == 0 && !state_->done) state_->changed.Wait(&state_->mu);
     if (state_->ring_size == 0) {
       if (state_->abort_requested) return absl::CancelledError("the exchange was aborted");

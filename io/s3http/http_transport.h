@@ -10,7 +10,11 @@
 //    let go of it).
 //  - A streamed response body is held in a bounded buffer per call: when it
 //    is full the transfer is paused until the caller reads, so memory stays
-//    constant whatever the object's size.
+//    constant whatever the object's size. While a ReadBody waits on an
+//    empty buffer, arriving bytes are written straight into the caller's
+//    memory instead (one copy fewer), in the same order, and the caller is
+//    woken once an eighth of its buffer (at least 128 KiB) is filled, the
+//    buffer is full, or the exchange ended.
 //  - A collected body larger than TransportOptions::max_collected_body_bytes
 //    fails the call instead of growing.
 //  - Transport failures are typed: Unavailable for broken or refused

@@ -309,7 +309,8 @@ absl::StatusOr<ListObjectsV2Result> S3Client::ListObjectsV2(
 
 absl::StatusOr<OpenedGet> S3Client::OpenGet(
     const std::string& bucket, const std::string& key,
-    std::optional<std::pair<uint64_t, uint64_t>> range, const std::string& if_match) {
+    std::optional<std::pair<uint64_t, uint64_t>> range, const std::string& if_match,
+    CallCanceller* canceller) {
   Exchange exchange{"GET", bucket, key};
   if (range.has_value()) {
     exchange.headers.push_back(
@@ -323,7 +324,11 @@ absl::StatusOr<OpenedGet> S3Client::OpenGet(
     absl::StatusOr<HttpRequest> request = Sign(exchange);
     if (!request.ok()) return request.status();
     std::unique_ptr<HttpCall> call = transport_.Start(std::move(*request), BodyMode::kStream);
+    if (canceller != nullptr && !canceller->Register(call.get())) {
+      return absl::CancelledError("the request was cancelled");
+    }
     absl::StatusOr<HttpResponseHead> head = call->AwaitHead();
+    if (canceller != nullptr) canceller->Unregister(call.get());
     if (head.ok() && IsSuccess(head->status)) return OpenedGet{std::move(*head), std::move(call)};
     if (!head.ok()) {
       failure = head.status();
@@ -341,6 +346,9 @@ absl::StatusOr<OpenedGet> S3Client::OpenGet(
       return failure;
     }
     absl::SleepFor(options_.retry.Backoff(attempt));
+    if (canceller != nullptr && canceller->cancelled()) {
+      return absl::CancelledError("the request was cancelled");
+    }
   }
 }
 

@@ -110,10 +110,13 @@ class S3Client {
   // Sends one GET (optionally `Range: bytes=first-last`, or `bytes=first-`
   // when last is UINT64_MAX, and `If-Match`) and
   // waits for its head; transport failures and 5xx before the head are
-  // retried. A non-2xx answer is returned as its typed error.
+  // retried. A non-2xx answer is returned as its typed error. While it
+  // waits, `canceller` (if any) can abort it (Cancelled); the returned call
+  // is not registered with it.
   absl::StatusOr<OpenedGet> OpenGet(const std::string& bucket, const std::string& key,
                                     std::optional<std::pair<uint64_t, uint64_t>> range,
-                                    const std::string& if_match);
+                                    const std::string& if_match,
+                                    CallCanceller* canceller = nullptr);
 
   // A GET URL valid for `ttl` (1 s .. 7 days; the engine caps it lower).
   absl::StatusOr<std::string> PresignGet(const std::string& bucket, const std::string& key,

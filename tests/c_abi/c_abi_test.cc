@@ -116,6 +116,7 @@ TEST_CASE("the header and the library agree on the ABI version") {
   CHECK(strlen(lake_version_string()) > 0);
   CHECK(std::string(lake_status_name(LAKE_INTEGRITY)) == "LAKE_INTEGRITY");
   CHECK(std::string(lake_integrity_kind_name(LAKE_INTEGRITY_DIGEST_MISMATCH)) == "DigestMismatch");
+  CHECK(std::string(lake_integrity_kind_name(LAKE_INTEGRITY_OBJECT_CHANGED)) == "ObjectChanged");
 }
 
 TEST_CASE("a NULL argument is a typed error, never a crash") {
@@ -770,6 +771,28 @@ TEST_CASE("S3 stage options are validated") {
   lake_stage_options_free(opts);
 }
 
+TEST_CASE("S3 download streams and range size are validated") {
+  lake_stage_options* opts = lake_stage_options_new();
+  for (uint32_t bad : {0u, 17u}) {
+    lake_error* err = nullptr;
+    CHECK(lake_stage_options_set_s3_download_streams(opts, bad, &err) == LAKE_INVALID_ARGUMENT);
+    lake_error_free(err);
+  }
+  for (uint64_t bad : {uint64_t{0}, uint64_t{64 * 1024 - 1}, (uint64_t{1} << 30) + 1}) {
+    lake_error* err = nullptr;
+    CHECK(lake_stage_options_set_s3_download_range_size(opts, bad, &err) == LAKE_INVALID_ARGUMENT);
+    lake_error_free(err);
+  }
+  CHECK(lake_stage_options_set_s3_download_streams(opts, 1, nullptr) == LAKE_OK);
+  CHECK(lake_stage_options_set_s3_download_streams(opts, 16, nullptr) == LAKE_OK);
+  CHECK(lake_stage_options_set_s3_download_range_size(opts, 64 * 1024, nullptr) == LAKE_OK);
+  CHECK(lake_stage_options_set_s3_download_range_size(opts, uint64_t{1} << 30, nullptr) == LAKE_OK);
+  lake_error* err = nullptr;
+  CHECK(lake_stage_options_set_s3_download_streams(nullptr, 4, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  lake_stage_options_free(opts);
+}
+
 TEST_CASE("S3 C ABI: an S3 stage: upload, verified read, presign, descriptor") {
   const char* endpoint = getenv("AWS_ENDPOINT_URL");
   const char* state = getenv("LAKE_S3_STATE_DIR");
@@ -786,6 +809,9 @@ TEST_CASE("S3 C ABI: an S3 stage: upload, verified read, presign, descriptor") {
   REQUIRE(lake_stage_options_set_s3_endpoint(opts, endpoint, nullptr) == LAKE_OK);
   lake_stage_options_set_s3_path_style(opts, 1);
   REQUIRE(lake_stage_options_set_s3_part_size(opts, 256 * 1024, nullptr) == LAKE_OK);
+  // 600000 bytes are three 200000-byte ranges: read as a parallel download.
+  REQUIRE(lake_stage_options_set_s3_download_streams(opts, 2, nullptr) == LAKE_OK);
+  REQUIRE(lake_stage_options_set_s3_download_range_size(opts, 200000, nullptr) == LAKE_OK);
   lake_stage* raw = nullptr;
   lake_error* err = nullptr;
   lake_status status = lake_stage_open(opts, &raw, &err);

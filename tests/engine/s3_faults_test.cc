@@ -18,8 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "base/buffer_budget.h"
 #include "engine/location_uri.h"
 #include "engine/s3/s3_object_stream.h"
+#include "tests/support/budget_limit.h"
 #include "tests/support/fault_http_proxy.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/stage_fixture.h"
@@ -577,6 +579,236 @@ TEST_CASE("S3 faults: a lost CompleteMultipartUpload answer is settled by HEAD; 
     CHECK(Listed(s.direct()) == 1);
     s.ExpectReadsBackVerified(*location, bytes);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Verified full reads of large objects: consecutive ranges fetched in
+// parallel, each pinned with If-Match to the ETag of one HEAD.
+
+constexpr uint64_t kRange = 64 * 1024;  // the smallest download range size
+
+S3FixtureOptions ParallelReads(int streams, S3FixtureOptions options = {}) {
+  options.download = S3DownloadTuning{streams, kRange};
+  return options;
+}
+
+// The GETs of the range [k * kRange, ...) of an object of `size` bytes,
+// resumed ones included ("bytes=a-b" with a inside the range).
+RequestMatcher GetOfRange(uint64_t k, uint64_t size) {
+  return {.method = "GET",
+          .path_contains = "/objects/",
+          .with_range = true,
+          .predicate = [k, size](const ProxiedRequest& request) {
+            const std::string* range = request.Header("range");
+            if (range == nullptr) return false;
+            absl::string_view spec = *range;
+            uint64_t first = 0;
+            if (!absl::ConsumePrefix(&spec, "bytes=") ||
+                !absl::SimpleAtoi(spec.substr(0, spec.find('-')), &first)) {
+              return false;
+            }
+            return first >= k * kRange && first < std::min(size, (k + 1) * kRange);
+          }};
+}
+
+std::string RangeHeaderOf(uint64_t first, uint64_t end) {
+  return absl::StrCat("bytes=", first, "-", end - 1);
+}
+
+// A failed read delivered at most `at_most` bytes, all of them the object's
+// own, in order, and claims no verification.
+void ExpectOnlyAPrefix(const FullRead& read, const std::vector<uint8_t>& bytes, uint64_t at_most) {
+  CHECK_FALSE(read.status.ok());
+  CHECK_FALSE(read.verified);
+  CHECK(read.bytes.size() <= at_most);
+  CHECK(std::equal(read.bytes.begin(), read.bytes.end(), bytes.begin()));
+}
+
+TEST_CASE("S3 faults: a parallel full read is one HEAD, then one GET per range, each pinned to its ETag") {
+  ProxiedStage s(ParallelReads(3));
+  std::vector<uint8_t> bytes = testing::RandomBytes(5 * kRange + 100, 90);
+  DataLocation location = s.Stored(bytes);
+  s.proxy().ClearLog();  // the bucket's creation
+  FullRead read = ReadWhole(s.stage(), location);
+  LAKE_REQUIRE_OK(read.status);
+  CHECK(read.verified);
+  CHECK(read.bytes == bytes);
+
+  std::vector<ProxiedRequest> requests = s.proxy().Requests();
+  REQUIRE(!requests.empty());
+  CHECK(requests[0].method == "HEAD");
+  CHECK(RequestsOf(s.proxy(), "HEAD").size() == 1);
+  absl::StatusOr<s3http::ObjectInfo> info =
+      s.direct_client().HeadObject(s.bucket(), KeyOf(location));
+  LAKE_REQUIRE_OK(info);
+  std::vector<std::string> asked;
+  for (const ProxiedRequest& get : RequestsOf(s.proxy(), "GET")) {
+    REQUIRE(get.Header("range") != nullptr);
+    asked.push_back(*get.Header("range"));
+    REQUIRE(get.Header("if-match") != nullptr);
+    CHECK(*s3http::ParseETag(*get.Header("if-match")) == info->etag);
+  }
+  std::sort(asked.begin(), asked.end());
+  std::vector<std::string> expected;
+  for (uint64_t first = 0; first < bytes.size(); first += kRange) {
+    expected.push_back(RangeHeaderOf(first, std::min<uint64_t>(bytes.size(), first + kRange)));
+  }
+  std::sort(expected.begin(), expected.end());
+  CHECK(asked == expected);
+}
+
+TEST_CASE("S3 faults: an object smaller than two ranges is read with one plain GET and no HEAD") {
+  ProxiedStage s(ParallelReads(4));
+  std::vector<uint8_t> bytes = testing::RandomBytes(2 * kRange - 1, 91);
+  DataLocation location = s.Stored(bytes);
+  FullRead read = ReadWhole(s.stage(), location);
+  LAKE_REQUIRE_OK(read.status);
+  CHECK(read.verified);
+  CHECK(read.bytes == bytes);
+  CHECK(RequestsOf(s.proxy(), "HEAD").empty());
+  std::vector<ProxiedRequest> gets = RequestsOf(s.proxy(), "GET");
+  REQUIRE(gets.size() == 1);
+  CHECK(gets[0].Header("range") == nullptr);
+}
+
+TEST_CASE("S3 faults: a range of a parallel read whose body breaks is resumed alone, from its first missing byte") {
+  ProxiedStage s(ParallelReads(3));
+  std::vector<uint8_t> bytes = testing::RandomBytes(6 * kRange + 10, 92);
+  DataLocation location = s.Stored(bytes);
+  const uint64_t ranges = 7;
+  const uint64_t cut = 20000;
+
+  SUBCASE("cut short (FIN)") {
+    int rule = s.proxy().AddRule(GetOfRange(2, bytes.size()), Fault::TruncateAfterBodyBytes(cut), 1);
+    FullRead read = ReadWhole(s.stage(), location);
+    LAKE_REQUIRE_OK(read.status);
+    CHECK(read.verified);
+    CHECK(read.bytes == bytes);
+    CHECK(s.proxy().fired(rule) == 1);
+    CHECK(s.proxy().matched(rule) == 2);  // the range, then its rest
+    std::vector<ProxiedRequest> gets = RequestsOf(s.proxy(), "GET");
+    CHECK(gets.size() == ranges + 1);
+    int resumed = 0;
+    for (const ProxiedRequest& get : gets) {
+      const std::string* range = get.Header("range");
+      if (range == nullptr || *range != RangeHeaderOf(2 * kRange + cut, 3 * kRange)) continue;
+      ++resumed;
+      CHECK(get.Header("if-match") != nullptr);
+    }
+    CHECK(resumed == 1);
+  }
+  SUBCASE("reset (RST)") {
+    int rule = s.proxy().AddRule(GetOfRange(4, bytes.size()), Fault::ResetAfterBodyBytes(cut), 1);
+    FullRead read = ReadWhole(s.stage(), location);
+    LAKE_REQUIRE_OK(read.status);
+    CHECK(read.verified);
+    CHECK(read.bytes == bytes);
+    CHECK(s.proxy().fired(rule) == 1);
+    CHECK(s.proxy().matched(rule) == 2);
+    CHECK(RequestsOf(s.proxy(), "GET").size() == ranges + 1);
+  }
+}
+
+TEST_CASE("S3 faults: a range of a parallel read that stalls is resumed alone and the read verifies") {
+  S3FixtureOptions options = ParallelReads(3, StallOptions(3));
+  ProxiedStage s(options);
+  std::vector<uint8_t> bytes = testing::RandomBytes(6 * kRange + 10, 93);
+  DataLocation location = s.Stored(bytes);
+  int rule = s.proxy().AddRule(GetOfRange(1, bytes.size()), Fault::Stall(kStall, 1000), 1);
+  absl::Time start = absl::Now();
+  FullRead read = ReadWhole(s.stage(), location);
+  LAKE_REQUIRE_OK(read.status);
+  CHECK(read.verified);
+  CHECK(read.bytes == bytes);
+  CHECK(s.proxy().fired(rule) == 1);
+  CHECK(s.proxy().matched(rule) == 2);
+  CHECK(RequestsOf(s.proxy(), "GET").size() == 8);
+  CHECK(absl::Now() - start < absl::Seconds(15));
+}
+
+TEST_CASE("S3 faults: a parallel read closed early stops its GETs at once, a stalled one included") {
+  ProxiedStage s(ParallelReads(3));  // the default 30 s idle timeout
+  std::vector<uint8_t> bytes = testing::RandomBytes(6 * kRange + 10, 98);
+  DataLocation location = s.Stored(bytes);
+  int rule = s.proxy().AddRule(GetOfRange(2, bytes.size()), Fault::Stall(kStall), 1);
+  absl::StatusOr<std::unique_ptr<ObjectReader>> reader = s.stage().OpenVerified(location);
+  LAKE_REQUIRE_OK(reader);
+  std::vector<uint8_t> out(1000);
+  LAKE_REQUIRE_OK((*reader)->Read(out.data(), out.size()));
+  // Range 2 was asked for at open; wait until its GET is held up.
+  for (int i = 0; i < 500 && s.proxy().fired(rule) == 0; ++i) absl::SleepFor(absl::Milliseconds(10));
+  REQUIRE(s.proxy().fired(rule) == 1);
+  absl::Time start = absl::Now();
+  LAKE_CHECK_OK((*reader)->Close());
+  reader->reset();
+  CHECK(absl::Now() - start < absl::Seconds(3));
+}
+
+TEST_CASE("S3 faults: a range of a parallel read answered for another interval fails the read; none of its bytes is delivered") {
+  ProxiedStage s(ParallelReads(3));
+  std::vector<uint8_t> bytes = testing::RandomBytes(6 * kRange + 10, 94);
+  DataLocation location = s.Stored(bytes);
+  const uint64_t n = bytes.size();
+  for (const std::string& wrong :
+       {absl::StrCat("bytes ", 3 * kRange, "-", 4 * kRange - 1, "/", n),  // the next range
+        absl::StrCat("bytes ", 2 * kRange, "-", 3 * kRange - 1, "/", n + 1)}) {  // another size
+    CAPTURE(wrong);
+    int rule = s.proxy().AddRule(GetOfRange(2, n), Fault::RewriteContentRange(wrong), 1);
+    FullRead read = ReadWhole(s.stage(), location);
+    CHECK_STATUS(absl::IsDataLoss, read.status);
+    CHECK(s.proxy().fired(rule) == 1);
+    ExpectOnlyAPrefix(read, bytes, 2 * kRange);
+  }
+}
+
+TEST_CASE("S3 faults: a range of a parallel read refused by its If-Match (412) is ObjectChanged") {
+  ProxiedStage s(ParallelReads(3));
+  std::vector<uint8_t> bytes = testing::RandomBytes(6 * kRange + 10, 95);
+  DataLocation location = s.Stored(bytes);
+  int rule = s.proxy().AddRule(GetOfRange(3, bytes.size()), Fault::Respond(412, "PreconditionFailed"), 1);
+  FullRead read = ReadWhole(s.stage(), location);
+  CHECK(testing::KindOf(read.status) == IntegrityKind::kObjectChanged);
+  CHECK_STATUS(absl::IsDataLoss, read.status);
+  CHECK(s.proxy().fired(rule) == 1);
+  ExpectOnlyAPrefix(read, bytes, 3 * kRange);
+}
+
+TEST_CASE("S3 faults: a whole GET resumed after its object changed (412) is ObjectChanged") {
+  ProxiedStage s;
+  std::vector<uint8_t> bytes = testing::RandomBytes(600000, 96);
+  DataLocation location = s.Stored(bytes);
+  s.proxy().AddRule(WholeGet(), Fault::TruncateAfterBodyBytes(100000), 1);
+  int rule = s.proxy().AddRule(RangedGet(), Fault::Respond(412, "PreconditionFailed"), 1);
+  FullRead read = ReadWhole(s.stage(), location);
+  CHECK(testing::KindOf(read.status) == IntegrityKind::kObjectChanged);
+  CHECK(s.proxy().fired(rule) == 1);
+  ExpectOnlyAPrefix(read, bytes, 100000);
+}
+
+TEST_CASE("S3 faults: a large object is read with one plain GET when the budget cannot lend two ranges") {
+  ProxiedStage s(ParallelReads(4));
+  std::vector<uint8_t> bytes = testing::RandomBytes(8 * kRange, 97);
+  DataLocation location = s.Stored(bytes);
+  BufferBudget& budget = BufferBudget::Process();
+  {
+    testing::ScopedBudgetLimit limit(BufferBudget::kMinimumLimitBytes);
+    // Everything but one range's worth is lent elsewhere.
+    const uint64_t free_bytes = budget.limit() - budget.in_use();
+    REQUIRE(free_bytes > kRange);
+    const size_t pages = static_cast<size_t>((free_bytes - kRange) / BufferBudget::kAlignment);
+    absl::StatusOr<BufferLease> held = budget.Acquire(BufferBudget::kAlignment, pages, pages, nullptr);
+    LAKE_REQUIRE_OK(held);
+    absl::Time start = absl::Now();
+    FullRead read = ReadWhole(s.stage(), location);
+    LAKE_CHECK_OK(read.status);
+    CHECK(read.verified);
+    CHECK(read.bytes == bytes);
+    CHECK(absl::Now() - start < absl::Seconds(5));  // it did not wait for memory
+  }
+  CHECK(RequestsOf(s.proxy(), "HEAD").empty());
+  std::vector<ProxiedRequest> gets = RequestsOf(s.proxy(), "GET");
+  REQUIRE(gets.size() == 1);
+  CHECK(gets[0].Header("range") == nullptr);
 }
 
 }  // namespace

@@ -9,9 +9,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
+#include "base/buffer_budget.h"
 #include "engine/location_uri.h"
 #include "engine/s3/s3_upload.h"
 #include "io/s3http/http_transport.h"
+#include "tests/support/budget_limit.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
@@ -128,9 +130,10 @@ TEST_CASE("S3: a push writer publishes through the same multipart path") {
   CHECK(ReadVerified(f.stage(), *location) == bytes);
 }
 
-TEST_CASE("S3: tampered objects are refused at EOF") {
-  S3Fixture f;
-  std::vector<uint8_t> bytes = testing::RandomBytes(300000, 4);
+// Stores `bytes`, then overwrites the key behind lake's back with a byte
+// flipped at `flip_at`, one byte fewer and one byte more: a verified read
+// is DigestMismatch, SizeShort and SizeLong.
+void ExpectTamperedRefused(S3Fixture& f, const std::vector<uint8_t>& bytes, size_t flip_at) {
   absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
   LAKE_REQUIRE_OK(location);
   auto overwrite = [&](const std::vector<uint8_t>& stored) {
@@ -138,7 +141,7 @@ TEST_CASE("S3: tampered objects are refused at EOF") {
                                          testing::Sha256Hex(stored), "application/octet-stream"));
   };
   std::vector<uint8_t> flipped = bytes;
-  flipped[1234] ^= 1;
+  flipped[flip_at] ^= 1;
   overwrite(flipped);
   CHECK(testing::KindOf(ReadStatus(f.stage(), *location)) == IntegrityKind::kDigestMismatch);
   overwrite(std::vector<uint8_t>(bytes.begin(), bytes.end() - 1));
@@ -147,6 +150,154 @@ TEST_CASE("S3: tampered objects are refused at EOF") {
   longer.push_back(9);
   overwrite(longer);
   CHECK(testing::KindOf(ReadStatus(f.stage(), *location)) == IntegrityKind::kSizeLong);
+}
+
+TEST_CASE("S3: tampered objects are refused at EOF") {
+  S3Fixture f;
+  ExpectTamperedRefused(f, testing::RandomBytes(300000, 4), 1234);
+}
+
+// ---------------------------------------------------------------------------
+// Verified full reads of large objects: ranges fetched in parallel.
+
+constexpr size_t kRange = 64 * 1024;  // the smallest range size, to keep tests fast
+
+S3FixtureOptions ParallelReads(int streams) {
+  S3FixtureOptions options;
+  options.download = S3DownloadTuning{streams, kRange};
+  return options;
+}
+
+// Reads a whole object through views (as `lake cat` does) or through a
+// caller's buffer of an odd size; the bytes, or the failure.
+absl::Status ReadThrough(ObjectReader& reader, bool views, std::vector<uint8_t>* out) {
+  std::vector<uint8_t> buffer(7777);
+  for (;;) {
+    absl::StatusOr<absl::Span<const uint8_t>> got = absl::Span<const uint8_t>();
+    if (views) {
+      got = reader.ReadView(100000);
+    } else {
+      absl::StatusOr<size_t> n = reader.Read(buffer.data(), buffer.size());
+      if (!n.ok()) return n.status();
+      got = absl::Span<const uint8_t>(buffer.data(), *n);
+    }
+    if (!got.ok()) return got.status();
+    if (got->empty()) return absl::OkStatus();
+    out->insert(out->end(), got->begin(), got->end());
+  }
+}
+
+TEST_CASE("S3: a full read of an object of several ranges returns its bytes in order, verified") {
+  S3Fixture f(ParallelReads(3));
+  for (size_t size : {2 * kRange - 1, 2 * kRange, 2 * kRange + 1, 10 * kRange + 12345}) {
+    std::vector<uint8_t> bytes = testing::RandomBytes(size, size);
+    absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
+    LAKE_REQUIRE_OK(location);
+    for (bool views : {false, true}) {
+      CAPTURE(size);
+      CAPTURE(views);
+      absl::StatusOr<std::unique_ptr<ObjectReader>> reader = f.stage().OpenVerified(*location);
+      LAKE_REQUIRE_OK(reader);
+      std::vector<uint8_t> out;
+      LAKE_REQUIRE_OK(ReadThrough(**reader, views, &out));
+      CHECK((*reader)->verified());
+      CHECK(out == bytes);
+    }
+  }
+}
+
+TEST_CASE("S3: a large object changed before its read fails verification as a small one does") {
+  S3Fixture f(ParallelReads(4));
+  ExpectTamperedRefused(f, testing::RandomBytes(9 * kRange + 5, 40), 5 * kRange + 3);
+}
+
+TEST_CASE("S3: an object overwritten during a parallel read is ObjectChanged; no byte of the new object is delivered") {
+  S3Fixture f(ParallelReads(2));
+  std::vector<uint8_t> bytes = testing::RandomBytes(16 * kRange, 41);
+  absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
+  LAKE_REQUIRE_OK(location);
+  absl::StatusOr<std::unique_ptr<ObjectReader>> reader = f.stage().OpenVerified(*location);
+  LAKE_REQUIRE_OK(reader);
+  std::vector<uint8_t> out(1000);
+  absl::StatusOr<size_t> first = (*reader)->Read(out.data(), out.size());
+  LAKE_REQUIRE_OK(first);
+  out.resize(*first);
+
+  // Behind lake's back: the same key, the same size, other bytes.
+  std::vector<uint8_t> other = testing::RandomBytes(bytes.size(), 42);
+  LAKE_REQUIRE_OK(f.client().PutObject(f.bucket(), KeyOf(*location), other,
+                                       testing::Sha256Hex(other), "application/octet-stream"));
+  absl::Status status = testing::ReadAll(**reader, &out);
+  CHECK(absl::IsDataLoss(status));
+  CHECK(testing::KindOf(status) == IntegrityKind::kObjectChanged);
+  CHECK_FALSE((*reader)->verified());
+  REQUIRE(out.size() < bytes.size());
+  CHECK(std::equal(out.begin(), out.end(), bytes.begin()));
+}
+
+TEST_CASE("S3: a parallel read holds streams x range size of the buffer budget, and gives it back") {
+  S3Fixture f(ParallelReads(4));
+  std::vector<uint8_t> bytes = testing::RandomBytes(12 * kRange + 1, 43);
+  absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
+  LAKE_REQUIRE_OK(location);
+  BufferBudget& budget = BufferBudget::Process();
+  const uint64_t before = budget.in_use();
+  {
+    absl::StatusOr<std::unique_ptr<ObjectReader>> reader = f.stage().OpenVerified(*location);
+    LAKE_REQUIRE_OK(reader);
+    std::vector<uint8_t> out, buffer(10000);
+    uint64_t most = 0;
+    for (;;) {
+      absl::StatusOr<size_t> n = (*reader)->Read(buffer.data(), buffer.size());
+      LAKE_REQUIRE_OK(n);
+      most = std::max(most, budget.in_use() - before);
+      if (*n == 0) break;
+      out.insert(out.end(), buffer.begin(), buffer.begin() + static_cast<long>(*n));
+    }
+    CHECK((*reader)->verified());
+    CHECK(out == bytes);
+    CHECK(most == 4 * kRange);
+  }
+  CHECK(budget.in_use() == before);
+}
+
+TEST_CASE("S3: a parallel read takes no more buffers than the budget can lend") {
+  // Sixteen 1 MiB ranges asked for, a 4 MiB budget: at most four at once.
+  S3FixtureOptions options;
+  options.download = S3DownloadTuning{16, 1 << 20};
+  S3Fixture f(options);
+  std::vector<uint8_t> bytes = testing::RandomBytes((6 << 20) + 7, 44);
+  absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
+  LAKE_REQUIRE_OK(location);
+  testing::ScopedBudgetLimit limit(BufferBudget::kMinimumLimitBytes);
+  BufferBudget& budget = BufferBudget::Process();
+  absl::StatusOr<std::unique_ptr<ObjectReader>> reader = f.stage().OpenVerified(*location);
+  LAKE_REQUIRE_OK(reader);
+  std::vector<uint8_t> out, buffer(1 << 16);
+  uint64_t most = 0;
+  for (;;) {
+    absl::StatusOr<size_t> n = (*reader)->Read(buffer.data(), buffer.size());
+    LAKE_REQUIRE_OK(n);
+    most = std::max(most, budget.in_use());
+    if (*n == 0) break;
+    out.insert(out.end(), buffer.begin(), buffer.begin() + static_cast<long>(*n));
+  }
+  CHECK((*reader)->verified());
+  CHECK(out == bytes);
+  CHECK(most >= 2 * (1 << 20));  // parallel
+  CHECK(most <= BufferBudget::kMinimumLimitBytes);
+}
+
+TEST_CASE("S3: download streams must be 1..16 and ranges 64 KiB .. 1 GiB") {
+  for (S3DownloadTuning bad : {S3DownloadTuning{0, kRange}, S3DownloadTuning{17, kRange},
+                               S3DownloadTuning{4, kRange - 1},
+                               S3DownloadTuning{4, (size_t{1} << 30) + 1}}) {
+    CAPTURE(bad.streams);
+    CAPTURE(bad.range_bytes);
+    S3FixtureOptions options;
+    options.download = bad;
+    CHECK_THROWS(S3Fixture{options});
+  }
 }
 
 TEST_CASE("S3: range reads return exactly the interval; bad ranges are refused first") {

@@ -118,22 +118,37 @@ TEST_CASE("several exchanges run at once and reuse their connections") {
   CHECK(server.connections_accepted() <= 10);
 }
 
-TEST_CASE("a streamed body arrives whole through a bounded buffer, however slow the reader") {
-  std::string big;
-  {
-    std::vector<uint8_t> bytes = testing::RandomBytes(12 * 1024 * 1024, 2);
-    big.assign(bytes.begin(), bytes.end());
+// A loopback server whose every answer is `size` random bytes, and a
+// transport with a 512 KiB stream buffer to read them through.
+struct BigBody {
+  BigBody(size_t size, unsigned seed) : bytes(RandomText(size, seed)) {
+    TransportOptions options;
+    options.stream_buffer_bytes = 512 * 1024;
+    transport = NewTransport(options);
   }
-  LoopbackHttpServer server([&](const TestHttpRequest&) {
+  static std::string RandomText(size_t size, unsigned seed) {
+    std::vector<uint8_t> random = testing::RandomBytes(size, seed);
+    return std::string(random.begin(), random.end());
+  }
+  // The streamed GET of the body, its head received.
+  std::unique_ptr<HttpCall> StartStream() {
+    auto call = transport->Start(Get(server.url() + "/big"), BodyMode::kStream);
+    LAKE_REQUIRE_OK(call->AwaitHead());
+    return call;
+  }
+
+  std::string bytes;
+  LoopbackHttpServer server{[this](const TestHttpRequest&) {
     TestHttpResponse response;
-    response.body = big;
+    response.body = bytes;
     return response;
-  });
-  TransportOptions options;
-  options.stream_buffer_bytes = 512 * 1024;
-  auto transport = NewTransport(options);
-  auto call = transport->Start(Get(server.url() + "/big"), BodyMode::kStream);
-  LAKE_REQUIRE_OK(call->AwaitHead());
+  }};
+  std::unique_ptr<HttpTransport> transport;
+};
+
+TEST_CASE("a streamed body arrives whole through a bounded buffer, however slow the reader") {
+  BigBody big(12 * 1024 * 1024, 2);
+  auto call = big.StartStream();
   std::string received;
   std::vector<uint8_t> buf(100000);
   for (int i = 0;; ++i) {
@@ -143,7 +158,26 @@ TEST_CASE("a streamed body arrives whole through a bounded buffer, however slow 
     received.append(reinterpret_cast<const char*>(buf.data()), *n);
     if (i % 16 == 0) absl::SleepFor(absl::Milliseconds(5));  // a slow consumer
   }
-  CHECK(received == big);
+  CHECK(received == big.bytes);
+}
+
+TEST_CASE("a streamed body read into buffers larger and smaller than the stream buffer arrives whole and in order") {
+  BigBody big(9 * 1024 * 1024 + 3, 3);
+  auto call = big.StartStream();
+  // A reader that waits with a buffer gets the bytes written into it; one
+  // that is busy finds them in the stream buffer, after those.
+  const size_t sizes[] = {4 * 1024 * 1024, 1, 300 * 1024, 7, 2 * 1024 * 1024, 65536};
+  std::string received;
+  std::vector<uint8_t> buf(4 * 1024 * 1024);
+  for (int i = 0;; ++i) {
+    absl::StatusOr<size_t> n = call->ReadBody(buf.data(), sizes[i % 6]);
+    LAKE_REQUIRE_OK(n);
+    if (*n == 0) break;
+    REQUIRE(*n <= sizes[i % 6]);
+    received.append(reinterpret_cast<const char*>(buf.data()), *n);
+    if (i % 5 == 0) absl::SleepFor(absl::Milliseconds(3));  // sometimes busy
+  }
+  CHECK(received == big.bytes);
 }
 
 TEST_CASE("a connection reset mid-body fails the read as Unavailable") {

@@ -59,6 +59,7 @@ std::unique_ptr<ManagedStage> S3Fixture::Open(S3FixtureOptions options) const {
   stage.endpoint = *endpoint;
   stage.region = "us-east-1";
   stage.tuning = options.tuning;
+  stage.download = options.download;
   stage.retry = options.retry;
   stage.transport = options.transport;
   absl::StatusOr<std::unique_ptr<S3ObjectStore>> store = S3ObjectStore::Open(

@@ -18,6 +18,7 @@ struct S3FixtureOptions {
   std::string prefix = "lake-data";
   std::string tenant;
   S3UploadTuning tuning{256 * 1024, 4};  // small parts keep tests fast
+  S3DownloadTuning download;              // production defaults unless a test sets them
   // Defaults to $AWS_ENDPOINT_URL; tests point it at a fault proxy.
   std::string endpoint;
   s3http::RetryPolicy retry{4, absl::Milliseconds(20), absl::Milliseconds(200)};
