@@ -477,6 +477,11 @@ void ShardWriter::JoinAppenders() {
   ++appenders_;
 }
 
+void ShardWriter::SetGroupCommitWindowForTest(absl::Duration window) {
+  absl::MutexLock lock(&mu_);
+  group_commit_window_ = window;
+}
+
 void ShardWriter::LeaveAppenders() {
   // No signal: a thread that leaves usually joins again at once with its
   // next frame, and a waiting leader should wait for that frame too; one
@@ -516,7 +521,7 @@ absl::Status ShardWriter::Submit(PendingAppend& mine) {
     // and the frame limit (at least one; a frame left queued, this thread's
     // own too, goes in a later group).
     gathering_ = true;
-    absl::Time deadline = absl::Now() + kGroupCommitWindow;
+    absl::Time deadline = absl::Now() + group_commit_window_;
     while (queue_.size() < appenders_ && !frame_queued_.WaitWithDeadline(&mu_, deadline)) {
     }
     gathering_ = false;

@@ -171,6 +171,11 @@ class ShardWriter {
   // may be in flight; every later one fails.
   void AbandonForTest();
 
+  // For tests of group commit on a loaded machine: a leader waits up to
+  // `window` (instead of kGroupCommitWindow) for the frames of joined
+  // appenders, so how frames group does not hang on the scheduler.
+  void SetGroupCommitWindowForTest(absl::Duration window);
+
   const std::string& shard_id() const { return recovered_.shard_id; }
   const std::string& shard_dir() const { return shard_dir_; }
   // The shard as it was when this writer opened it.
@@ -300,6 +305,7 @@ class ShardWriter {
   bool gathering_ ABSL_GUARDED_BY(mu_) = false;
   bool leader_active_ ABSL_GUARDED_BY(mu_) = false;
   size_t appenders_ ABSL_GUARDED_BY(mu_) = 0;  // joined threads
+  absl::Duration group_commit_window_ ABSL_GUARDED_BY(mu_) = kGroupCommitWindow;
   SyncStats sync_stats_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> syncs_ahead_{0};  // returned, as SyncStats counts them
 };
