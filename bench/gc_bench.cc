@@ -189,7 +189,7 @@ int DumpUris(const std::string& dir, const std::string& out_path) {
   std::vector<char> buffer(1 << 20);
   std::setvbuf(out, buffer.data(), _IOFBF, buffer.size());
   Must(lake::gc::ForEachLiveReference(
-           root.View(), absl::Now(), absl::Hours(1),
+           root.View(), absl::Now(), absl::Hours(1), absl::InfinitePast(),
            [&](std::string_view uri, const lake::DataLocation* location, const lake::gc::Referrer&) {
              if (location != nullptr) {
                std::fwrite(uri.data(), 1, uri.size(), out);

@@ -19,7 +19,8 @@ constexpr char kUsage[] =
     "  table list [--json]          every table, its version and columns\n"
     "  table describe NS.TABLE [--json]   columns, version, rows, fragments\n"
     "  table versions NS.TABLE [--json]   the committed versions\n"
-    "  table compact NS.TABLE       merge the fragments into one new version\n";
+    "  table compact NS.TABLE       merge the fragments into one new version\n"
+    "  table drop NS.TABLE          drop the table (its objects are GC's after the cutoff)\n";
 
 using nlohmann::json;
 using DbOwner = std::unique_ptr<lake_db, void (*)(lake_db*)>;
@@ -97,7 +98,7 @@ int RunTable(const std::vector<std::string>& argv) {
   const std::string sub = args->positionals[0];
   size_t want_names = sub == "list" ? 0 : 1;
   if (sub != "create" && sub != "list" && sub != "describe" && sub != "versions" &&
-      sub != "compact") {
+      sub != "compact" && sub != "drop") {
     return ReportUsage("unknown table subcommand " + sub, "table");
   }
   if (args->positionals.size() != 1 + want_names) {
@@ -108,7 +109,7 @@ int RunTable(const std::vector<std::string>& argv) {
     return ReportUsage("--column is for table create", "table");
   }
   // list, describe and versions only read: they never wait on a writer.
-  bool writes = sub == "create" || sub == "compact";
+  bool writes = sub == "create" || sub == "compact" || sub == "drop";
   lake_db* db = nullptr;
   if (int code = writes ? OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &db)
                         : OpenRootToRead(GlobalOptionsFrom(*args), &db);
@@ -133,6 +134,12 @@ int RunTable(const std::vector<std::string>& argv) {
     lake_status status = lake_table_compact(db, args->positionals[1].c_str(), &version, &err);
     if (status != LAKE_OK) return ReportFailure(status, err, "table compact");
     std::printf("%llu\n", static_cast<unsigned long long>(version));
+    return kExitOk;
+  }
+  if (sub == "drop") {
+    lake_status status = lake_table_drop(db, args->positionals[1].c_str(), &err);
+    if (status != LAKE_OK) return ReportFailure(status, err, "table drop");
+    std::fprintf(stderr, "dropped %s\n", args->positionals[1].c_str());
     return kExitOk;
   }
   char* text = nullptr;

@@ -698,6 +698,13 @@ LAKE_API lake_status lake_table_versions(lake_db* db, const char* table, char** 
  * nothing to merge. */
 LAKE_API lake_status lake_table_compact(lake_db* db, const char* table, uint64_t* version_out,
                                         lake_error** err);
+/* Drops the table: it leaves every listing and lookup at once and its name
+ * is free for a new table. Its files, and the objects only it referenced,
+ * become garbage collection's once the plan's cutoff has passed since the
+ * drop (not since the objects were written). An INSERT into it that has not
+ * committed yet fails with LAKE_NOT_FOUND. LAKE_NOT_FOUND for an unknown
+ * table. */
+LAKE_API lake_status lake_table_drop(lake_db* db, const char* table, lake_error** err);
 
 /* A statement of the SQL subset, prepared against a table:
  *   INSERT INTO ns.t (c1, …) VALUES (?, …)[, (?, …)]

@@ -453,6 +453,10 @@ absl::StatusOr<std::vector<VersionRecord>> Registry::ListVersions(uint64_t table
   absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
   if (!table.ok()) return table.status();
   if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
+  return ScanVersions(table_id);
+}
+
+absl::StatusOr<std::vector<VersionRecord>> Registry::ScanVersions(uint64_t table_id) {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> entries =
       ScanPrefix(TableVersionsPrefix(table_id));
   if (!entries.ok()) return entries.status();
@@ -521,6 +525,54 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
   if (written.ok()) written = LAKE_FAILPOINT(kCommitWrittenFailpoint);
   if (!written.ok()) return CommitOutcomeUnknownError(written);
   return updated;
+}
+
+absl::StatusOr<DroppedTableRecord> Registry::DropTable(const table::TableName& name) {
+  if (absl::Status s = RefuseIfReadOnly("dropping a table"); !s.ok()) return s;
+  if (absl::Status s = ValidateTableName(name); !s.ok()) return s;
+  absl::MutexLock serial(&write_mu_);
+  absl::StatusOr<std::optional<TableRecord>> present = ReadTable(name);
+  if (!present.ok()) return present.status();
+  if (!present->has_value()) {
+    return absl::NotFoundError(absl::StrCat("no table ", name.ToString()));
+  }
+  DroppedTableRecord dropped{**present, absl::ToUnixMicros(Now())};
+  rocksdb::WriteBatch batch;
+  batch.Delete(TableKey(name));
+  batch.Delete(TableIdKey(dropped.table.table_id));
+  batch.Put(DroppedTableKey(dropped.table.table_id), EncodeDroppedTableRecord(dropped));
+  if (absl::Status s = WriteBatchSynced(batch, absl::StrCat("drop table ", name.ToString()).c_str());
+      !s.ok()) {
+    return s;
+  }
+  return dropped;
+}
+
+absl::StatusOr<std::vector<DroppedTableRecord>> Registry::ListDroppedTables() {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> entries =
+      ScanPrefix(std::string(kDroppedTablePrefix));
+  if (!entries.ok()) return entries.status();
+  std::vector<DroppedTableRecord> dropped;
+  for (const auto& [key, value] : *entries) {
+    absl::StatusOr<DroppedTableRecord> record = DecodeDroppedTableRecord(value);
+    if (!record.ok()) return record.status();
+    if (key != DroppedTableKey(record->table.table_id)) {
+      return KeyMismatch(key, absl::StrCat("dropped table ", record->table.table_id));
+    }
+    dropped.push_back(std::move(*record));
+  }
+  return dropped;
+}
+
+absl::StatusOr<std::vector<VersionRecord>> Registry::ListDroppedTableVersions(uint64_t table_id) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(DroppedTableKey(table_id));
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) {
+    return absl::NotFoundError(absl::StrCat("no dropped table with id ", table_id));
+  }
+  return ScanVersions(table_id);
 }
 
 absl::StatusOr<std::string> Registry::Fingerprint() {

@@ -23,7 +23,9 @@
 //     table record, the version record and the operation record of one
 //     commit are written in one synced RocksDB write batch: all or nothing;
 //   - an operation id has at most one record, written with the version it
-//     produced.
+//     produced;
+//   - a dropped table's registration, id index and dropped record change in
+//     one synced write batch; its version records are kept.
 //
 // Thread safety: every method may be called from any thread at once.
 // Destroying the Registry releases the lock; a crashed writer's lock dies
@@ -156,9 +158,22 @@ class Registry {
                                             const VersionRecord& next,
                                             const std::optional<AppendOperationRecord>& operation);
 
+  // Drops the table, atomically: its registration and id index go and a
+  // dropped-table record (the registration as it was, the drop's commit
+  // time) takes their place; its version records stay, so what it
+  // referenced can still be read. Its name is free at once; its id is never
+  // reused. NotFound when absent.
+  absl::StatusOr<DroppedTableRecord> DropTable(const table::TableName& name);
+  // Every dropped table, by id.
+  absl::StatusOr<std::vector<DroppedTableRecord>> ListDroppedTables();
+  // A dropped table's version records, ascending; NotFound when no dropped
+  // table has that id.
+  absl::StatusOr<std::vector<VersionRecord>> ListDroppedTableVersions(uint64_t table_id);
+
   // SHA-256 (64 lowercase hex) over every table registration in name order:
   // for each, its encoded record's length (u32 little-endian) and bytes.
-  // Equal fingerprints mean no table was created or committed between.
+  // Equal fingerprints mean no table was created, committed or dropped
+  // between.
   absl::StatusOr<std::string> Fingerprint();
 
  private:
@@ -177,6 +192,8 @@ class Registry {
   absl::StatusOr<std::optional<AppendOperationRecord>> ReadAppendOperation(
       const std::string& operation_id);
   // Every value whose key starts with `prefix`, in key order.
+  // The version records under `table_id`, ascending, each checked.
+  absl::StatusOr<std::vector<VersionRecord>> ScanVersions(uint64_t table_id);
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ScanPrefix(
       const std::string& prefix);
   absl::Status WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what);

@@ -29,4 +29,8 @@ std::string OperationKey(std::string_view operation_id) {
   return absl::StrCat(std::string(kOperationPrefix), std::string(operation_id));
 }
 
+std::string DroppedTableKey(uint64_t table_id) {
+  return absl::StrFormat("%s%016x", std::string(kDroppedTablePrefix), table_id);
+}
+
 }  // namespace lake::registry

@@ -10,6 +10,7 @@
 //                                    one committed version of a table
 //   o/<operation id>                 an append operation's record
 //   c/next_table_id                  the table id counter
+//   d/<table id: 16 hex>             a dropped table (its i/ and v/ stay)
 //
 // Namespace and table names are identifiers ([A-Za-z_][A-Za-z0-9_]*), and
 // '.' sorts below every identifier character, so the byte order of table
@@ -33,6 +34,7 @@ inline constexpr std::string_view kTableIdPrefix = "i/";
 inline constexpr std::string_view kVersionPrefix = "v/";
 inline constexpr std::string_view kOperationPrefix = "o/";
 inline constexpr std::string_view kNextTableIdKey = "c/next_table_id";
+inline constexpr std::string_view kDroppedTablePrefix = "d/";
 
 std::string NamespaceKey(std::string_view ns);
 std::string TableKey(const table::TableName& name);
@@ -41,6 +43,7 @@ std::string TableIdKey(uint64_t table_id);
 std::string TableVersionsPrefix(uint64_t table_id);
 std::string VersionKey(uint64_t table_id, uint64_t version);
 std::string OperationKey(std::string_view operation_id);
+std::string DroppedTableKey(uint64_t table_id);
 
 }  // namespace lake::registry
 

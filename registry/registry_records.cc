@@ -259,8 +259,11 @@ std::string EncodeNamespaceRecord(const NamespaceRecord& record) {
   return std::move(w).Finish();
 }
 
-std::string EncodeTableRecord(const TableRecord& record) {
-  ValueWriter w(RecordKind::kTable);
+namespace {
+
+// The body of a table record (kind 3), which a dropped table's (kind 8)
+// begins with.
+void WriteTableBody(ValueWriter& w, const TableRecord& record) {
   w.U64(record.table_id);
   w.Str(record.name.ns);
   w.Str(record.name.table);
@@ -268,6 +271,28 @@ std::string EncodeTableRecord(const TableRecord& record) {
   w.U64(record.current_version);
   w.Str(record.manifest_path);
   w.I64(record.created_unix_micros);
+}
+
+bool ReadTableBody(ValueReader& r, TableRecord* record) {
+  return r.U64(&record->table_id) && r.Str(&record->name.ns, table::kMaxIdentifierBytes) &&
+         r.Str(&record->name.table, table::kMaxIdentifierBytes) &&
+         ReadSchema(r, &record->schema) && r.U64(&record->current_version) &&
+         r.Str(&record->manifest_path, kMaxManifestPathBytes) &&
+         r.I64(&record->created_unix_micros);
+}
+
+}  // namespace
+
+std::string EncodeTableRecord(const TableRecord& record) {
+  ValueWriter w(RecordKind::kTable);
+  WriteTableBody(w, record);
+  return std::move(w).Finish();
+}
+
+std::string EncodeDroppedTableRecord(const DroppedTableRecord& record) {
+  ValueWriter w(RecordKind::kDroppedTable);
+  WriteTableBody(w, record.table);
+  w.I64(record.dropped_unix_micros);
   return std::move(w).Finish();
 }
 
@@ -334,13 +359,18 @@ absl::StatusOr<TableRecord> DecodeTableRecord(std::string_view value) {
   absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kTable);
   if (!r.ok()) return r.status();
   TableRecord record;
-  bool ok = r->U64(&record.table_id) &&
-            r->Str(&record.name.ns, table::kMaxIdentifierBytes) &&
-            r->Str(&record.name.table, table::kMaxIdentifierBytes) &&
-            ReadSchema(*r, &record.schema) && r->U64(&record.current_version) &&
-            r->Str(&record.manifest_path, kMaxManifestPathBytes) &&
-            r->I64(&record.created_unix_micros);
+  bool ok = ReadTableBody(*r, &record);
   absl::Status content = ok ? ValidateTableRecord(record) : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<DroppedTableRecord> DecodeDroppedTableRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kDroppedTable);
+  if (!r.ok()) return r.status();
+  DroppedTableRecord record;
+  bool ok = ReadTableBody(*r, &record.table) && r->I64(&record.dropped_unix_micros);
+  absl::Status content = ok ? ValidateTableRecord(record.table) : absl::OkStatus();
   if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
   return record;
 }

@@ -19,6 +19,8 @@
 //   6 append operation  str operation_id, u64 table_id, u64 version,
 //                       str batch_sha256, i64 committed_unix_micros
 //   7 counter           u64 next value
+//   8 dropped table     the body of kind 3 (the table as it was dropped),
+//                       i64 dropped_unix_micros
 //
 // Decoders fail closed with DataLoss on an unknown format version, a digest
 // that does not match, another kind than expected, a short or long body, or
@@ -48,6 +50,7 @@ enum class RecordKind : uint8_t {
   kVersion = 5,
   kAppendOperation = 6,
   kCounter = 7,
+  kDroppedTable = 8,
 };
 
 // Bounds on stored text, so a damaged length can never ask for more.
@@ -99,6 +102,16 @@ struct AppendOperationRecord {
   bool operator==(const AppendOperationRecord&) const = default;
 };
 
+// A dropped table: its registration as it was when dropped (its id and
+// version records stay, so the collector can still read what it referenced)
+// and the drop's commit time, from which the collection cutoff runs.
+struct DroppedTableRecord {
+  TableRecord table;
+  int64_t dropped_unix_micros = 0;
+
+  bool operator==(const DroppedTableRecord&) const = default;
+};
+
 struct NamespaceRecord {
   std::string name;
   int64_t created_unix_micros = 0;
@@ -130,12 +143,14 @@ std::string EncodeTableIdIndexRecord(const table::TableName& name);
 std::string EncodeVersionRecord(uint64_t table_id, const VersionRecord& record);
 std::string EncodeAppendOperationRecord(const AppendOperationRecord& record);
 std::string EncodeCounterRecord(uint64_t next);
+std::string EncodeDroppedTableRecord(const DroppedTableRecord& record);
 
 // Decoders: DataLoss as described above.
 absl::StatusOr<std::string> DecodeStageDescriptorRecord(std::string_view value);
 absl::StatusOr<NamespaceRecord> DecodeNamespaceRecord(std::string_view value);
 absl::StatusOr<TableRecord> DecodeTableRecord(std::string_view value);
 absl::StatusOr<table::TableName> DecodeTableIdIndexRecord(std::string_view value);
+absl::StatusOr<DroppedTableRecord> DecodeDroppedTableRecord(std::string_view value);
 // A version record stored under table `table_id`: a record naming another
 // table is DataLoss.
 absl::StatusOr<VersionRecord> DecodeVersionRecord(std::string_view value,

@@ -255,6 +255,19 @@ lake_status lake_table_compact(lake_db* db, const char* table, uint64_t* version
   });
 }
 
+lake_status lake_table_drop(lake_db* db, const char* table, lake_error** err) {
+  return Guarded(err, [&] {
+    if (db == nullptr) return NullArgument("db", err);
+    if (table == nullptr) return NullArgument("table", err);
+    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
+    if (!name.ok()) return Report(name.status(), err);
+    LAKE_TABLES_OR_RETURN(tables, db, err);
+    absl::StatusOr<lake::registry::DroppedTableRecord> dropped = tables.DropTable(*name);
+    if (!dropped.ok()) return Report(dropped.status(), err);
+    return LAKE_OK;
+  });
+}
+
 lake_status lake_db_prepare(lake_db* db, const char* sql, lake_statement** out,
                             lake_error** err) {
   return Guarded(err, [&] {

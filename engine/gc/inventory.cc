@@ -2,7 +2,9 @@
 
 #include <array>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "engine/location_uri.h"
 #include "engine/table/reference_journal.h"
@@ -77,16 +79,30 @@ std::string TableOfTableFile(const std::string& root_dir, std::string_view uri) 
   std::string_view rest = std::string_view(parsed->path).substr(tables_dir.size() + 1);
   std::vector<std::string> parts = absl::StrSplit(absl::string_view(rest.data(), rest.size()), '/');
   if (parts.size() < 4) return "";
-  if (!table::ValidateIdentifier(parts[0], "namespace").ok() ||
-      !table::ValidateIdentifier(parts[1], "table").ok()) {
+  std::string owner;
+  if (parts[0] == table::kDroppedTablesDir) {
+    uint64_t id = 0;
+    if (parts[1].size() != 16 || !absl::SimpleHexAtoi(parts[1], &id) ||
+        DroppedTableOwner(id) != absl::StrCat(parts[0], "/", parts[1])) {
+      return "";
+    }
+    owner = DroppedTableOwner(id);
+  } else if (table::ValidateIdentifier(parts[0], "namespace").ok() &&
+             table::ValidateIdentifier(parts[1], "table").ok()) {
+    owner = absl::StrCat(parts[0], ".", parts[1]);
+  } else {
     return "";
   }
   std::string sub = parts[2];
   for (size_t i = 3; i + 1 < parts.size(); ++i) sub += "/" + parts[i];
   for (std::string_view dir : TableFileDirs()) {
-    if (sub == dir) return absl::StrCat(parts[0], ".", parts[1]);
+    if (sub == dir) return owner;
   }
   return "";
+}
+
+std::string DroppedTableOwner(uint64_t table_id) {
+  return absl::StrFormat("%s/%016x", std::string(table::kDroppedTablesDir), table_id);
 }
 
 }  // namespace lake::gc

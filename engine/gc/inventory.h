@@ -23,13 +23,19 @@ using InventoryVisitor = std::function<absl::Status(const Candidate& entry)>;
 absl::Status ListStageObjects(const GcRoot& root, const InventoryVisitor& visit);
 
 // Every regular file in data/, _versions/ and _lake/object_refs/ of every
-// directory <root>/tables/<ns>/<table>/, registered or not (the plan keeps
-// only those of registered tables), as file:// URIs.
+// directory <root>/tables/<ns>/<table>/, registered or not, and of every
+// dropped table's directory <root>/tables/.dropped/<id>/ (the plan keeps
+// only those of registered tables and of tables dropped before the
+// cutoff), as file:// URIs.
 absl::Status ListTableFiles(const GcRoot& root, const InventoryVisitor& visit);
 
-// The table a table-file URI lies in — "<ns>.<table>" — when it is a
-// file directly in one of the directories above; "" otherwise.
+// The table a table-file URI lies in — "<ns>.<table>", or
+// DroppedTableOwner(id) in a dropped table's directory — when it is a file
+// directly in one of the directories above; "" otherwise.
 std::string TableOfTableFile(const std::string& root_dir, std::string_view uri);
+// ".dropped/<id: 16 lowercase hex>": how TableOfTableFile names a dropped
+// table (no "<ns>.<table>" looks so: a namespace begins with no '.').
+std::string DroppedTableOwner(uint64_t table_id);
 
 }  // namespace lake::gc
 

@@ -24,7 +24,7 @@ absl::StatusOr<std::unique_ptr<LiveIndex>> LiveIndex::Build(const GcRoot& root,
   auto walk = [&](size_t i) {
     Part& part = index->parts_[i];
     walked[i] = ForEachLiveReference(
-        root, options.now, options.lease_expiry,
+        root, options.now, options.lease_expiry, options.released_before,
         [&](std::string_view uri, const DataLocation*, const Referrer&) -> absl::Status {
           if (absl::Status s = part.sorter->Add(uri); !s.ok()) return s;
           if (++part.added % 4096 == 0) return CheckCancelled(options.cancel);

@@ -34,6 +34,9 @@ struct LiveIndexOptions {
   size_t parts = 2;
   absl::Time now;
   absl::Duration lease_expiry;
+  // What a table dropped before this time referenced is not live
+  // (ForEachLiveReference); by default every dropped table's is.
+  absl::Time released_before = absl::InfinitePast();
   const CancelToken* cancel = nullptr;
 };
 

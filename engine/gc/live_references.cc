@@ -34,11 +34,10 @@ constexpr std::string_view kRestoreRemedy =
     "Restore the file from a backup, or repair the root, then plan again: a collection never "
     "skips what it cannot read.";
 
-absl::Status TableFiles(const GcRoot& root, const registry::TableRecord& table,
+absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
+                        const std::string& name,
                         const std::vector<registry::VersionRecord>& versions,
                         const LiveReferenceVisitor& visit) {
-  std::string table_dir = table::TableDirectory(root.root_dir, table.name);
-  std::string name = table.name.ToString();
   absl::flat_hash_set<std::string> previous;  // the fragments of the version before
   for (const registry::VersionRecord& version : versions) {
     Referrer referrer{Referrer::Kind::kTableFile, name, version.version};
@@ -82,6 +81,38 @@ absl::Status TableFiles(const GcRoot& root, const registry::TableRecord& table,
   return absl::OkStatus();
 }
 
+// One table's references and files: `versions` replayed through the
+// reference journal from `table_dir`, checked against `current_version`.
+absl::Status Table(const GcRoot& root, const std::string& name, const std::string& table_dir,
+                   uint64_t current_version, const std::vector<registry::VersionRecord>& versions,
+                   const LiveReferenceVisitor& visit) {
+  if (versions.size() != current_version ||
+      (!versions.empty() && versions.back().version != current_version)) {
+    return Explained(absl::DataLossError(absl::StrCat("the registry holds ", versions.size(),
+                                                      " version records for current version ",
+                                                      current_version)),
+                     absl::StrCat("table ", name), kRestoreRemedy);
+  }
+  std::vector<table::LineageEdge> edges;
+  edges.reserve(versions.size());
+  for (const registry::VersionRecord& v : versions) {
+    edges.push_back({v.parent_version, v.version, v.reference_delta_sha256});
+  }
+  absl::Status walked = table::EnumerateReferences(
+      root.fs, table_dir, edges,
+      [&](uint64_t version, const std::vector<DataLocation>& chunk) -> absl::Status {
+        Referrer referrer{Referrer::Kind::kTable, name, version};
+        for (const DataLocation& location : chunk) {
+          if (absl::Status s = visit(location.uri, &location, referrer); !s.ok()) return s;
+        }
+        return absl::OkStatus();
+      });
+  if (!walked.ok()) {
+    return Explained(walked, absl::StrCat("the references of table ", name), kRestoreRemedy);
+  }
+  return TableFiles(root, table_dir, name, versions, visit);
+}
+
 absl::Status Tables(const GcRoot& root, const LiveReferenceVisitor& visit, LiveWalkPart part) {
   if (root.registry == nullptr) return absl::OkStatus();
   absl::StatusOr<std::vector<registry::TableRecord>> tables = root.registry->ListTables();
@@ -96,31 +127,39 @@ absl::Status Tables(const GcRoot& root, const LiveReferenceVisitor& visit, LiveW
       return Explained(versions.status(), absl::StrCat("the versions of table ", name),
                        kRestoreRemedy);
     }
-    if (versions->size() != table.current_version ||
-        (!versions->empty() && versions->back().version != table.current_version)) {
-      return Explained(absl::DataLossError(absl::StrCat(
-                           "the registry holds ", versions->size(),
-                           " version records for current version ", table.current_version)),
-                       absl::StrCat("table ", name), kRestoreRemedy);
+    if (absl::Status s = Table(root, name, table::TableDirectory(root.root_dir, table.name),
+                               table.current_version, *versions, visit);
+        !s.ok()) {
+      return s;
     }
-    std::vector<table::LineageEdge> edges;
-    edges.reserve(versions->size());
-    for (const registry::VersionRecord& v : *versions) {
-      edges.push_back({v.parent_version, v.version, v.reference_delta_sha256});
+  }
+  return absl::OkStatus();
+}
+
+// Tables dropped at or after `released_before`: what they referenced stays
+// live until the cutoff has passed since the drop's commit, whatever the
+// objects' age, and so do their files.
+absl::Status DroppedTables(const GcRoot& root, absl::Time released_before,
+                           const LiveReferenceVisitor& visit) {
+  if (root.registry == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::vector<registry::DroppedTableRecord>> dropped =
+      root.registry->ListDroppedTables();
+  if (!dropped.ok()) return Explained(dropped.status(), "the registry's dropped tables", kRestoreRemedy);
+  for (const registry::DroppedTableRecord& d : *dropped) {
+    if (absl::FromUnixMicros(d.dropped_unix_micros) < released_before) continue;
+    std::string name = absl::StrCat(d.table.name.ToString(), " (dropped, id ", d.table.table_id, ")");
+    absl::StatusOr<std::vector<registry::VersionRecord>> versions =
+        root.registry->ListDroppedTableVersions(d.table.table_id);
+    if (!versions.ok()) {
+      return Explained(versions.status(), absl::StrCat("the versions of table ", name),
+                       kRestoreRemedy);
     }
-    absl::Status walked = table::EnumerateReferences(
-        root.fs, table::TableDirectory(root.root_dir, table.name), edges,
-        [&](uint64_t version, const std::vector<DataLocation>& chunk) -> absl::Status {
-          Referrer referrer{Referrer::Kind::kTable, name, version};
-          for (const DataLocation& location : chunk) {
-            if (absl::Status s = visit(location.uri, &location, referrer); !s.ok()) return s;
-          }
-          return absl::OkStatus();
-        });
-    if (!walked.ok()) {
-      return Explained(walked, absl::StrCat("the references of table ", name), kRestoreRemedy);
+    absl::StatusOr<std::string> dir = table::LocateDroppedTableDirectory(root.fs, root.root_dir, d);
+    if (!dir.ok()) return Explained(dir.status(), absl::StrCat("table ", name), kRestoreRemedy);
+    if (absl::Status s = Table(root, name, *dir, d.table.current_version, *versions, visit);
+        !s.ok()) {
+      return s;
     }
-    if (absl::Status s = TableFiles(root, table, *versions, visit); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -223,13 +262,14 @@ std::string DescribeReferrer(const Referrer& r) {
 }
 
 absl::Status ForEachLiveReference(const GcRoot& root, absl::Time now,
-                                  absl::Duration lease_expiry,
+                                  absl::Duration lease_expiry, absl::Time released_before,
                                   const LiveReferenceVisitor& visit, LiveWalkPart part) {
   if (part.count == 0 || part.index >= part.count) {
     return absl::InvalidArgumentError("a live walk part out of its range");
   }
   if (absl::Status s = Tables(root, visit, part); !s.ok()) return s;
   if (part.index != 0) return absl::OkStatus();
+  if (absl::Status s = DroppedTables(root, released_before, visit); !s.ok()) return s;
   if (absl::Status s = EventLogs(root, visit); !s.ok()) return s;
   if (absl::Status s = PendingAppends(root, visit); !s.ok()) return s;
   Referrer protected_referrer{Referrer::Kind::kProtected, "", 0};

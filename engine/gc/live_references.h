@@ -1,6 +1,8 @@
 // Everything a root keeps alive: the union the live index is built from.
 //
-//   - every retained version's references of every table, read only
+//   - every retained version's references of every table — and of every
+//     table dropped at or after the release cutoff (the cutoff runs from
+//     the drop's commit, not from the objects' age) — read only
 //     through the reference journal (reference_journal.h), edge by edge
 //     against the registry's lineage, failing closed;
 //   - every event log's blob references (blob_references.h);
@@ -57,8 +59,10 @@ struct LiveWalkPart {
 
 // Walks everything above (or `part` of it). `lease_expiry` is how long a
 // dead process's leases still protect (the append retention horizon).
+// A table dropped before `released_before` keeps nothing alive
+// (InfinitePast: every dropped table does; InfiniteFuture: none does).
 absl::Status ForEachLiveReference(const GcRoot& root, absl::Time now,
-                                  absl::Duration lease_expiry,
+                                  absl::Duration lease_expiry, absl::Time released_before,
                                   const LiveReferenceVisitor& visit, LiveWalkPart part = {});
 
 }  // namespace lake::gc

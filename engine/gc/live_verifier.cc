@@ -180,7 +180,8 @@ absl::StatusOr<VerifySummary> Verifier::Run() {
     if (absl::Status s = root_.registry->CatchUp(); !s.ok()) return s;
   }
   absl::Status walked = ForEachLiveReference(
-      root_, absl::Now(), options_.lease_expiry,
+      // What dropped tables referenced is no longer promised to exist.
+      root_, absl::Now(), options_.lease_expiry, absl::InfiniteFuture(),
       [&](std::string_view uri, const DataLocation* location, const Referrer& referrer)
           -> absl::Status {
         if (referrer.kind == Referrer::Kind::kProtected) {

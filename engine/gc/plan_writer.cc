@@ -220,6 +220,16 @@ absl::Status PlanRun::Index() {
     absl::StatusOr<std::vector<registry::TableRecord>> tables = root_.registry->ListTables();
     if (!tables.ok()) return tables.status();
     for (const registry::TableRecord& t : *tables) registered_tables_.insert(t.name.ToString());
+    // A dropped table's files are the plan's once the cutoff has passed
+    // since the drop (until then the live index holds them).
+    absl::StatusOr<std::vector<registry::DroppedTableRecord>> dropped =
+        root_.registry->ListDroppedTables();
+    if (!dropped.ok()) return dropped.status();
+    for (const registry::DroppedTableRecord& d : *dropped) {
+      if (absl::FromUnixMicros(d.dropped_unix_micros) < listing_time_ - options_.cutoff) {
+        registered_tables_.insert(DroppedTableOwner(d.table.table_id));
+      }
+    }
   }
   LiveIndexOptions live_options;
   live_options.temp_dir = temp_dir_;
@@ -228,6 +238,7 @@ absl::Status PlanRun::Index() {
   live_options.parts = kLiveParts;
   live_options.now = snapshot_time_;
   live_options.lease_expiry = options_.lease_expiry;
+  live_options.released_before = listing_time_ - options_.cutoff;
   live_options.cancel = options_.cancel;
   absl::StatusOr<std::unique_ptr<LiveIndex>> live = LiveIndex::Build(root_, live_options);
   if (!live.ok()) return live.status();

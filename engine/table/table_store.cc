@@ -153,9 +153,14 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
       return s.status();
     }
   }
-  return std::unique_ptr<TableStore>(new TableStore(fs, std::move(root_dir), registry, stage,
-                                                    std::move(stage_identity), options,
-                                                    std::move(checkpoints)));
+  std::unique_ptr<TableStore> store(new TableStore(fs, std::move(root_dir), registry, stage,
+                                                   std::move(stage_identity), options,
+                                                   std::move(checkpoints)));
+  if (!registry.read_only()) {
+    absl::MutexLock lock(&store->commit_mu_);
+    if (absl::Status s = store->FinishDropsLocked(); !s.ok()) return s;
+  }
+  return store;
 }
 
 TableStore::TableStore(io::FileSystem& fs, std::string root_dir, registry::Registry& registry,
@@ -178,6 +183,25 @@ std::string TableDirectory(const std::string& root_dir, const TableName& name) {
   return absl::StrCat(root_dir, "/", std::string(kTablesDir), "/", name.ns, "/", name.table);
 }
 
+std::string DroppedTableDirectory(const std::string& root_dir, uint64_t table_id) {
+  return absl::StrFormat("%s/%s/%s/%016x", root_dir, std::string(kTablesDir),
+                         std::string(kDroppedTablesDir), table_id);
+}
+
+absl::StatusOr<std::string> LocateDroppedTableDirectory(
+    io::FileSystem& fs, const std::string& root_dir,
+    const registry::DroppedTableRecord& dropped) {
+  for (const std::string& dir : {DroppedTableDirectory(root_dir, dropped.table.table_id),
+                                 TableDirectory(root_dir, dropped.table.name)}) {
+    absl::StatusOr<io::FileInfo> info = fs.Stat(dir);
+    if (info.ok()) return dir;
+    if (!absl::IsNotFound(info.status())) return info.status();
+  }
+  return absl::NotFoundError(absl::StrCat("the directory of dropped table ",
+                                          dropped.table.name.ToString(), " (id ",
+                                          dropped.table.table_id, ") is missing"));
+}
+
 std::string TableStore::TableDir(const TableName& name) const {
   return TableDirectory(root_dir_, name);
 }
@@ -185,6 +209,11 @@ std::string TableStore::TableDir(const TableName& name) const {
 absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& name,
                                                               const Schema& schema) {
   if (absl::Status s = ValidateSchema(schema); !s.ok()) return s;
+  {
+    // A dropped table's directory still under this name moves away first.
+    absl::MutexLock lock(&commit_mu_);
+    if (absl::Status s = FinishDropsLocked(); !s.ok()) return s;
+  }
   // The directories first: a registered table always has them.
   std::string dir = TableDir(name);
   for (std::string_view sub : {kDataDir, kVersionsDir, kObjectRefsDir}) {
@@ -194,6 +223,48 @@ absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& n
     }
   }
   return registry_.CreateTable(name, schema);
+}
+
+absl::StatusOr<registry::DroppedTableRecord> TableStore::DropTable(const TableName& name) {
+  absl::MutexLock lock(&commit_mu_);
+  if (absl::Status s = FinishDropsLocked(); !s.ok()) return s;
+  absl::StatusOr<registry::DroppedTableRecord> dropped = registry_.DropTable(name);
+  if (!dropped.ok()) return dropped.status();
+  last_committed_.erase(dropped->table.table_id);
+  if (absl::Status s = LAKE_FAILPOINT(kTableDropFailpoints[0]); !s.ok()) return s;
+  if (absl::Status s = FinishDropsLocked(); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("table ", name.ToString(),
+                                               " was dropped, but moving its directory failed (",
+                                               s.message(), "); the next drop or writer open "
+                                               "finishes it"));
+  }
+  if (absl::Status s = LAKE_FAILPOINT(kTableDropFailpoints[1]); !s.ok()) return s;
+  return dropped;
+}
+
+absl::Status TableStore::FinishDropsLocked() {
+  absl::StatusOr<std::vector<registry::DroppedTableRecord>> dropped =
+      registry_.ListDroppedTables();
+  if (!dropped.ok()) return dropped.status();
+  for (const registry::DroppedTableRecord& d : *dropped) {
+    std::string from = TableDir(d.table.name);
+    std::string to = DroppedTableDirectory(root_dir_, d.table.table_id);
+    absl::StatusOr<io::FileInfo> old_dir = fs_.Stat(from);
+    if (absl::IsNotFound(old_dir.status())) continue;
+    if (!old_dir.ok()) return old_dir.status();
+    absl::StatusOr<io::FileInfo> new_dir = fs_.Stat(to);
+    if (new_dir.ok()) continue;  // moved; `from` is a later table's
+    if (!absl::IsNotFound(new_dir.status())) return new_dir.status();
+    // The name taken by a registered table: its directory, not this one's.
+    absl::StatusOr<registry::TableRecord> now = registry_.GetTable(d.table.name);
+    if (now.ok()) continue;
+    if (!absl::IsNotFound(now.status())) return now.status();
+    if (absl::Status s = io::CreateDirectoriesDurably(fs_, io::ParentPath(to)); !s.ok()) return s;
+    if (absl::Status s = fs_.RenameNoReplace(from, to); !s.ok()) return s;
+    if (absl::Status s = io::SyncParentDirectory(fs_, to); !s.ok()) return s;
+    if (absl::Status s = io::SyncParentDirectory(fs_, from); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<registry::TableRecord> TableStore::GetTable(const TableName& name) {

@@ -8,6 +8,9 @@
 //   _versions/<version>.manifest  one manifest per committed version
 //                                 (manifest_format.h), 20 decimal digits
 //   _lake/object_refs/<version>.refs   reference deltas (reference_journal.h)
+// A dropped table's directory moves to tables/.dropped/<id: 16 hex>/ (a
+// name no namespace can have), so its name is free at once (DropTable).
+//
 // A file becomes part of the table only when the registry's version
 // compare-and-set names its manifest; until then it is invisible, and an
 // uncommitted manifest or delta of the next version is replaced by the next
@@ -87,6 +90,8 @@
 namespace lake::table {
 
 inline constexpr std::string_view kTablesDir = "tables";
+// Beneath kTablesDir: where dropped tables' directories go.
+inline constexpr std::string_view kDroppedTablesDir = ".dropped";
 // The subdirectories of a table directory that hold its files (above).
 inline constexpr std::string_view kTableDataDir = "data";
 inline constexpr std::string_view kTableVersionsDir = "_versions";
@@ -96,6 +101,15 @@ inline constexpr size_t kMaxManifestBytes = size_t{256} << 20;
 
 // <root_dir>/tables/<ns>/<table>: the directory of a table (TableStore::TableDir).
 std::string TableDirectory(const std::string& root_dir, const TableName& name);
+// <root_dir>/tables/.dropped/<table id: 16 lowercase hex>: where a dropped
+// table's directory goes.
+std::string DroppedTableDirectory(const std::string& root_dir, uint64_t table_id);
+// Where a dropped table's files are: DroppedTableDirectory, or its old
+// directory while the drop's move has not happened yet (a crash between the
+// registry's commit and the move). NotFound when neither exists.
+absl::StatusOr<std::string> LocateDroppedTableDirectory(io::FileSystem& fs,
+                                                        const std::string& root_dir,
+                                                        const registry::DroppedTableRecord& dropped);
 // "_versions/<version as 20 digits>.manifest": a version's manifest, relative
 // to the table directory.
 std::string ManifestRelativePath(uint64_t version);
@@ -108,6 +122,12 @@ inline constexpr std::array<std::string_view, 6> kTableAppendFailpoints = {
     "table_append.reference_delta_written",  // the delta and manifest are durable
     "table_append.committed",              // the registry commit is durable
     "table_append.removing_checkpoint",    // just before the checkpoint goes
+};
+
+// A drop's steps, in order (TableStore::DropTable).
+inline constexpr std::array<std::string_view, 2> kTableDropFailpoints = {
+    "table_drop.committed",  // the registry dropped it; the directory not moved
+    "table_drop.moved",      // the directory moved, durably
 };
 
 struct TableStoreOptions {
@@ -231,7 +251,20 @@ class TableStore {
   const std::string& root_dir() const { return root_dir_; }
   std::string TableDir(const TableName& name) const;
 
+  // Finishes the move of a dropped table of the same name first (below).
   absl::StatusOr<registry::TableRecord> CreateTable(const TableName& name, const Schema& schema);
+  // Drops the table. Under the commit lock (no append of this store is
+  // between its first table file and its commit), in order:
+  //   1. the registry drops it (one synced write, Registry::DropTable): it
+  //      is gone from every listing and lookup at once, its name is free;
+  //   2. its directory moves to DroppedTableDirectory (both parents synced).
+  // A crash between 1 and 2 leaves the directory where it was, owned by no
+  // table: the next DropTable, CreateTable of that name, or writer Open
+  // finishes the move first. The dropped table's files and the objects only
+  // it referenced are the collector's once its cutoff has passed since 1.
+  // An append to it that has not committed fails (NotFound). NotFound for
+  // an unknown table.
+  absl::StatusOr<registry::DroppedTableRecord> DropTable(const TableName& name);
   absl::StatusOr<registry::TableRecord> GetTable(const TableName& name);
   absl::StatusOr<std::vector<registry::TableRecord>> ListTables();
   absl::StatusOr<std::vector<registry::VersionRecord>> ListVersions(const TableName& name);
@@ -357,6 +390,9 @@ class TableStore {
                                                   absl::Duration retention)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   void RemoveCheckpoint(const std::string& operation_id);
+  // Moves every dropped table's directory still at its old name (and not
+  // taken by a registered table) to DroppedTableDirectory, durably.
+  absl::Status FinishDropsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
 
   io::FileSystem& fs_;
   const std::string root_dir_;

@@ -898,6 +898,41 @@ TEST_CASE("a follower changes nothing in a root: no tables or no stage record is
   CHECK_FALSE(std::filesystem::exists(root + "/stage.json"));
 }
 
+TEST_CASE("lake_table_drop takes the table out of every lookup; its name is free; a prepared INSERT then fails NOT_FOUND") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  lake_db* raw = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
+  Db db(raw);
+  const char* columns[] = {"name:utf8"};
+  REQUIRE(lake_table_create(db.get(), "ml.runs", columns, 1, nullptr) == LAKE_OK);
+  lake_statement* raw_stmt = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "INSERT INTO ml.runs (name) VALUES (?)", &raw_stmt, nullptr) ==
+          LAKE_OK);
+  Statement insert(raw_stmt);
+  REQUIRE(lake_statement_bind_utf8(insert.get(), 1, "a", 1, nullptr) == LAKE_OK);
+
+  REQUIRE(lake_table_drop(db.get(), "ml.runs", nullptr) == LAKE_OK);
+  lake_error* err = nullptr;
+  char* json = nullptr;
+  CHECK(lake_table_describe(db.get(), "ml.runs", &json, &err) == LAKE_NOT_FOUND);
+  lake_error_free(err);
+  err = nullptr;
+  CHECK(lake_statement_insert(insert.get(), nullptr, nullptr, &err) == LAKE_NOT_FOUND);
+  lake_error_free(err);
+  err = nullptr;
+  CHECK(lake_table_drop(db.get(), "ml.runs", &err) == LAKE_NOT_FOUND);
+  lake_error_free(err);
+  err = nullptr;
+  CHECK(lake_table_drop(db.get(), "not a name", &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  CHECK(lake_table_drop(nullptr, "ml.runs", nullptr) == LAKE_INVALID_ARGUMENT);
+  REQUIRE(lake_table_create(db.get(), "ml.runs", columns, 1, nullptr) == LAKE_OK);
+  REQUIRE(lake_table_list(db.get(), &json, nullptr) == LAKE_OK);
+  CHECK(std::string(json).find("\"version\":0") != std::string::npos);
+  lake_string_free(json);
+}
+
 TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow stream, open its FILE") {
   ScratchDir dir;
   std::string root = dir.path + "/root";

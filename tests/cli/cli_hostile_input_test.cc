@@ -334,6 +334,7 @@ std::vector<std::vector<std::string>> EveryCommand(const Committed& c) {
       {"table", "describe", kTable},
       {"table", "versions", kTable},
       {"table", "compact", kTable},
+      {"table", "drop", kTable},
       {"insert", "INSERT INTO ml.t (id) VALUES (?)", "--param", "z"},
       {"query", "SELECT * FROM ml.t"},
       {"recover"},

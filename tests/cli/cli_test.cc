@@ -1109,6 +1109,33 @@ void CreateOpsTable(const TempDir& dir) {
   REQUIRE_MESSAGE(created.exit_code == 0, created.err);
 }
 
+TEST_CASE("tables CLI: table drop takes the table out of every listing at once; its name is free") {
+  TempDir dir;
+  CreateOpsTable(dir);
+  REQUIRE(Lake(dir, {"insert", kInsertOp, "--param", "a"}).exit_code == 0);
+  Result dropped = Lake(dir, {"table", "drop", "ml.ops"});
+  CHECK(dropped.exit_code == 0);
+  CHECK(dropped.out.empty());
+  CHECK(dropped.err == "dropped ml.ops\n");
+  CHECK(Lake(dir, {"table", "list", "--json"}).out.empty());
+  CHECK(Lake(dir, {"query", "SELECT id FROM ml.ops"}).exit_code == 6);
+  CHECK(Lake(dir, {"table", "describe", "ml.ops"}).exit_code == 6);
+  // The name starts empty again.
+  CreateOpsTable(dir);
+  CHECK(Lake(dir, {"query", "SELECT id FROM ml.ops"}).out == "id\n");
+}
+
+TEST_CASE("tables CLI: table drop of an unknown table exits 6; a bad name exits 2") {
+  TempDir dir;
+  CreateOpsTable(dir);
+  Result unknown = Lake(dir, {"table", "drop", "ml.nope"});
+  CHECK(unknown.exit_code == 6);
+  CHECK(unknown.err.find("ml.nope") != std::string::npos);
+  CHECK(Lake(dir, {"table", "drop", "not a name"}).exit_code == 2);
+  CHECK(Lake(dir, {"table", "drop"}).exit_code == 2);
+  CHECK(Lake(dir, {"table", "list", "--json"}).out.find("ml.ops") != std::string::npos);
+}
+
 TEST_CASE("tables CLI: an insert that may still commit names its operation and lake recover; exit 5") {
   TempDir dir;
   CreateOpsTable(dir);

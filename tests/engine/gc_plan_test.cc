@@ -14,6 +14,7 @@
 #include "engine/sha256.h"
 #include "engine/gc/collector_guards.h"
 #include "engine/gc/pin_store.h"
+#include "engine/gc/live_references.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/plan_writer.h"
 #include "engine/gc/root_fingerprint.h"
@@ -93,6 +94,62 @@ TEST_CASE("gc plan: an unreferenced object is planned; a referenced one is not")
   CHECK(plan->manifest.root_id == root.root_id());
   // Planning deletes nothing.
   CHECK(root.Exists(orphan));
+}
+
+TEST_CASE("gc plan: what only a dropped table referenced survives until the cutoff has passed since the drop") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  root.CreateTable("ns.keep");
+  DataLocation only_dropped = root.Put();
+  DataLocation shared = root.Put();
+  root.InsertLocation("ns.t", "a", only_dropped);
+  root.InsertLocation("ns.t", "b", shared);
+  root.InsertLocation("ns.keep", "b", shared);
+  LAKE_REQUIRE_OK(root.tables().tables->DropTable(*table::ParseTableName("ns.t")));
+  // Objects and table files two days old; the drop is now.
+  root.AgeEverything(absl::Hours(48));
+
+  PlanOptions day = GcTestRoot::ShortCutoff();
+  day.cutoff = absl::Hours(24);
+  absl::StatusOr<PlanSummary> early = root.Plan(day);
+  LAKE_REQUIRE_OK(early);
+  CHECK(StageUris(root.PlannedUris(early->manifest.plan_id)).empty());
+  CHECK(early->manifest.table_files == 0);
+
+  absl::StatusOr<PlanSummary> late = root.Plan();  // cutoff zero: the drop is past it
+  LAKE_REQUIRE_OK(late);
+  std::vector<std::string> uris = root.PlannedUris(late->manifest.plan_id);
+  CHECK(StageUris(uris) == std::vector<std::string>{only_dropped.uri});
+  // Every file of the dropped table (two versions: a manifest, a delta and a
+  // fragment each), and no file of the table that stays.
+  CHECK(late->manifest.table_files == 6);
+  for (const std::string& uri : uris) {
+    if (uri.find("/tables/") == std::string::npos) continue;
+    CAPTURE(uri);
+    CHECK(uri.find("/tables/.dropped/") != std::string::npos);
+  }
+}
+
+TEST_CASE("gc live walk: a table dropped before the release cutoff keeps nothing alive") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  DataLocation dropped_ref = root.Put();
+  root.InsertLocation("ns.t", "a", dropped_ref);
+  LAKE_REQUIRE_OK(root.tables().tables->DropTable(*table::ParseTableName("ns.t")));
+  auto live = [&](absl::Time released_before) {
+    std::vector<std::string> uris;
+    LAKE_CHECK_OK(ForEachLiveReference(
+        root.View(), absl::Now(), absl::Hours(1), released_before,
+        [&](std::string_view uri, const DataLocation*, const Referrer&) -> absl::Status {
+          uris.emplace_back(uri);
+          return absl::OkStatus();
+        }));
+    return uris;
+  };
+  CHECK(Contains(live(absl::InfinitePast()), dropped_ref.uri));
+  CHECK(Contains(live(absl::Now() - absl::Hours(1)), dropped_ref.uri));
+  CHECK_FALSE(Contains(live(absl::Now() + absl::Seconds(1)), dropped_ref.uri));
+  CHECK_FALSE(Contains(live(absl::InfiniteFuture()), dropped_ref.uri));
 }
 
 TEST_CASE("gc plan: an object referenced only by an old version survives") {

@@ -86,6 +86,28 @@ TEST_CASE("every record's encoding is fixed (golden)") {
   CHECK(TableKey({"media", "clips"}) == "t/media.clips");
 }
 
+TEST_CASE("a dropped table's record is the table's body and the drop time (golden)") {
+  DroppedTableRecord dropped{SampleTable(), 1700000000000009};
+  const std::string golden = absl::BytesToHexString(EncodeDroppedTableRecord(dropped));
+  // Kind 8, then exactly the body of the table record (kind 3) and an i64.
+  const std::string table_body = absl::BytesToHexString(EncodeTableRecord(SampleTable()))
+                                     .substr(4, (EncodeTableRecord(SampleTable()).size() - 10) * 2);
+  CHECK(golden.substr(0, 4) == "0108");
+  CHECK(golden.substr(4, table_body.size()) == table_body);
+  CHECK(golden ==
+        "01080700000000000000050000006d6564696105000000636c6970730200000002000000696402050000"
+        "00766964656f0703000000000000002d0000007461626c65732f6d656469612f636c6970732f5f6c616b"
+        "652f6d616e6966657374732f332e6d616e696665737400401e18240a0600"
+        "09401e18240a06005670b2c68c4a4beb");
+  CHECK(*DecodeDroppedTableRecord(absl::HexStringToBytes(golden)) == dropped);
+  CHECK(DroppedTableKey(7) == "d/0000000000000007");
+  CheckEveryDamageIsDataLoss(EncodeDroppedTableRecord(dropped),
+                             [](std::string_view v) { return DecodeDroppedTableRecord(v); });
+  // A table record is not a dropped table's, nor the other way round.
+  CHECK(absl::IsDataLoss(DecodeDroppedTableRecord(EncodeTableRecord(SampleTable())).status()));
+  CHECK(absl::IsDataLoss(DecodeTableRecord(EncodeDroppedTableRecord(dropped)).status()));
+}
+
 TEST_CASE("records round-trip") {
   CHECK(*DecodeStageDescriptorRecord(EncodeStageDescriptorRecord("{\"kind\":\"local\"}")) ==
         "{\"kind\":\"local\"}");

@@ -567,6 +567,70 @@ TEST_CASE("the fingerprint changes with every registration and commit") {
   CHECK(*registry->Fingerprint() != one);
 }
 
+TEST_CASE("a dropped table leaves every lookup at once; its versions stay for the collector") {
+  Root root;
+  FakeClock clock;
+  RegistryOptions options;
+  options.clock = clock.Function();
+  std::unique_ptr<Registry> registry = root.OpenWriter(options);
+  TableRecord t = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  TableRecord v1 = *registry->CommitVersion(t.table_id, 0, Version(1, 0), std::nullopt);
+  std::string before = *registry->Fingerprint();
+  clock.Advance(absl::Seconds(5));
+
+  absl::StatusOr<DroppedTableRecord> dropped = registry->DropTable({"ns", "t"});
+  LAKE_REQUIRE_OK(dropped);
+  CHECK(dropped->table == v1);
+  CHECK(dropped->dropped_unix_micros == clock.Now());
+  CHECK(absl::IsNotFound(registry->GetTable({"ns", "t"}).status()));
+  CHECK(absl::IsNotFound(registry->GetTableById(t.table_id).status()));
+  CHECK(absl::IsNotFound(registry->ListVersions(t.table_id).status()));
+  CHECK(registry->ListTables()->empty());
+  CHECK(*registry->Fingerprint() != before);
+  CHECK(*registry->ListDroppedTables() == std::vector<DroppedTableRecord>{*dropped});
+  CHECK(*registry->ListDroppedTableVersions(t.table_id) == std::vector<VersionRecord>{Version(1, 0)});
+  // A commit on the dropped table finds no table.
+  CHECK(absl::IsNotFound(
+      registry->CommitVersion(t.table_id, 1, Version(2, 1), std::nullopt).status()));
+}
+
+TEST_CASE("a dropped table's name is free at once; its id is never reused") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  TableRecord first = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  LAKE_REQUIRE_OK(registry->DropTable({"ns", "t"}));
+  absl::StatusOr<TableRecord> second = registry->CreateTable({"ns", "t"}, TwoColumns());
+  LAKE_REQUIRE_OK(second);
+  CHECK(second->table_id == first.table_id + 1);
+  CHECK(*registry->GetTableById(second->table_id) == *second);
+  CHECK(absl::IsNotFound(registry->GetTableById(first.table_id).status()));
+  LAKE_REQUIRE_OK(registry->DropTable({"ns", "t"}));
+  CHECK(registry->ListDroppedTables()->size() == 2);
+}
+
+TEST_CASE("dropping an unknown table is NotFound; a follower refuses to drop") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  CHECK(absl::IsNotFound(registry->DropTable({"ns", "nope"}).status()));
+  CHECK(absl::IsNotFound(registry->ListDroppedTableVersions(1).status()));
+  LAKE_REQUIRE_OK(registry->CreateTable({"ns", "t"}, TwoColumns()));
+  std::unique_ptr<Registry> follower = root.OpenFollower();
+  CHECK(absl::IsFailedPrecondition(follower->DropTable({"ns", "t"}).status()));
+  CHECK(registry->GetTable({"ns", "t"}).ok());
+}
+
+TEST_CASE("a drop survives a reopen; a follower sees it") {
+  Root root;
+  {
+    std::unique_ptr<Registry> registry = root.OpenWriter();
+    LAKE_REQUIRE_OK(registry->CreateTable({"ns", "t"}, TwoColumns()));
+    LAKE_REQUIRE_OK(registry->DropTable({"ns", "t"}));
+  }
+  std::unique_ptr<Registry> follower = root.OpenFollower();
+  CHECK(absl::IsNotFound(follower->GetTable({"ns", "t"}).status()));
+  CHECK(follower->ListDroppedTables()->size() == 1);
+}
+
 // Writes `value` at `key` behind the registry's back.
 void PutRaw(const std::string& registry_dir, const std::string& key, const std::string& value) {
   rocksdb::DB* raw = nullptr;

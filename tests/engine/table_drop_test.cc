@@ -1,0 +1,270 @@
+// Dropping a table (TableStore::DropTable): the table leaves the registry at
+// once, its directory moves to tables/.dropped/<id>, and its name starts
+// empty again. Crash safety at each step of the drop, twice: a child process
+// SIGKILLed there, and a simulated power loss there (the fault-injecting
+// file system drops everything lake had not fsynced). Then the next writer
+// open, and the invariants:
+//   - the table is gone from the registry, with its dropped record;
+//   - its directory is at tables/.dropped/<id> with every file it had, and
+//     nothing is left under its name;
+//   - what it referenced can still be read (the collector's live walk);
+//   - a new table of the same name starts empty and takes rows.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "base/failpoint.h"
+#include "engine/table/table_store.h"
+#include "io/posix/posix_file_system.h"
+#include "registry/registry.h"
+#include "tests/support/fault_injection_file_system.h"
+#include "tests/support/stage_fixture.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/table_fixture.h"
+#include "tests/support/test_files.h"
+
+namespace lake {
+namespace {
+
+using table::CellValue;
+using testing::TableRoot;
+
+constexpr char kTable[] = "robots.episodes";
+constexpr char kInsert[] = "INSERT INTO robots.episodes (episode_id, video) VALUES (?, ?)";
+
+table::TableName Name() { return *table::ParseTableName(kTable); }
+
+std::unique_ptr<TableRoot> OpenOn(io::FileSystem& fs, const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, dir);
+  LAKE_REQUIRE_OK(root);
+  return std::move(*root);
+}
+
+void CreateTable(TableRoot& root) {
+  table::Schema schema;
+  schema.columns = {{"episode_id", table::ColumnType::kUtf8}, {"video", table::ColumnType::kFile}};
+  LAKE_REQUIRE_OK(root.tables->CreateTable(Name(), schema));
+}
+
+DataLocation InsertOne(TableRoot& root, const std::string& id, uint64_t seed) {
+  std::vector<uint8_t> bytes = testing::RandomBytes(1000, seed);
+  testing::MemorySource source(bytes);
+  absl::StatusOr<table::AppendOutcome> inserted =
+      root.Insert(kInsert, {CellValue{id}, sql::FileFromSource{&source, "video/mp4"}});
+  LAKE_REQUIRE_OK(inserted);
+  absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root.Rows(kTable);
+  LAKE_REQUIRE_OK(rows);
+  return std::get<DataLocation>(rows->back()[1]);
+}
+
+// The names of every regular file beneath `dir`, relative to it, sorted.
+std::vector<std::string> FilesBeneath(const std::string& dir) {
+  std::vector<std::string> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) {
+      out.push_back(std::filesystem::relative(entry.path(), dir).string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A root with the table holding one row, and what it looked like.
+struct DropFixture {
+  testing::TempDir dir;
+  std::string root_dir = dir.Join("root");
+  std::string backups = dir.Join("backups");
+  io::PosixFileSystem posix;
+  uint64_t table_id = 0;
+  DataLocation referenced;
+  std::vector<std::string> files;
+
+  DropFixture() {
+    std::filesystem::create_directories(backups);
+    std::unique_ptr<TableRoot> root = OpenOn(posix, root_dir);
+    CreateTable(*root);
+    referenced = InsertOne(*root, "e1", 1);
+    table_id = root->tables->GetTable(Name())->table_id;
+    files = FilesBeneath(root->tables->TableDir(Name()));
+    REQUIRE(files.size() >= 3);
+  }
+  std::string NameDir() const { return table::TableDirectory(root_dir, Name()); }
+  std::string DroppedDir() const { return table::DroppedTableDirectory(root_dir, table_id); }
+
+  // The invariants after a completed or crashed drop, once a writer opened.
+  void CheckDropped() {
+    absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+    REQUIRE(fs.ok());
+    std::unique_ptr<TableRoot> root = OpenOn(**fs, root_dir);
+    CHECK(absl::IsNotFound(root->tables->GetTable(Name()).status()));
+    absl::StatusOr<std::vector<registry::DroppedTableRecord>> dropped =
+        root->registry->ListDroppedTables();
+    LAKE_REQUIRE_OK(dropped);
+    REQUIRE(dropped->size() == 1);
+    CHECK((*dropped)[0].table.table_id == table_id);
+    CHECK(FilesBeneath(DroppedDir()) == files);
+    CHECK_FALSE(std::filesystem::exists(NameDir()));
+    // What it referenced still reads through the reference journal.
+    absl::StatusOr<std::vector<registry::VersionRecord>> versions =
+        root->registry->ListDroppedTableVersions(table_id);
+    LAKE_REQUIRE_OK(versions);
+    std::vector<table::LineageEdge> edges;
+    for (const registry::VersionRecord& v : *versions) {
+      edges.push_back({v.parent_version, v.version, v.reference_delta_sha256});
+    }
+    std::vector<DataLocation> refs;
+    LAKE_CHECK_OK(table::EnumerateReferences(
+        **fs, DroppedDir(), edges,
+        [&](uint64_t, const std::vector<DataLocation>& chunk) -> absl::Status {
+          refs.insert(refs.end(), chunk.begin(), chunk.end());
+          return absl::OkStatus();
+        }));
+    CHECK(refs == std::vector<DataLocation>{referenced});
+    // The name starts empty and takes rows.
+    CreateTable(*root);
+    CHECK(root->Rows(kTable)->empty());
+    InsertOne(*root, "e2", 2);
+    CHECK(root->Rows(kTable)->size() == 1);
+    CHECK(FilesBeneath(DroppedDir()) == files);
+  }
+};
+
+TEST_CASE("table drop: the table leaves the registry; its directory moves aside, whole") {
+  DropFixture f;
+  {
+    std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+    absl::StatusOr<registry::DroppedTableRecord> dropped = root->tables->DropTable(Name());
+    LAKE_REQUIRE_OK(dropped);
+    CHECK(dropped->table.table_id == f.table_id);
+    CHECK(absl::IsNotFound(root->tables->GetTable(Name()).status()));
+    CHECK(root->tables->ListTables()->empty());
+    CHECK(absl::IsNotFound(root->Rows(kTable).status()));
+    CHECK(FilesBeneath(f.DroppedDir()) == f.files);
+  }
+  f.CheckDropped();
+}
+
+TEST_CASE("table drop: an unknown table is NotFound and changes nothing") {
+  DropFixture f;
+  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  CHECK(absl::IsNotFound(root->tables->DropTable(*table::ParseTableName("robots.nope")).status()));
+  CHECK(root->Rows(kTable)->size() == 1);
+  CHECK(FilesBeneath(f.NameDir()) == f.files);
+}
+
+TEST_CASE("table drop: an INSERT into a dropped table fails NotFound and commits nothing") {
+  DropFixture f;
+  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  LAKE_REQUIRE_OK(root->tables->DropTable(Name()));
+  std::vector<uint8_t> bytes = testing::RandomBytes(1000, 9);
+  testing::MemorySource source(bytes);
+  absl::Status inserted =
+      root->Insert(kInsert, {CellValue{"late"}, sql::FileFromSource{&source, "video/mp4"}})
+          .status();
+  CHECK(absl::IsNotFound(inserted));
+  CHECK(FilesBeneath(f.DroppedDir()) == f.files);
+  CHECK_FALSE(std::filesystem::exists(f.NameDir()));
+}
+
+TEST_CASE("table drop: the failpoint list names every step a drop passes, in order") {
+  REQUIRE(failpoint::Enabled());
+  DropFixture f;
+  failpoint::ClearAll();
+  {
+    std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+    LAKE_REQUIRE_OK(root->tables->DropTable(Name()));
+  }
+  for (std::string_view step : table::kTableDropFailpoints) {
+    CAPTURE(std::string(step));
+    CHECK(failpoint::HitCount(step) == 1);
+  }
+  failpoint::ClearAll();
+}
+
+TEST_CASE("table drop: a child SIGKILLed at each step leaves the table dropped, whole") {
+  REQUIRE(failpoint::Enabled());
+  for (std::string_view step : table::kTableDropFailpoints) {
+    CAPTURE(std::string(step));
+    DropFixture f;
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      failpoint::ClearAll();
+      failpoint::Set(step, failpoint::Action::kKill);
+      absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+      if (!fs.ok()) ::_exit(10);
+      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(**fs, f.root_dir);
+      if (!root.ok()) ::_exit(11);
+      (void)(*root)->tables->DropTable(Name());
+      ::_exit(13);  // the failpoint should have killed us
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGKILL);
+    f.CheckDropped();
+  }
+}
+
+TEST_CASE("table drop: a power loss at each step leaves the table dropped, whole") {
+  REQUIRE(failpoint::Enabled());
+  for (std::string_view step : table::kTableDropFailpoints) {
+    CAPTURE(std::string(step));
+    DropFixture f;
+    {
+      testing::FaultInjectionFileSystem fs(f.posix, f.backups);
+      std::unique_ptr<TableRoot> root = OpenOn(fs, f.root_dir);
+      failpoint::ClearAll();
+      failpoint::Set(step, failpoint::Action::kCallback, [&] {
+        fs.Crash();
+        return absl::UnavailableError("power lost");
+      });
+      absl::Status dropped = root->tables->DropTable(Name()).status();
+      failpoint::ClearAll();
+      CHECK_FALSE(dropped.ok());
+      CHECK(fs.crashed());
+    }
+    f.CheckDropped();
+  }
+}
+
+TEST_CASE("table drop: killed before its move, reopened, the name reused, then a power loss") {
+  REQUIRE(failpoint::Enabled());
+  DropFixture f;
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    failpoint::ClearAll();
+    failpoint::Set(table::kTableDropFailpoints[0], failpoint::Action::kKill);
+    absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(f.posix, f.root_dir);
+    if (!root.ok()) ::_exit(11);
+    (void)(*root)->tables->DropTable(Name());
+    ::_exit(13);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFSIGNALED(status));
+  // The directory is still under the table's name, owned by no table.
+  CHECK(FilesBeneath(f.NameDir()) == f.files);
+  DataLocation second;
+  {
+    testing::FaultInjectionFileSystem fs(f.posix, f.backups);
+    std::unique_ptr<TableRoot> root = OpenOn(fs, f.root_dir);
+    CreateTable(*root);
+    second = InsertOne(*root, "e2", 2);
+    fs.Crash();
+  }
+  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  CHECK(FilesBeneath(f.DroppedDir()) == f.files);
+  absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kTable);
+  LAKE_REQUIRE_OK(rows);
+  REQUIRE(rows->size() == 1);
+  CHECK(std::get<DataLocation>((*rows)[0][1]) == second);
+}
+
+}  // namespace
+}  // namespace lake
