@@ -169,8 +169,11 @@ absl::StatusOr<std::unique_ptr<Registry>> Registry::Open(const std::string& regi
   if (!opened.ok()) {
     return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir));
   }
-  return std::unique_ptr<Registry>(
+  auto registry = std::unique_ptr<Registry>(
       new Registry(registry_dir, std::move(options), opening, std::move(*lock), "", db));
+  registry->commit_lock_ = std::make_unique<CommitLock>(
+      **fs, io::ParentPath(lock_path) + "/" + std::string(kCommitLockName));
+  return registry;
 }
 
 Registry::Registry(std::string registry_dir, RegistryOptions options, absl::Time view_time,
@@ -180,7 +183,8 @@ Registry::Registry(std::string registry_dir, RegistryOptions options, absl::Time
       options_(std::move(options)),
       lock_(std::move(lock)),
       follower_dir_(std::move(follower_dir)),
-      db_(db) {
+      db_(db),
+      busy_timeout_nanos_(absl::ToInt64Nanoseconds(options_.busy_timeout)) {
   absl::MutexLock view_lock(&view_mu_);
   view_time_ = view_time;
 }
@@ -193,6 +197,19 @@ Registry::~Registry() {
     absl::StatusOr<io::FileSystem*> fs = FileSystem();
     if (fs.ok()) RemoveFollowerDir(**fs, follower_dir_);
   }
+}
+
+absl::StatusOr<CommitTurn> Registry::AwaitCommitTurn() {
+  if (absl::Status s = RefuseIfReadOnly("a commit"); !s.ok()) return s;
+  return commit_lock_->Acquire(busy_timeout());
+}
+
+absl::Duration Registry::busy_timeout() const {
+  return absl::Nanoseconds(busy_timeout_nanos_.load(std::memory_order_relaxed));
+}
+
+void Registry::set_busy_timeout(absl::Duration timeout) {
+  busy_timeout_nanos_.store(absl::ToInt64Nanoseconds(timeout), std::memory_order_relaxed);
 }
 
 absl::Time Registry::Now() const { return options_.clock ? options_.clock() : absl::Now(); }

@@ -31,6 +31,7 @@
 #ifndef LAKE_REGISTRY_REGISTRY_H_
 #define LAKE_REGISTRY_REGISTRY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -47,6 +48,7 @@
 #include "absl/time/time.h"
 #include "schema/table_schema.h"
 #include "registry/commit_errors.h"
+#include "registry/commit_lock.h"
 #include "registry/registry_records.h"
 
 namespace rocksdb {
@@ -57,6 +59,9 @@ class WriteBatch;
 namespace lake::registry {
 
 class WriterLock;
+
+// The commit lock's file, in the directory of the writer lock.
+inline constexpr std::string_view kCommitLockName = "commit.lock";
 
 // The failpoint (base/failpoint.h) a commit passes once its synced write
 // returned OK: an error injected there stands for a synced write that
@@ -73,6 +78,9 @@ struct RegistryOptions {
   // The time used for staleness and for created_unix_micros of new
   // namespaces and tables; absl::Now when empty (tests inject a fake).
   std::function<absl::Time()> clock;
+  // How long a writer waits for the root's commit turn (commit_lock.h)
+  // before giving up with Aborted.
+  absl::Duration busy_timeout = kDefaultBusyTimeout;
 };
 
 class Registry {
@@ -101,6 +109,14 @@ class Registry {
   absl::Duration ViewAge() const;
   // Catches up with the writer now (a no-op for the writer).
   absl::Status CatchUp();
+
+  // Waits, at most the busy timeout, for the root's commit turn
+  // (commit_lock.h): one commit at a time across every writer of the root.
+  // The lock file is `commit.lock` beside `lock_path`. Aborted when the
+  // wait times out; FailedPrecondition for a follower.
+  absl::StatusOr<CommitTurn> AwaitCommitTurn();
+  absl::Duration busy_timeout() const;
+  void set_busy_timeout(absl::Duration timeout);
 
   // The root's stage descriptor (JSON whose meaning the engine owns);
   // nullopt when none has been recorded.
@@ -187,6 +203,8 @@ class Registry {
   std::unique_ptr<WriterLock> lock_;  // writer only
   const std::string follower_dir_;    // follower only
   std::unique_ptr<rocksdb::DB> db_;
+  std::unique_ptr<CommitLock> commit_lock_;  // writer only
+  std::atomic<int64_t> busy_timeout_nanos_;
 
   // Serialises the writer's read-check-write sequences.
   absl::Mutex write_mu_;

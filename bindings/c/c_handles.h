@@ -88,6 +88,8 @@ struct lake_db {
   bool follower = false;
   absl::Duration follower_staleness = absl::Seconds(1);
   absl::Mutex tables_mu;
+  // lake_db_set_busy_timeout's; given to the registry when it opens.
+  absl::Duration busy_timeout ABSL_GUARDED_BY(tables_mu) = lake::registry::kDefaultBusyTimeout;
   std::unique_ptr<lake::registry::Registry> registry ABSL_GUARDED_BY(tables_mu);
   std::unique_ptr<lake::table::TableStore> tables ABSL_GUARDED_BY(tables_mu);
   ~lake_db();

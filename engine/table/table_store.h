@@ -16,7 +16,10 @@
 //
 // The append path, in order (each step a failpoint, kTableAppendFailpoints):
 //   1. the caller validated the statement and uploaded every FILE;
-//   2. under the commit lock, once the table is still at the base version
+//   2. under the root's commit turn (registry::Registry::AwaitCommitTurn:
+//      one commit at a time across every writer thread and process, with a
+//      busy timeout) and this store's commit lock, once the table is still
+//      at the base version
 //      (else Aborted, a lost race, and nothing is written): the append
 //      checkpoint is published (<root>/checkpoints/, on by default:
 //      operation id, table, base version, stage identity, batch);
@@ -109,6 +112,10 @@ inline constexpr std::array<std::string_view, 6> kTableAppendFailpoints = {
     "table_append.committed",              // the registry commit is durable
     "table_append.removing_checkpoint",    // just before the checkpoint goes
 };
+
+// What an append builds on: the version read before its uploads (a commit
+// in between is a conflict), or the current one when it commits.
+enum class AppendBase { kRead, kCurrent };
 
 struct TableStoreOptions {
   // Append checkpoints (on by default; off only for hosts that keep their
@@ -238,11 +245,15 @@ class TableStore {
 
   // Steps 2..6 of the append path for a batch whose FILE cells are
   // DataLocations of this stage (already uploaded or checked), prepared
-  // against `table` as read before the uploads. Aborted (VersionConflict)
-  // when another commit won since (found before the checkpoint is written,
-  // or, in a race, by the compare-and-set: the checkpoint is removed then).
+  // against `table` as read before the uploads. With AppendBase::kRead,
+  // Aborted (VersionConflict) when another commit won since (found before
+  // the checkpoint is written). With kCurrent the batch goes on the
+  // version current once the commit turn is held (a plain INSERT: rows
+  // added, nothing read, so a commit in between is no conflict).
+  // Aborted, naming the busy timeout, when the turn was not free in time.
   absl::StatusOr<AppendOutcome> AppendBatch(const registry::TableRecord& table,
-                                            const ColumnBatch& batch);
+                                            const ColumnBatch& batch,
+                                            AppendBase append_base = AppendBase::kRead);
 
   // The rows of `version` (the current one when nullopt), past the
   // fragments `prefilter` rejects. NotFound for a version the table never
@@ -368,8 +379,9 @@ class TableStore {
   absl::Mutex commit_mu_;
   // The manifest of each table's newest version this store committed, by
   // table id: the next commit builds on it without reading and decoding it
-  // again. Valid because only this store (the root's one writer) commits;
-  // an entry is used only when its version is the base a commit names.
+  // again. An entry is used only when its version is the base a commit
+  // names: a version number is never reused, so it is that version's
+  // manifest even when other writers committed in between.
   absl::flat_hash_map<uint64_t, Manifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
   // An append's parallel work (its reference delta, three of its four file
   // writes) and every scan's reads ahead. kPoolThreads covers one append's

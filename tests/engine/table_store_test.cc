@@ -283,6 +283,49 @@ TEST_CASE("tables: two appends racing the CAS from one version: one commits, one
   CHECK(testing::CheckpointFilesExceptSpares(dir.Join("checkpoints")).empty());
 }
 
+TEST_CASE("tables: appends on the current version from one read version both commit, one after the other") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  absl::StatusOr<registry::TableRecord> table =
+      root->tables->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(table);
+  // Both prepared against version 0, uploads done: INSERTs add rows and
+  // read nothing, so the second goes on the first's version.
+  std::vector<table::ColumnBatch> batches;
+  std::vector<std::unique_ptr<Source>> sources;
+  for (int i = 0; i < 2; ++i) {
+    sources.push_back(std::make_unique<Source>(2000, 30 + i));
+    absl::StatusOr<DataLocation> location = root->stage->Upload(sources.back()->source, {});
+    LAKE_REQUIRE_OK(location);
+    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
+    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
+                                     CellValue{*location}}));
+    batches.push_back(std::move(batch));
+  }
+  std::vector<absl::StatusOr<table::AppendOutcome>> outcomes(2, absl::UnknownError("unset"));
+  std::thread a([&] {
+    outcomes[0] = root->tables->AppendBatch(*table, batches[0], table::AppendBase::kCurrent);
+  });
+  std::thread b([&] {
+    outcomes[1] = root->tables->AppendBatch(*table, batches[1], table::AppendBase::kCurrent);
+  });
+  a.join();
+  b.join();
+  LAKE_REQUIRE_OK(outcomes[0]);
+  LAKE_REQUIRE_OK(outcomes[1]);
+  CHECK(std::min(outcomes[0]->version, outcomes[1]->version) == 1);
+  CHECK(std::max(outcomes[0]->version, outcomes[1]->version) == 2);
+  auto rows = root->Rows(kEpisodes);
+  LAKE_REQUIRE_OK(rows);
+  CHECK(rows->size() == 2);
+  // Each version's delta adds its own batch's reference: both are live.
+  auto refs = root->References(kEpisodes);
+  LAKE_REQUIRE_OK(refs);
+  CHECK(refs->size() == 2);
+  CHECK(testing::CheckpointFilesExceptSpares(dir.Join("checkpoints")).empty());
+}
+
 TEST_CASE("tables: compaction merges fragments into one version with the same rows") {
   testing::TempDir dir;
   auto root = OpenRoot(dir.path());

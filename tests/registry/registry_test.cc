@@ -17,6 +17,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/failpoint.h"
+#include "io/file_system.h"
+#include "registry/commit_lock.h"
 #include "registry/registry.h"
 #include "registry/registry_keys.h"
 #include "rocksdb/db.h"
@@ -380,6 +382,66 @@ TEST_CASE("a second writer process is refused, naming the holder's pid") {
                                root.registry_dir(),
                                " is open for writing by another process (pid ", ::getpid(),
                                ")"));
+}
+
+TEST_CASE("the commit turn is one thread's at a time; another waits at most the busy timeout") {
+  Root root;
+  RegistryOptions options;
+  options.busy_timeout = absl::Milliseconds(100);
+  std::unique_ptr<Registry> writer = root.OpenWriter(options);
+  absl::StatusOr<CommitTurn> held = writer->AwaitCommitTurn();
+  LAKE_REQUIRE_OK(held);
+  absl::Status waited = absl::UnknownError("unset");
+  absl::Duration took;
+  std::thread other([&] {
+    absl::Time start = absl::Now();
+    waited = writer->AwaitCommitTurn().status();
+    took = absl::Now() - start;
+  });
+  other.join();
+  CHECK(absl::IsAborted(waited));
+  CHECK(took >= absl::Milliseconds(100));
+  CHECK(waited.message() ==
+        absl::StrCat("the root is busy: another writer held its commit lock ",
+                     root.dir.Join("commit.lock"), " for longer than the 100ms busy timeout"));
+  // Once released, a waiter gets it.
+  writer->set_busy_timeout(absl::Seconds(10));
+  std::thread next([&] { waited = writer->AwaitCommitTurn().status(); });
+  absl::SleepFor(absl::Milliseconds(50));
+  *held = CommitTurn();
+  next.join();
+  LAKE_CHECK_OK(waited);
+}
+
+TEST_CASE("the commit turn is one process's at a time; it is free once its holder dies") {
+  Root root;
+  RegistryOptions options;
+  options.busy_timeout = absl::Milliseconds(100);
+  std::unique_ptr<Registry> writer = root.OpenWriter(options);
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Holds the turn (the same lock file, its own open file) until killed.
+    absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+    if (!fs.ok()) ::_exit(1);
+    CommitLock lock(**fs, root.dir.Join("commit.lock"));
+    absl::StatusOr<CommitTurn> turn = lock.Acquire(absl::Seconds(10));
+    if (!turn.ok()) ::_exit(2);
+    ssize_t ignored = ::write(ready[1], "x", 1);
+    (void)ignored;
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char byte;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  ::close(ready[0]);
+  CHECK(absl::IsAborted(writer->AwaitCommitTurn().status()));
+  ::kill(child, SIGKILL);
+  int wait_status = 0;
+  REQUIRE(::waitpid(child, &wait_status, 0) == child);
+  LAKE_CHECK_OK(writer->AwaitCommitTurn());
 }
 
 // The child's exit status once it opened a writer and then a follower with
