@@ -148,7 +148,10 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
         fs, absl::StrCat(root_dir, "/", std::string(kAppendCheckpointsDir)));
     if (!store.ok()) return store.status();
     checkpoints = std::move(*store);
-    // Only the writer (which holds the root's lock) publishes checkpoints.
+    // Checkpoints are published under the commit turn: holding it, no
+    // writer of the root has a temporary file in flight.
+    absl::StatusOr<registry::CommitTurn> turn = registry.AwaitCommitTurn();
+    if (!turn.ok()) return turn.status();
     if (absl::StatusOr<uint64_t> s = checkpoints->CleanTemporaryFiles(); !s.ok()) {
       return s.status();
     }
