@@ -10,7 +10,7 @@ namespace {
 // The flock is polled: the first retries come quickly (a commit takes a few
 // milliseconds), later ones back off to this bound.
 constexpr absl::Duration kFirstPoll = absl::Microseconds(200);
-constexpr absl::Duration kMaxPoll = absl::Milliseconds(5);
+constexpr absl::Duration kMaxPoll = absl::Milliseconds(1);
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -1053,6 +1054,40 @@ TEST_CASE("reads never wait on a writer: query and table list|describe|versions 
   // The slow INSERT went on the version current when it committed.
   CHECK(after.out == "episode_id\nep-1\nep-3\nep-2\n");
   CHECK(Lake(dir, {"table", "list"}).out.find("robots.episodes\tversion 3\t") == 0);
+}
+
+TEST_CASE("an insert waits for another writer's commit up to --busy-timeout, then exits 4 saying the root is busy") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "robots.episodes", "--column", "episode_id:utf8",
+                     "--column", "video:file"})
+              .exit_code == 0);
+  WriteSource(dir, "ep.mp4", 4000, 38);
+  const std::string insert = "INSERT INTO robots.episodes (episode_id, video) VALUES (?, ?)";
+  // This test holds the root's commit lock, as a writer mid-commit does.
+  int held = open(dir.Join("lake-data/commit.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(held >= 0);
+  REQUIRE(flock(held, LOCK_EX) == 0);
+  Result busy = Lake(dir, {"--busy-timeout", "200", "insert", insert, "--param", "ep-1", "--file",
+                           "ep.mp4"});
+  CHECK(busy.exit_code == 4);
+  CHECK_MESSAGE(busy.err.find("the root is busy") != std::string::npos, busy.err);
+  CHECK(busy.err.find("200ms busy timeout") != std::string::npos);
+  // A writer that waits long enough commits once the lock is released.
+  int unused_stdin = -1;
+  pid_t waiting = StartLake(dir, {"--busy-timeout", "20000", "insert", insert, "--param", "ep-2",
+                                  "--file", "ep.mp4"},
+                            &unused_stdin);
+  usleep(300000);
+  int status = 0;
+  CHECK(waitpid(waiting, &status, WNOHANG) == 0);  // still waiting
+  close(held);
+  close(unused_stdin);
+  REQUIRE(waitpid(waiting, &status, 0) == waiting);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(Lake(dir, {"query", "SELECT episode_id FROM robots.episodes"}).out == "episode_id\nep-2\n");
+  // The flag takes milliseconds.
+  CHECK(Lake(dir, {"--busy-timeout", "soon", "table", "list"}).exit_code == 2);
 }
 
 TEST_CASE("read commands on a root without tables behave as before: list is empty, a query finds no table") {
