@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "cli/exit_status.h"
 #include "cli/input_file.h"
 
@@ -12,7 +14,7 @@ namespace lake::cli {
 std::vector<FlagSpec> GlobalFlags() {
   return {{"--root", "", true},     {"--stage", "", true},
           {"--endpoint", "", true}, {"--region", "", true},
-          {"--path-style", "", false}};
+          {"--path-style", "", false}, {"--busy-timeout", "", true}};
 }
 
 GlobalOptions GlobalOptionsFrom(const ParsedArgs& args) {
@@ -24,6 +26,7 @@ GlobalOptions GlobalOptionsFrom(const ParsedArgs& args) {
   global.endpoint = args.Value("--endpoint");
   global.region = args.Value("--region");
   global.path_style = args.Has("--path-style");
+  global.busy_timeout_ms = args.Value("--busy-timeout");
   return global;
 }
 
@@ -47,8 +50,18 @@ int OpenRoot(const GlobalOptions& global, const std::optional<std::string>& tena
   if (status == LAKE_OK && tenant.has_value()) {
     status = lake_stage_options_set_tenant(opts, tenant->c_str(), &err);
   }
+  uint32_t busy_timeout_ms = kDefaultBusyTimeoutMs;
+  if (global.busy_timeout_ms.has_value() &&
+      !absl::SimpleAtoi(*global.busy_timeout_ms, &busy_timeout_ms)) {
+    lake_stage_options_free(opts);
+    lake_error_free(err);
+    return ReportUsage(absl::StrCat("--busy-timeout takes milliseconds (0 to ", UINT32_MAX,
+                                    "), not \"", *global.busy_timeout_ms, "\""),
+                       "");
+  }
   if (status == LAKE_OK) status = lake_db_open(global.root.c_str(), opts, db, &err);
   lake_stage_options_free(opts);
+  if (status == LAKE_OK) status = lake_db_set_busy_timeout(*db, busy_timeout_ms, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "opening the root " + global.root);
   return kExitOk;
 }

@@ -19,9 +19,16 @@ struct GlobalOptions {
   std::optional<std::string> endpoint;  // --endpoint / AWS_ENDPOINT_URL
   std::optional<std::string> region;    // --region / AWS_REGION
   bool path_style = false;
+  // --busy-timeout MS: how long a table write waits for another writer's
+  // commit (lake_db_set_busy_timeout); kDefaultBusyTimeoutMs without it.
+  std::optional<std::string> busy_timeout_ms;
 };
 
-// --root, --stage, --endpoint, --region, --path-style.
+// A CLI command is usually one of several writers started at once (shell
+// loops, pipeline workers): it waits longer than the library's default.
+inline constexpr uint32_t kDefaultBusyTimeoutMs = 30'000;
+
+// --root, --stage, --endpoint, --region, --path-style, --busy-timeout.
 std::vector<FlagSpec> GlobalFlags();
 GlobalOptions GlobalOptionsFrom(const ParsedArgs& args);
 

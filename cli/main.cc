@@ -43,6 +43,8 @@ constexpr char kUsage[] =
     "                its stage; later flags must agree with it)\n"
     "  --endpoint URL, --region R, --path-style   S3 details (defaults:\n"
     "                $AWS_ENDPOINT_URL, $AWS_REGION, virtual-hosted)\n"
+    "  --busy-timeout MS   how long a table write waits for another writer's\n"
+    "                commit before failing with exit 4 (default 30000)\n"
     "  --help        usage of lake or of a command\n"
     "  --version     print the version\n"
     "\n"
@@ -51,7 +53,7 @@ constexpr char kUsage[] =
 
 bool IsFlagWithValue(const std::string& arg) {
   return arg == "--root" || arg == "--stage" || arg == "--endpoint" ||
-         arg == "--region";
+         arg == "--region" || arg == "--busy-timeout";
 }
 
 }  // namespace

@@ -65,8 +65,8 @@ absl::StatusOr<ParsedArgs> Parse(const std::vector<std::string>& argv, bool quer
   return ParseArgs(argv, flags);
 }
 
-// A query reads the root without its writer lock (OpenRootToRead); an
-// insert writes it.
+// A query reads the root through a follower view, beside any writer
+// (OpenRootToRead); an insert writes it.
 int OpenFor(const ParsedArgs& args, const std::string& command, lake_db** db) {
   GlobalOptions global = GlobalOptionsFrom(args);
   return command == "query" ? OpenRootToRead(global, db) : OpenRoot(global, std::nullopt, db);

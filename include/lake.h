@@ -657,15 +657,21 @@ struct ArrowArrayStream {
  * float64, bool, binary, timestamp (UTC microseconds), file (a DataLocation
  * of the root's stage). Every column may hold nulls.
  *
- * One process at a time may write a root's tables: the first table call of
- * a lake_db opened with lake_db_open takes the root's writer lock (another
- * process's table call then fails with LAKE_CONFLICT naming the holder).
- * Uploads and reads of objects need no lock. A root opened with
- * lake_db_open_follower reads tables without the lock, from a view at most
+ * Any number of lake_db handles, in any processes, may write a root's
+ * tables at once. Uploads and reads need no lock; commits go one at a time:
+ * a table write holds the root's commit lock (<root>/commit.lock) only
+ * around its commit, and a write that finds it held waits for it, at most
+ * the busy timeout (lake_db_set_busy_timeout), then fails with
+ * LAKE_CONFLICT. Concurrent INSERTs into one table never conflict: each
+ * appends on the version current when it commits. (The first writer owns
+ * the root's registry and the others forward their commits to it over
+ * <root>/writer.sock; when it closes or dies, another takes over.) A
+ * writer's reads see every commit made before them. A root opened with
+ * lake_db_open_follower reads tables from a view at most
  * `max_staleness_ms` old. */
 
 /* Opens the root at `dir` (which must exist and have a stage) to read its
- * tables as a follower of the writer process: before each read its view
+ * tables as a follower of its writers: before each read its view
  * catches up when older than max_staleness_ms (0: 1000). Writes through it
  * fail with LAKE_INVALID_ARGUMENT. A root of an unknown format version is
  * LAKE_UNSUPPORTED, as for lake_db_open. Free with lake_db_free. */
@@ -674,6 +680,13 @@ LAKE_API lake_status lake_db_open_follower(const char* dir, uint32_t max_stalene
 /* A follower's view age in microseconds (0 for the writer); -1 if no table
  * call has opened the registry yet. */
 LAKE_API int64_t lake_db_view_age_micros(lake_db* db);
+/* How long a table write of this db (an INSERT's commit, a table creation,
+ * compaction, recovery) waits for another writer's commit to finish before
+ * failing with LAKE_CONFLICT ("the root is busy ..."), as SQLite's busy
+ * timeout. Default 5000 ms; 0 fails at once when another commit is under
+ * way. Applies to calls that start after it returns; thread-safe. */
+LAKE_API lake_status lake_db_set_busy_timeout(lake_db* db, uint32_t busy_timeout_ms,
+                                              lake_error** err);
 
 /* Creates the table "ns.table" with `column_count` columns, each "name:type"
  * (e.g. "video:file"). LAKE_CONFLICT when it exists. */
@@ -764,7 +777,9 @@ LAKE_API lake_status lake_statement_bind_location(lake_statement* stmt, size_t i
  * sees at once. On failure the table's version is unchanged and, unless
  * the error has a pending operation id, the rows will never be appended
  * (running the INSERT again appends them once); LAKE_CONFLICT when another
- * append won the race (the uploads stay unreferenced). An error with a
+ * writer's commit held the root past the busy timeout (the uploads stay
+ * unreferenced). The rows go on the version current when the INSERT
+ * commits: another writer's INSERT in between is no conflict. An error with a
  * pending operation id (lake_error_pending_operation_id; LAKE_IO, not
  * retryable) may still commit: settle it with lake_db_recover, not by
  * running the INSERT again. An append interrupted by a crash after its

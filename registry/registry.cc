@@ -15,6 +15,7 @@
 #include "registry/registry_keys.h"
 #include "registry/rocksdb_info_log.h"
 #include "registry/rocksdb_status.h"
+#include "registry/writer_channel.h"
 #include "registry/writer_lock.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
@@ -116,6 +117,15 @@ std::string LengthPrefix(size_t n) {
   return out;
 }
 
+// The table record an OK reply carries.
+absl::StatusOr<TableRecord> TableOf(const ForwardedReply& reply) {
+  if (!reply.status.ok()) return reply.status;
+  if (!reply.table.has_value()) {
+    return absl::InternalError("the registry's owner answered a write without its table record");
+  }
+  return *reply.table;
+}
+
 absl::Status CheckOperationMatches(uint64_t table_id, const VersionRecord& next,
                                    const AppendOperationRecord& operation) {
   if (absl::Status s = ValidateAppendOperationRecord(operation); !s.ok()) return s;
@@ -136,79 +146,197 @@ absl::StatusOr<std::unique_ptr<Registry>> Registry::Open(const std::string& regi
                                                          RegistryOptions options) {
   absl::StatusOr<io::FileSystem*> fs = FileSystem();
   if (!fs.ok()) return fs.status();
-  rocksdb::DB* db = nullptr;
   absl::Time opening = options.clock ? options.clock() : absl::Now();
-  if (options.read_only) {
-    absl::StatusOr<io::FileInfo> current = (*fs)->Stat(registry_dir + "/CURRENT");
-    if (absl::IsNotFound(current.status())) {
-      return absl::NotFoundError(absl::StrCat("there is no registry at ", registry_dir));
-    }
-    if (!current.ok()) return current.status();
-    absl::StatusOr<std::string> follower_dir = CreateFollowerDir(**fs);
-    if (!follower_dir.ok()) return follower_dir.status();
-    rocksdb::Status opened =
-        rocksdb::DB::OpenAsSecondary(FollowerOptions(*follower_dir), registry_dir,
-                                     *follower_dir, &db);
-    if (!opened.ok()) {
-      RemoveFollowerDir(**fs, *follower_dir);
-      return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir,
-                                                    " read-only"));
-    }
-    return std::unique_ptr<Registry>(
-        new Registry(registry_dir, std::move(options), opening, nullptr, *follower_dir, db));
+  auto registry = std::unique_ptr<Registry>(
+      new Registry(registry_dir, lock_path, std::move(options), opening));
+  if (registry->read_only_) {
+    if (absl::Status s = registry->OpenFollowerView(**fs); !s.ok()) return s;
+    return registry;
   }
-
   if (absl::Status s = io::CreateDirectoriesDurably(**fs, io::ParentPath(lock_path)); !s.ok()) {
     return s;
   }
+  registry->commit_lock_ = std::make_unique<CommitLock>(
+      **fs, io::ParentPath(lock_path) + "/" + std::string(kCommitLockName));
+  // Ownership changes hands only under the commit turn: holding it, a
+  // writer finds either an owner that serves or none (the lock free).
+  absl::StatusOr<CommitTurn> turn = registry->commit_lock_->Acquire(registry->busy_timeout());
+  if (!turn.ok()) return turn.status();
   absl::StatusOr<std::unique_ptr<WriterLock>> lock =
       WriterLock::Acquire(**fs, lock_path, registry_dir);
-  if (!lock.ok()) return lock.status();
-  if (absl::Status s = io::CreateDirectoriesDurably(**fs, registry_dir); !s.ok()) return s;
-  rocksdb::Status opened = rocksdb::DB::Open(WriterOptions(registry_dir), registry_dir, &db);
-  if (!opened.ok()) {
-    return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir));
+  if (lock.ok()) {
+    if (absl::Status s = registry->BecomeOwner(**fs, std::move(*lock)); !s.ok()) return s;
+    return registry;
   }
-  return std::unique_ptr<Registry>(
-      new Registry(registry_dir, std::move(options), opening, std::move(*lock), "", db));
+  if (!absl::IsAborted(lock.status())) return lock.status();
+  // Another process owns the registry: read a view of it, forward writes.
+  if (absl::Status s = registry->OpenFollowerView(**fs); !s.ok()) return s;
+  return registry;
 }
 
-Registry::Registry(std::string registry_dir, RegistryOptions options, absl::Time view_time,
-                   std::unique_ptr<WriterLock> lock, std::string follower_dir, rocksdb::DB* db)
+Registry::Registry(std::string registry_dir, std::string lock_path, RegistryOptions options,
+                   absl::Time view_time)
     : registry_dir_(std::move(registry_dir)),
+      lock_path_(std::move(lock_path)),
+      socket_path_(io::ParentPath(lock_path_) + "/" + std::string(kWriterSocketName)),
       read_only_(options.read_only),
       options_(std::move(options)),
-      lock_(std::move(lock)),
-      follower_dir_(std::move(follower_dir)),
-      db_(db) {
+      busy_timeout_nanos_(absl::ToInt64Nanoseconds(options_.busy_timeout)) {
   absl::MutexLock view_lock(&view_mu_);
   view_time_ = view_time;
 }
 
+absl::Status Registry::OpenFollowerView(io::FileSystem& fs) {
+  absl::StatusOr<io::FileInfo> current = fs.Stat(registry_dir_ + "/CURRENT");
+  if (absl::IsNotFound(current.status())) {
+    return absl::NotFoundError(absl::StrCat("there is no registry at ", registry_dir_));
+  }
+  if (!current.ok()) return current.status();
+  absl::StatusOr<std::string> follower_dir = CreateFollowerDir(fs);
+  if (!follower_dir.ok()) return follower_dir.status();
+  follower_dir_ = *follower_dir;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status opened = rocksdb::DB::OpenAsSecondary(FollowerOptions(follower_dir_),
+                                                        registry_dir_, follower_dir_, &db);
+  if (!opened.ok()) {
+    return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir_, " read-only"));
+  }
+  view_db_.reset(db);
+  return absl::OkStatus();
+}
+
+absl::Status Registry::BecomeOwner(io::FileSystem& fs, std::unique_ptr<WriterLock> lock) {
+  if (absl::Status s = io::CreateDirectoriesDurably(fs, registry_dir_); !s.ok()) return s;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status opened = rocksdb::DB::Open(WriterOptions(registry_dir_), registry_dir_, &db);
+  if (!opened.ok()) return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir_));
+  std::unique_ptr<rocksdb::DB> owned(db);
+  absl::StatusOr<std::unique_ptr<WriterChannelServer>> server = WriterChannelServer::Start(
+      socket_path_, [this](const ForwardedWrite& write) { return RunForwarded(write); });
+  if (!server.ok()) {
+    owned->Close().PermitUncheckedError();
+    return server.status();
+  }
+  lock_ = std::move(lock);
+  owned_db_ = std::move(owned);
+  primary_.store(owned_db_.get(), std::memory_order_release);
+  server_ = std::move(*server);
+  return absl::OkStatus();
+}
+
 Registry::~Registry() {
-  if (db_ != nullptr) db_->Close().PermitUncheckedError();
-  db_.reset();
-  lock_.reset();
+  if (IsOwner()) {
+    // Ownership goes under the commit turn: no writer is between sending a
+    // request and its reply, and the next one finds no owner and takes over.
+    // Past the busy timeout it goes all the same (a writer waiting on a
+    // reply then sees its outcome as unknown).
+    absl::StatusOr<CommitTurn> turn = commit_lock_->Acquire(busy_timeout());
+    server_.reset();
+    primary_.store(nullptr, std::memory_order_release);
+    owned_db_->Close().PermitUncheckedError();
+    owned_db_.reset();
+    lock_.reset();
+  }
+  if (view_db_ != nullptr) view_db_->Close().PermitUncheckedError();
+  view_db_.reset();
   if (!follower_dir_.empty()) {
     absl::StatusOr<io::FileSystem*> fs = FileSystem();
     if (fs.ok()) RemoveFollowerDir(**fs, follower_dir_);
   }
 }
 
+bool Registry::IsOwner() const { return primary_.load(std::memory_order_acquire) != nullptr; }
+
+rocksdb::DB* Registry::ReadDb() const {
+  rocksdb::DB* primary = primary_.load(std::memory_order_acquire);
+  return primary != nullptr ? primary : view_db_.get();
+}
+
+absl::StatusOr<std::optional<ForwardedReply>> Registry::Forward(const ForwardedWrite& write) {
+  std::optional<CommitTurn> turn;
+  if (!commit_lock_->HeldByThisThread()) {
+    absl::StatusOr<CommitTurn> taken = commit_lock_->Acquire(busy_timeout());
+    if (!taken.ok()) return taken.status();
+    turn = std::move(*taken);
+  }
+  if (IsOwner()) return std::optional<ForwardedReply>();  // another thread took over
+  absl::StatusOr<ForwardedReply> reply = ForwardToOwner(socket_path_, write);
+  if (reply.ok()) return std::optional<ForwardedReply>(std::move(*reply));
+  if (!absl::IsUnavailable(reply.status())) return reply.status();
+  // Nobody listens: the owner died (an owner that exits hands over under
+  // the turn, which this writer holds). The writer lock died with it.
+  absl::StatusOr<io::FileSystem*> fs = FileSystem();
+  if (!fs.ok()) return fs.status();
+  absl::StatusOr<std::unique_ptr<WriterLock>> lock =
+      WriterLock::Acquire(**fs, lock_path_, registry_dir_);
+  if (!lock.ok()) {
+    return absl::UnavailableError(absl::StrCat(reply.status().message(),
+                                               "; taking it over failed: ",
+                                               lock.status().message()));
+  }
+  if (absl::Status s = BecomeOwner(**fs, std::move(*lock)); !s.ok()) return s;
+  return std::optional<ForwardedReply>();
+}
+
+ForwardedReply Registry::RunForwarded(const ForwardedWrite& write) {
+  ForwardedReply reply;
+  switch (write.kind) {
+    case ForwardedKind::kPutStageDescriptor:
+      reply.status = PutStageDescriptorIfAbsent(write.text);
+      break;
+    case ForwardedKind::kCreateNamespace:
+      reply.status = CreateNamespace(write.text);
+      break;
+    case ForwardedKind::kCreateTable: {
+      absl::StatusOr<TableRecord> table = CreateTable(write.name, write.schema);
+      reply.status = table.status();
+      if (table.ok()) reply.table = std::move(*table);
+      break;
+    }
+    case ForwardedKind::kDropTable: {
+      absl::StatusOr<DroppedTableRecord> dropped = DropTable(write.name);
+      reply.status = dropped.status();
+      if (dropped.ok()) reply.dropped = std::move(*dropped);
+      break;
+    }
+    case ForwardedKind::kCommitVersion: {
+      absl::StatusOr<TableRecord> table = CommitVersion(
+          write.table_id, write.expected_current_version, write.next, write.operation);
+      reply.status = table.status();
+      if (table.ok()) reply.table = std::move(*table);
+      break;
+    }
+  }
+  return reply;
+}
+
+absl::StatusOr<CommitTurn> Registry::AwaitCommitTurn() {
+  if (absl::Status s = RefuseIfReadOnly("a commit"); !s.ok()) return s;
+  return commit_lock_->Acquire(busy_timeout());
+}
+
+absl::Duration Registry::busy_timeout() const {
+  return absl::Nanoseconds(busy_timeout_nanos_.load(std::memory_order_relaxed));
+}
+
+void Registry::set_busy_timeout(absl::Duration timeout) {
+  busy_timeout_nanos_.store(absl::ToInt64Nanoseconds(timeout), std::memory_order_relaxed);
+}
+
 absl::Time Registry::Now() const { return options_.clock ? options_.clock() : absl::Now(); }
 
 absl::Duration Registry::ViewAge() const {
-  if (!read_only_) return absl::ZeroDuration();
+  if (IsOwner()) return absl::ZeroDuration();
   absl::MutexLock lock(&view_mu_);
   return Now() - view_time_;
 }
 
 absl::Status Registry::CatchUp() {
-  if (!read_only_) return absl::OkStatus();
+  if (IsOwner()) return absl::OkStatus();
   absl::MutexLock serial(&catch_up_mu_);
   // The view is at least as new as the moment the catch-up began.
   absl::Time began = Now();
-  rocksdb::Status caught_up = db_->TryCatchUpWithPrimary();
+  rocksdb::Status caught_up = view_db_->TryCatchUpWithPrimary();
   if (!caught_up.ok()) {
     return FromRocksDbStatus(caught_up, absl::StrCat("catch up with registry ", registry_dir_));
   }
@@ -218,7 +346,10 @@ absl::Status Registry::CatchUp() {
 }
 
 absl::Status Registry::PrepareRead() {
-  if (!read_only_ || ViewAge() <= options_.follower_max_staleness) return absl::OkStatus();
+  if (IsOwner()) return absl::OkStatus();
+  // A writer that forwards its writes reads what it (or anyone) committed:
+  // its view catches up before every read.
+  if (read_only_ && ViewAge() <= options_.follower_max_staleness) return absl::OkStatus();
   return CatchUp();
 }
 
@@ -231,7 +362,7 @@ absl::Status Registry::RefuseIfReadOnly(const char* operation) const {
 
 absl::StatusOr<std::optional<std::string>> Registry::ReadValue(const std::string& key) {
   std::string value;
-  rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), key, &value);
+  rocksdb::Status got = ReadDb()->Get(rocksdb::ReadOptions(), key, &value);
   if (got.IsNotFound()) return std::nullopt;
   if (!got.ok()) return FromRocksDbStatus(got, absl::StrCat("read registry key ", key));
   return value;
@@ -240,7 +371,7 @@ absl::StatusOr<std::optional<std::string>> Registry::ReadValue(const std::string
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Registry::ScanPrefix(
     const std::string& prefix) {
   std::vector<std::pair<std::string, std::string>> out;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  std::unique_ptr<rocksdb::Iterator> it(ReadDb()->NewIterator(rocksdb::ReadOptions()));
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     out.emplace_back(it->key().ToString(), it->value().ToString());
   }
@@ -253,7 +384,7 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Registry::ScanP
 absl::Status Registry::WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what) {
   rocksdb::WriteOptions write_options;
   write_options.sync = true;
-  return FromRocksDbStatus(db_->Write(write_options, &batch),
+  return FromRocksDbStatus(owned_db_->Write(write_options, &batch),
                            absl::StrCat(what, " in registry ", registry_dir_));
 }
 
@@ -315,6 +446,14 @@ absl::StatusOr<std::optional<std::string>> Registry::GetStageDescriptor() {
 absl::Status Registry::PutStageDescriptorIfAbsent(const std::string& descriptor_json) {
   if (absl::Status s = RefuseIfReadOnly("recording the stage descriptor"); !s.ok()) return s;
   if (absl::Status s = ValidateStageDescriptorJson(descriptor_json); !s.ok()) return s;
+  if (!IsOwner()) {
+    ForwardedWrite write;
+    write.kind = ForwardedKind::kPutStageDescriptor;
+    write.text = descriptor_json;
+    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+    if (!forwarded.ok()) return forwarded.status();
+    if (forwarded->has_value()) return (*forwarded)->status;
+  }
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<std::string>> present = GetStageDescriptor();
   if (!present.ok()) return present.status();
@@ -332,6 +471,14 @@ absl::Status Registry::PutStageDescriptorIfAbsent(const std::string& descriptor_
 absl::Status Registry::CreateNamespace(const std::string& name) {
   if (absl::Status s = RefuseIfReadOnly("creating a namespace"); !s.ok()) return s;
   if (absl::Status s = table::ValidateIdentifier(name, "namespace"); !s.ok()) return s;
+  if (!IsOwner()) {
+    ForwardedWrite write;
+    write.kind = ForwardedKind::kCreateNamespace;
+    write.text = name;
+    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+    if (!forwarded.ok()) return forwarded.status();
+    if (forwarded->has_value()) return (*forwarded)->status;
+  }
   absl::MutexLock serial(&write_mu_);
   std::string key = NamespaceKey(name);
   absl::StatusOr<std::optional<std::string>> present = ReadValue(key);
@@ -364,6 +511,15 @@ absl::StatusOr<TableRecord> Registry::CreateTable(const table::TableName& name,
   if (absl::Status s = RefuseIfReadOnly("creating a table"); !s.ok()) return s;
   if (absl::Status s = ValidateTableName(name); !s.ok()) return s;
   if (absl::Status s = table::ValidateSchema(schema); !s.ok()) return s;
+  if (!IsOwner()) {
+    ForwardedWrite write;
+    write.kind = ForwardedKind::kCreateTable;
+    write.name = name;
+    write.schema = schema;
+    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+    if (!forwarded.ok()) return forwarded.status();
+    if (forwarded->has_value()) return TableOf(**forwarded);
+  }
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> present = ReadTable(name);
   if (!present.ok()) return present.status();
@@ -492,6 +648,19 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
   if (operation.has_value()) {
     if (absl::Status s = CheckOperationMatches(table_id, next, *operation); !s.ok()) return s;
   }
+  if (!IsOwner()) {
+    ForwardedWrite write;
+    write.kind = ForwardedKind::kCommitVersion;
+    write.table_id = table_id;
+    write.expected_current_version = expected_current_version;
+    write.next = next;
+    write.operation = operation;
+    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+    // Lost after it was sent: the owner may have committed it.
+    if (absl::IsUnknown(forwarded.status())) return CommitOutcomeUnknownError(forwarded.status());
+    if (!forwarded.ok()) return forwarded.status();
+    if (forwarded->has_value()) return TableOf(**forwarded);
+  }
 
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
@@ -530,6 +699,20 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
 absl::StatusOr<DroppedTableRecord> Registry::DropTable(const table::TableName& name) {
   if (absl::Status s = RefuseIfReadOnly("dropping a table"); !s.ok()) return s;
   if (absl::Status s = ValidateTableName(name); !s.ok()) return s;
+  if (!IsOwner()) {
+    ForwardedWrite write;
+    write.kind = ForwardedKind::kDropTable;
+    write.name = name;
+    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+    if (!forwarded.ok()) return forwarded.status();
+    if (forwarded->has_value()) {
+      if (!(*forwarded)->status.ok()) return (*forwarded)->status;
+      if (!(*forwarded)->dropped.has_value()) {
+        return absl::InternalError("the registry's owner answered a drop without its record");
+      }
+      return *(*forwarded)->dropped;
+    }
+  }
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> present = ReadTable(name);
   if (!present.ok()) return present.status();

@@ -8,14 +8,25 @@
 // replayed append converges instead of committing twice. Keys are described
 // in registry_keys.h, values in registry_records.h.
 //
-// Writers and followers. One process at a time opens a root's registry for
-// writing: it holds an exclusive flock on `lock_path` (writer_lock.h) for
-// the life of the Registry; a second writer, in this process or another,
-// gets Aborted naming the holder's pid. Any number of processes may open it
-// read-only as followers (a RocksDB secondary instance): a follower's view
-// is as of its last catch-up with the writer, and before each read it
-// catches up if that view is older than `follower_max_staleness`. A
-// follower refuses writes with FailedPrecondition.
+// Writers and followers. Any number of Registries, in any processes, may
+// open a root's registry for writing. One of them at a time owns its
+// RocksDB: it holds an exclusive flock on `lock_path` (writer_lock.h) and
+// serves the others' writes on <dir of lock_path>/writer.sock
+// (writer_channel.h). The others read through a RocksDB secondary instance
+// that catches up before every read, and forward each write to the owner
+// (writer_channel_format.h) under the root's commit turn (commit_lock.h),
+// so a write is always run by the one process that may write RocksDB.
+// Ownership changes hands only under the commit turn: the first writer to
+// open takes it; an owner that closes hands it over; when an owner died,
+// the next writer to forward finds nothing listening and takes it over
+// (its lock died with it). A forwarded commit whose connection is lost
+// after it was sent may have been committed: CommitOutcomeUnknown, as for
+// a failed synced write. Any number of processes may also open the
+// registry read-only as followers (a RocksDB secondary instance): a
+// follower's view is as of its last catch-up with the owner, and before
+// each read it catches up if that view is older than
+// `follower_max_staleness`. A follower refuses writes with
+// FailedPrecondition.
 //
 // Invariants (kept by the writer, which serialises every write):
 //   - table ids are allocated from a counter starting at 1, never reused;
@@ -28,11 +39,12 @@
 //     one synced write batch; its version records are kept.
 //
 // Thread safety: every method may be called from any thread at once.
-// Destroying the Registry releases the lock; a crashed writer's lock dies
-// with its process.
+// Destroying the owner hands ownership over (under the commit turn, waiting
+// at most the busy timeout); a crashed owner's lock dies with its process.
 #ifndef LAKE_REGISTRY_REGISTRY_H_
 #define LAKE_REGISTRY_REGISTRY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -47,9 +59,12 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "io/file_system.h"
 #include "schema/table_schema.h"
 #include "registry/commit_errors.h"
+#include "registry/commit_lock.h"
 #include "registry/registry_records.h"
+#include "registry/writer_channel_format.h"
 
 namespace rocksdb {
 class DB;
@@ -59,6 +74,10 @@ class WriteBatch;
 namespace lake::registry {
 
 class WriterLock;
+class WriterChannelServer;
+
+// The commit lock's file, in the directory of the writer lock.
+inline constexpr std::string_view kCommitLockName = "commit.lock";
 
 // The failpoint (base/failpoint.h) a commit passes once its synced write
 // returned OK: an error injected there stands for a synced write that
@@ -75,14 +94,18 @@ struct RegistryOptions {
   // The time used for staleness and for created_unix_micros of new
   // namespaces and tables; absl::Now when empty (tests inject a fake).
   std::function<absl::Time()> clock;
+  // How long a writer waits for the root's commit turn (commit_lock.h)
+  // before giving up with Aborted.
+  absl::Duration busy_timeout = kDefaultBusyTimeout;
 };
 
 class Registry {
  public:
   // Opens the registry at `registry_dir`.
-  // Writer: takes the lock at `lock_path` (creating its directory and the
-  // registry directory as needed): Aborted "<registry_dir> is open for
-  // writing by another process (pid N)" when it is held.
+  // Writer: under the commit turn (Aborted when it is not free within the
+  // busy timeout), takes the lock at `lock_path` and owns the registry
+  // (creating the lock's directory and the registry directory as needed),
+  // or, when another Registry holds the lock, opens a view and forwards.
   // Follower: NotFound when `registry_dir` holds no registry; it keeps its
   // private RocksDB files in a fresh directory under $TMPDIR (default /tmp),
   // removed when the Registry is destroyed; `lock_path` is not used.
@@ -90,19 +113,30 @@ class Registry {
                                                         const std::string& lock_path,
                                                         RegistryOptions options = {});
 
-  // Closes RocksDB, then releases the lock (writer) or removes the private
-  // directory (follower).
+  // An owner hands over (above), closes RocksDB and releases the lock; a
+  // view's private directory is removed.
   ~Registry();
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
   bool read_only() const { return read_only_; }
+  // Whether this Registry owns the root's RocksDB now (a writer that does
+  // not forwards its writes to the one that does).
+  bool IsOwner() const;
 
   // How old the view is: the time since the follower's last catch-up began
-  // (zero for the writer).
+  // (zero for the owner).
   absl::Duration ViewAge() const;
-  // Catches up with the writer now (a no-op for the writer).
+  // Catches up with the owner now (a no-op for the owner).
   absl::Status CatchUp();
+
+  // Waits, at most the busy timeout, for the root's commit turn
+  // (commit_lock.h): one commit at a time across every writer of the root.
+  // The lock file is `commit.lock` beside `lock_path`. Aborted when the
+  // wait times out; FailedPrecondition for a follower.
+  absl::StatusOr<CommitTurn> AwaitCommitTurn();
+  absl::Duration busy_timeout() const;
+  void set_busy_timeout(absl::Duration timeout);
 
   // The root's stage descriptor (JSON whose meaning the engine owns);
   // nullopt when none has been recorded.
@@ -177,9 +211,25 @@ class Registry {
   absl::StatusOr<std::string> Fingerprint();
 
  private:
-  // `view_time`: when the opening of `db` began.
-  Registry(std::string registry_dir, RegistryOptions options, absl::Time view_time,
-           std::unique_ptr<WriterLock> lock, std::string follower_dir, rocksdb::DB* db);
+  // `view_time`: when the opening began.
+  Registry(std::string registry_dir, std::string lock_path, RegistryOptions options,
+           absl::Time view_time);
+
+  // Opens the secondary instance reads go through until this Registry owns
+  // the registry (a follower's, or a writer's that forwards).
+  absl::Status OpenFollowerView(io::FileSystem& fs);
+  // Under the commit turn, holding `lock`: opens RocksDB as its one writer
+  // and serves the other writers' forwarded writes.
+  absl::Status BecomeOwner(io::FileSystem& fs, std::unique_ptr<WriterLock> lock);
+  // The DB reads go through: the owned one, else the view.
+  rocksdb::DB* ReadDb() const;
+  // Sends `write` to the owner under the commit turn (taking it unless this
+  // thread holds it). nullopt when this Registry owns the registry instead
+  // (it took it over from a dead owner, or another thread of it did): the
+  // caller then runs the write itself.
+  absl::StatusOr<std::optional<ForwardedReply>> Forward(const ForwardedWrite& write);
+  // The owner's side: runs a forwarded write through the methods above.
+  ForwardedReply RunForwarded(const ForwardedWrite& write);
 
   absl::Time Now() const;
   absl::Status RefuseIfReadOnly(const char* operation) const;
@@ -199,11 +249,21 @@ class Registry {
   absl::Status WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what);
 
   const std::string registry_dir_;
+  const std::string lock_path_;
+  const std::string socket_path_;
   const bool read_only_;
   const RegistryOptions options_;
-  std::unique_ptr<WriterLock> lock_;  // writer only
-  const std::string follower_dir_;    // follower only
-  std::unique_ptr<rocksdb::DB> db_;
+  std::atomic<int64_t> busy_timeout_nanos_;
+  std::unique_ptr<CommitLock> commit_lock_;  // writers only
+  // A view's (follower, or writer before it owns): set at Open.
+  std::string follower_dir_;
+  std::unique_ptr<rocksdb::DB> view_db_;
+  // The owner's, set once (at Open or on a takeover, under the commit
+  // turn); owned_db_ is published to readers through primary_.
+  std::unique_ptr<WriterLock> lock_;
+  std::unique_ptr<rocksdb::DB> owned_db_;
+  std::atomic<rocksdb::DB*> primary_{nullptr};
+  std::unique_ptr<WriterChannelServer> server_;
 
   // Serialises the writer's read-check-write sequences.
   absl::Mutex write_mu_;

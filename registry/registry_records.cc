@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/hex.h"
+#include "registry/record_fields.h"
 
 namespace lake::registry {
 namespace {
@@ -37,23 +38,11 @@ void Digest(std::string_view bytes, unsigned char out[SHA256_DIGEST_LENGTH]) {
 }
 
 // Builds one value: header, body fields, then the digest.
-class ValueWriter {
+class ValueWriter : public FieldWriter {
  public:
   explicit ValueWriter(RecordKind kind) {
-    out_.push_back(static_cast<char>(kRecordFormatVersion));
-    out_.push_back(static_cast<char>(kind));
-  }
-  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void U32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  }
-  void U64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  }
-  void I64(int64_t v) { U64(static_cast<uint64_t>(v)); }
-  void Str(std::string_view s) {
-    U32(static_cast<uint32_t>(s.size()));
-    out_.append(s.data(), s.size());
+    U8(kRecordFormatVersion);
+    U8(static_cast<uint8_t>(kind));
   }
   std::string Finish() && {
     unsigned char digest[SHA256_DIGEST_LENGTH];
@@ -61,14 +50,11 @@ class ValueWriter {
     out_.append(reinterpret_cast<const char*>(digest), kDigestBytes);
     return std::move(out_);
   }
-
- private:
-  std::string out_;
 };
 
 // Reads one value's body after Open() has checked its frame. Every read
 // fails (returns false) rather than run past the end.
-class ValueReader {
+class ValueReader : public FieldReader {
  public:
   // Checks the format version, digest and kind; positions at the body.
   static absl::StatusOr<ValueReader> Open(std::string_view value, RecordKind kind) {
@@ -92,77 +78,20 @@ class ValueReader {
     return ValueReader(kind, framed.substr(kHeaderBytes));
   }
 
-  bool U8(uint8_t* v) {
-    if (rest_.empty()) return false;
-    *v = static_cast<uint8_t>(rest_[0]);
-    rest_.remove_prefix(1);
-    return true;
-  }
-  bool U32(uint32_t* v) {
-    if (rest_.size() < 4) return false;
-    *v = 0;
-    for (int i = 0; i < 4; ++i) *v |= uint32_t{static_cast<uint8_t>(rest_[i])} << (8 * i);
-    rest_.remove_prefix(4);
-    return true;
-  }
-  bool U64(uint64_t* v) {
-    if (rest_.size() < 8) return false;
-    *v = 0;
-    for (int i = 0; i < 8; ++i) *v |= uint64_t{static_cast<uint8_t>(rest_[i])} << (8 * i);
-    rest_.remove_prefix(8);
-    return true;
-  }
-  bool I64(int64_t* v) {
-    uint64_t u = 0;
-    if (!U64(&u)) return false;
-    *v = static_cast<int64_t>(u);
-    return true;
-  }
-  bool Str(std::string* s, size_t max_bytes) {
-    uint32_t len = 0;
-    if (!U32(&len) || len > max_bytes || len > rest_.size()) return false;
-    s->assign(rest_.data(), len);
-    rest_.remove_prefix(len);
-    return true;
-  }
   // The verdict once every field has been read: a failed read or bytes
   // left over are damage; otherwise `content` (a validation) decides.
   absl::Status Finish(bool read_ok, const absl::Status& content) const {
     if (!read_ok) return Damaged(kind_, "its body is short or a length is out of range");
-    if (!rest_.empty()) return Damaged(kind_, "bytes follow its body");
+    if (!empty()) return Damaged(kind_, "bytes follow its body");
     if (!content.ok()) return Damaged(kind_, content.message());
     return absl::OkStatus();
   }
 
  private:
-  ValueReader(RecordKind kind, std::string_view body) : kind_(kind), rest_(body) {}
+  ValueReader(RecordKind kind, std::string_view body) : FieldReader(body), kind_(kind) {}
 
   RecordKind kind_;
-  std::string_view rest_;
 };
-
-void WriteSchema(ValueWriter& w, const table::Schema& schema) {
-  w.U32(static_cast<uint32_t>(schema.columns.size()));
-  for (const table::ColumnSpec& column : schema.columns) {
-    w.Str(column.name);
-    w.U8(static_cast<uint8_t>(column.type));
-  }
-}
-
-bool ReadSchema(ValueReader& r, table::Schema* schema) {
-  uint32_t count = 0;
-  if (!r.U32(&count) || count > table::kMaxColumns) return false;
-  schema->columns.resize(count);
-  for (table::ColumnSpec& column : schema->columns) {
-    uint8_t code = 0;
-    if (!r.Str(&column.name, table::kMaxIdentifierBytes) || !r.U8(&code) ||
-        !table::IsKnownColumnType(code)) {
-      return false;
-    }
-    column.type = static_cast<table::ColumnType>(code);
-  }
-  return true;
-}
 
 absl::Status ValidateTableName(const table::TableName& name) {
   if (absl::Status s = table::ValidateIdentifier(name.ns, "namespace"); !s.ok()) return s;
@@ -267,7 +196,7 @@ void WriteTableBody(ValueWriter& w, const TableRecord& record) {
   w.U64(record.table_id);
   w.Str(record.name.ns);
   w.Str(record.name.table);
-  WriteSchema(w, record.schema);
+  w.Schema(record.schema);
   w.U64(record.current_version);
   w.Str(record.manifest_path);
   w.I64(record.created_unix_micros);
@@ -276,7 +205,7 @@ void WriteTableBody(ValueWriter& w, const TableRecord& record) {
 bool ReadTableBody(ValueReader& r, TableRecord* record) {
   return r.U64(&record->table_id) && r.Str(&record->name.ns, table::kMaxIdentifierBytes) &&
          r.Str(&record->name.table, table::kMaxIdentifierBytes) &&
-         ReadSchema(r, &record->schema) && r.U64(&record->current_version) &&
+         r.Schema(&record->schema) && r.U64(&record->current_version) &&
          r.Str(&record->manifest_path, kMaxManifestPathBytes) &&
          r.I64(&record->created_unix_micros);
 }

@@ -88,6 +88,8 @@ struct lake_db {
   bool follower = false;
   absl::Duration follower_staleness = absl::Seconds(1);
   absl::Mutex tables_mu;
+  // lake_db_set_busy_timeout's; given to the registry when it opens.
+  absl::Duration busy_timeout ABSL_GUARDED_BY(tables_mu) = lake::registry::kDefaultBusyTimeout;
   std::unique_ptr<lake::registry::Registry> registry ABSL_GUARDED_BY(tables_mu);
   std::unique_ptr<lake::table::TableStore> tables ABSL_GUARDED_BY(tables_mu);
   ~lake_db();
@@ -113,8 +115,8 @@ lake_location* NewLocation(DataLocation location);
 
 // The upload options a lake_upload_options (may be NULL) gives.
 UploadOptions ToUploadOptions(const lake_upload_options* opts);
-// The table store of `db`, opened on first use (the writer's lock, or a
-// follower's view). The db owns it.
+// The table store of `db`, opened on first use (a writer: the registry's
+// owner or one that forwards to it; or a follower's view). The db owns it.
 absl::StatusOr<table::TableStore*> TablesOf(lake_db* db);
 // A malloc'd copy of `text` for the caller to lake_string_free.
 char* CopyString(const std::string& text);

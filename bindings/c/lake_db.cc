@@ -14,7 +14,7 @@ lake_db::~lake_db() {
   {
     absl::MutexLock lock(&tables_mu);
     tables.reset();
-    registry.reset();  // releases the writer lock
+    registry.reset();  // an owner hands the registry over
   }
   lake_stage_free(stage);
 }

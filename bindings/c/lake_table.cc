@@ -45,6 +45,7 @@ absl::StatusOr<table::TableStore*> TablesOf(lake_db* db) {
   registry::RegistryOptions options;
   options.read_only = db->follower;
   options.follower_max_staleness = db->follower_staleness;
+  options.busy_timeout = db->busy_timeout;
   absl::StatusOr<std::unique_ptr<registry::Registry>> opened = registry::Registry::Open(
       absl::StrCat(db->root, "/", std::string(kRegistryDir)),
       absl::StrCat(db->root, "/", std::string(kWriterLock)), options);
@@ -151,6 +152,16 @@ int64_t lake_db_view_age_micros(lake_db* db) {
   absl::MutexLock lock(&db->tables_mu);
   if (!db->registry) return -1;
   return absl::ToInt64Microseconds(db->registry->ViewAge());
+}
+
+lake_status lake_db_set_busy_timeout(lake_db* db, uint32_t busy_timeout_ms, lake_error** err) {
+  return Guarded(err, [&] {
+    if (db == nullptr) return NullArgument("db", err);
+    absl::MutexLock lock(&db->tables_mu);
+    db->busy_timeout = absl::Milliseconds(busy_timeout_ms);
+    if (db->registry) db->registry->set_busy_timeout(db->busy_timeout);
+    return LAKE_OK;
+  });
 }
 
 lake_status lake_table_create(lake_db* db, const char* table, const char* const* columns,

@@ -252,7 +252,9 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
       if (absl::Status s = tables_.stage().CheckExisting(*location); !s.ok()) return s;
     }
   }
-  return tables_.AppendBatch(*table, *rows);
+  // An INSERT only adds rows: it goes on whatever version is current when
+  // it commits, so concurrent INSERTs wait for each other, never conflict.
+  return tables_.AppendBatch(*table, *rows, table::AppendBase::kCurrent);
 }
 
 absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {

@@ -143,12 +143,19 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
                                                              std::string stage_identity,
                                                              TableStoreOptions options) {
   std::optional<AppendCheckpointStore> checkpoints;
+  // A writer tidies up under the commit turn: holding it, no writer of the
+  // root has a checkpoint's temporary file in flight or a drop half done.
+  registry::CommitTurn turn;
+  if (!registry.read_only()) {
+    absl::StatusOr<registry::CommitTurn> taken = registry.AwaitCommitTurn();
+    if (!taken.ok()) return taken.status();
+    turn = std::move(*taken);
+  }
   if (options.append_checkpoints && !registry.read_only()) {
     absl::StatusOr<AppendCheckpointStore> store = AppendCheckpointStore::Open(
         fs, absl::StrCat(root_dir, "/", std::string(kAppendCheckpointsDir)));
     if (!store.ok()) return store.status();
     checkpoints = std::move(*store);
-    // Only the writer (which holds the root's lock) publishes checkpoints.
     if (absl::StatusOr<uint64_t> s = checkpoints->CleanTemporaryFiles(); !s.ok()) {
       return s.status();
     }
@@ -211,6 +218,8 @@ absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& n
   if (absl::Status s = ValidateSchema(schema); !s.ok()) return s;
   {
     // A dropped table's directory still under this name moves away first.
+    absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+    if (!turn.ok()) return turn.status();
     absl::MutexLock lock(&commit_mu_);
     if (absl::Status s = FinishDropsLocked(); !s.ok()) return s;
   }
@@ -226,6 +235,10 @@ absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& n
 }
 
 absl::StatusOr<registry::DroppedTableRecord> TableStore::DropTable(const TableName& name) {
+  // One commit at a time across the root's writers: no append of any of
+  // them is committing to the table while its directory moves.
+  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
   if (absl::Status s = FinishDropsLocked(); !s.ok()) return s;
   absl::StatusOr<registry::DroppedTableRecord> dropped = registry_.DropTable(name);
@@ -472,7 +485,8 @@ void TableStore::RemoveCheckpoint(const std::string& operation_id) {
 }
 
 absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecord& table,
-                                                      const ColumnBatch& batch) {
+                                                      const ColumnBatch& batch,
+                                                      AppendBase append_base) {
   if (registry_.read_only()) {
     return absl::FailedPreconditionError("this root is open read-only: appends need the writer");
   }
@@ -525,10 +539,34 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
     // this batch references).
     absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
     if (!hold.ok()) return hold.status();
+    // One commit at a time across the root's writers, waiting at most the
+    // busy timeout.
+    absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+    if (!turn.ok()) return turn.status();
     absl::MutexLock lock(&commit_mu_);
+    uint64_t commit_base = base;
+    if (append_base == AppendBase::kCurrent) {
+      // Rows added, nothing read: the batch goes on whatever version is
+      // current now, and its delta (the batch's own references) names it.
+      absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
+      if (!current.ok()) return current.status();
+      if (!(current->name == table.name) || !(current->schema == table.schema)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            table.name.ToString(), " changed (dropped, created again) since the append began"));
+      }
+      commit_base = current->current_version;
+      if (commit_base != base) {
+        absl::StatusOr<EncodedReferenceDelta> rebased =
+            EncodeBatchReferenceDelta(table.table_id, commit_base, commit_base + 1, table.schema,
+                                      absl::MakeConstSpan(&batch, 1));
+        if (!rebased.ok()) return rebased.status();
+        encoded_delta = std::move(*rebased);
+        if (checkpoint) checkpoint->base_version = commit_base;
+      }
+    }
     // A failure comes back settled: the checkpoint withdrawn, or kept
     // behind a PendingOperationError.
-    outcome = CommitAppendLocked(table, base, operation_id, batch, fragment, batch_sha256,
+    outcome = CommitAppendLocked(table, commit_base, operation_id, batch, fragment, batch_sha256,
                                  std::move(*encoded_delta), checkpoint ? &*checkpoint : nullptr);
   }
   if (!outcome.ok()) return outcome.status();
@@ -621,6 +659,8 @@ absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName
   {
     absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
     if (!hold.ok()) return hold.status();
+    absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+    if (!turn.ok()) return turn.status();
     absl::MutexLock lock(&commit_mu_);
     committed = CommitVersionLocked(*table, table->current_version, next);
   }
@@ -845,8 +885,15 @@ absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
                                             hold.status().ToString()});
           return;
         }
-        // The commit lock: no append of this store is between publishing
-        // and settling this checkpoint meanwhile.
+        // The commit turn: no append of any writer of the root is between
+        // publishing and settling this checkpoint meanwhile.
+        absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+        if (!turn.ok()) {
+          results.push_back(RecoveredAppend{entry.operation_id, "",
+                                            RecoveredAppend::Result::kFailed, 0,
+                                            turn.status().ToString()});
+          return;
+        }
         absl::MutexLock lock(&commit_mu_);
         std::optional<RecoveredAppend> recovered =
             RecoverOneLocked(entry.operation_id, *retention);
@@ -866,6 +913,8 @@ absl::StatusOr<std::string> TableStore::DiscardPendingAppend(const std::string& 
     return absl::NotFoundError(
         absl::StrCat("no pending append checkpoint ", operation_id, ": checkpoints are off"));
   }
+  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
   return checkpoints_->Discard(operation_id);
 }

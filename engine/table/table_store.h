@@ -19,7 +19,10 @@
 //
 // The append path, in order (each step a failpoint, kTableAppendFailpoints):
 //   1. the caller validated the statement and uploaded every FILE;
-//   2. under the commit lock, once the table is still at the base version
+//   2. under the root's commit turn (registry::Registry::AwaitCommitTurn:
+//      one commit at a time across every writer thread and process, with a
+//      busy timeout) and this store's commit lock, once the table is still
+//      at the base version
 //      (else Aborted, a lost race, and nothing is written): the append
 //      checkpoint is published (<root>/checkpoints/, on by default:
 //      operation id, table, base version, stage identity, batch);
@@ -129,6 +132,10 @@ inline constexpr std::array<std::string_view, 2> kTableDropFailpoints = {
     "table_drop.committed",  // the registry dropped it; the directory not moved
     "table_drop.moved",      // the directory moved, durably
 };
+
+// What an append builds on: the version read before its uploads (a commit
+// in between is a conflict), or the current one when it commits.
+enum class AppendBase { kRead, kCurrent };
 
 struct TableStoreOptions {
   // Append checkpoints (on by default; off only for hosts that keep their
@@ -253,8 +260,8 @@ class TableStore {
 
   // Finishes the move of a dropped table of the same name first (below).
   absl::StatusOr<registry::TableRecord> CreateTable(const TableName& name, const Schema& schema);
-  // Drops the table. Under the commit lock (no append of this store is
-  // between its first table file and its commit), in order:
+  // Drops the table. Under the root's commit turn (no append of any writer
+  // is committing meanwhile), in order:
   //   1. the registry drops it (one synced write, Registry::DropTable): it
   //      is gone from every listing and lookup at once, its name is free;
   //   2. its directory moves to DroppedTableDirectory (both parents synced).
@@ -271,11 +278,15 @@ class TableStore {
 
   // Steps 2..6 of the append path for a batch whose FILE cells are
   // DataLocations of this stage (already uploaded or checked), prepared
-  // against `table` as read before the uploads. Aborted (VersionConflict)
-  // when another commit won since (found before the checkpoint is written,
-  // or, in a race, by the compare-and-set: the checkpoint is removed then).
+  // against `table` as read before the uploads. With AppendBase::kRead,
+  // Aborted (VersionConflict) when another commit won since (found before
+  // the checkpoint is written). With kCurrent the batch goes on the
+  // version current once the commit turn is held (a plain INSERT: rows
+  // added, nothing read, so a commit in between is no conflict).
+  // Aborted, naming the busy timeout, when the turn was not free in time.
   absl::StatusOr<AppendOutcome> AppendBatch(const registry::TableRecord& table,
-                                            const ColumnBatch& batch);
+                                            const ColumnBatch& batch,
+                                            AppendBase append_base = AppendBase::kRead);
 
   // The rows of `version` (the current one when nullopt), past the
   // fragments `prefilter` rejects. NotFound for a version the table never
@@ -404,8 +415,9 @@ class TableStore {
   absl::Mutex commit_mu_;
   // The manifest of each table's newest version this store committed, by
   // table id: the next commit builds on it without reading and decoding it
-  // again. Valid because only this store (the root's one writer) commits;
-  // an entry is used only when its version is the base a commit names.
+  // again. An entry is used only when its version is the base a commit
+  // names: a version number is never reused, so it is that version's
+  // manifest even when other writers committed in between.
   absl::flat_hash_map<uint64_t, Manifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
   // An append's parallel work (its reference delta, three of its four file
   // writes) and every scan's reads ahead. kPoolThreads covers one append's

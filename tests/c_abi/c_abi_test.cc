@@ -1194,6 +1194,296 @@ std::string OperationIdNow() {
   return text;
 }
 
+// ---- many writer processes ----
+
+// Runs in a fresh copy of this binary (RunWriterChildren), skipped otherwise.
+constexpr char kWriterChild[] = "child process: one of many writers inserting rows with files";
+constexpr int kWriterProcesses = 8;
+constexpr int kRowsPerWriter = 6;
+
+size_t WriterFileSize(int worker, int row) { return 20000 + 1000 * worker + row; }
+
+TEST_CASE(kWriterChild * doctest::skip()) {
+  const char* root = getenv("LAKE_CABI_CHILD_ROOT");
+  const char* worker_env = getenv("LAKE_CABI_WORKER");
+  REQUIRE(root != nullptr);
+  REQUIRE(worker_env != nullptr);
+  int worker = atoi(worker_env);
+  std::string outcome_path = std::string(root) + ".outcome-" + worker_env;
+  Db db = OpenDb(root);
+  REQUIRE(lake_db_set_busy_timeout(db.get(), 120000, nullptr) == LAKE_OK);
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "INSERT INTO ml.files (id, video) VALUES (?, ?)", &raw,
+                          nullptr) == LAKE_OK);
+  Statement insert(raw);
+  std::string outcome = "ok";
+  for (int row = 0; row < kRowsPerWriter && outcome == "ok"; ++row) {
+    std::string id = "w" + std::to_string(worker) + "-" + std::to_string(row);
+    std::string path = std::string(root) + "." + id + ".bin";
+    std::vector<uint8_t> bytes = Bytes(WriterFileSize(worker, row), 1000 + worker * 10 + row);
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    REQUIRE(lake_statement_bind_utf8(insert.get(), 1, id.data(), id.size(), nullptr) == LAKE_OK);
+    REQUIRE(lake_statement_bind_file_path(insert.get(), 2, path.c_str(), "video/mp4", nullptr) ==
+            LAKE_OK);
+    lake_error* err = nullptr;
+    uint64_t version = 0;
+    lake_status status = lake_statement_insert(insert.get(), nullptr, &version, &err);
+    Error owned(err);
+    if (status != LAKE_OK) {
+      outcome = std::string(lake_status_name(status)) + " " + lake_error_message(err);
+    }
+  }
+  std::ofstream(outcome_path) << outcome;
+}
+
+// Starts kWriterProcesses copies of kWriterChild on `root` at once and
+// returns their outcomes once all have exited.
+std::vector<std::string> RunWriterChildren(const std::string& root) {
+  std::vector<pid_t> pids;
+  for (int worker = 0; worker < kWriterProcesses; ++worker) {
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      setenv("LAKE_CABI_CHILD_ROOT", root.c_str(), 1);
+      setenv("LAKE_CABI_WORKER", std::to_string(worker).c_str(), 1);
+      int quiet = open("/dev/null", O_WRONLY);
+      if (quiet >= 0) dup2(quiet, 1);
+      std::string filter = std::string("--test-case=") + kWriterChild;
+      execl("/proc/self/exe", "c_abi_tests", "--no-skip", filter.c_str(), "--no-version",
+            (char*)nullptr);
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  std::vector<std::string> outcomes;
+  for (int worker = 0; worker < kWriterProcesses; ++worker) {
+    int status = 0;
+    REQUIRE(waitpid(pids[worker], &status, 0) == pids[worker]);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    std::ifstream in(root + ".outcome-" + std::to_string(worker));
+    std::string outcome;
+    std::getline(in, outcome);
+    outcomes.push_back(outcome);
+  }
+  return outcomes;
+}
+
+// The string at `row` of an Arrow utf8 array.
+std::string Utf8At(const ArrowArray* array, int64_t row) {
+  const int32_t* offsets = static_cast<const int32_t*>(array->buffers[1]);
+  const char* data = static_cast<const char*>(array->buffers[2]);
+  int64_t at = array->offset + row;
+  return std::string(data + offsets[at], offsets[at + 1] - offsets[at]);
+}
+
+TEST_CASE("8 writer processes insert rows with files into one table at once: all succeed, every row once") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  {
+    Db db = OpenDb(root);
+    const char* columns[] = {"id:utf8", "video:file"};
+    REQUIRE(lake_table_create(db.get(), "ml.files", columns, 2, nullptr) == LAKE_OK);
+  }
+  std::vector<std::string> outcomes = RunWriterChildren(root);
+  for (int worker = 0; worker < kWriterProcesses; ++worker) {
+    CHECK_MESSAGE(outcomes[worker] == "ok", "writer ", worker, ": ", outcomes[worker]);
+  }
+  Db db = OpenDb(root);
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "SELECT id, video FROM ml.files", &raw, nullptr) == LAKE_OK);
+  Statement select(raw);
+  ArrowArrayStream stream{};
+  REQUIRE(lake_statement_query(select.get(), &stream, nullptr) == LAKE_OK);
+  ArrowSchema schema{};
+  REQUIRE(stream.get_schema(&stream, &schema) == 0);
+  std::map<std::string, int> seen;
+  for (;;) {
+    ArrowArray batch{};
+    REQUIRE(stream.get_next(&stream, &batch) == 0);
+    if (batch.release == NULL) break;
+    for (int64_t row = 0; row < batch.length; ++row) {
+      std::string id = Utf8At(batch.children[0], row);
+      ++seen[id];
+      // Each row's file is the one its writer uploaded: its size, verified
+      // to the end.
+      lake_location* loc = nullptr;
+      REQUIRE(lake_location_from_arrow(&schema, &batch, 1, row, &loc, nullptr) == LAKE_OK);
+      Location location(loc);
+      int worker = 0;
+      int index = 0;
+      REQUIRE(sscanf(id.c_str(), "w%d-%d", &worker, &index) == 2);
+      CHECK(lake_location_size_bytes(location.get()) == WriterFileSize(worker, index));
+      lake_reader* raw_reader = nullptr;
+      REQUIRE(lake_reader_open(lake_db_stage(db.get()), location.get(), &raw_reader, nullptr) ==
+              LAKE_OK);
+      Reader reader(raw_reader);
+      std::vector<uint8_t> back;
+      Error error;
+      REQUIRE(ReadAllBytes(reader.get(), &back, &error) == LAKE_OK);
+      CHECK(back == Bytes(WriterFileSize(worker, index), 1000 + worker * 10 + index));
+    }
+    batch.release(&batch);
+  }
+  schema.release(&schema);
+  stream.release(&stream);
+  CHECK(seen.size() == static_cast<size_t>(kWriterProcesses * kRowsPerWriter));
+  for (const auto& [id, count] : seen) CHECK_MESSAGE(count == 1, id);
+  // One version per row; no append was left pending.
+  char* json = nullptr;
+  REQUIRE(lake_table_describe(db.get(), "ml.files", &json, nullptr) == LAKE_OK);
+  CHECK(std::string(json).find("\"version\":" + std::to_string(kWriterProcesses * kRowsPerWriter)) !=
+        std::string::npos);
+  lake_string_free(json);
+  CHECK(JsonOf(lake_db_pending_appends, db.get()) == "[]");
+}
+
+// One writer of the owner-killed test, in a fresh copy of this binary:
+// role "owner" opens the root first (it owns the registry), reports ready,
+// and at the go inserts one row under LAKE_FAILPOINTS that kill it in the
+// middle of its commit, holding the commit turn; role "writer" waits for
+// the go and inserts kKilledOwnerRows rows, each with a larger file, so it
+// usually reaches the commit turn while the owner holds it.
+constexpr char kOwnerKilledChild[] = "child process: a writer while the registry's owner is killed";
+constexpr int kKilledOwnerWriters = 3;
+constexpr int kKilledOwnerRows = 3;
+
+void WaitForFile(const std::string& path) {
+  for (int i = 0; i < 3000 && !std::filesystem::exists(path); ++i) usleep(5000);
+}
+
+TEST_CASE(kOwnerKilledChild * doctest::skip()) {
+  const char* root_env = getenv("LAKE_CABI_CHILD_ROOT");
+  const char* role_env = getenv("LAKE_CABI_ROLE");
+  REQUIRE(root_env != nullptr);
+  REQUIRE(role_env != nullptr);
+  std::string root = root_env;
+  std::string role = role_env;
+  Db db = OpenDb(root);
+  REQUIRE(lake_db_set_busy_timeout(db.get(), 60000, nullptr) == LAKE_OK);
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "INSERT INTO ml.files (id, video) VALUES (?, ?)", &raw,
+                          nullptr) == LAKE_OK);
+  Statement insert(raw);
+  std::ofstream(root + ".ready-" + role) << "ready";
+  WaitForFile(root + ".go");
+  int rows = role == "owner" ? 1 : kKilledOwnerRows;
+  size_t size = role == "owner" ? 1000 : 3 << 20;
+  std::string outcome = "ok";
+  for (int row = 0; row < rows && outcome == "ok"; ++row) {
+    std::string id = role + "-" + std::to_string(row);
+    std::string path = root + "." + id + ".bin";
+    std::vector<uint8_t> bytes = Bytes(size, 7000 + row + 10 * role.size());
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    REQUIRE(lake_statement_bind_utf8(insert.get(), 1, id.data(), id.size(), nullptr) == LAKE_OK);
+    REQUIRE(lake_statement_bind_file_path(insert.get(), 2, path.c_str(), "video/mp4", nullptr) ==
+            LAKE_OK);
+    lake_error* err = nullptr;
+    uint64_t version = 0;
+    lake_status status = lake_statement_insert(insert.get(), nullptr, &version, &err);
+    Error owned(err);
+    if (status != LAKE_OK) {
+      outcome = std::string(lake_status_name(status)) + " " + lake_error_message(err);
+    }
+  }
+  std::ofstream(root + ".outcome-" + role) << outcome;
+}
+
+pid_t StartOwnerKilledChild(const std::string& root, const std::string& role,
+                            const std::string& failpoints) {
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setenv("LAKE_FAILPOINTS", failpoints.c_str(), 1);
+    setenv("LAKE_CABI_CHILD_ROOT", root.c_str(), 1);
+    setenv("LAKE_CABI_ROLE", role.c_str(), 1);
+    int quiet = open("/dev/null", O_WRONLY);
+    if (quiet >= 0) dup2(quiet, 1);
+    std::string filter = std::string("--test-case=") + kOwnerKilledChild;
+    execl("/proc/self/exe", "c_abi_tests", "--no-skip", filter.c_str(), "--no-version",
+          (char*)nullptr);
+    _exit(127);
+  }
+  return pid;
+}
+
+std::map<std::string, int> RowIds(lake_db* db, const char* sql) {
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db, sql, &raw, nullptr) == LAKE_OK);
+  Statement select(raw);
+  ArrowArrayStream stream{};
+  REQUIRE(lake_statement_query(select.get(), &stream, nullptr) == LAKE_OK);
+  std::map<std::string, int> seen;
+  for (;;) {
+    ArrowArray batch{};
+    REQUIRE(stream.get_next(&stream, &batch) == 0);
+    if (batch.release == NULL) break;
+    for (int64_t row = 0; row < batch.length; ++row) ++seen[Utf8At(batch.children[0], row)];
+    batch.release(&batch);
+  }
+  stream.release(&stream);
+  return seen;
+}
+
+TEST_CASE("the registry's owner SIGKILLed mid-commit: waiting writers take over and commit; recovery replays its append once") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  {
+    Db db = OpenDb(root);
+    const char* columns[] = {"id:utf8", "video:file"};
+    REQUIRE(lake_table_create(db.get(), "ml.files", columns, 2, nullptr) == LAKE_OK);
+  }
+  // The owner first: its files are durable, its commit not made, when it dies.
+  pid_t owner = StartOwnerKilledChild(root, "owner", "table_append.reference_delta_written=kill");
+  WaitForFile(root + ".ready-owner");
+  REQUIRE(std::filesystem::exists(root + ".ready-owner"));
+  std::vector<pid_t> writers;
+  for (int w = 0; w < kKilledOwnerWriters; ++w) {
+    std::string role = "writer" + std::to_string(w);
+    writers.push_back(StartOwnerKilledChild(root, role, ""));
+    WaitForFile(root + ".ready-" + role);
+  }
+  std::ofstream(root + ".go") << "go";
+  int status = 0;
+  REQUIRE(waitpid(owner, &status, 0) == owner);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
+  for (int w = 0; w < kKilledOwnerWriters; ++w) {
+    REQUIRE(waitpid(writers[w], &status, 0) == writers[w]);
+    CHECK(WIFEXITED(status));
+    std::ifstream in(root + ".outcome-writer" + std::to_string(w));
+    std::string outcome;
+    std::getline(in, outcome);
+    CHECK_MESSAGE(outcome == "ok", "writer ", w, ": ", outcome);
+  }
+  Db db = OpenDb(root);
+  std::map<std::string, int> before = RowIds(db.get(), "SELECT id FROM ml.files");
+  CHECK(before.size() == static_cast<size_t>(kKilledOwnerWriters * kKilledOwnerRows));
+  CHECK(before.count("owner-0") == 0);
+  // The owner's append is pending: recovery commits it once.
+  std::string pending = JsonOf(lake_db_pending_appends, db.get());
+  CHECK(pending.find("\"state\":\"replayable\"") != std::string::npos);
+  std::string recovered = JsonOf(lake_db_recover, db.get());
+  CHECK(recovered.find("\"result\":\"committed\"") != std::string::npos);
+  CHECK(JsonOf(lake_db_pending_appends, db.get()) == "[]");
+  std::map<std::string, int> after = RowIds(db.get(), "SELECT id FROM ml.files");
+  CHECK(after.size() == static_cast<size_t>(kKilledOwnerWriters * kKilledOwnerRows + 1));
+  for (const auto& [id, count] : after) CHECK_MESSAGE(count == 1, id);
+  CHECK(after.count("owner-0") == 1);
+}
+
+TEST_CASE("the busy timeout is set per db; a NULL db is refused") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CHECK(lake_db_set_busy_timeout(db.get(), 0, nullptr) == LAKE_OK);
+  CHECK(lake_db_set_busy_timeout(db.get(), 250, nullptr) == LAKE_OK);
+  lake_error* err = nullptr;
+  CHECK(lake_db_set_busy_timeout(nullptr, 250, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+}
+
 TEST_CASE("pending appends say why a checkpoint is stuck; discarding moves it aside, kept") {
   ScratchDir dir;
   std::string root = CreateOpsRoot(dir);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -995,7 +996,7 @@ int OpenWhenReaderArrives(const std::string& fifo, pid_t reader) {
   return -1;
 }
 
-TEST_CASE("reads never wait on a writer: query and table list|describe|versions during a long insert see the table as it was") {
+TEST_CASE("reads never wait on a writer: query and table list|describe|versions during a long insert see the table as it was; other writers commit meanwhile") {
   TempDir dir;
   REQUIRE(Lake(dir, {"table", "create", "robots.episodes", "--column", "episode_id:utf8",
                      "--column", "video:file"})
@@ -1005,8 +1006,9 @@ TEST_CASE("reads never wait on a writer: query and table list|describe|versions 
   Result first = Lake(dir, {"insert", insert, "--param", "ep-1", "--file", "ep1.mp4"});
   REQUIRE_MESSAGE(first.exit_code == 0, first.err);
 
-  // A second insert uploads from a FIFO this test feeds: it holds the
-  // root's writer lock from before it opens the FIFO until it is closed.
+  // A second insert uploads from a FIFO this test feeds: it is mid-way
+  // from before it opens the FIFO until it is closed (it holds no lock
+  // while it uploads: the commit turn is taken only around its commit).
   REQUIRE(mkfifo(dir.Join("slow.mp4").c_str(), 0644) == 0);
   int unused_stdin = -1;
   pid_t writer = StartLake(dir, {"insert", insert, "--param", "ep-2", "--file", "slow.mp4"},
@@ -1030,8 +1032,15 @@ TEST_CASE("reads never wait on a writer: query and table list|describe|versions 
   Result versions = Lake(dir, {"table", "versions", "robots.episodes"});
   CHECK_MESSAGE(versions.exit_code == 0, versions.err);
   CHECK(Lines(versions.out).size() == 1);
-  // The writer really is mid-way: a second writer is refused.
-  CHECK(Lake(dir, {"table", "create", "robots.other", "--column", "a:utf8"}).exit_code == 4);
+  // Nor do writers wait on an upload: another process creates a table and
+  // commits an INSERT while the first one is still uploading.
+  Result created = Lake(dir, {"table", "create", "robots.other", "--column", "a:utf8"});
+  CHECK_MESSAGE(created.exit_code == 0, created.err);
+  WriteSource(dir, "ep3.mp4", 3000, 37);
+  Result third = Lake(dir, {"insert", insert, "--param", "ep-3", "--file", "ep3.mp4"});
+  CHECK_MESSAGE(third.exit_code == 0, third.err);
+  CHECK(Lake(dir, {"query", "SELECT episode_id FROM robots.episodes"}).out ==
+        "episode_id\nep-1\nep-3\n");
 
   REQUIRE(write(feed, part.data(), part.size()) == static_cast<ssize_t>(part.size()));
   close(feed);
@@ -1042,8 +1051,43 @@ TEST_CASE("reads never wait on a writer: query and table list|describe|versions 
   CHECK(WEXITSTATUS(status) == 0);
   Result after = Lake(dir, {"query", "SELECT episode_id FROM robots.episodes"});
   CHECK_MESSAGE(after.exit_code == 0, after.err);
-  CHECK(after.out == "episode_id\nep-1\nep-2\n");
-  CHECK(Lake(dir, {"table", "list"}).out.find("robots.episodes\tversion 2\t") == 0);
+  // The slow INSERT went on the version current when it committed.
+  CHECK(after.out == "episode_id\nep-1\nep-3\nep-2\n");
+  CHECK(Lake(dir, {"table", "list"}).out.find("robots.episodes\tversion 3\t") == 0);
+}
+
+TEST_CASE("an insert waits for another writer's commit up to --busy-timeout, then exits 4 saying the root is busy") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "robots.episodes", "--column", "episode_id:utf8",
+                     "--column", "video:file"})
+              .exit_code == 0);
+  WriteSource(dir, "ep.mp4", 4000, 38);
+  const std::string insert = "INSERT INTO robots.episodes (episode_id, video) VALUES (?, ?)";
+  // This test holds the root's commit lock, as a writer mid-commit does.
+  int held = open(dir.Join("lake-data/commit.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(held >= 0);
+  REQUIRE(flock(held, LOCK_EX) == 0);
+  Result busy = Lake(dir, {"--busy-timeout", "200", "insert", insert, "--param", "ep-1", "--file",
+                           "ep.mp4"});
+  CHECK(busy.exit_code == 4);
+  CHECK_MESSAGE(busy.err.find("the root is busy") != std::string::npos, busy.err);
+  CHECK(busy.err.find("200ms busy timeout") != std::string::npos);
+  // A writer that waits long enough commits once the lock is released.
+  int unused_stdin = -1;
+  pid_t waiting = StartLake(dir, {"--busy-timeout", "20000", "insert", insert, "--param", "ep-2",
+                                  "--file", "ep.mp4"},
+                            &unused_stdin);
+  usleep(300000);
+  int status = 0;
+  CHECK(waitpid(waiting, &status, WNOHANG) == 0);  // still waiting
+  close(held);
+  close(unused_stdin);
+  REQUIRE(waitpid(waiting, &status, 0) == waiting);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(Lake(dir, {"query", "SELECT episode_id FROM robots.episodes"}).out == "episode_id\nep-2\n");
+  // The flag takes milliseconds.
+  CHECK(Lake(dir, {"--busy-timeout", "soon", "table", "list"}).exit_code == 2);
 }
 
 TEST_CASE("read commands on a root without tables behave as before: list is empty, a query finds no table") {

@@ -283,6 +283,49 @@ TEST_CASE("tables: two appends racing the CAS from one version: one commits, one
   CHECK(testing::CheckpointFilesExceptSpares(dir.Join("checkpoints")).empty());
 }
 
+TEST_CASE("tables: appends on the current version from one read version both commit, one after the other") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  absl::StatusOr<registry::TableRecord> table =
+      root->tables->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(table);
+  // Both prepared against version 0, uploads done: INSERTs add rows and
+  // read nothing, so the second goes on the first's version.
+  std::vector<table::ColumnBatch> batches;
+  std::vector<std::unique_ptr<Source>> sources;
+  for (int i = 0; i < 2; ++i) {
+    sources.push_back(std::make_unique<Source>(2000, 30 + i));
+    absl::StatusOr<DataLocation> location = root->stage->Upload(sources.back()->source, {});
+    LAKE_REQUIRE_OK(location);
+    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
+    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
+                                     CellValue{*location}}));
+    batches.push_back(std::move(batch));
+  }
+  std::vector<absl::StatusOr<table::AppendOutcome>> outcomes(2, absl::UnknownError("unset"));
+  std::thread a([&] {
+    outcomes[0] = root->tables->AppendBatch(*table, batches[0], table::AppendBase::kCurrent);
+  });
+  std::thread b([&] {
+    outcomes[1] = root->tables->AppendBatch(*table, batches[1], table::AppendBase::kCurrent);
+  });
+  a.join();
+  b.join();
+  LAKE_REQUIRE_OK(outcomes[0]);
+  LAKE_REQUIRE_OK(outcomes[1]);
+  CHECK(std::min(outcomes[0]->version, outcomes[1]->version) == 1);
+  CHECK(std::max(outcomes[0]->version, outcomes[1]->version) == 2);
+  auto rows = root->Rows(kEpisodes);
+  LAKE_REQUIRE_OK(rows);
+  CHECK(rows->size() == 2);
+  // Each version's delta adds its own batch's reference: both are live.
+  auto refs = root->References(kEpisodes);
+  LAKE_REQUIRE_OK(refs);
+  CHECK(refs->size() == 2);
+  CHECK(testing::CheckpointFilesExceptSpares(dir.Join("checkpoints")).empty());
+}
+
 TEST_CASE("tables: compaction merges fragments into one version with the same rows") {
   testing::TempDir dir;
   auto root = OpenRoot(dir.path());
@@ -464,14 +507,17 @@ TEST_CASE("tables: a corrupted reference delta makes enumeration fail closed") {
   CHECK(absl::IsDataLoss(root->References(kEpisodes).status()));
 }
 
-TEST_CASE("tables: a second writer process is refused; a follower reads without the lock") {
+TEST_CASE("tables: a second writer root appends through the owner; a follower reads without a lock") {
   testing::TempDir dir;
   auto root = OpenRoot(dir.path());
   CreateEpisodes(*root);
   absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
   REQUIRE(fs.ok());
+  // Another writer of the same root (in another process it is the same):
+  // it forwards its commits to the registry's owner.
   absl::StatusOr<std::unique_ptr<TableRoot>> second = TableRoot::Open(**fs, dir.path());
-  CHECK(absl::IsAborted(second.status()));
+  LAKE_REQUIRE_OK(second);
+  CHECK_FALSE((*second)->registry->IsOwner());
   registry::RegistryOptions options;
   options.read_only = true;
   options.follower_max_staleness = absl::ZeroDuration();
@@ -480,10 +526,21 @@ TEST_CASE("tables: a second writer process is refused; a follower reads without 
   LAKE_REQUIRE_OK(follower);
   Source video(300, 41);
   LAKE_REQUIRE_OK(root->Insert(kInsert, Episode("f", 1, video)));
+  Source other(400, 42);
+  absl::StatusOr<table::AppendOutcome> forwarded =
+      (*second)->Insert(kInsert, Episode("g", 2, other));
+  LAKE_REQUIRE_OK(forwarded);
+  CHECK(forwarded->version == 2);
   absl::StatusOr<registry::TableRecord> seen =
       (*follower)->GetTable(*table::ParseTableName(kEpisodes));
   LAKE_REQUIRE_OK(seen);
-  CHECK(seen->current_version == 1);
+  CHECK(seen->current_version == 2);
+  auto rows = root->Rows(kEpisodes);
+  LAKE_REQUIRE_OK(rows);
+  CHECK(rows->size() == 2);
+  auto refs = (*second)->References(kEpisodes);
+  LAKE_REQUIRE_OK(refs);
+  CHECK(refs->size() == 2);
 }
 
 // A checkpoint of one robots.episodes row (its video uploaded), as an

@@ -17,6 +17,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/failpoint.h"
+#include "io/file_system.h"
+#include "registry/commit_lock.h"
 #include "registry/registry.h"
 #include "registry/registry_keys.h"
 #include "rocksdb/db.h"
@@ -339,47 +341,179 @@ TEST_CASE("a commit whose synced write fails may have committed, and only that e
   CHECK(**registry->GetAppendOperation("op-w") == Operation("op-w", table.table_id, 1));
 }
 
-TEST_CASE("a second writer in the same process is refused, naming the pid") {
+TEST_CASE("a second writer in the same process forwards its writes to the owner and reads them back") {
   Root root;
-  std::unique_ptr<Registry> writer = root.OpenWriter();
-  absl::StatusOr<std::unique_ptr<Registry>> second =
-      Registry::Open(root.registry_dir(), root.lock_path(), {});
-  CHECK(absl::IsAborted(second.status()));
-  CHECK(second.status().message() ==
-        absl::StrCat(root.registry_dir(), " is open for writing by another process (pid ",
-                     ::getpid(), ")"));
+  std::unique_ptr<Registry> owner = root.OpenWriter();
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  CHECK(owner->IsOwner());
+  CHECK_FALSE(second->IsOwner());
+  LAKE_REQUIRE_OK(second->PutStageDescriptorIfAbsent("{\"kind\":\"local\"}"));
+  LAKE_REQUIRE_OK(second->CreateNamespace("empty"));
+  absl::StatusOr<TableRecord> t = second->CreateTable({"ns", "t"}, TwoColumns());
+  LAKE_REQUIRE_OK(t);
+  absl::StatusOr<TableRecord> committed =
+      second->CommitVersion(t->table_id, 0, Version(1, 0, "op"), Operation("op", t->table_id, 1));
+  LAKE_REQUIRE_OK(committed);
+  CHECK(committed->current_version == 1);
+  // The forwarding writer reads its own writes at once; the owner has them.
+  CHECK(*second->GetTable({"ns", "t"}) == *committed);
+  CHECK(*owner->GetTable({"ns", "t"}) == *committed);
+  CHECK(*owner->GetStageDescriptor() == "{\"kind\":\"local\"}");
+  CHECK(*second->ListNamespaces() == std::vector<std::string>{"empty", "ns"});
+  CHECK(second->ViewAge() >= absl::ZeroDuration());
 }
 
-TEST_CASE("a second writer process is refused, naming the holder's pid") {
+TEST_CASE("a second writer's drop is forwarded to the owner; its NotFound crosses too") {
   Root root;
-  std::unique_ptr<Registry> writer = root.OpenWriter();
-  int pipe_fds[2];
-  REQUIRE(::pipe(pipe_fds) == 0);
+  std::unique_ptr<Registry> owner = root.OpenWriter();
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  REQUIRE_FALSE(second->IsOwner());
+  TableRecord t = *second->CreateTable({"ns", "t"}, TwoColumns());
+  absl::StatusOr<DroppedTableRecord> dropped = second->DropTable({"ns", "t"});
+  LAKE_REQUIRE_OK(dropped);
+  CHECK(dropped->table == t);
+  CHECK(absl::IsNotFound(owner->GetTable({"ns", "t"}).status()));
+  CHECK(*owner->ListDroppedTables() == std::vector<DroppedTableRecord>{*dropped});
+  CHECK(absl::IsNotFound(second->DropTable({"ns", "t"}).status()));
+}
+
+TEST_CASE("a forwarded write's typed errors cross the channel with their payloads") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter();
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  TableRecord t = *owner->CreateTable({"ns", "t"}, TwoColumns());
+  LAKE_REQUIRE_OK(
+      owner->CommitVersion(t.table_id, 0, Version(1, 0, "op"), Operation("op", t.table_id, 1)));
+  // A stale base: the conflict names both versions.
+  absl::Status lost = second->CommitVersion(t.table_id, 0, Version(1, 0), std::nullopt).status();
+  CHECK(absl::IsAborted(lost));
+  std::optional<VersionConflict> conflict = GetVersionConflict(lost);
+  REQUIRE(conflict.has_value());
+  CHECK(conflict->expected_version == 0);
+  CHECK(conflict->actual_version == 1);
+  // A replayed operation: the version it produced.
+  absl::Status replayed =
+      second->CommitVersion(t.table_id, 1, Version(2, 1, "op"), Operation("op", t.table_id, 2))
+          .status();
+  std::optional<CommittedOperation> committed = GetCommittedOperation(replayed);
+  REQUIRE(committed.has_value());
+  CHECK(committed->version == 1);
+  // Refusals are the owner's own.
+  CHECK(absl::IsAlreadyExists(second->CreateTable({"ns", "t"}, TwoColumns()).status()));
+  CHECK(absl::IsNotFound(second->CommitVersion(99, 0, Version(1, 0), std::nullopt).status()));
+}
+
+TEST_CASE("when the owner closes, the next writer to write takes the registry over") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter();
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  TableRecord t = *owner->CreateTable({"ns", "t"}, TwoColumns());
+  owner.reset();
+  CHECK_FALSE(second->IsOwner());
+  LAKE_REQUIRE_OK(second->CommitVersion(t.table_id, 0, Version(1, 0), std::nullopt));
+  CHECK(second->IsOwner());
+  CHECK(second->GetTable({"ns", "t"})->current_version == 1);
+  // And a third writer forwards to it.
+  std::unique_ptr<Registry> third = root.OpenWriter();
+  CHECK_FALSE(third->IsOwner());
+  LAKE_REQUIRE_OK(third->CommitVersion(t.table_id, 1, Version(2, 1), std::nullopt));
+  CHECK(second->GetTable({"ns", "t"})->current_version == 2);
+}
+
+TEST_CASE("a second writer process forwards to the owner; when the owner is killed, it takes over") {
+  Root root;
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
   pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
-    // The child reports its outcome as "<code> <message>" and leaves.
-    ::close(pipe_fds[0]);
-    absl::StatusOr<std::unique_ptr<Registry>> opened =
+    // The owner: opens first, creates the table, then waits to be killed.
+    ::close(ready[0]);
+    absl::StatusOr<std::unique_ptr<Registry>> owner =
         Registry::Open(root.registry_dir(), root.lock_path(), {});
-    std::string report = absl::StrCat(static_cast<int>(opened.status().code()), " ",
-                                      opened.status().message());
-    ssize_t ignored = ::write(pipe_fds[1], report.data(), report.size());
+    if (!owner.ok() || !(*owner)->IsOwner()) ::_exit(1);
+    if (!(*owner)->CreateTable({"ns", "t"}, TwoColumns()).ok()) ::_exit(2);
+    ssize_t ignored = ::write(ready[1], "x", 1);
     (void)ignored;
-    ::_exit(0);
+    for (;;) ::pause();
   }
-  ::close(pipe_fds[1]);
-  std::string report;
-  char buf[512];
-  ssize_t n;
-  while ((n = ::read(pipe_fds[0], buf, sizeof(buf))) > 0) report.append(buf, n);
-  ::close(pipe_fds[0]);
+  ::close(ready[1]);
+  char byte;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  ::close(ready[0]);
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  CHECK_FALSE(writer->IsOwner());
+  TableRecord t = *writer->GetTable({"ns", "t"});
+  LAKE_REQUIRE_OK(writer->CommitVersion(t.table_id, 0, Version(1, 0), std::nullopt));
+  CHECK_FALSE(writer->IsOwner());
+  ::kill(child, SIGKILL);
   int wait_status = 0;
   REQUIRE(::waitpid(child, &wait_status, 0) == child);
-  CHECK(report == absl::StrCat(static_cast<int>(absl::StatusCode::kAborted), " ",
-                               root.registry_dir(),
-                               " is open for writing by another process (pid ", ::getpid(),
-                               ")"));
+  // Nothing listens now: the next write takes over and keeps everything.
+  LAKE_REQUIRE_OK(writer->CommitVersion(t.table_id, 1, Version(2, 1), std::nullopt));
+  CHECK(writer->IsOwner());
+  CHECK(writer->GetTable({"ns", "t"})->current_version == 2);
+  CHECK(writer->ListVersions(t.table_id)->size() == 2);
+}
+
+TEST_CASE("the commit turn is one thread's at a time; another waits at most the busy timeout") {
+  Root root;
+  RegistryOptions options;
+  options.busy_timeout = absl::Milliseconds(100);
+  std::unique_ptr<Registry> writer = root.OpenWriter(options);
+  absl::StatusOr<CommitTurn> held = writer->AwaitCommitTurn();
+  LAKE_REQUIRE_OK(held);
+  absl::Status waited = absl::UnknownError("unset");
+  absl::Duration took;
+  std::thread other([&] {
+    absl::Time start = absl::Now();
+    waited = writer->AwaitCommitTurn().status();
+    took = absl::Now() - start;
+  });
+  other.join();
+  CHECK(absl::IsAborted(waited));
+  CHECK(took >= absl::Milliseconds(100));
+  CHECK(waited.message() ==
+        absl::StrCat("the root is busy: another writer held its commit lock ",
+                     root.dir.Join("commit.lock"), " for longer than the 100ms busy timeout"));
+  // Once released, a waiter gets it.
+  writer->set_busy_timeout(absl::Seconds(10));
+  std::thread next([&] { waited = writer->AwaitCommitTurn().status(); });
+  absl::SleepFor(absl::Milliseconds(50));
+  *held = CommitTurn();
+  next.join();
+  LAKE_CHECK_OK(waited);
+}
+
+TEST_CASE("the commit turn is one process's at a time; it is free once its holder dies") {
+  Root root;
+  RegistryOptions options;
+  options.busy_timeout = absl::Milliseconds(100);
+  std::unique_ptr<Registry> writer = root.OpenWriter(options);
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Holds the turn (the same lock file, its own open file) until killed.
+    absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+    if (!fs.ok()) ::_exit(1);
+    CommitLock lock(**fs, root.dir.Join("commit.lock"));
+    absl::StatusOr<CommitTurn> turn = lock.Acquire(absl::Seconds(10));
+    if (!turn.ok()) ::_exit(2);
+    ssize_t ignored = ::write(ready[1], "x", 1);
+    (void)ignored;
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char byte;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  ::close(ready[0]);
+  CHECK(absl::IsAborted(writer->AwaitCommitTurn().status()));
+  ::kill(child, SIGKILL);
+  int wait_status = 0;
+  REQUIRE(::waitpid(child, &wait_status, 0) == child);
+  LAKE_CHECK_OK(writer->AwaitCommitTurn());
 }
 
 // The child's exit status once it opened a writer and then a follower with

@@ -1,0 +1,88 @@
+#include "registry/commit_lock.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace lake::registry {
+namespace {
+
+// The flock is polled: the first retries come quickly (a commit takes a few
+// milliseconds), later ones back off to this bound.
+constexpr absl::Duration kFirstPoll = absl::Microseconds(200);
+constexpr absl::Duration kMaxPoll = absl::Milliseconds(1);
+
+}  // namespace
+
+CommitTurn::CommitTurn(CommitTurn&& other) noexcept
+    : lock_(other.lock_), file_(std::move(other.file_)) {
+  other.lock_ = nullptr;
+}
+
+CommitTurn& CommitTurn::operator=(CommitTurn&& other) noexcept {
+  if (this != &other) {
+    Release();
+    lock_ = other.lock_;
+    file_ = std::move(other.file_);
+    other.lock_ = nullptr;
+  }
+  return *this;
+}
+
+CommitTurn::~CommitTurn() { Release(); }
+
+void CommitTurn::Release() {
+  if (lock_ == nullptr) return;
+  // Closing the file drops the flock; then the next thread may go.
+  if (file_ != nullptr) file_->Close().IgnoreError();
+  file_.reset();
+  lock_->ReleaseThread();
+  lock_ = nullptr;
+}
+
+absl::Status CommitLock::Busy(absl::Duration busy_timeout) const {
+  return absl::AbortedError(absl::StrCat(
+      "the root is busy: another writer held its commit lock ", path_, " for longer than the ",
+      absl::FormatDuration(busy_timeout), " busy timeout"));
+}
+
+absl::StatusOr<CommitTurn> CommitLock::Acquire(absl::Duration busy_timeout) {
+  const absl::Time deadline = absl::Now() + busy_timeout;
+  {
+    absl::MutexLock lock(&mu_);
+    auto free = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return !held_; };
+    if (!mu_.AwaitWithDeadline(absl::Condition(&free), deadline)) return Busy(busy_timeout);
+    held_ = true;
+    holder_ = std::this_thread::get_id();
+  }
+  // From here on a failure gives the in-process turn back.
+  CommitTurn turn(this, nullptr);
+  absl::StatusOr<std::unique_ptr<io::File>> file = fs_.CreateNew(path_, false);
+  if (absl::IsAlreadyExists(file.status())) file = fs_.OpenRead(path_);
+  if (!file.ok()) return file.status();
+  absl::Duration poll = kFirstPoll;
+  for (;;) {
+    absl::StatusOr<bool> locked = (*file)->TryLockExclusive();
+    if (!locked.ok()) return locked.status();
+    if (*locked) break;
+    absl::Time now = absl::Now();
+    if (now >= deadline) return Busy(busy_timeout);
+    absl::SleepFor(std::min(poll, deadline - now));
+    poll = std::min(poll * 2, kMaxPoll);
+  }
+  turn.file_ = std::move(*file);
+  return turn;
+}
+
+bool CommitLock::HeldByThisThread() const {
+  absl::MutexLock lock(&mu_);
+  return held_ && holder_ == std::this_thread::get_id();
+}
+
+void CommitLock::ReleaseThread() {
+  absl::MutexLock lock(&mu_);
+  held_ = false;
+  holder_ = std::thread::id();
+}
+
+}  // namespace lake::registry
