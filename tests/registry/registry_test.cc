@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <latch>
 #include <memory>
@@ -361,6 +362,22 @@ TEST_CASE("a second writer in the same process forwards its writes to the owner 
   CHECK(*owner->GetStageDescriptor() == "{\"kind\":\"local\"}");
   CHECK(*second->ListNamespaces() == std::vector<std::string>{"empty", "ns"});
   CHECK(second->ViewAge() >= absl::ZeroDuration());
+}
+
+TEST_CASE("writers forward through a socket whose path is too long for a socket address") {
+  testing::TempDir dir;
+  std::string deep = dir.Join(std::string(60, 'd') + "/" + std::string(60, 'e'));
+  std::filesystem::create_directories(deep);
+  REQUIRE(deep.size() + strlen("/writer.sock") >= 108);  // sizeof(sockaddr_un::sun_path)
+  absl::StatusOr<std::unique_ptr<Registry>> owner =
+      Registry::Open(deep + "/registry", deep + "/writer.lock", {});
+  LAKE_REQUIRE_OK(owner);
+  absl::StatusOr<std::unique_ptr<Registry>> second =
+      Registry::Open(deep + "/registry", deep + "/writer.lock", {});
+  LAKE_REQUIRE_OK(second);
+  CHECK_FALSE((*second)->IsOwner());
+  LAKE_REQUIRE_OK((*second)->CreateTable({"ns", "t"}, TwoColumns()));
+  CHECK((*owner)->GetTable({"ns", "t"}).ok());
 }
 
 TEST_CASE("a forwarded write's typed errors cross the channel with their payloads") {
