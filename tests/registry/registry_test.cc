@@ -380,6 +380,23 @@ TEST_CASE("writers forward through a socket whose path is too long for a socket 
   CHECK((*owner)->GetTable({"ns", "t"}).ok());
 }
 
+TEST_CASE("within one commit turn a forwarding writer reads its own forwarded writes") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter();
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  TableRecord t = *owner->CreateTable({"ns", "t"}, TwoColumns());
+  absl::StatusOr<CommitTurn> turn = second->AwaitCommitTurn();
+  LAKE_REQUIRE_OK(turn);
+  // Caught up once under the turn, then a forwarded commit: the next read
+  // sees it.
+  CHECK(second->GetTableById(t.table_id)->current_version == 0);
+  LAKE_REQUIRE_OK(second->CommitVersion(t.table_id, 0, Version(1, 0), std::nullopt));
+  CHECK(second->GetTableById(t.table_id)->current_version == 1);
+  LAKE_REQUIRE_OK(second->CommitVersion(t.table_id, 1, Version(2, 1), std::nullopt));
+  CHECK(second->GetTable({"ns", "t"})->current_version == 2);
+  CHECK(second->ListVersions(t.table_id)->size() == 2);
+}
+
 TEST_CASE("a forwarded write's typed errors cross the channel with their payloads") {
   Root root;
   std::unique_ptr<Registry> owner = root.OpenWriter();
