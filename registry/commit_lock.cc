@@ -54,6 +54,7 @@ absl::StatusOr<CommitTurn> CommitLock::Acquire(absl::Duration busy_timeout) {
     if (!mu_.AwaitWithDeadline(absl::Condition(&free), deadline)) return Busy(busy_timeout);
     held_ = true;
     holder_ = std::this_thread::get_id();
+    ++turns_;
   }
   // From here on a failure gives the in-process turn back.
   CommitTurn turn(this, nullptr);
@@ -77,6 +78,11 @@ absl::StatusOr<CommitTurn> CommitLock::Acquire(absl::Duration busy_timeout) {
 bool CommitLock::HeldByThisThread() const {
   absl::MutexLock lock(&mu_);
   return held_ && holder_ == std::this_thread::get_id();
+}
+
+uint64_t CommitLock::TurnOfThisThread() const {
+  absl::MutexLock lock(&mu_);
+  return held_ && holder_ == std::this_thread::get_id() ? turns_ : 0;
 }
 
 void CommitLock::ReleaseThread() {

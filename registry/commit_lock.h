@@ -21,6 +21,7 @@
 #ifndef LAKE_REGISTRY_COMMIT_LOCK_H_
 #define LAKE_REGISTRY_COMMIT_LOCK_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -72,6 +73,9 @@ class CommitLock {
 
   // Whether the calling thread holds a turn of this lock.
   bool HeldByThisThread() const;
+  // The number of the turn the calling thread holds (turns are numbered
+  // from 1 as this lock hands them out), or 0.
+  uint64_t TurnOfThisThread() const;
 
   const std::string& path() const { return path_; }
 
@@ -84,6 +88,7 @@ class CommitLock {
   const std::string path_;
   mutable absl::Mutex mu_;
   bool held_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t turns_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread::id holder_ ABSL_GUARDED_BY(mu_);
 };
 

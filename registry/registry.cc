@@ -260,6 +260,8 @@ absl::StatusOr<std::optional<ForwardedReply>> Registry::Forward(const ForwardedW
     turn = std::move(*taken);
   }
   if (IsOwner()) return std::optional<ForwardedReply>();  // another thread took over
+  // The owner may write now: the view is no longer current.
+  view_current_in_turn_.store(0, std::memory_order_release);
   absl::StatusOr<ForwardedReply> reply = ForwardToOwner(socket_path_, write);
   if (reply.ok()) return std::optional<ForwardedReply>(std::move(*reply));
   if (!absl::IsUnavailable(reply.status())) return reply.status();
@@ -278,7 +280,25 @@ absl::StatusOr<std::optional<ForwardedReply>> Registry::Forward(const ForwardedW
   return std::optional<ForwardedReply>();
 }
 
+namespace {
+// Set while this thread runs a forwarded write: its sender holds the turn.
+thread_local bool serving_forwarded_write = false;
+}  // namespace
+
+absl::StatusOr<std::optional<CommitTurn>> Registry::OwnWriteTurn() {
+  if (serving_forwarded_write || commit_lock_->HeldByThisThread()) {
+    return std::optional<CommitTurn>();
+  }
+  absl::StatusOr<CommitTurn> turn = commit_lock_->Acquire(busy_timeout());
+  if (!turn.ok()) return turn.status();
+  return std::optional<CommitTurn>(std::move(*turn));
+}
+
 ForwardedReply Registry::RunForwarded(const ForwardedWrite& write) {
+  serving_forwarded_write = true;
+  struct Done {
+    ~Done() { serving_forwarded_write = false; }
+  } done;
   ForwardedReply reply;
   switch (write.kind) {
     case ForwardedKind::kPutStageDescriptor:
@@ -347,10 +367,20 @@ absl::Status Registry::CatchUp() {
 
 absl::Status Registry::PrepareRead() {
   if (IsOwner()) return absl::OkStatus();
+  if (read_only_) {
+    if (ViewAge() <= options_.follower_max_staleness) return absl::OkStatus();
+    return CatchUp();
+  }
   // A writer that forwards its writes reads what it (or anyone) committed:
-  // its view catches up before every read.
-  if (read_only_ && ViewAge() <= options_.follower_max_staleness) return absl::OkStatus();
-  return CatchUp();
+  // its view catches up before every read, but once per turn it holds (no
+  // write happens elsewhere meanwhile).
+  const uint64_t turn = commit_lock_->TurnOfThisThread();
+  if (turn != 0 && view_current_in_turn_.load(std::memory_order_acquire) == turn) {
+    return absl::OkStatus();
+  }
+  if (absl::Status s = CatchUp(); !s.ok()) return s;
+  if (turn != 0) view_current_in_turn_.store(turn, std::memory_order_release);
+  return absl::OkStatus();
 }
 
 absl::Status Registry::RefuseIfReadOnly(const char* operation) const {
@@ -454,6 +484,8 @@ absl::Status Registry::PutStageDescriptorIfAbsent(const std::string& descriptor_
     if (!forwarded.ok()) return forwarded.status();
     if (forwarded->has_value()) return (*forwarded)->status;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<std::string>> present = GetStageDescriptor();
   if (!present.ok()) return present.status();
@@ -479,6 +511,8 @@ absl::Status Registry::CreateNamespace(const std::string& name) {
     if (!forwarded.ok()) return forwarded.status();
     if (forwarded->has_value()) return (*forwarded)->status;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   std::string key = NamespaceKey(name);
   absl::StatusOr<std::optional<std::string>> present = ReadValue(key);
@@ -520,6 +554,8 @@ absl::StatusOr<TableRecord> Registry::CreateTable(const table::TableName& name,
     if (!forwarded.ok()) return forwarded.status();
     if (forwarded->has_value()) return TableOf(**forwarded);
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> present = ReadTable(name);
   if (!present.ok()) return present.status();
@@ -662,6 +698,8 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
     if (forwarded->has_value()) return TableOf(**forwarded);
   }
 
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
   if (!table.ok()) return table.status();

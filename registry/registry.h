@@ -16,6 +16,10 @@
 // that catches up before every read, and forward each write to the owner
 // (writer_channel_format.h) under the root's commit turn (commit_lock.h),
 // so a write is always run by the one process that may write RocksDB.
+// Every write runs under the commit turn too (the owner's own take it; the
+// ones it serves run under their sender's), so a view caught up once under
+// a turn stays current until the turn ends or a write is forwarded: a
+// forwarding writer's reads within one turn catch up once.
 // Ownership changes hands only under the commit turn: the first writer to
 // open takes it; an owner that closes hands it over; when an owner died,
 // the next writer to forward finds nothing listening and takes it over
@@ -230,6 +234,9 @@ class Registry {
   absl::StatusOr<std::optional<ForwardedReply>> Forward(const ForwardedWrite& write);
   // The owner's side: runs a forwarded write through the methods above.
   ForwardedReply RunForwarded(const ForwardedWrite& write);
+  // The owner's turn for a write of its own: taken unless this thread holds
+  // it or serves a forwarded write (whose sender holds it); nullopt then.
+  absl::StatusOr<std::optional<CommitTurn>> OwnWriteTurn();
 
   absl::Time Now() const;
   absl::Status RefuseIfReadOnly(const char* operation) const;
@@ -263,6 +270,9 @@ class Registry {
   std::unique_ptr<WriterLock> lock_;
   std::unique_ptr<rocksdb::DB> owned_db_;
   std::atomic<rocksdb::DB*> primary_{nullptr};
+  // The turn (CommitLock::TurnOfThisThread) under which the view last
+  // caught up, while nothing was forwarded since; 0 when none.
+  std::atomic<uint64_t> view_current_in_turn_{0};
   std::unique_ptr<WriterChannelServer> server_;
 
   // Serialises the writer's read-check-write sequences.

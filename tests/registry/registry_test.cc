@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <latch>
 #include <memory>
@@ -375,6 +376,39 @@ TEST_CASE("a second writer's drop is forwarded to the owner; its NotFound crosse
   CHECK(absl::IsNotFound(owner->GetTable({"ns", "t"}).status()));
   CHECK(*owner->ListDroppedTables() == std::vector<DroppedTableRecord>{*dropped});
   CHECK(absl::IsNotFound(second->DropTable({"ns", "t"}).status()));
+}
+
+TEST_CASE("writers forward through a socket whose path is too long for a socket address") {
+  testing::TempDir dir;
+  std::string deep = dir.Join(std::string(60, 'd') + "/" + std::string(60, 'e'));
+  std::filesystem::create_directories(deep);
+  REQUIRE(deep.size() + strlen("/writer.sock") >= 108);  // sizeof(sockaddr_un::sun_path)
+  absl::StatusOr<std::unique_ptr<Registry>> owner =
+      Registry::Open(deep + "/registry", deep + "/writer.lock", {});
+  LAKE_REQUIRE_OK(owner);
+  absl::StatusOr<std::unique_ptr<Registry>> second =
+      Registry::Open(deep + "/registry", deep + "/writer.lock", {});
+  LAKE_REQUIRE_OK(second);
+  CHECK_FALSE((*second)->IsOwner());
+  LAKE_REQUIRE_OK((*second)->CreateTable({"ns", "t"}, TwoColumns()));
+  CHECK((*owner)->GetTable({"ns", "t"}).ok());
+}
+
+TEST_CASE("within one commit turn a forwarding writer reads its own forwarded writes") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter();
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  TableRecord t = *owner->CreateTable({"ns", "t"}, TwoColumns());
+  absl::StatusOr<CommitTurn> turn = second->AwaitCommitTurn();
+  LAKE_REQUIRE_OK(turn);
+  // Caught up once under the turn, then a forwarded commit: the next read
+  // sees it.
+  CHECK(second->GetTableById(t.table_id)->current_version == 0);
+  LAKE_REQUIRE_OK(second->CommitVersion(t.table_id, 0, Version(1, 0), std::nullopt));
+  CHECK(second->GetTableById(t.table_id)->current_version == 1);
+  LAKE_REQUIRE_OK(second->CommitVersion(t.table_id, 1, Version(2, 1), std::nullopt));
+  CHECK(second->GetTable({"ns", "t"})->current_version == 2);
+  CHECK(second->ListVersions(t.table_id)->size() == 2);
 }
 
 TEST_CASE("a forwarded write's typed errors cross the channel with their payloads") {
