@@ -52,7 +52,8 @@ class PendingSyncs {
 
   void Add(std::unique_ptr<io::File> directory) { directories_.push_back(std::move(directory)); }
   void Absorb(PendingSyncs other);
-  // Syncs each directory once; then there is nothing left to sync.
+  // Syncs each directory once, all at once; then there is nothing left to
+  // sync.
   absl::Status Sync();
 
  private:

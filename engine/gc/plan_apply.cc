@@ -44,7 +44,8 @@ class ApplyRun {
   absl::Status Verify();
   absl::StatusOr<PendingSyncs> RemovePage(const PlanPage& page);
   absl::Status FinishPage(PendingSyncs syncs, const PlanPage& page);
-  absl::Status Advance(const PlanPage& page);
+  // The progress once `page` is done.
+  ApplyProgress After(const PlanPage& page) const;
   absl::Status Void(const std::string& why);
   absl::Status AwaitFinisher();
 
@@ -151,9 +152,23 @@ absl::StatusOr<PendingSyncs> ApplyRun::RemovePage(const PlanPage& page) {
 }
 
 absl::Status ApplyRun::FinishPage(PendingSyncs syncs, const PlanPage& page) {
-  if (absl::Status s = syncs.Sync(); !s.ok()) return s;
+  // The record is written under a temporary name while the removals are
+  // synced (one journal commit can carry both); it is published only once
+  // they are durable.
+  ApplyProgress next = After(page);
+  absl::StatusOr<PreparedApplyProgress> prepared;
+  std::thread record([&] { prepared = PrepareApplyProgress(root_.fs, root_.root_dir, next); });
+  absl::Status synced = syncs.Sync();
+  record.join();
+  if (!synced.ok()) {
+    if (prepared.ok()) (void)root_.fs.Remove(prepared->temp_path);
+    return synced;
+  }
+  if (!prepared.ok()) return prepared.status();
   if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[2]); !s.ok()) return s;
-  return Advance(page);
+  if (absl::Status s = PublishApplyProgress(root_.fs, *prepared); !s.ok()) return s;
+  progress_ = next;
+  return LAKE_FAILPOINT(kApplyFailpoints[3]);
 }
 
 absl::Status ApplyRun::AwaitFinisher() {
@@ -163,7 +178,7 @@ absl::Status ApplyRun::AwaitFinisher() {
   return result;
 }
 
-absl::Status ApplyRun::Advance(const PlanPage& page) {
+ApplyProgress ApplyRun::After(const PlanPage& page) const {
   ApplyProgress next = progress_;
   ++next.seq;
   ++next.pages_done;
@@ -179,9 +194,7 @@ absl::Status ApplyRun::Advance(const PlanPage& page) {
     }
   }
   next.updated_unix_micros = absl::ToUnixMicros(absl::Now());
-  if (absl::Status s = WriteApplyProgress(root_.fs, root_.root_dir, next); !s.ok()) return s;
-  progress_ = next;
-  return LAKE_FAILPOINT(kApplyFailpoints[3]);
+  return next;
 }
 
 absl::StatusOr<ApplyProgress> ApplyRun::Run() {
