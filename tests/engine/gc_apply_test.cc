@@ -297,5 +297,18 @@ TEST_CASE("gc apply: a page's local removals on two threads remove every name, a
   LAKE_CHECK_OK(RemoveStageObjects(root.View(), entries, options, &syncs));
 }
 
+TEST_CASE("gc apply: a progress record's temporary that a crash left goes with the next record") {
+  Scene scene;
+  absl::StatusOr<PlanSummary> plan = scene.root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  std::string dir = ProgressDirOf(scene.root.root_dir(), plan->manifest.plan_id);
+  std::filesystem::create_directories(dir);
+  std::string left = dir + "/00000000000000000001.progress.0190a8f0-0000-7000-8000-000000000001.tmp";
+  testing::WriteFile(left, {1, 2});
+  LAKE_REQUIRE_OK(ApplyPlan(scene.root.View(), plan->manifest.plan_id, NoOptions()));
+  CHECK_FALSE(std::filesystem::exists(left));
+  CHECK(FilesUnder(dir).size() == 1);  // the final record alone
+}
+
 }  // namespace
 }  // namespace lake::gc
