@@ -157,7 +157,7 @@ void RunSpill(const Options& o, uint64_t n) {
     options.block_bytes = o.block_bytes;
     options.max_fan_in = o.max_fan_in;
     absl::StatusOr<std::unique_ptr<lake::spill::SpillSorter>> sorter =
-        lake::spill::SpillSorter::Create(**fs, o.dir + "/gc/tmp/spill-" + std::to_string(n),
+        lake::spill::SpillSorter::Create(**fs, lake::spill::SpillDirectoryPath(o.dir + "/gc/tmp", std::to_string(n)),
                                          budget, options);
     if (!sorter.ok()) Die(sorter.status().ToString());
     Records records(n);

@@ -956,8 +956,8 @@ LAKE_API lake_status lake_gc_status(lake_db* db, const char* plan_id, char** jso
  * damaged or tampered plan deletes nothing: LAKE_INTEGRITY); then, page by
  * page, the root is checked unchanged (else the plan is void: LAKE_CONFLICT,
  * and nothing more is deleted) and the page deleted durably. After a crash
- * or failure the same call resumes (at most one page is repeated;
- * deleting what is gone succeeds). A finished plan returns at once.
+ * or failure the same call resumes (at most two pages are repeated, the
+ * one in flight and the one before it; deleting what is gone succeeds). A finished plan returns at once.
  * *json_out (may be NULL) receives the final status entry (as
  * lake_gc_status). Runs in the process that writes the root too: its
  * inserts wait while a page is deleted. */

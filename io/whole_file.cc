@@ -63,6 +63,21 @@ absl::Status WriteWholeFileDurably(FileSystem& fs, const std::string& path,
   return written;
 }
 
+absl::Status WriteTemporaryDurably(FileSystem& fs, const std::string& temp_path,
+                                   std::string_view bytes) {
+  absl::StatusOr<std::unique_ptr<File>> file = fs.CreateNew(temp_path, /*want_direct=*/false);
+  if (!file.ok()) return file.status();  // AlreadyExists: someone else's, left alone
+  absl::Status written = WriteSynced(**file, bytes, /*cut_to_length=*/false);
+  if (!written.ok()) (void)fs.Remove(temp_path);
+  return written;
+}
+
+absl::Status PublishTemporaryDurably(FileSystem& fs, const std::string& path,
+                                     const std::string& temp_path, bool* published) {
+  if (published != nullptr) *published = false;
+  return Publish(fs, path, temp_path, published);
+}
+
 absl::Status RewriteWholeFileDurably(FileSystem& fs, const std::string& path,
                                      const std::string& spare_path, std::string_view bytes,
                                      bool* published) {

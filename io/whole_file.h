@@ -48,6 +48,16 @@ absl::Status WriteWholeFileDurably(FileSystem& fs, const std::string& path,
                                    const std::string& temp_path, std::string_view bytes,
                                    bool* published = nullptr);
 
+// Step 1 alone, then steps 2 and 3 alone: for a caller that overlaps the
+// first (a temporary nobody sees) with other work that must be durable
+// before the file is published. Same contracts as WriteWholeFileDurably,
+// split at the rename; on an error WriteTemporaryDurably removes the
+// temporary it made (best effort).
+absl::Status WriteTemporaryDurably(FileSystem& fs, const std::string& temp_path,
+                                   std::string_view bytes);
+absl::Status PublishTemporaryDurably(FileSystem& fs, const std::string& path,
+                                     const std::string& temp_path, bool* published = nullptr);
+
 // The same, but step 1 rewrites `spare_path`, an existing file nothing
 // refers to (a former temporary or a retired file, in the same directory),
 // instead of creating one: its content is overwritten and cut to `bytes`,

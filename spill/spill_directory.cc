@@ -13,6 +13,12 @@ namespace {
 constexpr char kLockSuffix[] = ".lock";
 constexpr size_t kLockSuffixBytes = sizeof(kLockSuffix) - 1;
 
+// Whether `name` (one path component) is a spill directory's name or its
+// lock file's: "lake-spill." and at least one more byte.
+bool IsSpillName(std::string_view name) {
+  return name.size() > kSpillNamePrefix.size() && name.starts_with(kSpillNamePrefix);
+}
+
 // NotFound is what a concurrent sweep leaves: the work is done.
 absl::Status IgnoringNotFound(absl::Status status) {
   return absl::IsNotFound(status) ? absl::OkStatus() : status;
@@ -43,9 +49,20 @@ absl::Status SweepLocked(io::FileSystem& fs, const std::string& path) {
 
 std::string SpillLockPath(const std::string& path) { return absl::StrCat(path, kLockSuffix); }
 
+std::string SpillDirectoryPath(std::string_view parent, std::string_view unique) {
+  return absl::StrCat(std::string(parent), "/", std::string(kSpillNamePrefix), std::string(unique));
+}
+
 absl::StatusOr<std::unique_ptr<SpillDirectory>> SpillDirectory::Create(io::FileSystem& fs,
                                                                        std::string path) {
   const std::string parent = io::ParentPath(path);
+  std::string_view name = std::string_view(path).substr(std::min(path.size(), parent.size() + 1));
+  if (!IsSpillName(name) || name.find('/') != std::string_view::npos ||
+      name.ends_with(kLockSuffix)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spill directory ", path, ": its name must be ", std::string(kSpillNamePrefix),
+        "<unique> (SpillDirectoryPath), not ending in ", kLockSuffix));
+  }
   if (absl::Status s = io::CreateDirectoriesDurably(fs, parent); !s.ok()) return s;
   if (absl::Status s = RemoveAbandonedSpillDirectories(fs, parent); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<io::File>> lock =
@@ -86,10 +103,13 @@ absl::Status RemoveAbandonedSpillDirectories(io::FileSystem& fs, const std::stri
   if (!names.ok()) return IgnoringNotFound(names.status());
   absl::Status first_error;
   for (const std::string& name : *names) {
+    if (!IsSpillName(name)) continue;  // not lake's: never touched
     absl::Status s;
     if (absl::EndsWith(name, kLockSuffix)) {
       // A lock file: its directory (present or not) goes with it.
-      s = SweepLocked(fs, absl::StrCat(parent, "/", name.substr(0, name.size() - kLockSuffixBytes)));
+      std::string dir_name = name.substr(0, name.size() - kLockSuffixBytes);
+      if (!IsSpillName(dir_name)) continue;
+      s = SweepLocked(fs, absl::StrCat(parent, "/", dir_name));
     } else {
       const std::string path = absl::StrCat(parent, "/", name);
       absl::StatusOr<io::FileInfo> info = fs.Stat(path);

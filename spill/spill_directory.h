@@ -19,6 +19,12 @@
 // show: with the lock inside, a sweep could find a directory just made and
 // not yet locked, and could not tell it from one whose owner died there.
 //
+// Names. Every spill directory is named "lake-spill.<unique>" (its lock
+// file "lake-spill.<unique>.lock"), and a sweep looks at nothing else: the
+// parent may be a directory the user chose (a shared /tmp), whose other
+// entries — directories without a lock file, files ending in ".lock" —
+// are never lake's to remove.
+//
 // Nothing here is synced: spill directories are scratch, and a power loss
 // leaves nothing a sweep does not remove.
 #ifndef LAKE_SPILL_SPILL_DIRECTORY_H_
@@ -34,13 +40,20 @@
 
 namespace lake::spill {
 
+// The prefix of every spill directory's name.
+inline constexpr std::string_view kSpillNamePrefix = "lake-spill.";
+
+// The path of the spill directory `unique` (a name of this operation alone,
+// such as a UUIDv7, without '/') in `parent`: <parent>/lake-spill.<unique>.
+std::string SpillDirectoryPath(std::string_view parent, std::string_view unique);
+
 class SpillDirectory {
  public:
-  // Creates the directory `path` (an absolute path whose last component
-  // names this operation uniquely, such as a UUIDv7; missing parents are
-  // created), after sweeping its siblings with
-  // RemoveAbandonedSpillDirectories. AlreadyExists when `path` or its lock
-  // file exists. `fs` must outlive the directory.
+  // Creates the directory `path` (made by SpillDirectoryPath; missing
+  // parents are created), after sweeping its siblings with
+  // RemoveAbandonedSpillDirectories. InvalidArgument when the last
+  // component of `path` is not a spill name; AlreadyExists when `path` or
+  // its lock file exists. `fs` must outlive the directory.
   static absl::StatusOr<std::unique_ptr<SpillDirectory>> Create(io::FileSystem& fs,
                                                                 std::string path);
   // Removes the directory (Remove), ignoring errors: a directory it
@@ -74,8 +87,8 @@ std::string SpillLockPath(const std::string& path);
 // Removes every spill directory in `parent` whose lock no live process
 // holds (its operation died), and lock files left without their directory.
 // Directories of live operations, this process's included, are left
-// alone, and so are files that are not a spill directory's lock. OK when
-// `parent` does not exist.
+// alone, and so is every entry whose name is not a spill name
+// ("lake-spill.*"). OK when `parent` does not exist.
 absl::Status RemoveAbandonedSpillDirectories(io::FileSystem& fs, const std::string& parent);
 
 }  // namespace lake::spill

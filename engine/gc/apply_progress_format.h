@@ -1,7 +1,9 @@
 // The durable progress of applying one plan: how many pages are done and
 // the identity of the next page to delete, so a crashed apply resumes at
-// that page (repeating at most that one) and a page swapped since the plan
-// was verified is refused by its hash.
+// that page and a page swapped since the plan was verified is refused by
+// its hash. The record trails the removals by at most one page (the next
+// page is removed while the record of the one before it is written,
+// plan_apply.h): a resume repeats at most two pages.
 //
 // Records are never rewritten in place: each one is a new file
 //   <root>/gc/progress/<plan id>/<seq as 20 decimal digits>.progress

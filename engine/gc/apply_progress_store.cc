@@ -15,6 +15,7 @@ namespace lake::gc {
 namespace {
 
 constexpr size_t kSeqDigits = 20;
+constexpr char kTempSuffix[] = ".tmp";
 
 std::string RecordName(uint64_t seq) {
   return absl::StrFormat("%020u%s", seq, std::string(kProgressSuffix));
@@ -72,24 +73,47 @@ absl::StatusOr<std::optional<ApplyProgress>> LoadApplyProgress(io::FileSystem& f
   return std::optional<ApplyProgress>(*progress);
 }
 
-absl::Status WriteApplyProgress(io::FileSystem& fs, const std::string& root_dir,
-                                const ApplyProgress& progress) {
+absl::StatusOr<PreparedApplyProgress> PrepareApplyProgress(io::FileSystem& fs,
+                                                           const std::string& root_dir,
+                                                           const ApplyProgress& progress) {
   absl::StatusOr<std::string> text = EncodeApplyProgress(progress);
   if (!text.ok()) return text.status();
-  std::string dir = ProgressDirOf(root_dir, progress.plan_id);
-  if (absl::Status s = io::CreateDirectoriesDurably(fs, dir); !s.ok()) return s;
-  std::string path = absl::StrCat(dir, "/", RecordName(progress.seq));
-  if (absl::Status s = io::WriteWholeFileDurably(fs, path,
-                                                 absl::StrCat(path, ".", NewUuidV7(), ".tmp"), *text);
+  PreparedApplyProgress prepared;
+  prepared.dir = ProgressDirOf(root_dir, progress.plan_id);
+  if (absl::Status s = io::CreateDirectoriesDurably(fs, prepared.dir); !s.ok()) return s;
+  prepared.path = absl::StrCat(prepared.dir, "/", RecordName(progress.seq));
+  prepared.temp_path = absl::StrCat(prepared.path, ".", NewUuidV7(), kTempSuffix);
+  prepared.seq = progress.seq;
+  if (absl::Status s = io::WriteTemporaryDurably(fs, prepared.temp_path, *text); !s.ok()) return s;
+  return prepared;
+}
+
+absl::Status PublishApplyProgress(io::FileSystem& fs, const PreparedApplyProgress& prepared) {
+  bool published = false;
+  if (absl::Status s = io::PublishTemporaryDurably(fs, prepared.path, prepared.temp_path,
+                                                   &published);
       !s.ok()) {
+    if (!published) (void)fs.Remove(prepared.temp_path);
     return s;
   }
-  absl::StatusOr<std::vector<uint64_t>> seqs = ListSeqs(fs, dir);
-  if (!seqs.ok()) return absl::OkStatus();  // the old records only cost space
-  for (uint64_t seq : *seqs) {
-    if (seq < progress.seq) (void)fs.Remove(absl::StrCat(dir, "/", RecordName(seq)));
+  absl::StatusOr<std::vector<std::string>> names = fs.ListDirectory(prepared.dir);
+  if (!names.ok()) return absl::OkStatus();  // the old records only cost space
+  for (const std::string& name : *names) {
+    std::optional<uint64_t> seq = SeqOfName(name);
+    // One apply runs per root (the run lock): a temporary here now is one
+    // a crash left.
+    if ((seq.has_value() && *seq < prepared.seq) || name.ends_with(kTempSuffix)) {
+      (void)fs.Remove(absl::StrCat(prepared.dir, "/", name));
+    }
   }
   return absl::OkStatus();
+}
+
+absl::Status WriteApplyProgress(io::FileSystem& fs, const std::string& root_dir,
+                                const ApplyProgress& progress) {
+  absl::StatusOr<PreparedApplyProgress> prepared = PrepareApplyProgress(fs, root_dir, progress);
+  if (!prepared.ok()) return prepared.status();
+  return PublishApplyProgress(fs, *prepared);
 }
 
 }  // namespace lake::gc

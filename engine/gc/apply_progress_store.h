@@ -27,6 +27,23 @@ absl::StatusOr<std::optional<ApplyProgress>> LoadApplyProgress(io::FileSystem& f
 absl::Status WriteApplyProgress(io::FileSystem& fs, const std::string& root_dir,
                                 const ApplyProgress& progress);
 
+// WriteApplyProgress in two halves, so that the first can overlap the
+// syncs that must be durable before the record is: Prepare writes and
+// syncs the record under a temporary name nobody reads; Publish renames it
+// into place, syncs the directory and removes the records before it (and
+// temporaries a crash left). A prepared record never published is
+// removed by the next Publish.
+struct PreparedApplyProgress {
+  std::string path;
+  std::string temp_path;
+  std::string dir;
+  uint64_t seq = 0;
+};
+absl::StatusOr<PreparedApplyProgress> PrepareApplyProgress(io::FileSystem& fs,
+                                                           const std::string& root_dir,
+                                                           const ApplyProgress& progress);
+absl::Status PublishApplyProgress(io::FileSystem& fs, const PreparedApplyProgress& prepared);
+
 }  // namespace lake::gc
 
 #endif  // LAKE_ENGINE_GC_APPLY_PROGRESS_STORE_H_

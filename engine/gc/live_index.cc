@@ -16,7 +16,7 @@ absl::StatusOr<std::unique_ptr<LiveIndex>> LiveIndex::Build(const GcRoot& root,
     Part& part = index->parts_[i];
     part.budget = std::make_unique<spill::SpillBudget>(options.memory_budget / options.parts);
     absl::StatusOr<std::unique_ptr<spill::SpillSorter>> sorter = spill::SpillSorter::Create(
-        root.fs, absl::StrCat(options.temp_dir, "/", options.run_id, "-live-", i), *part.budget);
+        root.fs, spill::SpillDirectoryPath(options.temp_dir, absl::StrCat(options.run_id, "-live-", i)), *part.budget);
     if (!sorter.ok()) return sorter.status();
     part.sorter = std::move(*sorter);
   }

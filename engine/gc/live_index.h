@@ -27,7 +27,7 @@
 namespace lake::gc {
 
 struct LiveIndexOptions {
-  // The sorters' spill directories are <temp_dir>/<run_id>-live-<part>.
+  // The sorters' spill directories are <temp_dir>/lake-spill.<run_id>-live-<part>.
   std::string temp_dir;
   std::string run_id;
   uint64_t memory_budget = 0;

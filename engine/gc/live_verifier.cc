@@ -173,7 +173,7 @@ absl::StatusOr<VerifySummary> Verifier::Run() {
   std::string temp_dir = SpillParentDir(root_.root_dir, options_.temp_dir);
   spill::SpillBudget budget(options_.memory_budget);
   absl::StatusOr<std::unique_ptr<spill::SpillSorter>> sorter = spill::SpillSorter::Create(
-      root_.fs, absl::StrCat(temp_dir, "/", NewUuidV7(), "-verify"), budget);
+      root_.fs, spill::SpillDirectoryPath(temp_dir, absl::StrCat(NewUuidV7(), "-verify")), budget);
   if (!sorter.ok()) return sorter.status();
   uint64_t added = 0;
   if (root_.registry != nullptr) {

@@ -1,6 +1,8 @@
 #include "engine/gc/page_deleter.h"
 
+#include <algorithm>
 #include <map>
+#include <thread>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -25,16 +27,14 @@ void AddRelative(NamesByDir* out, std::string_view relative) {
   (*out)[dir].push_back(std::string(relative.substr(slash + 1)));
 }
 
-// Removes every name beneath the directory `root_path`, never leaving it,
-// syncing each directory touched once.
-absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
-                           const NamesByDir& names) {
-  if (names.empty()) return absl::OkStatus();
-  absl::StatusOr<std::unique_ptr<io::File>> root = fs.OpenDirectory(root_path);
-  if (absl::IsNotFound(root.status())) return absl::OkStatus();  // nothing left beneath it
-  if (!root.ok()) return root.status();
-  for (const auto& [dir, files] : names) {
-    absl::StatusOr<std::unique_ptr<io::File>> opened = fs.OpenDirectoryBeneath(**root, dir);
+// Removes the names of `dirs` (a slice of a NamesByDir) beneath the open
+// directory `root`, keeping each directory it removed from in `syncs`.
+absl::Status RemoveSlice(io::FileSystem& fs, const io::File& root,
+                         const std::vector<const NamesByDir::value_type*>& dirs,
+                         PendingSyncs* syncs) {
+  for (const NamesByDir::value_type* entry : dirs) {
+    const auto& [dir, files] = *entry;
+    absl::StatusOr<std::unique_ptr<io::File>> opened = fs.OpenDirectoryBeneath(root, dir);
     if (absl::IsNotFound(opened.status())) continue;  // gone with everything in it
     if (!opened.ok()) return opened.status();
     bool removed = false;
@@ -44,15 +44,49 @@ absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
       if (!s.ok()) return s;
       removed = true;
     }
-    if (removed) {
-      if (absl::Status s = (*opened)->Sync(); !s.ok()) return s;
-    }
+    if (removed) syncs->Add(*std::move(opened));
   }
   return absl::OkStatus();
 }
 
-absl::Status DeleteLocal(LocalObjectStore& store, io::FileSystem& fs,
-                         const std::vector<Candidate>& entries) {
+// Removes every name beneath the directory `root_path`, never leaving it,
+// on up to `threads` threads (whole directories to each, about as many
+// names each); the directories touched go to `syncs`.
+absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
+                           const NamesByDir& names, int threads, PendingSyncs* syncs) {
+  if (names.empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<io::File>> root = fs.OpenDirectory(root_path);
+  if (absl::IsNotFound(root.status())) return absl::OkStatus();  // nothing left beneath it
+  if (!root.ok()) return root.status();
+  size_t total = 0;
+  for (const auto& entry : names) total += entry.second.size();
+  // A thread is worth its start only for a few hundred names.
+  size_t slices = std::clamp<size_t>(total / 256, 1, std::max(threads, 1));
+  slices = std::min(slices, names.size());
+  std::vector<std::vector<const NamesByDir::value_type*>> slice(slices);
+  size_t given = 0;
+  for (const auto& entry : names) {
+    slice[std::min(slices - 1, given * slices / total)].push_back(&entry);
+    given += entry.second.size();
+  }
+  std::vector<PendingSyncs> touched(slices);
+  std::vector<absl::Status> results(slices);
+  std::vector<std::thread> workers;
+  for (size_t i = 1; i < slices; ++i) {
+    workers.emplace_back([&, i] { results[i] = RemoveSlice(fs, **root, slice[i], &touched[i]); });
+  }
+  results[0] = RemoveSlice(fs, **root, slice[0], &touched[0]);
+  for (std::thread& worker : workers) worker.join();
+  for (size_t i = 0; i < slices; ++i) syncs->Absorb(std::move(touched[i]));
+  for (const absl::Status& s : results) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RemoveLocal(LocalObjectStore& store, io::FileSystem& fs,
+                         const std::vector<Candidate>& entries, int threads,
+                         PendingSyncs* syncs) {
   NamesByDir names;
   for (const Candidate& c : entries) {
     if (c.kind != CandidateKind::kStageObject) continue;
@@ -60,7 +94,7 @@ absl::Status DeleteLocal(LocalObjectStore& store, io::FileSystem& fs,
     if (!key.ok()) return key.status();
     AddRelative(&names, *key);
   }
-  return RemoveBeneath(fs, store.paths().root(), names);
+  return RemoveBeneath(fs, store.paths().root(), names, threads, syncs);
 }
 
 // Sleeps so that `deleted` deletes since `began` keep to `per_second`.
@@ -69,6 +103,36 @@ void Pace(uint64_t per_second, uint64_t deleted, absl::Time began) {
   absl::Time due = began + absl::Seconds(static_cast<double>(deleted) / per_second);
   absl::Time now = absl::Now();
   if (due > now) absl::SleepFor(due - now);
+}
+
+// Deletes `keys` with DeleteObjects, retrying the keys that fail.
+absl::Status DeleteKeys(S3ObjectStore& store, std::vector<std::string> pending, int attempts) {
+  std::vector<s3http::DeleteObjectsFailure> failures;
+  for (int attempt = 1; !pending.empty(); ++attempt) {
+    absl::StatusOr<s3http::DeleteObjectsResult> result =
+        store.client().DeleteObjects(store.layout().bucket(), pending);
+    if (!result.ok()) return result.status();
+    failures.clear();
+    pending.clear();
+    for (s3http::DeleteObjectsFailure& failure : result->failures) {
+      if (failure.code == "NoSuchKey") continue;  // gone already: deleted
+      pending.push_back(failure.key);
+      failures.push_back(std::move(failure));
+    }
+    if (pending.empty()) break;
+    if (attempt >= attempts) {
+      std::vector<std::string> shown;
+      for (size_t i = 0; i < failures.size() && i < 5; ++i) {
+        shown.push_back(absl::StrCat(failures[i].key, " (", failures[i].code, ")"));
+      }
+      return absl::UnavailableError(absl::StrCat(
+          "S3 did not delete ", failures.size(), " key(s) after ", attempt,
+          " attempts: ", absl::StrJoin(shown, ", "), failures.size() > 5 ? ", …" : "",
+          "; the page is repeated when the apply runs again"));
+    }
+    absl::SleepFor(absl::Milliseconds(50) * attempt);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status DeleteS3(S3ObjectStore& store, const std::vector<Candidate>& entries,
@@ -82,42 +146,39 @@ absl::Status DeleteS3(S3ObjectStore& store, const std::vector<Candidate>& entrie
     if (!key.ok()) return key.status();
     keys.push_back(std::move(*key));
   }
-  size_t chunk = s3http::kMaxDeleteObjectsKeys;
-  if (options.max_deletes_per_second > 0 && options.max_deletes_per_second < chunk) {
-    chunk = static_cast<size_t>(options.max_deletes_per_second);
+  if (keys.empty()) return absl::OkStatus();
+  if (options.max_deletes_per_second == 0) {
+    // The page's keys in up to `concurrency` requests at once; each
+    // request's failures are its own to retry.
+    size_t requests = std::clamp<size_t>(
+        keys.size() / std::max<size_t>(options.min_keys_per_request, 1), 1,
+        std::max(options.concurrency, 1));
+    size_t per_request = (keys.size() + requests - 1) / requests;
+    requests = (keys.size() + per_request - 1) / per_request;
+    std::vector<absl::Status> results(requests);
+    std::vector<std::thread> senders;
+    for (size_t i = 0; i < requests; ++i) {
+      std::vector<std::string> part(keys.begin() + i * per_request,
+                                    keys.begin() + std::min(keys.size(), (i + 1) * per_request));
+      senders.emplace_back([&, i, part = std::move(part)]() mutable {
+        results[i] = DeleteKeys(store, std::move(part), options.attempts);
+      });
+    }
+    for (std::thread& sender : senders) sender.join();
+    for (const absl::Status& s : results) {
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
   }
+  size_t chunk = std::min<size_t>(s3http::kMaxDeleteObjectsKeys, options.max_deletes_per_second);
   absl::Time began = absl::Now();
   uint64_t sent = 0;
   for (size_t start = 0; start < keys.size(); start += chunk) {
     if (absl::Status s = CheckCancelled(options.cancel); !s.ok()) return s;
-    std::vector<std::string> pending(keys.begin() + start,
-                                     keys.begin() + std::min(keys.size(), start + chunk));
-    sent += pending.size();
-    std::vector<s3http::DeleteObjectsFailure> failures;
-    for (int attempt = 1; !pending.empty(); ++attempt) {
-      absl::StatusOr<s3http::DeleteObjectsResult> result =
-          store.client().DeleteObjects(store.layout().bucket(), pending);
-      if (!result.ok()) return result.status();
-      failures.clear();
-      pending.clear();
-      for (s3http::DeleteObjectsFailure& failure : result->failures) {
-        if (failure.code == "NoSuchKey") continue;  // gone already: deleted
-        pending.push_back(failure.key);
-        failures.push_back(std::move(failure));
-      }
-      if (pending.empty()) break;
-      if (attempt >= options.attempts) {
-        std::vector<std::string> shown;
-        for (size_t i = 0; i < failures.size() && i < 5; ++i) {
-          shown.push_back(absl::StrCat(failures[i].key, " (", failures[i].code, ")"));
-        }
-        return absl::UnavailableError(absl::StrCat(
-            "S3 did not delete ", failures.size(), " key(s) after ", attempt,
-            " attempts: ", absl::StrJoin(shown, ", "), failures.size() > 5 ? ", …" : "",
-            "; the page is repeated when the apply runs again"));
-      }
-      absl::SleepFor(absl::Milliseconds(50) * attempt);
-    }
+    std::vector<std::string> part(keys.begin() + start,
+                                  keys.begin() + std::min(keys.size(), start + chunk));
+    sent += part.size();
+    if (absl::Status s = DeleteKeys(store, std::move(part), options.attempts); !s.ok()) return s;
     Pace(options.max_deletes_per_second, sent, began);
   }
   return absl::OkStatus();
@@ -125,11 +186,34 @@ absl::Status DeleteS3(S3ObjectStore& store, const std::vector<Candidate>& entrie
 
 }  // namespace
 
-absl::Status DeleteStageObjects(const GcRoot& root, const std::vector<Candidate>& entries,
-                                const DeleteOptions& options) {
+void PendingSyncs::Absorb(PendingSyncs other) {
+  for (std::unique_ptr<io::File>& directory : other.directories_) {
+    directories_.push_back(std::move(directory));
+  }
+}
+
+absl::Status PendingSyncs::Sync() {
+  // At once: the first sync's journal commit carries every removal, and
+  // the others' cache flushes overlap instead of queueing.
+  std::vector<absl::Status> results(directories_.size());
+  std::vector<std::thread> others;
+  for (size_t i = 1; i < directories_.size(); ++i) {
+    others.emplace_back([&, i] { results[i] = directories_[i]->Sync(); });
+  }
+  if (!directories_.empty()) results[0] = directories_[0]->Sync();
+  for (std::thread& other : others) other.join();
+  for (const absl::Status& s : results) {
+    if (!s.ok()) return s;
+  }
+  directories_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status RemoveStageObjects(const GcRoot& root, const std::vector<Candidate>& entries,
+                                const DeleteOptions& options, PendingSyncs* syncs) {
   ManagedObjectStore& store = root.stage.store();
   if (auto* local = dynamic_cast<LocalObjectStore*>(&store)) {
-    return DeleteLocal(*local, root.fs, entries);
+    return RemoveLocal(*local, root.fs, entries, options.threads, syncs);
   }
   if (auto* s3 = dynamic_cast<S3ObjectStore*>(&store)) return DeleteS3(*s3, entries, options);
   // A host's store: its remove callback, one object at a time.
@@ -142,7 +226,8 @@ absl::Status DeleteStageObjects(const GcRoot& root, const std::vector<Candidate>
   return absl::OkStatus();
 }
 
-absl::Status DeleteTableFiles(const GcRoot& root, const std::vector<Candidate>& entries) {
+absl::Status RemoveTableFiles(const GcRoot& root, const std::vector<Candidate>& entries,
+                              PendingSyncs* syncs) {
   std::string tables_dir = absl::StrCat(root.root_dir, "/", std::string(table::kTablesDir));
   NamesByDir names;
   for (const Candidate& c : entries) {
@@ -155,7 +240,7 @@ absl::Status DeleteTableFiles(const GcRoot& root, const std::vector<Candidate>& 
     }
     AddRelative(&names, std::string_view(parsed->path).substr(tables_dir.size() + 1));
   }
-  return RemoveBeneath(root.fs, tables_dir, names);
+  return RemoveBeneath(root.fs, tables_dir, names, /*threads=*/1, syncs);
 }
 
 }  // namespace lake::gc

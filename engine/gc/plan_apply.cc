@@ -1,6 +1,7 @@
 #include "engine/gc/plan_apply.h"
 
 #include <optional>
+#include <thread>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
@@ -41,15 +42,32 @@ class ApplyRun {
  private:
   absl::Status CheckEntry(const Candidate& c, uint64_t page_index);
   absl::Status Verify();
-  absl::Status ApplyPage(const PlanPage& page);
-  absl::Status Advance(const PlanPage& page);
+  absl::StatusOr<PendingSyncs> RemovePage(const PlanPage& page);
+  absl::Status FinishPage(PendingSyncs syncs, const PlanPage& page);
+  // The progress once `page` is done.
+  ApplyProgress After(const PlanPage& page) const;
   absl::Status Void(const std::string& why);
+  absl::Status AwaitFinisher();
 
   const GcRoot& root_;
   const std::string plan_id_;
   const ApplyOptions& options_;
   PlanManifest manifest_;
+  // Written by the finisher while it runs, read by the run once it ended.
   ApplyProgress progress_;
+  // The finisher of the page before the one being removed: it makes that
+  // page's removals durable, then advances the progress record past it.
+  // Last member: joined before the others go.
+  absl::Status finisher_result_;
+  std::thread finisher_;
+};
+
+// The finisher ends before the run's state goes, whatever the run returns.
+struct JoinFinisher {
+  std::thread& finisher;
+  ~JoinFinisher() {
+    if (finisher.joinable()) finisher.join();
+  }
 };
 
 absl::Status ApplyRun::CheckEntry(const Candidate& c, uint64_t page_index) {
@@ -104,7 +122,7 @@ absl::Status ApplyRun::Void(const std::string& why) {
   return VoidedError(plan_id_, why);
 }
 
-absl::Status ApplyRun::ApplyPage(const PlanPage& page) {
+absl::StatusOr<PendingSyncs> ApplyRun::RemovePage(const PlanPage& page) {
   absl::StatusOr<std::unique_ptr<CollectorHold>> refs =
       HoldReferencesForDelete(root_.fs, root_.root_dir);
   if (!refs.ok()) return refs.status();
@@ -117,17 +135,50 @@ absl::Status ApplyRun::ApplyPage(const PlanPage& page) {
       ComputeRootFingerprint(root_.fs, root_.root_dir, root_.registry);
   if (!now.ok()) return now.status();
   if (now->combined != manifest_.fingerprint) {
+    // The page before this one is removed: its record goes first.
+    if (absl::Status s = AwaitFinisher(); !s.ok()) return s;
     return Void(now->DescribeChangeSince(PlannedFingerprint(manifest_)));
   }
   if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[1]); !s.ok()) return s;
   DeleteOptions delete_options;
   delete_options.max_deletes_per_second = options_.max_deletes_per_second;
   delete_options.cancel = options_.cancel;
-  if (absl::Status s = DeleteStageObjects(root_, page.entries, delete_options); !s.ok()) return s;
-  return DeleteTableFiles(root_, page.entries);
+  PendingSyncs syncs;
+  if (absl::Status s = RemoveStageObjects(root_, page.entries, delete_options, &syncs); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = RemoveTableFiles(root_, page.entries, &syncs); !s.ok()) return s;
+  return syncs;
 }
 
-absl::Status ApplyRun::Advance(const PlanPage& page) {
+absl::Status ApplyRun::FinishPage(PendingSyncs syncs, const PlanPage& page) {
+  // The record is written under a temporary name while the removals are
+  // synced (one journal commit can carry both); it is published only once
+  // they are durable.
+  ApplyProgress next = After(page);
+  absl::StatusOr<PreparedApplyProgress> prepared;
+  std::thread record([&] { prepared = PrepareApplyProgress(root_.fs, root_.root_dir, next); });
+  absl::Status synced = syncs.Sync();
+  record.join();
+  if (!synced.ok()) {
+    if (prepared.ok()) (void)root_.fs.Remove(prepared->temp_path);
+    return synced;
+  }
+  if (!prepared.ok()) return prepared.status();
+  if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[2]); !s.ok()) return s;
+  if (absl::Status s = PublishApplyProgress(root_.fs, *prepared); !s.ok()) return s;
+  progress_ = next;
+  return LAKE_FAILPOINT(kApplyFailpoints[3]);
+}
+
+absl::Status ApplyRun::AwaitFinisher() {
+  if (finisher_.joinable()) finisher_.join();
+  absl::Status result = finisher_result_;
+  finisher_result_ = absl::OkStatus();
+  return result;
+}
+
+ApplyProgress ApplyRun::After(const PlanPage& page) const {
   ApplyProgress next = progress_;
   ++next.seq;
   ++next.pages_done;
@@ -143,9 +194,7 @@ absl::Status ApplyRun::Advance(const PlanPage& page) {
     }
   }
   next.updated_unix_micros = absl::ToUnixMicros(absl::Now());
-  if (absl::Status s = WriteApplyProgress(root_.fs, root_.root_dir, next); !s.ok()) return s;
-  progress_ = next;
-  return LAKE_FAILPOINT(kApplyFailpoints[3]);
+  return next;
 }
 
 absl::StatusOr<ApplyProgress> ApplyRun::Run() {
@@ -188,22 +237,43 @@ absl::StatusOr<ApplyProgress> ApplyRun::Run() {
     if (absl::Status s = WriteApplyProgress(root_.fs, root_.root_dir, progress_); !s.ok()) return s;
     return progress_;
   }
-  while (progress_.state == ApplyProgress::State::kApplying) {
-    if (absl::Status s = CheckCancelled(options_.cancel); !s.ok()) return s;
+  JoinFinisher join{finisher_};
+  // Pages go through two steps: removal (under the references lock, after
+  // the fingerprint check), then — on the finisher thread, while the next
+  // page is checked and removed — the directory syncs and the progress
+  // record. A page is removed only once the record of the page two before
+  // it is durable: a crash repeats at most the page in flight and the one
+  // before it (whose removals are done; apply_progress_format.h).
+  std::string next_sha256 = progress_.next_page_sha256;
+  uint64_t next_index = progress_.pages_done + 1;
+  while (!next_sha256.empty()) {
+    if (absl::Status s = CheckCancelled(options_.cancel); !s.ok()) {
+      (void)AwaitFinisher();
+      return s;
+    }
     // Read again, and checked against the chain by its hash: a page swapped
     // since the verification is refused here.
-    absl::StatusOr<PlanPage> page = ReadPlanPage(root_.fs, root_.root_dir, manifest_,
-                                                 progress_.next_page_sha256,
-                                                 progress_.pages_done + 1);
+    absl::StatusOr<PlanPage> page =
+        ReadPlanPage(root_.fs, root_.root_dir, manifest_, next_sha256, next_index);
     if (!page.ok()) return page.status();
     for (const Candidate& c : page->entries) {
       if (absl::Status s = CheckEntry(c, page->page_index); !s.ok()) return s;
     }
-    if (absl::Status s = ApplyPage(*page); !s.ok()) return s;
-    if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[2]); !s.ok()) return s;
-    if (absl::Status s = Advance(*page); !s.ok()) return s;
-    if (options_.progress) options_.progress("deleting", progress_.pages_done, manifest_.pages);
+    absl::StatusOr<PendingSyncs> removed = RemovePage(*page);
+    if (!removed.ok()) return removed.status();
+    if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[4]); !s.ok()) return s;
+    if (absl::Status s = AwaitFinisher(); !s.ok()) return s;
+    if (options_.progress && progress_.pages_done > 0) {
+      options_.progress("deleting", progress_.pages_done, manifest_.pages);
+    }
+    next_sha256 = page->next_page_sha256;
+    ++next_index;
+    finisher_ = std::thread([this, syncs = *std::move(removed), page = *std::move(page)]() mutable {
+      finisher_result_ = FinishPage(std::move(syncs), page);
+    });
   }
+  if (absl::Status s = AwaitFinisher(); !s.ok()) return s;
+  if (options_.progress) options_.progress("deleting", progress_.pages_done, manifest_.pages);
   return progress_;
 }
 

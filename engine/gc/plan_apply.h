@@ -18,10 +18,15 @@
 //      the writer; the root fingerprint is compared with the plan's — any
 //      change voids the plan (a voided progress record, then an Aborted
 //      error that IsPlanVoided recognises) and nothing more is deleted; the
-//      page's entries are deleted durably (page_deleter.h); the lock is
-//      released; the progress record advances durably.
-// A crash anywhere resumes with the same call: at most the page in flight
-// is repeated, and deleting what is gone is success.
+//      page's entries are removed (page_deleter.h); the lock is released.
+//   4. Then, on a finisher thread while the next page goes through step 3,
+//      the page's removals are made durable (its directories synced) and
+//      the progress record advances durably past it. The next page's
+//      removals wait for the finisher of the page before: one finisher at a
+//      time, in page order.
+// A crash anywhere resumes with the same call. The durable record is at
+// most two pages behind the removals: at most the page in flight and the
+// page before it are repeated, and deleting what is gone is success.
 #ifndef LAKE_ENGINE_GC_PLAN_APPLY_H_
 #define LAKE_ENGINE_GC_PLAN_APPLY_H_
 
@@ -36,11 +41,14 @@
 
 namespace lake::gc {
 
-inline constexpr std::array<std::string_view, 4> kApplyFailpoints = {
+inline constexpr std::array<std::string_view, 5> kApplyFailpoints = {
     "gc_apply.verified",          // the whole plan is verified; nothing deleted yet
     "gc_apply.page_checked",      // a page's fingerprint matched (each page)
-    "gc_apply.page_deleted",      // a page's deletes are durable, its progress not (each)
-    "gc_apply.progress_written",  // the progress after a page is durable (each)
+    "gc_apply.page_deleted",      // a page's deletes are durable, its progress not (each;
+                                  // on the finisher thread)
+    "gc_apply.progress_written",  // the progress after a page is durable (each; finisher)
+    "gc_apply.page_removed",      // a page's entries are removed, not yet durable, and
+                                  // the references lock released (each; between pages)
 };
 
 inline constexpr std::string_view kPlanVoidedPayload = "lake.dev/GcPlanVoided";

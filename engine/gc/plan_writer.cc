@@ -181,7 +181,7 @@ absl::Status PlanRun::Prepare() {
   temp_dir_ = SpillParentDir(root_.root_dir, options_.temp_dir);
   // Half the budget for the inventory, half for the live index.
   absl::StatusOr<Sort> inventory = NewSort(
-      root_.fs, absl::StrCat(temp_dir_, "/", plan_id_, "-inventory"), options_.memory_budget / 2);
+      root_.fs, spill::SpillDirectoryPath(temp_dir_, absl::StrCat(plan_id_, "-inventory")), options_.memory_budget / 2);
   if (!inventory.ok()) return inventory.status();
   inventory_ = std::move(*inventory);
   return absl::OkStatus();

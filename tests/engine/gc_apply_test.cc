@@ -10,6 +10,7 @@
 #include "base/failpoint.h"
 #include "engine/gc/apply_progress_store.h"
 #include "engine/gc/gc_layout.h"
+#include "engine/gc/page_deleter.h"
 #include "engine/gc/pin_store.h"
 #include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_reader.h"
@@ -141,7 +142,7 @@ TEST_CASE("gc apply: a commit between two pages stops the apply after the page b
   REQUIRE(planned.size() == 4);
   failpoint::ClearAll();
   int pages = 0;
-  failpoint::Set(kApplyFailpoints[3], failpoint::Action::kCallback, [&] {
+  failpoint::Set(kApplyFailpoints[4], failpoint::Action::kCallback, [&] {
     if (++pages == 1) scene.root.InsertLocation("ns.t", "late", scene.referenced[0]);
     return absl::OkStatus();
   });
@@ -264,6 +265,49 @@ TEST_CASE("gc apply: an empty plan is done at once") {
   absl::StatusOr<ApplyProgress> done = ApplyPlan(root.View(), plan->manifest.plan_id, NoOptions());
   LAKE_REQUIRE_OK(done);
   CHECK(done->state == ApplyProgress::State::kDone);
+}
+
+TEST_CASE("gc apply: a page's local removals on two threads remove every name, and sync") {
+  GcTestRoot root;
+  // 600 objects over several shard directories: enough names for two
+  // threads (a thread takes at least 256).
+  std::vector<Candidate> entries;
+  std::vector<std::string> paths;
+  for (int i = 0; i < 600; ++i) {
+    DataLocation made = root.Put(1, i);
+    paths.push_back(testing::PathOfFileUri(made.uri));
+    Candidate c;
+    c.uri = made.uri;
+    entries.push_back(c);
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Candidate& a, const Candidate& b) { return a.uri < b.uri; });
+  std::set<std::string> directories;
+  for (const std::string& path : paths) {
+    directories.insert(std::filesystem::path(path).parent_path().string());
+  }
+  REQUIRE(directories.size() > 2);
+  DeleteOptions options;
+  options.threads = 2;
+  PendingSyncs syncs;
+  LAKE_REQUIRE_OK(RemoveStageObjects(root.View(), entries, options, &syncs));
+  for (const std::string& path : paths) CHECK_FALSE(std::filesystem::exists(path));
+  LAKE_CHECK_OK(syncs.Sync());
+  // A repeated page: every name already gone is success.
+  LAKE_CHECK_OK(RemoveStageObjects(root.View(), entries, options, &syncs));
+}
+
+TEST_CASE("gc apply: a progress record's temporary that a crash left goes with the next record") {
+  Scene scene;
+  absl::StatusOr<PlanSummary> plan = scene.root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  std::string dir = ProgressDirOf(scene.root.root_dir(), plan->manifest.plan_id);
+  std::filesystem::create_directories(dir);
+  std::string left = dir + "/00000000000000000001.progress.0190a8f0-0000-7000-8000-000000000001.tmp";
+  testing::WriteFile(left, {1, 2});
+  LAKE_REQUIRE_OK(ApplyPlan(scene.root.View(), plan->manifest.plan_id, NoOptions()));
+  CHECK_FALSE(std::filesystem::exists(left));
+  CHECK(FilesUnder(dir).size() == 1);  // the final record alone
 }
 
 }  // namespace

@@ -318,15 +318,11 @@ TEST_CASE("a SIGKILLed process's lease stays protected until the horizon, then i
 TEST_CASE("a process that starts leasing removes the lease files dead processes left") {
   testing::TempDir dir;
   io::PosixFileSystem fs;
-  // Two dead processes: one released everything, one leased and died.
-  SteppedChild released([&](ParentLink&) {
-    io::PosixFileSystem child_fs;
-    std::shared_ptr<LeaseStore> store = LeaseStore::Open(child_fs, dir.path());
-    absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease("file:///a/released");
-    if (!lease.ok()) return 10;
-    lease->reset();
-    ::_exit(0);  // dies without removing its file
-  });
+  // Two dead processes: one leased and died, one released everything. They
+  // run one after the other, the holder first: a process that starts
+  // leasing sweeps the files of processes already dead, so the releaser
+  // must still live when the holder starts, and the holder (alive, its file
+  // locked) is never swept by the releaser.
   SteppedChild holding([&](ParentLink& parent) {
     io::PosixFileSystem child_fs;
     std::shared_ptr<LeaseStore> store = LeaseStore::Open(child_fs, dir.path());
@@ -335,8 +331,16 @@ TEST_CASE("a process that starts leasing removes the lease files dead processes 
     parent.Arrive();
     return 0;
   });
-  REQUIRE(WIFEXITED(released.Wait()));
   REQUIRE(holding.AwaitArrival());
+  SteppedChild released([&](ParentLink&) {
+    io::PosixFileSystem child_fs;
+    std::shared_ptr<LeaseStore> store = LeaseStore::Open(child_fs, dir.path());
+    absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease("file:///a/released");
+    if (!lease.ok()) return 10;
+    lease->reset();
+    ::_exit(0);  // dies without removing its file
+  });
+  REQUIRE(WIFEXITED(released.Wait()));
   holding.Kill();
   REQUIRE(LeaseFiles(dir.path()).size() == 2);
   std::shared_ptr<LeaseStore> store = LeaseStore::Open(fs, dir.path());

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/events/blob_references.h"
 #include "engine/events/experiment_store.h"
+#include "engine/gc/page_deleter.h"
 #include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/plan_writer.h"
@@ -135,6 +136,55 @@ TEST_CASE("gc on S3: plan lists the bucket, apply deletes exactly the orphans") 
   int deletes = 0;
   for (const auto& r : root.proxy.Requests()) deletes += IsDeleteObjects(r) ? 1 : 0;
   CHECK(deletes == 3);  // one DeleteObjects per page
+}
+
+TEST_CASE("gc on S3: a page's keys go in concurrent requests, each key in exactly one") {
+  S3Root root(1, 6);
+  std::vector<Candidate> entries;
+  for (const DataLocation& orphan : root.orphans) {
+    Candidate c;
+    c.kind = CandidateKind::kStageObject;
+    c.uri = orphan.uri;
+    entries.push_back(c);
+  }
+  DeleteOptions options;
+  options.concurrency = 3;
+  options.min_keys_per_request = 2;
+  root.proxy.ClearLog();
+  PendingSyncs syncs;
+  LAKE_REQUIRE_OK(RemoveStageObjects(root.View(), entries, options, &syncs));
+  std::vector<std::string> bodies;
+  for (const auto& r : root.proxy.Requests()) {
+    if (IsDeleteObjects(r)) bodies.push_back(r.body);
+  }
+  CHECK(bodies.size() == 3);
+  for (const DataLocation& orphan : root.orphans) {
+    std::string key = orphan.uri.substr(orphan.uri.find("lake-data/"));
+    int named = 0;
+    for (const std::string& body : bodies) named += absl::StrContains(body, key) ? 1 : 0;
+    CHECK(named == 1);
+  }
+  root.CheckExactlyOrphansGone();
+}
+
+TEST_CASE("gc on S3: a page with fewer keys than a request's least goes in one request") {
+  S3Root root(0, 3);
+  std::vector<Candidate> entries;
+  for (const DataLocation& orphan : root.orphans) {
+    Candidate c;
+    c.uri = orphan.uri;
+    entries.push_back(c);
+  }
+  DeleteOptions options;
+  options.concurrency = 8;
+  options.min_keys_per_request = 125;
+  root.proxy.ClearLog();
+  PendingSyncs syncs;
+  LAKE_REQUIRE_OK(RemoveStageObjects(root.View(), entries, options, &syncs));
+  int requests = 0;
+  for (const auto& r : root.proxy.Requests()) requests += IsDeleteObjects(r) ? 1 : 0;
+  CHECK(requests == 1);
+  root.CheckExactlyOrphansGone();
 }
 
 TEST_CASE("gc on S3: keys a DeleteObjects failed are retried alone; exactly the orphans go") {

@@ -66,12 +66,12 @@ pid_t HoldInChild(const std::string& path) {
 TEST_CASE("a spill directory and its lock file go away with their owner") {
   testing::TempDir tmp;
   io::PosixFileSystem fs;
-  const std::string path = tmp.Join("gc/tmp/run-a");
+  const std::string path = SpillDirectoryPath(tmp.Join("gc/tmp"), "run-a");
   {
     absl::StatusOr<std::unique_ptr<SpillDirectory>> dir = SpillDirectory::Create(fs, path);
     LAKE_REQUIRE_OK(dir);
     testing::WriteFile((*dir)->NewFilePath("run"), {1});
-    CHECK(Names(tmp.Join("gc/tmp")) == std::vector<std::string>{"run-a", "run-a.lock"});
+    CHECK(Names(tmp.Join("gc/tmp")) == std::vector<std::string>{"lake-spill.run-a", "lake-spill.run-a.lock"});
   }
   CHECK(Names(tmp.Join("gc/tmp")).empty());
 }
@@ -80,15 +80,15 @@ TEST_CASE("a sweep removes the directory of a dead process and leaves a live one
   testing::TempDir tmp;
   io::PosixFileSystem fs;
   const std::string parent = tmp.Join("gc/tmp");
-  pid_t dead = HoldInChild(parent + "/dead");
-  pid_t live = HoldInChild(parent + "/live");
+  pid_t dead = HoldInChild(SpillDirectoryPath(parent, "dead"));
+  pid_t live = HoldInChild(SpillDirectoryPath(parent, "live"));
   ::kill(dead, SIGKILL);
   ExpectKilled(dead);
-  CHECK(Names(parent) == std::vector<std::string>{"dead", "dead.lock", "live", "live.lock"});
+  CHECK(Names(parent) == std::vector<std::string>{"lake-spill.dead", "lake-spill.dead.lock", "lake-spill.live", "lake-spill.live.lock"});
 
   LAKE_REQUIRE_OK(RemoveAbandonedSpillDirectories(fs, parent));
-  CHECK(Names(parent) == std::vector<std::string>{"live", "live.lock"});
-  CHECK(testing::FilesUnder(parent + "/live").size() == 1);
+  CHECK(Names(parent) == std::vector<std::string>{"lake-spill.live", "lake-spill.live.lock"});
+  CHECK(testing::FilesUnder(SpillDirectoryPath(parent, "live")).size() == 1);
 
   ::kill(live, SIGKILL);
   ExpectKilled(live);
@@ -100,35 +100,75 @@ TEST_CASE("a sweep leaves the directories this process holds") {
   testing::TempDir tmp;
   io::PosixFileSystem fs;
   absl::StatusOr<std::unique_ptr<SpillDirectory>> mine =
-      SpillDirectory::Create(fs, tmp.Join("gc/tmp/mine"));
+      SpillDirectory::Create(fs, SpillDirectoryPath(tmp.Join("gc/tmp"), "mine"));
   LAKE_REQUIRE_OK(mine);
   LAKE_REQUIRE_OK(RemoveAbandonedSpillDirectories(fs, tmp.Join("gc/tmp")));
-  CHECK(Names(tmp.Join("gc/tmp")) == std::vector<std::string>{"mine", "mine.lock"});
+  CHECK(Names(tmp.Join("gc/tmp")) == std::vector<std::string>{"lake-spill.mine", "lake-spill.mine.lock"});
 }
 
 TEST_CASE("a sweep removes directories without a lock file and lock files without a directory") {
   testing::TempDir tmp;
   io::PosixFileSystem fs;
   const std::string parent = tmp.Join("gc/tmp");
-  std::filesystem::create_directories(parent + "/unlocked/deep");
-  testing::WriteFile(parent + "/unlocked/deep/run-000001", {1});
-  testing::WriteFile(parent + "/orphan.lock", {});
-  testing::WriteFile(parent + "/not-ours", {1});
+  std::filesystem::create_directories(SpillDirectoryPath(parent, "unlocked") + "/deep");
+  testing::WriteFile(SpillDirectoryPath(parent, "unlocked") + "/deep/run-000001", {1});
+  testing::WriteFile(SpillLockPath(SpillDirectoryPath(parent, "orphan")), {});
   LAKE_REQUIRE_OK(RemoveAbandonedSpillDirectories(fs, parent));
-  CHECK(Names(parent) == std::vector<std::string>{"not-ours"});
+  CHECK(Names(parent).empty());
+}
+
+TEST_CASE("a sweep touches nothing in its directory but lake's spill names") {
+  testing::TempDir tmp;
+  io::PosixFileSystem fs;
+  // A directory the user chose, shared with others: every entry below
+  // looks abandoned by the sweep's rules, and none is lake's.
+  const std::string parent = tmp.Join("shared-tmp");
+  std::filesystem::create_directories(parent + "/precious/inner");
+  testing::WriteFile(parent + "/precious/inner/file", {1});
+  testing::WriteFile(parent + "/orphan.lock", {});
+  std::filesystem::create_directories(parent + "/other");
+  testing::WriteFile(parent + "/other.lock", {});
+  std::filesystem::create_directories(parent + "/lake-spill");  // no dot: not a spill name
+  testing::WriteFile(parent + "/lake-spill..lock", {});         // names no spill directory
+  std::filesystem::create_directories(parent + "/lake-spill.");
+  testing::WriteFile(parent + "/not-ours", {1});
+  pid_t dead = HoldInChild(SpillDirectoryPath(parent, "dead"));
+  ::kill(dead, SIGKILL);
+  ExpectKilled(dead);
+  const std::vector<std::string> users = {"lake-spill",  "lake-spill.", "lake-spill..lock",
+                                          "not-ours",    "orphan.lock", "other",
+                                          "other.lock",  "precious"};
+  LAKE_REQUIRE_OK(RemoveAbandonedSpillDirectories(fs, parent));
+  CHECK(Names(parent) == users);  // the dead spill went, nothing else
+  absl::StatusOr<std::unique_ptr<SpillDirectory>> mine =
+      SpillDirectory::Create(fs, SpillDirectoryPath(parent, "mine"));
+  LAKE_REQUIRE_OK(mine);
+  LAKE_REQUIRE_OK((*mine)->Remove());
+  CHECK(Names(parent) == users);
+  CHECK(testing::FilesUnder(parent + "/precious").size() == 1);
+}
+
+TEST_CASE("a spill directory whose name is not a spill name is refused") {
+  testing::TempDir tmp;
+  io::PosixFileSystem fs;
+  for (std::string name : {"run-a", "lake-spill.", "lake-spill.x.lock", "lake-spillx"}) {
+    CAPTURE(name);
+    CHECK(absl::IsInvalidArgument(SpillDirectory::Create(fs, tmp.Join(name)).status()));
+  }
+  CHECK(Names(tmp.path()).empty());
 }
 
 TEST_CASE("creating a spill directory sweeps the abandoned ones beside it") {
   testing::TempDir tmp;
   io::PosixFileSystem fs;
   const std::string parent = tmp.Join("gc/tmp");
-  pid_t dead = HoldInChild(parent + "/dead");
+  pid_t dead = HoldInChild(SpillDirectoryPath(parent, "dead"));
   ::kill(dead, SIGKILL);
   ExpectKilled(dead);
   absl::StatusOr<std::unique_ptr<SpillDirectory>> next =
-      SpillDirectory::Create(fs, parent + "/next");
+      SpillDirectory::Create(fs, SpillDirectoryPath(parent, "next"));
   LAKE_REQUIRE_OK(next);
-  CHECK(Names(parent) == std::vector<std::string>{"next", "next.lock"});
+  CHECK(Names(parent) == std::vector<std::string>{"lake-spill.next", "lake-spill.next.lock"});
 }
 
 TEST_CASE("a sort killed at any step leaves a directory the next sort removes") {
@@ -148,7 +188,7 @@ TEST_CASE("a sort killed at any step leaves a directory the next sort removes") 
       io::PosixFileSystem fs;
       SpillBudget budget(512 << 10);
       absl::StatusOr<std::unique_ptr<SpillSorter>> sorter =
-          SpillSorter::Create(fs, parent + "/killed", budget, options);
+          SpillSorter::Create(fs, SpillDirectoryPath(parent, "killed"), budget, options);
       if (!sorter.ok()) ::_exit(10);
       for (int i = 0; i < 40000; ++i) {
         if (!(*sorter)->Add("s3://bucket/key-" + std::to_string(i * 7919 % 40000)).ok()) {
@@ -159,15 +199,15 @@ TEST_CASE("a sort killed at any step leaves a directory the next sort removes") 
       ::_exit(12);  // the failpoint should have killed us
     }
     ExpectKilled(pid);
-    CHECK(Names(parent) == std::vector<std::string>{"killed", "killed.lock"});
-    CHECK_FALSE(testing::FilesUnder(parent + "/killed").empty());
+    CHECK(Names(parent) == std::vector<std::string>{"lake-spill.killed", "lake-spill.killed.lock"});
+    CHECK_FALSE(testing::FilesUnder(SpillDirectoryPath(parent, "killed")).empty());
 
     io::PosixFileSystem fs;
     SpillBudget budget(512 << 10);
     absl::StatusOr<std::unique_ptr<SpillSorter>> next =
-        SpillSorter::Create(fs, parent + "/next", budget, options);
+        SpillSorter::Create(fs, SpillDirectoryPath(parent, "next"), budget, options);
     LAKE_REQUIRE_OK(next);
-    CHECK(Names(parent) == std::vector<std::string>{"next", "next.lock"});
+    CHECK(Names(parent) == std::vector<std::string>{"lake-spill.next", "lake-spill.next.lock"});
   }
 }
 
@@ -184,7 +224,7 @@ TEST_CASE("after a power loss mid-sort the next sweep leaves nothing behind") {
     options.max_fan_in = 2;
     SpillBudget budget(512 << 10);
     absl::StatusOr<std::unique_ptr<SpillSorter>> sorter =
-        SpillSorter::Create(fs, parent + "/crashed", budget, options);
+        SpillSorter::Create(fs, SpillDirectoryPath(parent, "crashed"), budget, options);
     LAKE_REQUIRE_OK(sorter);
     for (int i = 0; i < 40000; ++i) {
       LAKE_REQUIRE_OK((*sorter)->Add("s3://bucket/key-" + std::to_string(i * 7919 % 40000)));

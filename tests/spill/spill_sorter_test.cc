@@ -57,7 +57,7 @@ struct Sort {
   testing::TempDir dir;
   io::PosixFileSystem fs;
   std::string tmp = dir.Join("gc/tmp");
-  std::string spill_dir = tmp + "/0190a8f0-0000-7000-8000-000000000001";
+  std::string spill_dir = SpillDirectoryPath(tmp, "0190a8f0-0000-7000-8000-000000000001");
 
   std::unique_ptr<SpillSorter> Start(SpillBudget& budget, SpillOptions options) {
     absl::StatusOr<std::unique_ptr<SpillSorter>> sorter =
