@@ -38,7 +38,7 @@ class ScanQueryResult final : public QueryResult {
       if (!batch.ok() || !batch->has_value()) return batch;
       size_t remaining = select_.limit ? *select_.limit - produced_
                                        : std::numeric_limits<size_t>::max();
-      bool whole = select_.where.empty() && (*batch)->num_rows <= remaining &&
+      bool whole = !select_.predicate && (*batch)->num_rows <= remaining &&
                    select_.projection.size() == select_.schema.columns.size();
       for (size_t i = 0; whole && i < select_.projection.size(); ++i) {
         whole = select_.projection[i] == i;
@@ -64,6 +64,45 @@ class ScanQueryResult final : public QueryResult {
   BoundSelect select_;
   std::vector<table::CellValue> where_;
   uint64_t produced_ = 0;
+};
+
+// SELECT count(*): one row holding the number of rows the WHERE keeps.
+// Without a WHERE it is the version's row count, and no fragment is read.
+class CountQueryResult final : public QueryResult {
+ public:
+  CountQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
+                   std::vector<table::CellValue> where)
+      : scan_(std::move(scan)), select_(std::move(select)), where_(std::move(where)) {}
+
+  const table::Schema& schema() const override { return select_.output_schema; }
+  uint64_t version() const override { return scan_->version(); }
+
+  absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
+    if (done_ || (select_.limit && *select_.limit == 0)) return std::optional<table::ColumnBatch>();
+    uint64_t count = 0;
+    if (!select_.predicate) {
+      count = scan_->total_rows();
+    } else {
+      for (;;) {
+        absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
+        if (!batch.ok()) return batch.status();
+        if (!batch->has_value()) break;
+        absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
+        if (!rows.ok()) return rows.status();
+        count += rows->size();
+      }
+    }
+    done_ = true;
+    table::ColumnBatch out = table::ColumnBatch::Empty(select_.output_schema);
+    if (absl::Status s = out.AppendRow(std::vector<table::CellValue>{static_cast<int64_t>(count)}); !s.ok()) return s;
+    return std::optional<table::ColumnBatch>(std::move(out));
+  }
+
+ private:
+  std::unique_ptr<table::TableScan> scan_;
+  BoundSelect select_;
+  std::vector<table::CellValue> where_;
+  bool done_ = false;
 };
 
 }  // namespace
@@ -257,6 +296,9 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
 
 absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
   if (!select_) return absl::InvalidArgumentError("SQL: an INSERT is run with an insert, not a query");
+  if (!select_->order_by.empty()) {
+    return absl::UnimplementedError("SQL: ORDER BY is not supported yet");
+  }
   std::vector<table::CellValue> where(slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!slots_[i]) {
@@ -268,7 +310,7 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
   // A WHERE is tested on its own columns first: a fragment without a
   // matching row is passed over without decoding the rest of it.
   std::optional<table::ScanPrefilter> prefilter;
-  if (!select_->where.empty()) {
+  if (select_->predicate) {
     auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
         *select_, where);
     prefilter = table::ScanPrefilter{
@@ -282,6 +324,9 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
   if (!((*scan)->schema() == select_->schema)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
+  }
+  if (select_->count_rows) {
+    return std::unique_ptr<QueryResult>(new CountQueryResult(std::move(*scan), *select_, std::move(where)));
   }
   return std::unique_ptr<QueryResult>(
       new ScanQueryResult(std::move(*scan), *select_, std::move(where)));

@@ -168,6 +168,48 @@ TEST_CASE("tables: each version sees exactly its rows (time travel), WHERE and L
   CHECK(refs->size() == 3);
 }
 
+TEST_CASE("tables: a WHERE with comparisons, IN, IS NULL, OR and NOT selects across fragments") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 5, 70, sources);  // e0..e4, n = 0..4, one fragment each
+  auto ids = [&](const std::string& where, std::vector<CellValue> params) {
+    auto rows = root->Query("SELECT episode_id FROM robots.episodes WHERE " + where, std::move(params));
+    REQUIRE_MESSAGE(rows.ok(), rows.status().ToString());
+    std::vector<std::string> out;
+    for (const auto& row : *rows) out.push_back(std::get<std::string>(row[0]));
+    return out;
+  };
+  CHECK(ids("n >= ? AND n < ?", {int64_t{1}, int64_t{3}}) == std::vector<std::string>{"e1", "e2"});
+  CHECK(ids("n IN (?, ?) OR episode_id = ?", {int64_t{0}, int64_t{4}, std::string("e2")}) ==
+        std::vector<std::string>{"e0", "e2", "e4"});
+  CHECK(ids("NOT (n > ?) AND video IS NOT NULL", {int64_t{1}}) == std::vector<std::string>{"e0", "e1"});
+  CHECK(ids("video IS NULL", {}).empty());
+}
+
+TEST_CASE("tables: SELECT count(*) counts a version's rows, or the rows its WHERE keeps") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 4, 80, sources);
+  auto count = [&](const std::string& sql, std::vector<CellValue> params) -> int64_t {
+    auto rows = root->Query(sql, std::move(params));
+    REQUIRE_MESSAGE(rows.ok(), rows.status().ToString());
+    REQUIRE(rows->size() == 1);
+    return std::get<int64_t>((*rows)[0][0]);
+  };
+  CHECK(count("SELECT count(*) FROM robots.episodes", {}) == 4);
+  CHECK(count("SELECT COUNT(*) FROM robots.episodes AS OF VERSION 2", {}) == 2);
+  CHECK(count("SELECT count(*) FROM robots.episodes AS OF VERSION 0", {}) == 0);
+  CHECK(count("SELECT count(*) FROM robots.episodes WHERE n > ?", {int64_t{1}}) == 2);
+  CHECK(count("SELECT count(*) FROM robots.episodes WHERE n = ?", {int64_t{9}}) == 0);
+  auto none = root->Query("SELECT count(*) FROM robots.episodes LIMIT 0");
+  LAKE_REQUIRE_OK(none);
+  CHECK(none->empty());
+}
+
 TEST_CASE("tables: an existing location is appended without an upload; outsiders are refused") {
   testing::TempDir dir;
   auto root = OpenRoot(dir.path());
