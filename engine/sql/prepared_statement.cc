@@ -105,6 +105,56 @@ class CountQueryResult final : public QueryResult {
   bool done_ = false;
 };
 
+// SELECT … ORDER BY: every matching row goes through a RowSorter at the
+// first call, then the sorted rows come back batch by batch.
+class SortedQueryResult final : public QueryResult {
+ public:
+  SortedQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
+                    std::vector<table::CellValue> where, std::unique_ptr<RowSorter> sorter)
+      : scan_(std::move(scan)),
+        select_(std::move(select)),
+        where_(std::move(where)),
+        sorter_(std::move(sorter)) {}
+
+  const table::Schema& schema() const override { return select_.output_schema; }
+  uint64_t version() const override { return scan_->version(); }
+
+  absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
+    if (!sorted_) {
+      if (absl::Status s = SortAll(); !s.ok()) {
+        sorter_.reset();  // its spill goes now, not with the result
+        return s;
+      }
+      sorted_ = true;
+    }
+    if (!sorter_) return std::optional<table::ColumnBatch>();
+    absl::StatusOr<std::optional<table::ColumnBatch>> batch = sorter_->Next();
+    if (!batch.ok() || !batch->has_value()) sorter_.reset();
+    return batch;
+  }
+
+ private:
+  absl::Status SortAll() {
+    if (!sorter_) return absl::FailedPreconditionError("SQL: the query failed before");
+    if (select_.limit && *select_.limit == 0) return sorter_->Finish();
+    for (;;) {
+      absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
+      if (!batch.ok()) return batch.status();
+      if (!batch->has_value()) break;
+      absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
+      if (!rows.ok()) return rows.status();
+      if (absl::Status s = sorter_->Add(**batch, *rows); !s.ok()) return s;
+    }
+    return sorter_->Finish();
+  }
+
+  std::unique_ptr<table::TableScan> scan_;
+  BoundSelect select_;
+  std::vector<table::CellValue> where_;
+  std::unique_ptr<RowSorter> sorter_;
+  bool sorted_ = false;
+};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PreparedStatement>> PreparedStatement::Prepare(
@@ -294,11 +344,8 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
   return tables_.AppendBatch(*table, *rows);
 }
 
-absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
+absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(const QueryOptions& options) {
   if (!select_) return absl::InvalidArgumentError("SQL: an INSERT is run with an insert, not a query");
-  if (!select_->order_by.empty()) {
-    return absl::UnimplementedError("SQL: ORDER BY is not supported yet");
-  }
   std::vector<table::CellValue> where(slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!slots_[i]) {
@@ -327,6 +374,13 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
   }
   if (select_->count_rows) {
     return std::unique_ptr<QueryResult>(new CountQueryResult(std::move(*scan), *select_, std::move(where)));
+  }
+  if (!select_->order_by.empty()) {
+    absl::StatusOr<std::unique_ptr<RowSorter>> sorter = RowSorter::Create(
+        tables_.fs(), absl::StrCat(tables_.root_dir(), "/", std::string(kSortDir)), *select_, options.sort);
+    if (!sorter.ok()) return sorter.status();
+    return std::unique_ptr<QueryResult>(
+        new SortedQueryResult(std::move(*scan), *select_, std::move(where), std::move(*sorter)));
   }
   return std::unique_ptr<QueryResult>(
       new ScanQueryResult(std::move(*scan), *select_, std::move(where)));

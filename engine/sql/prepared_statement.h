@@ -32,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/managed_object_store.h"
+#include "engine/sql/row_sorter.h"
 #include "engine/sql/sql_binding.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/table_store.h"
@@ -58,6 +59,11 @@ struct ParameterText {
 // DataLocation is an existing object of the stage (nothing is uploaded).
 using StatementParameter = std::variant<table::CellValue, ParameterText, FileFromPath,
                                         FileFromSource>;
+
+// How a SELECT runs (the defaults suit every caller; tests shrink them).
+struct QueryOptions {
+  RowSorterOptions sort;
+};
 
 // The rows of a SELECT, batch by batch.
 class QueryResult {
@@ -91,8 +97,11 @@ class PreparedStatement {
 
   // An INSERT: steps 3.. above. Returns the committed version.
   absl::StatusOr<table::AppendOutcome> ExecuteInsert(const UploadOptions& upload_options);
-  // A SELECT.
-  absl::StatusOr<std::unique_ptr<QueryResult>> ExecuteQuery();
+  // A SELECT. With ORDER BY, the first Next of the result reads and sorts
+  // every matching row (row_sorter.h: top-k in memory for a small LIMIT,
+  // else spilled under <root>/sort/); count(*) without WHERE reads no
+  // fragment.
+  absl::StatusOr<std::unique_ptr<QueryResult>> ExecuteQuery(const QueryOptions& options = {});
 
  private:
   PreparedStatement(table::TableStore& tables, registry::TableRecord table,

@@ -19,6 +19,7 @@
 #include "engine/table/fragment_format.h"
 #include "engine/table/manifest_format.h"
 #include "registry/commit_errors.h"
+#include "spill/spill_sorter.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
 #include "tests/support/table_fixture.h"
@@ -208,6 +209,45 @@ TEST_CASE("tables: SELECT count(*) counts a version's rows, or the rows its WHER
   auto none = root->Query("SELECT count(*) FROM robots.episodes LIMIT 0");
   LAKE_REQUIRE_OK(none);
   CHECK(none->empty());
+}
+
+TEST_CASE("tables: ORDER BY sorts across fragments, as top-k with a LIMIT and through the spill without") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 6, 90, sources);  // e0..e5, n = 0..5
+  LAKE_REQUIRE_OK(root->Insert("INSERT INTO robots.episodes (episode_id) VALUES (?), (?)",
+                               {CellValue{"x"}, CellValue{"y"}}));  // n null
+  auto ids = [&](const std::string& sql, const sql::QueryOptions& options) {
+    auto rows = root->Query(sql, {CellValue{int64_t{1}}}, options);
+    REQUIRE_MESSAGE(rows.ok(), rows.status().ToString());
+    std::vector<std::string> out;
+    for (const auto& row : *rows) out.push_back(std::get<std::string>(row[0]));
+    return out;
+  };
+  sql::QueryOptions spill;  // a sort that must spill even 8 rows
+  spill.sort.block_bytes = 4096;
+  spill::SpillOptions spill_options;
+  spill_options.block_bytes = 4096;
+  spill.sort.memory_bytes = spill::SpillSorter::MinimumBudget(spill_options);
+  spill.sort.max_top_k_rows = 2;
+  for (const sql::QueryOptions& options : {sql::QueryOptions{}, spill}) {
+    CHECK(ids("SELECT episode_id FROM robots.episodes WHERE n >= ? ORDER BY n DESC LIMIT 3", options) ==
+          std::vector<std::string>{"e5", "e4", "e3"});
+    CHECK(ids("SELECT episode_id FROM robots.episodes WHERE n >= ? OR n IS NULL ORDER BY n", options) ==
+          std::vector<std::string>{"e1", "e2", "e3", "e4", "e5", "x", "y"});
+    CHECK(ids("SELECT episode_id FROM robots.episodes WHERE n != ? ORDER BY episode_id DESC", options) ==
+          std::vector<std::string>{"e5", "e4", "e3", "e2", "e0"});
+  }
+  // Every sort removed its spill.
+  std::vector<std::string> left;
+  if (std::filesystem::exists(dir.Join("sort"))) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir.Join("sort"))) {
+      left.push_back(entry.path().string());
+    }
+  }
+  CHECK(left.empty());
 }
 
 TEST_CASE("tables: an existing location is appended without an upload; outsiders are refused") {
