@@ -15,7 +15,8 @@
 //      row_count rows, and MatchingRows/ProjectRows over a fixed batch give
 //      ascending in-range rows and a valid batch of the output schema, and
 //      a predicate is never true for the all-null row unless it tests IS
-//      NULL or NOT. A binding failure is InvalidArgument starting "SQL: ".
+//      NULL or NOT; the batch's statistics never rule out a predicate that
+//      a row of it satisfies (predicate_statistics.h). A binding failure is InvalidArgument starting "SQL: ".
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -27,10 +28,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/data_location.h"
+#include "engine/sql/predicate_statistics.h"
 #include "engine/sql/sql_binding.h"
 #include "engine/sql/sql_lexer.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/column_batch.h"
+#include "engine/table/fragment_statistics.h"
 #include "schema/table_schema.h"
 
 namespace {
@@ -264,8 +267,8 @@ void FuzzSelect(const lake::sql::SelectStatement& select, uint64_t seed) {
   for (const auto& key : bound->order_by) Check(key.type != ColumnType::kFile);
   Check(lake::table::ValidateSchema(bound->output_schema).ok());
   size_t max_rows = select.limit ? static_cast<size_t>(*select.limit) : SIZE_MAX;
-  absl::StatusOr<std::vector<size_t>> rows =
-      lake::sql::MatchingRows(TestBatch(), *bound, Parameters(bound->where, seed), max_rows);
+  std::vector<CellValue> parameters = Parameters(bound->where, seed);
+  absl::StatusOr<std::vector<size_t>> rows = lake::sql::MatchingRows(TestBatch(), *bound, parameters, max_rows);
   Check(rows.ok());
   Check(rows->size() <= max_rows);
   for (size_t i = 0; i < rows->size(); ++i) {
@@ -273,6 +276,11 @@ void FuzzSelect(const lake::sql::SelectStatement& select, uint64_t seed) {
     Check(i == 0 || (*rows)[i - 1] < (*rows)[i]);
     // Row 1 is all null: only IS NULL or a NOT can make a predicate true for it.
     Check((*rows)[i] != 1 || !select.where || CanHoldForNulls(*select.where));
+  }
+  // Statistics never rule out a fragment holding a matching row.
+  if (bound->predicate && !rows->empty()) {
+    Check(lake::sql::PredicateMayMatch(*bound->predicate, lake::table::ComputeFragmentStatistics(TestBatch()),
+                                       TestBatch().num_rows, parameters));
   }
   if (select.count_rows) return;  // one count, nothing projected
   absl::StatusOr<ColumnBatch> projected = lake::sql::ProjectRows(TestBatch(), *bound, *rows);

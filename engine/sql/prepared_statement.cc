@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/file_upload_source.h"
 #include "engine/gc/reference_hold.h"
+#include "engine/sql/predicate_statistics.h"
 #include "engine/table/cell_text.h"
 
 namespace lake::sql {
@@ -30,6 +31,7 @@ class ScanQueryResult final : public QueryResult {
 
   const table::Schema& schema() const override { return select_.output_schema; }
   uint64_t version() const override { return scan_->version(); }
+  size_t fragments_opened() const override { return scan_->fragments_opened(); }
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     for (;;) {
@@ -76,6 +78,7 @@ class CountQueryResult final : public QueryResult {
 
   const table::Schema& schema() const override { return select_.output_schema; }
   uint64_t version() const override { return scan_->version(); }
+  size_t fragments_opened() const override { return scan_->fragments_opened(); }
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     if (done_ || (select_.limit && *select_.limit == 0)) return std::optional<table::ColumnBatch>();
@@ -118,6 +121,7 @@ class SortedQueryResult final : public QueryResult {
 
   const table::Schema& schema() const override { return select_.output_schema; }
   uint64_t version() const override { return scan_->version(); }
+  size_t fragments_opened() const override { return scan_->fragments_opened(); }
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     if (!sorted_) {
@@ -361,9 +365,17 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(con
     auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
         *select_, where);
     prefilter = table::ScanPrefilter{
-        WhereColumns(*select_), [test](const table::ColumnBatch& partial) {
+        WhereColumns(*select_),
+        [test](const table::ColumnBatch& partial) {
           return MayHaveMatchingRows(partial, test->first, test->second);
-        }};
+        },
+        {}};
+    // A fragment whose statistics rule the WHERE out is never opened.
+    if (CheckParameters(select_->schema, select_->where, where).ok()) {
+      prefilter->statistics_may_match = [test](const table::FragmentStatistics& statistics, uint64_t rows) {
+        return PredicateMayMatch(*test->first.predicate, statistics, rows, test->second);
+      };
+    }
   }
   absl::StatusOr<std::unique_ptr<table::TableScan>> scan =
       tables_.Scan(table_.name, select_->as_of_version, std::move(prefilter));

@@ -74,6 +74,9 @@ class QueryResult {
   virtual uint64_t version() const = 0;
   // The next non-empty batch; nullopt at the end.
   virtual absl::StatusOr<std::optional<table::ColumnBatch>> Next() = 0;
+  // The fragment files read so far: those the WHERE ruled out by their
+  // statistics are not (table::TableScan::fragments_opened).
+  virtual size_t fragments_opened() const = 0;
 };
 
 class PreparedStatement {

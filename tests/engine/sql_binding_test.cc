@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "engine/data_location.h"
+#include "engine/sql/predicate_statistics.h"
 #include "engine/sql/sql_binding.h"
+#include "engine/table/fragment_statistics.h"
 #include "engine/sql/sql_statement.h"
 #include "tests/support/status_checks.h"
 
@@ -348,6 +350,57 @@ TEST_CASE("BindSelect of count(*) gives one int64 column named count") {
   CHECK(bound.projection.empty());
   CHECK(bound.output_schema == Schema{{{"count", ColumnType::kInt64}}});
   CHECK(bound.where == std::vector<BoundParameter>{{0, ColumnType::kInt64}});
+}
+
+// Whether the statistics of `batch` let `sql`'s WHERE match, with `parameters`.
+bool StatisticsMayMatch(const ColumnBatch& batch, std::string_view sql, const std::vector<CellValue>& parameters) {
+  BoundSelect bound = Select(sql);
+  return PredicateMayMatch(*bound.predicate, table::ComputeFragmentStatistics(batch), batch.num_rows, parameters);
+}
+
+TEST_CASE("statistics rule a fragment out only when no row can match, and then they do") {
+  // Soundness: over every row subset of the test batch (as its own
+  // fragment) and many predicates, a fragment with a matching row is never
+  // ruled out.
+  const ColumnBatch whole = TestBatch();
+  const std::vector<std::pair<std::string, std::vector<CellValue>>> cases = {
+      {"id = ?", {int64_t{1}}},       {"id != ?", {int64_t{1}}},         {"id < ?", {int64_t{2}}},
+      {"id >= ?", {int64_t{3}}},      {"id IN (?, ?)", {int64_t{3}, std::monostate{}}},
+      {"NOT id IN (?)", {int64_t{1}}}, {"name > ?", {std::string("b")}}, {"name <= ?", {std::string("ann")}},
+      {"score > ?", {0.0}},           {"score = ?", {-0.0}},             {"ok = ?", {false}},
+      {"at < ?", {TimestampMicros{0}}}, {"name IS NULL", {}},           {"NOT name IS NULL", {}},
+      {"id = ? OR name = ?", {int64_t{3}, std::string("bob")}},
+      {"NOT (id = ? AND ok = ?)", {int64_t{1}, true}},                   {"blob = ?", {Binary{"\x02"}}},
+  };
+  for (unsigned mask = 1; mask < (1u << whole.num_rows); ++mask) {
+    ColumnBatch part = ColumnBatch::Empty(whole.schema);
+    for (size_t row = 0; row < whole.num_rows; ++row) {
+      if (mask & (1u << row)) part.AppendRows(whole, row, row + 1);
+    }
+    for (const auto& [where, parameters] : cases) {
+      std::string sql = "SELECT * FROM ns.t WHERE " + where;
+      absl::StatusOr<std::vector<size_t>> rows = MatchingRows(part, Select(sql), parameters);
+      REQUIRE(rows.ok());
+      if (!rows->empty()) {
+        CAPTURE(mask);
+        CAPTURE(where);
+        CHECK(StatisticsMayMatch(part, sql, parameters));
+      }
+    }
+  }
+  // And they do rule out: ids are 1..3 and names "", "ann", "bob".
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE id = ?", {int64_t{4}}));
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE id > ? OR name > ?", {int64_t{3}, std::string("c")}));
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE id IN (?, ?)", {int64_t{0}, int64_t{7}}));
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE id = ?", {std::monostate{}}));
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE at >= ? AND id = ?",
+                                 {TimestampMicros{0}, int64_t{9}}));
+  ColumnBatch ones = ColumnBatch::Empty(whole.schema);
+  ones.AppendRows(whole, 0, 1);
+  ones.AppendRows(whole, 2, 3);  // id 1 twice
+  CHECK_FALSE(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE id != ?", {int64_t{1}}));
+  CHECK_FALSE(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE name IS NULL", {}));
+  CHECK(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE NOT name IS NULL", {}));
 }
 
 TEST_CASE("MatchingRows refuses wrong parameters and a batch of another schema") {
