@@ -421,6 +421,39 @@ TEST_CASE("tables: every SQL error is refused before any upload and leaves nothi
   CHECK(table->current_version == 0);
 }
 
+TEST_CASE("tables: an invalid SELECT is refused, naming its token or column, before any file is read") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 2, 130, sources);
+  // Every fragment file made unreadable: a query that read one would fail with DataLoss.
+  for (const std::string& fragment : EpisodeFragmentFiles(dir)) DamageByte(fragment, 0, std::ios::beg);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"SELECT * FROM robots.episodes WHERE n => ?", "found '>' at offset 39"},
+      {"SELECT * FROM robots.episodes WHERE (n = ?", "found end of statement at offset 42"},
+      {"SELECT * FROM robots.episodes WHERE n IN ()", "expected ?, found ')' at offset 42"},
+      {"SELECT * FROM robots.episodes WHERE video < ?", "column 'video' is a file"},
+      {"SELECT * FROM robots.episodes ORDER BY video", "ORDER BY does not apply"},
+      {"SELECT * FROM robots.episodes ORDER BY nope DESC", "no column 'nope'"},
+      {"SELECT count(*) FROM robots.episodes ORDER BY n", "offset 37"},
+  };
+  for (const auto& [sql, message] : cases) {
+    CAPTURE(sql);
+    absl::Status status = root->Query(sql, {CellValue{int64_t{1}}}).status();
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(std::string(status.message()).find(message) != std::string::npos);
+  }
+  // A parameter of the wrong type or one missing: refused before the scan.
+  CHECK(absl::IsInvalidArgument(
+      root->Query("SELECT * FROM robots.episodes WHERE n > ? ORDER BY n", {CellValue{"x"}}).status()));
+  CHECK(absl::IsInvalidArgument(
+      root->Query("SELECT * FROM robots.episodes WHERE n IN (?, ?) ORDER BY n", {CellValue{int64_t{1}}}).status()));
+  CHECK(!std::filesystem::exists(dir.Join("sort")));
+  // The damage is real: a valid query that reads a fragment finds it.
+  CHECK(absl::IsDataLoss(root->Query("SELECT * FROM robots.episodes").status()));
+}
+
 TEST_CASE("tables: two appends racing the CAS from one version: one commits, one conflicts") {
   testing::TempDir dir;
   auto root = OpenRoot(dir.path());
