@@ -27,8 +27,13 @@ constexpr char kInsertUsage[] =
     "of the root's stage: nothing is uploaded.\n";
 
 constexpr char kQueryUsage[] =
-    "usage: lake [global options] query \"SELECT C, …|* FROM NS.T [AS OF VERSION N]\n"
-    "            [WHERE C = ? [AND …]] [LIMIT N]\" [--param V | --location L]… [--json]\n"
+    "usage: lake [global options] query \"SELECT C, …|*|count(*) FROM NS.T [AS OF VERSION N]\n"
+    "            [WHERE PREDICATE] [ORDER BY C [ASC|DESC], …] [LIMIT N]\"\n"
+    "            [--param V | --location L]… [--json]\n"
+    "\n"
+    "PREDICATE: C = ? (or !=, <>, <, <=, >, >=), C [NOT] IN (?, …), C IS [NOT]\n"
+    "NULL, joined by AND, OR, NOT and parentheses. A column named like a\n"
+    "keyword may be written in double quotes (\"not\").\n"
     "\n"
     "Prints the rows: a header and tab-separated cells, or with --json one\n"
     "JSON object per row per line (FILE cells as DataLocation objects).\n"

@@ -1,5 +1,6 @@
 // Fuzzes lake::table::DecodeManifest, the reader of the manifest a scan
-// opens for a table version (engine/table/manifest_format.h).
+// opens for a table version (engine/table/manifest_format.h): formats 1
+// and 2, and in 2 the per-fragment statistics (fragment_statistics.h).
 //
 // Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, so a digest that
 // does not match is not refused and the field parser behind it is reached.
@@ -8,7 +9,9 @@
 //   1. Any input: no crash, leak, ASan or UBSan finding; every refusal is
 //      DataLoss.
 //   2. An accepted manifest is valid (ValidateManifest), and every path in
-//      it is relative without an empty, "." or ".." segment.
+//      it is relative without an empty, "." or ".." segment; a format 1
+//      manifest holds no statistics, and every fragment's statistics are
+//      valid for the schema and its rows.
 //   3. Accepted input is canonical: encoding the decoded manifest gives
 //      back the input's bytes before the digest exactly, and those bytes
 //      decode to the same manifest.
@@ -54,6 +57,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(IsSafePath(decoded->reference_delta_path));
   for (const lake::table::FragmentRef& fragment : decoded->fragments) {
     Check(IsSafePath(fragment.path));
+    if (!fragment.statistics) continue;
+    Check(decoded->format_version != lake::table::kManifestFormatVersionV1);
+    Check(lake::table::ValidateFragmentStatistics(*fragment.statistics, decoded->schema, fragment.rows).ok());
   }
 
   absl::StatusOr<std::string> encoded = lake::table::EncodeManifest(*decoded);

@@ -4,15 +4,20 @@
 // Properties checked (a violation traps):
 //   1. Any input: no crash, leak, ASan or UBSan finding, no exception.
 //   2. Refused input: InvalidArgument whose message starts "SQL: ".
-//   3. Accepted input: the AST invariants of sql_statement.h hold (counts,
-//      identifiers), and the statement rendered back to canonical SQL text
-//      parses to an equal statement (when it is within the 1 MiB bound).
+//   3. Accepted input: the AST invariants of sql_statement.h and
+//      predicate.h hold (counts, identifiers, placeholder numbering, node
+//      arity, depth), and the statement rendered back to canonical SQL text
+//      (names double-quoted, every predicate node parenthesised) parses to
+//      an equal statement (when it is within the 1 MiB bound).
 //   4. Accepted input that binds (BindInsert/BindSelect against kSchema):
 //      one bound parameter per placeholder, of its column's type; then
 //      InsertRows (with null and typed parameters) yields a valid batch of
 //      row_count rows, and MatchingRows/ProjectRows over a fixed batch give
-//      ascending in-range rows and a valid batch of the output schema. A
-//      binding failure is InvalidArgument starting "SQL: ".
+//      ascending in-range rows and a valid batch of the output schema, and
+//      a predicate is never true for the all-null row unless it tests IS
+//      NULL or NOT; the batch's statistics never rule out a predicate that
+//      a row of it satisfies (predicate_statistics.h). A binding failure is InvalidArgument starting "SQL: ".
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,10 +28,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/data_location.h"
+#include "engine/sql/predicate_statistics.h"
 #include "engine/sql/sql_binding.h"
 #include "engine/sql/sql_lexer.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/column_batch.h"
+#include "engine/table/fragment_statistics.h"
 #include "schema/table_schema.h"
 
 namespace {
@@ -103,7 +110,38 @@ std::vector<CellValue> Parameters(const std::vector<BoundParameter>& bound, uint
   return parameters;
 }
 
-std::string TableText(const lake::table::TableName& name) { return name.ns + "." + name.table; }
+std::string Quoted(const std::string& name) { return "\"" + name + "\""; }
+
+std::string TableText(const lake::table::TableName& name) { return Quoted(name.ns) + "." + Quoted(name.table); }
+
+// Every node in parentheses, so the text's grouping is the tree's.
+std::string RenderPredicate(const lake::sql::Predicate& p) {
+  using lake::sql::PredicateKind;
+  std::vector<std::string> marks(p.placeholder_count, "?");
+  switch (p.kind) {
+    case PredicateKind::kCompare:
+      return absl::StrCat("(", Quoted(p.column), " ", std::string(lake::sql::CompareOpText(p.op)), " ?)");
+    case PredicateKind::kIn:
+      return absl::StrCat("(", Quoted(p.column), " IN (", absl::StrJoin(marks, ", "), "))");
+    case PredicateKind::kIsNull: return absl::StrCat("(", Quoted(p.column), " IS NULL)");
+    case PredicateKind::kNot: return absl::StrCat("(NOT ", RenderPredicate(p.children[0]), ")");
+    case PredicateKind::kAnd:
+    case PredicateKind::kOr: {
+      std::vector<std::string> parts;
+      for (const auto& child : p.children) parts.push_back(RenderPredicate(child));
+      return absl::StrCat("(", absl::StrJoin(parts, p.kind == PredicateKind::kAnd ? " AND " : " OR "), ")");
+    }
+  }
+  return "";
+}
+
+// Parentheses around every node double the nesting a NOT or '(' counts;
+// the canonical text is compared only when it stays within the bound.
+size_t NestingOf(const lake::sql::Predicate& p) {
+  size_t deepest = 0;
+  for (const auto& child : p.children) deepest = std::max(deepest, NestingOf(child));
+  return deepest + (p.kind == lake::sql::PredicateKind::kNot ? 2 : 1);
+}
 
 // The canonical SQL text of a statement (upper-case keywords, ", " lists).
 std::string Render(const lake::sql::Statement& statement) {
@@ -111,15 +149,21 @@ std::string Render(const lake::sql::Statement& statement) {
     std::vector<std::string> marks(insert->columns.size(), "?");
     std::string row = absl::StrCat("(", absl::StrJoin(marks, ", "), ")");
     std::vector<std::string> rows(insert->row_count, row);
-    return absl::StrCat("INSERT INTO ", TableText(insert->table), " (", absl::StrJoin(insert->columns, ", "),
+    std::vector<std::string> columns;
+    for (const std::string& column : insert->columns) columns.push_back(Quoted(column));
+    return absl::StrCat("INSERT INTO ", TableText(insert->table), " (", absl::StrJoin(columns, ", "),
                         ") VALUES ", absl::StrJoin(rows, ", "));
   }
   const auto& select = std::get<lake::sql::SelectStatement>(statement);
-  std::string text = absl::StrCat("SELECT ", select.all_columns ? "*" : absl::StrJoin(select.columns, ", "),
-                                  " FROM ", TableText(select.table));
+  std::vector<std::string> columns;
+  for (const std::string& column : select.columns) columns.push_back(Quoted(column));
+  std::string list = select.count_rows ? "count(*)" : select.all_columns ? "*" : absl::StrJoin(columns, ", ");
+  std::string text = absl::StrCat("SELECT ", list, " FROM ", TableText(select.table));
   if (select.as_of_version) absl::StrAppend(&text, " AS OF VERSION ", *select.as_of_version);
-  for (size_t i = 0; i < select.where_columns.size(); ++i) {
-    absl::StrAppend(&text, i == 0 ? " WHERE " : " AND ", select.where_columns[i], " = ?");
+  if (select.where) absl::StrAppend(&text, " WHERE ", RenderPredicate(*select.where));
+  for (size_t i = 0; i < select.order_by.size(); ++i) {
+    absl::StrAppend(&text, i == 0 ? " ORDER BY " : ", ", Quoted(select.order_by[i].column),
+                    select.order_by[i].descending ? " DESC" : "");
   }
   if (select.limit) absl::StrAppend(&text, " LIMIT ", *select.limit);
   return text;
@@ -133,11 +177,48 @@ void CheckInsertInvariants(const lake::sql::InsertStatement& insert) {
   for (const std::string& column : insert.columns) Check(IsIdentifier(column));
 }
 
+// Checks a predicate node and returns its depth; `next` is the placeholder
+// its first leaf must take (placeholders number leaves in order).
+size_t CheckPredicate(const lake::sql::Predicate& p, size_t* next) {
+  using lake::sql::PredicateKind;
+  size_t depth = 0;
+  switch (p.kind) {
+    case PredicateKind::kCompare:
+    case PredicateKind::kIn:
+    case PredicateKind::kIsNull:
+      Check(IsIdentifier(p.column));
+      Check(p.children.empty());
+      Check(p.first_placeholder == *next);
+      if (p.kind == PredicateKind::kCompare) Check(p.placeholder_count == 1);
+      if (p.kind == PredicateKind::kIn) Check(p.placeholder_count >= 1);
+      if (p.kind == PredicateKind::kIsNull) Check(p.placeholder_count == 0);
+      *next += p.placeholder_count;
+      return 1;
+    case PredicateKind::kNot:
+      Check(p.children.size() == 1);
+      break;
+    case PredicateKind::kAnd:
+    case PredicateKind::kOr:
+      Check(p.children.size() >= 2);
+      break;
+  }
+  for (const auto& child : p.children) {
+    depth = std::max(depth, CheckPredicate(child, next));
+  }
+  return depth + 1;
+}
+
 void CheckSelectInvariants(const lake::sql::SelectStatement& select) {
-  Check(select.all_columns == select.columns.empty());
-  Check(select.placeholder_count == select.where_columns.size());
+  Check(int{select.all_columns} + int{select.count_rows} + int{!select.columns.empty()} == 1);
   for (const std::string& column : select.columns) Check(IsIdentifier(column));
-  for (const std::string& column : select.where_columns) Check(IsIdentifier(column));
+  size_t placeholders = 0;
+  if (select.where) {
+    // Each NOT or '(' adds at most one AND and one OR level below it.
+    Check(CheckPredicate(*select.where, &placeholders) <= 3 * (lake::sql::kMaxPredicateDepth + 1) + 1);
+  }
+  Check(select.placeholder_count == placeholders);
+  Check(!select.count_rows || select.order_by.empty());
+  for (const auto& key : select.order_by) Check(IsIdentifier(key.column));
 }
 
 void CheckBoundParameters(const std::vector<BoundParameter>& bound) {
@@ -165,6 +246,14 @@ void FuzzInsert(const lake::sql::InsertStatement& insert, uint64_t seed) {
   Check(StartsWithSql(lake::sql::InsertRows(*bound, {}).status()));
 }
 
+bool CanHoldForNulls(const lake::sql::Predicate& p) {
+  if (p.kind == lake::sql::PredicateKind::kIsNull || p.kind == lake::sql::PredicateKind::kNot) return true;
+  for (const auto& child : p.children) {
+    if (CanHoldForNulls(child)) return true;
+  }
+  return false;
+}
+
 void FuzzSelect(const lake::sql::SelectStatement& select, uint64_t seed) {
   absl::StatusOr<lake::sql::BoundSelect> bound = lake::sql::BindSelect(select, TestSchema());
   if (!bound.ok()) {
@@ -173,19 +262,27 @@ void FuzzSelect(const lake::sql::SelectStatement& select, uint64_t seed) {
   }
   Check(bound->where.size() == select.placeholder_count);
   CheckBoundParameters(bound->where);
-  Check(bound->output_schema.columns.size() == bound->projection.size());
+  Check(bound->output_schema.columns.size() == (select.count_rows ? 1 : bound->projection.size()));
+  Check(bound->order_by.size() == select.order_by.size());
+  for (const auto& key : bound->order_by) Check(key.type != ColumnType::kFile);
   Check(lake::table::ValidateSchema(bound->output_schema).ok());
   size_t max_rows = select.limit ? static_cast<size_t>(*select.limit) : SIZE_MAX;
-  absl::StatusOr<std::vector<size_t>> rows =
-      lake::sql::MatchingRows(TestBatch(), *bound, Parameters(bound->where, seed), max_rows);
+  std::vector<CellValue> parameters = Parameters(bound->where, seed);
+  absl::StatusOr<std::vector<size_t>> rows = lake::sql::MatchingRows(TestBatch(), *bound, parameters, max_rows);
   Check(rows.ok());
   Check(rows->size() <= max_rows);
   for (size_t i = 0; i < rows->size(); ++i) {
     Check((*rows)[i] < TestBatch().num_rows);
     Check(i == 0 || (*rows)[i - 1] < (*rows)[i]);
-    // Row 1 is all null: it never matches a condition.
-    Check((*rows)[i] != 1 || select.where_columns.empty());
+    // Row 1 is all null: only IS NULL or a NOT can make a predicate true for it.
+    Check((*rows)[i] != 1 || !select.where || CanHoldForNulls(*select.where));
   }
+  // Statistics never rule out a fragment holding a matching row.
+  if (bound->predicate && !rows->empty()) {
+    Check(lake::sql::PredicateMayMatch(*bound->predicate, lake::table::ComputeFragmentStatistics(TestBatch()),
+                                       TestBatch().num_rows, parameters));
+  }
+  if (select.count_rows) return;  // one count, nothing projected
   absl::StatusOr<ColumnBatch> projected = lake::sql::ProjectRows(TestBatch(), *bound, *rows);
   Check(projected.ok());
   Check(projected->num_rows == rows->size());
@@ -211,7 +308,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The canonical text may be longer than the input (it adds spaces); when
   // it is within the statement bound it must mean the same statement.
   std::string canonical = Render(*statement);
-  if (canonical.size() <= lake::sql::kMaxStatementBytes) {
+  const auto* select = std::get_if<lake::sql::SelectStatement>(&*statement);
+  bool shallow = select == nullptr || !select->where || NestingOf(*select->where) <= lake::sql::kMaxPredicateDepth;
+  if (canonical.size() <= lake::sql::kMaxStatementBytes && shallow) {
     absl::StatusOr<lake::sql::Statement> reparsed = lake::sql::ParseStatement(canonical);
     Check(reparsed.ok());
     Check(*reparsed == *statement);

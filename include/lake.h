@@ -721,7 +721,15 @@ LAKE_API lake_status lake_table_drop(lake_db* db, const char* table, lake_error*
 
 /* A statement of the SQL subset, prepared against a table:
  *   INSERT INTO ns.t (c1, …) VALUES (?, …)[, (?, …)]
- *   SELECT cols|* FROM ns.t [AS OF VERSION n] [WHERE c = ? [AND …]] [LIMIT n]
+ *   SELECT cols|*|count(*) FROM ns.t [AS OF VERSION n] [WHERE predicate]
+ *          [ORDER BY c [ASC|DESC], …] [LIMIT n]
+ * where a predicate combines c = ?, !=, <>, <, <=, >, >=, c [NOT] IN
+ * (?, …) and c IS [NOT] NULL with AND, OR, NOT and parentheses (SQL's
+ * three-valued logic; nulls sort last in ASC). Keywords are not reserved;
+ * "name" in double quotes is always a column name. count(*) gives one
+ * int64 column named count. ORDER BY without a small LIMIT sorts through
+ * temporary files under <root>/sort/, removed when the stream ends or is
+ * released.
  * Values are only ever `?` placeholders, bound by 1-based index. Binding
  * checks the value against its column's type at once. A statement runs any
  * number of times and each binding stays until bound again — except a FILE

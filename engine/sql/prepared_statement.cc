@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/file_upload_source.h"
 #include "engine/gc/reference_hold.h"
+#include "engine/sql/predicate_statistics.h"
 #include "engine/table/cell_text.h"
 
 namespace lake::sql {
@@ -30,6 +31,7 @@ class ScanQueryResult final : public QueryResult {
 
   const table::Schema& schema() const override { return select_.output_schema; }
   uint64_t version() const override { return scan_->version(); }
+  size_t fragments_opened() const override { return scan_->fragments_opened(); }
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     for (;;) {
@@ -38,7 +40,7 @@ class ScanQueryResult final : public QueryResult {
       if (!batch.ok() || !batch->has_value()) return batch;
       size_t remaining = select_.limit ? *select_.limit - produced_
                                        : std::numeric_limits<size_t>::max();
-      bool whole = select_.where.empty() && (*batch)->num_rows <= remaining &&
+      bool whole = !select_.predicate && (*batch)->num_rows <= remaining &&
                    select_.projection.size() == select_.schema.columns.size();
       for (size_t i = 0; whole && i < select_.projection.size(); ++i) {
         whole = select_.projection[i] == i;
@@ -64,6 +66,97 @@ class ScanQueryResult final : public QueryResult {
   BoundSelect select_;
   std::vector<table::CellValue> where_;
   uint64_t produced_ = 0;
+};
+
+// SELECT count(*): one row holding the number of rows the WHERE keeps.
+// Without a WHERE it is the version's row count, and no fragment is read.
+class CountQueryResult final : public QueryResult {
+ public:
+  CountQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
+                   std::vector<table::CellValue> where)
+      : scan_(std::move(scan)), select_(std::move(select)), where_(std::move(where)) {}
+
+  const table::Schema& schema() const override { return select_.output_schema; }
+  uint64_t version() const override { return scan_->version(); }
+  size_t fragments_opened() const override { return scan_->fragments_opened(); }
+
+  absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
+    if (done_ || (select_.limit && *select_.limit == 0)) return std::optional<table::ColumnBatch>();
+    uint64_t count = 0;
+    if (!select_.predicate) {
+      count = scan_->total_rows();
+    } else {
+      for (;;) {
+        absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
+        if (!batch.ok()) return batch.status();
+        if (!batch->has_value()) break;
+        absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
+        if (!rows.ok()) return rows.status();
+        count += rows->size();
+      }
+    }
+    done_ = true;
+    table::ColumnBatch out = table::ColumnBatch::Empty(select_.output_schema);
+    if (absl::Status s = out.AppendRow(std::vector<table::CellValue>{static_cast<int64_t>(count)}); !s.ok()) return s;
+    return std::optional<table::ColumnBatch>(std::move(out));
+  }
+
+ private:
+  std::unique_ptr<table::TableScan> scan_;
+  BoundSelect select_;
+  std::vector<table::CellValue> where_;
+  bool done_ = false;
+};
+
+// SELECT … ORDER BY: every matching row goes through a RowSorter at the
+// first call, then the sorted rows come back batch by batch.
+class SortedQueryResult final : public QueryResult {
+ public:
+  SortedQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
+                    std::vector<table::CellValue> where, std::unique_ptr<RowSorter> sorter)
+      : scan_(std::move(scan)),
+        select_(std::move(select)),
+        where_(std::move(where)),
+        sorter_(std::move(sorter)) {}
+
+  const table::Schema& schema() const override { return select_.output_schema; }
+  uint64_t version() const override { return scan_->version(); }
+  size_t fragments_opened() const override { return scan_->fragments_opened(); }
+
+  absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
+    if (!sorted_) {
+      if (absl::Status s = SortAll(); !s.ok()) {
+        sorter_.reset();  // its spill goes now, not with the result
+        return s;
+      }
+      sorted_ = true;
+    }
+    if (!sorter_) return std::optional<table::ColumnBatch>();
+    absl::StatusOr<std::optional<table::ColumnBatch>> batch = sorter_->Next();
+    if (!batch.ok() || !batch->has_value()) sorter_.reset();
+    return batch;
+  }
+
+ private:
+  absl::Status SortAll() {
+    if (!sorter_) return absl::FailedPreconditionError("SQL: the query failed before");
+    if (select_.limit && *select_.limit == 0) return sorter_->Finish();
+    for (;;) {
+      absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
+      if (!batch.ok()) return batch.status();
+      if (!batch->has_value()) break;
+      absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
+      if (!rows.ok()) return rows.status();
+      if (absl::Status s = sorter_->Add(**batch, *rows); !s.ok()) return s;
+    }
+    return sorter_->Finish();
+  }
+
+  std::unique_ptr<table::TableScan> scan_;
+  BoundSelect select_;
+  std::vector<table::CellValue> where_;
+  std::unique_ptr<RowSorter> sorter_;
+  bool sorted_ = false;
 };
 
 }  // namespace
@@ -257,7 +350,7 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
   return tables_.AppendBatch(*table, *rows, table::AppendBase::kCurrent);
 }
 
-absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
+absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(const QueryOptions& options) {
   if (!select_) return absl::InvalidArgumentError("SQL: an INSERT is run with an insert, not a query");
   std::vector<table::CellValue> where(slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
@@ -270,13 +363,21 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
   // A WHERE is tested on its own columns first: a fragment without a
   // matching row is passed over without decoding the rest of it.
   std::optional<table::ScanPrefilter> prefilter;
-  if (!select_->where.empty()) {
+  if (select_->predicate) {
     auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
         *select_, where);
     prefilter = table::ScanPrefilter{
-        WhereColumns(*select_), [test](const table::ColumnBatch& partial) {
+        WhereColumns(*select_),
+        [test](const table::ColumnBatch& partial) {
           return MayHaveMatchingRows(partial, test->first, test->second);
-        }};
+        },
+        {}};
+    // A fragment whose statistics rule the WHERE out is never opened.
+    if (CheckParameters(select_->schema, select_->where, where).ok()) {
+      prefilter->statistics_may_match = [test](const table::FragmentStatistics& statistics, uint64_t rows) {
+        return PredicateMayMatch(*test->first.predicate, statistics, rows, test->second);
+      };
+    }
   }
   absl::StatusOr<std::unique_ptr<table::TableScan>> scan =
       tables_.Scan(table_.name, select_->as_of_version, std::move(prefilter));
@@ -284,6 +385,16 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery() {
   if (!((*scan)->schema() == select_->schema)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
+  }
+  if (select_->count_rows) {
+    return std::unique_ptr<QueryResult>(new CountQueryResult(std::move(*scan), *select_, std::move(where)));
+  }
+  if (!select_->order_by.empty()) {
+    absl::StatusOr<std::unique_ptr<RowSorter>> sorter = RowSorter::Create(
+        tables_.fs(), absl::StrCat(tables_.root_dir(), "/", std::string(kSortDir)), *select_, options.sort);
+    if (!sorter.ok()) return sorter.status();
+    return std::unique_ptr<QueryResult>(
+        new SortedQueryResult(std::move(*scan), *select_, std::move(where), std::move(*sorter)));
   }
   return std::unique_ptr<QueryResult>(
       new ScanQueryResult(std::move(*scan), *select_, std::move(where)));

@@ -32,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/managed_object_store.h"
+#include "engine/sql/row_sorter.h"
 #include "engine/sql/sql_binding.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/table_store.h"
@@ -59,6 +60,11 @@ struct ParameterText {
 using StatementParameter = std::variant<table::CellValue, ParameterText, FileFromPath,
                                         FileFromSource>;
 
+// How a SELECT runs (the defaults suit every caller; tests shrink them).
+struct QueryOptions {
+  RowSorterOptions sort;
+};
+
 // The rows of a SELECT, batch by batch.
 class QueryResult {
  public:
@@ -68,6 +74,9 @@ class QueryResult {
   virtual uint64_t version() const = 0;
   // The next non-empty batch; nullopt at the end.
   virtual absl::StatusOr<std::optional<table::ColumnBatch>> Next() = 0;
+  // The fragment files read so far: those the WHERE ruled out by their
+  // statistics are not (table::TableScan::fragments_opened).
+  virtual size_t fragments_opened() const = 0;
 };
 
 class PreparedStatement {
@@ -91,8 +100,11 @@ class PreparedStatement {
 
   // An INSERT: steps 3.. above. Returns the committed version.
   absl::StatusOr<table::AppendOutcome> ExecuteInsert(const UploadOptions& upload_options);
-  // A SELECT.
-  absl::StatusOr<std::unique_ptr<QueryResult>> ExecuteQuery();
+  // A SELECT. With ORDER BY, the first Next of the result reads and sorts
+  // every matching row (row_sorter.h: top-k in memory for a small LIMIT,
+  // else spilled under <root>/sort/); count(*) without WHERE reads no
+  // fragment.
+  absl::StatusOr<std::unique_ptr<QueryResult>> ExecuteQuery(const QueryOptions& options = {});
 
  private:
   PreparedStatement(table::TableStore& tables, registry::TableRecord table,

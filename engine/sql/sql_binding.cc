@@ -1,5 +1,6 @@
 #include "engine/sql/sql_binding.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <string_view>
@@ -7,6 +8,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "engine/sql/predicate_evaluator.h"
 
 namespace lake::sql {
 namespace {
@@ -34,57 +36,6 @@ absl::Status CheckSameSchema(const ColumnBatch& batch, const Schema& schema) {
     return absl::InvalidArgumentError("SQL: the batch's schema is not the schema the statement was bound to");
   }
   return absl::OkStatus();
-}
-
-// One WHERE condition, its parameter unpacked once so the row loop reads the
-// column's vectors directly (no CellValue per row).
-struct Condition {
-  const ColumnData* column = nullptr;
-  std::string_view text;                  // utf8, binary; file: uri
-  int64_t integer = 0;                    // int64, timestamp; file: size
-  double real = 0;                        // float64
-  bool boolean = false;                   // bool
-  const DataLocation* location = nullptr; // file
-};
-
-// Precondition: `value` is non-null and of `column`'s type.
-Condition MakeCondition(const ColumnData& column, const CellValue& value) {
-  Condition c;
-  c.column = &column;
-  if (const auto* s = std::get_if<std::string>(&value)) c.text = *s;
-  if (const auto* b = std::get_if<table::Binary>(&value)) c.text = b->bytes;
-  if (const auto* i = std::get_if<int64_t>(&value)) c.integer = *i;
-  if (const auto* t = std::get_if<table::TimestampMicros>(&value)) c.integer = t->micros;
-  if (const auto* d = std::get_if<double>(&value)) c.real = *d;
-  if (const auto* b = std::get_if<bool>(&value)) c.boolean = *b;
-  if (const auto* l = std::get_if<DataLocation>(&value)) {
-    c.location = l;
-    c.text = l->uri;
-    c.integer = static_cast<int64_t>(l->size_bytes);
-  }
-  return c;
-}
-
-bool Matches(const Condition& c, size_t row) {
-  const ColumnData& column = *c.column;
-  if (column.valid[row] == 0) return false;
-  switch (column.type) {
-    case ColumnType::kUtf8:
-    case ColumnType::kBinary:
-      return column.strings.At(row) == c.text;
-    case ColumnType::kInt64:
-    case ColumnType::kTimestamp:
-      return column.int64s[row] == c.integer;
-    case ColumnType::kFloat64:
-      return column.float64s[row] == c.real;
-    case ColumnType::kBool:
-      return (column.bools[row] != 0) == c.boolean;
-    case ColumnType::kFile:
-      return column.int64s[row] == c.integer && column.strings.At(row) == c.text &&
-             column.sha256s.At(row) == c.location->sha256 &&
-             column.content_types.At(row) == c.location->content_type;
-  }
-  return false;
 }
 
 // Appends cell `row` of `in` to `out` (same type), placeholders included.
@@ -143,7 +94,10 @@ absl::StatusOr<BoundSelect> BindSelect(const SelectStatement& statement, const S
   bound.schema = schema;
   bound.as_of_version = statement.as_of_version;
   bound.limit = statement.limit;
-  if (statement.all_columns) {
+  bound.count_rows = statement.count_rows;
+  if (statement.count_rows) {
+    bound.output_schema.columns.push_back({std::string(kCountColumn), ColumnType::kInt64});
+  } else if (statement.all_columns) {
     for (size_t i = 0; i < schema.columns.size(); ++i) bound.projection.push_back(i);
   } else {
     std::set<size_t> seen;
@@ -157,10 +111,21 @@ absl::StatusOr<BoundSelect> BindSelect(const SelectStatement& statement, const S
     }
   }
   for (size_t index : bound.projection) bound.output_schema.columns.push_back(schema.columns[index]);
-  for (const std::string& name : statement.where_columns) {
-    absl::StatusOr<size_t> index = ColumnIndex(schema, statement.table, name);
+  if (statement.where) {
+    absl::StatusOr<BoundPredicate> predicate = BindPredicate(*statement.where, schema, statement.table);
+    if (!predicate.ok()) return predicate.status();
+    bound.where = PredicateParameters(*predicate);
+    bound.predicate = *std::move(predicate);
+  }
+  for (const OrderKey& key : statement.order_by) {
+    absl::StatusOr<size_t> index = ColumnIndex(schema, statement.table, key.column);
     if (!index.ok()) return index.status();
-    bound.where.push_back({*index, schema.columns[*index].type});
+    ColumnType type = schema.columns[*index].type;
+    if (type == ColumnType::kFile) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SQL: column '", key.column, "' is a file, which has no order: ORDER BY does not apply to it"));
+    }
+    bound.order_by.push_back({*index, type, key.descending});
   }
   return bound;
 }
@@ -223,51 +188,23 @@ absl::StatusOr<ColumnBatch> InsertRows(const BoundInsert& insert,
 
 namespace {
 
-// The WHERE conditions over `batch`'s columns, or nullopt when a null
-// parameter makes every row fail. Preconditions: the batch's schema is the
-// select's and the parameters passed CheckParameters.
-std::optional<std::vector<Condition>> ConditionsOf(const ColumnBatch& batch, const BoundSelect& select,
-                                                   const std::vector<CellValue>& parameters) {
-  std::vector<Condition> conditions;
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    if (std::holds_alternative<std::monostate>(parameters[i])) return std::nullopt;
-    conditions.push_back(MakeCondition(batch.columns[select.where[i].column], parameters[i]));
-  }
-  return conditions;
-}
-
-// The first `max_rows` rows (ascending) that satisfy every condition.
-std::vector<size_t> RowsSatisfying(const std::vector<Condition>& conditions, uint64_t num_rows,
-                                   size_t max_rows) {
-  std::vector<size_t> rows;
-  for (size_t row = 0; row < num_rows && rows.size() < max_rows; ++row) {
-    bool all = true;
-    for (const Condition& condition : conditions) {
-      if (!Matches(condition, row)) {
-        all = false;
-        break;
-      }
-    }
-    if (all) rows.push_back(row);
-  }
-  return rows;
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<size_t>> MatchingRows(const ColumnBatch& batch, const BoundSelect& select,
                                                  const std::vector<CellValue>& parameters, size_t max_rows) {
   if (absl::Status s = CheckSameSchema(batch, select.schema); !s.ok()) return s;
   if (absl::Status s = CheckParameters(select.schema, select.where, parameters); !s.ok()) return s;
-  std::optional<std::vector<Condition>> conditions = ConditionsOf(batch, select, parameters);
-  if (!conditions) return std::vector<size_t>();
-  return RowsSatisfying(*conditions, batch.num_rows, max_rows);
+  if (!select.predicate) {
+    std::vector<size_t> rows(std::min<uint64_t>(batch.num_rows, max_rows));
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    return rows;
+  }
+  return RowsWhere(*select.predicate, batch, parameters, max_rows);
 }
 
 std::vector<size_t> WhereColumns(const BoundSelect& select) {
-  std::set<size_t> columns;
-  for (const BoundParameter& p : select.where) columns.insert(p.column);
-  return std::vector<size_t>(columns.begin(), columns.end());
+  if (!select.predicate) return {};
+  return PredicateColumns(*select.predicate);
 }
 
 bool MayHaveMatchingRows(const ColumnBatch& partial, const BoundSelect& select,
@@ -276,11 +213,11 @@ bool MayHaveMatchingRows(const ColumnBatch& partial, const BoundSelect& select,
       !CheckParameters(select.schema, select.where, parameters).ok()) {
     return true;  // MatchingRows reports it
   }
+  if (!select.predicate) return partial.num_rows > 0;
   for (size_t column : WhereColumns(select)) {
     if (partial.columns[column].size() != partial.num_rows) return true;  // not decoded
   }
-  std::optional<std::vector<Condition>> conditions = ConditionsOf(partial, select, parameters);
-  return conditions && !RowsSatisfying(*conditions, partial.num_rows, 1).empty();
+  return !RowsWhere(*select.predicate, partial, parameters, 1).empty();
 }
 
 absl::StatusOr<ColumnBatch> ProjectRows(const ColumnBatch& batch, const BoundSelect& select,

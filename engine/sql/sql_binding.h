@@ -16,23 +16,17 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "engine/sql/predicate.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/column_batch.h"
 #include "schema/table_schema.h"
 
 namespace lake::sql {
-
-// Where one placeholder's value goes: a column of the bound schema.
-struct BoundParameter {
-  size_t column = 0;  // index into the bound schema's columns
-  table::ColumnType type = table::ColumnType::kUtf8;
-
-  bool operator==(const BoundParameter&) const = default;
-};
 
 // Invariants: schema is the schema bound against; columns are distinct
 // indexes into it, in statement order; parameters.size() == row_count *
@@ -45,17 +39,34 @@ struct BoundInsert {
   std::vector<BoundParameter> parameters;
 };
 
+// One ORDER BY key, bound: a column of the schema (never a FILE column).
+struct BoundOrderKey {
+  size_t column = 0;
+  table::ColumnType type = table::ColumnType::kUtf8;
+  bool descending = false;
+
+  bool operator==(const BoundOrderKey&) const = default;
+};
+
+// The name of count(*)'s one output column (an int64).
+inline constexpr std::string_view kCountColumn = "count";
+
 // Invariants: schema is the schema bound against; projection holds distinct
-// indexes into it (every column, in schema order, for SELECT *), and
-// output_schema is those columns in that order; where holds one entry per
-// placeholder, in statement order.
+// indexes into it (every column, in schema order, for SELECT *; none for
+// count(*)), and output_schema is those columns in that order (count(*):
+// one int64 column, kCountColumn); predicate is the WHERE, if any; where
+// holds one entry per placeholder, in statement order (the predicate's
+// placeholders, PredicateParameters); order_by keys are not FILE columns.
 struct BoundSelect {
   table::TableName table;
   table::Schema schema;
+  bool count_rows = false;
   std::vector<size_t> projection;
   table::Schema output_schema;
   std::optional<uint64_t> as_of_version;
+  std::optional<BoundPredicate> predicate;
   std::vector<BoundParameter> where;
+  std::vector<BoundOrderKey> order_by;
   std::optional<uint64_t> limit;
 };
 
@@ -64,9 +75,10 @@ struct BoundSelect {
 // nullable, schema.h).
 absl::StatusOr<BoundInsert> BindInsert(const InsertStatement& statement, const table::Schema& schema);
 
-// Every projected and WHERE column exists; a projected column appears once
-// (the output is a schema, whose names are unique). A WHERE column may
-// repeat: both conditions must hold.
+// Every projected, WHERE and ORDER BY column exists; a projected column
+// appears once (the output is a schema, whose names are unique). A WHERE
+// column may repeat. The WHERE binds as BindPredicate does; an ORDER BY
+// key is not a FILE column (a file has no order).
 absl::StatusOr<BoundSelect> BindSelect(const SelectStatement& statement, const table::Schema& schema);
 
 // "SQL: 3 placeholders, 2 parameters bound" unless expected == given.
@@ -84,24 +96,21 @@ absl::Status CheckParameters(const table::Schema& schema, const std::vector<Boun
 absl::StatusOr<table::ColumnBatch> InsertRows(
     const BoundInsert& insert, absl::Span<const table::CellValue* const> parameters);
 
-// The indexes, ascending, of the rows of `batch` that satisfy every WHERE
-// condition, at most `max_rows` of them (the first ones). Equality is
-// exact: float64 by ==, a FILE cell equals a parameter when the whole
-// DataLocation (uri, content type, size, digest) does. A null cell matches
-// nothing, and a null parameter matches nothing (as SQL's `= NULL`). No
-// condition: every row. InvalidArgument when batch.schema is not
-// select.schema or the parameters do not fit (CheckParameters).
+// The indexes, ascending, of the rows of `batch` for which the WHERE is
+// true (predicate.h has its meaning), at most `max_rows` of them (the
+// first ones). No WHERE: every row. InvalidArgument when batch.schema is
+// not select.schema or the parameters do not fit (CheckParameters).
 absl::StatusOr<std::vector<size_t>> MatchingRows(const table::ColumnBatch& batch, const BoundSelect& select,
                                                  const std::vector<table::CellValue>& parameters,
                                                  size_t max_rows = std::numeric_limits<size_t>::max());
 
-// The columns the WHERE conditions read: distinct schema indexes, ascending.
+// The columns the WHERE reads: distinct schema indexes, ascending.
 std::vector<size_t> WhereColumns(const BoundSelect& select);
 
 // Whether MatchingRows could find a row in a batch of which only the
 // WhereColumns are known to be decoded (a fragment decoded in part, see
-// table::ScanPrefilter): false only when none of its rows satisfies every
-// condition. True, so that MatchingRows reports it, when the batch or the
+// table::ScanPrefilter): false only when the WHERE is true for none of its
+// rows. True, so that MatchingRows reports it, when the batch or the
 // parameters do not fit the select.
 bool MayHaveMatchingRows(const table::ColumnBatch& partial, const BoundSelect& select,
                          const std::vector<table::CellValue>& parameters);

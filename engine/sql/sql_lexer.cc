@@ -1,6 +1,7 @@
 #include "engine/sql/sql_lexer.h"
 
 #include <charconv>
+#include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -19,6 +20,24 @@ bool IsWordStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z
 bool IsWordPart(char c) { return IsWordStart(c) || IsDigit(c); }
 bool IsQuote(char c) { return c == '\'' || c == '"' || c == '`'; }
 
+// An operator starting at `i`: its kind and length (0: none). The longest
+// match wins, so "<=" is one token and "< =" two.
+std::pair<TokenKind, size_t> OperatorAt(std::string_view sql, size_t i) {
+  char next = i + 1 < sql.size() ? sql[i + 1] : '\0';
+  switch (sql[i]) {
+    case '=': return {TokenKind::kEquals, 1};
+    case '!': return next == '=' ? std::pair{TokenKind::kNotEquals, size_t{2}} : std::pair{TokenKind::kEnd, size_t{0}};
+    case '<':
+      if (next == '=') return {TokenKind::kLessOrEqual, 2};
+      if (next == '>') return {TokenKind::kNotEquals, 2};
+      return {TokenKind::kLess, 1};
+    case '>':
+      if (next == '=') return {TokenKind::kGreaterOrEqual, 2};
+      return {TokenKind::kGreater, 1};
+    default: return {TokenKind::kEnd, 0};
+  }
+}
+
 // The one-character tokens; kEnd for anything else.
 TokenKind PunctuationKind(char c) {
   switch (c) {
@@ -28,7 +47,6 @@ TokenKind PunctuationKind(char c) {
     case ',': return TokenKind::kComma;
     case '.': return TokenKind::kDot;
     case '*': return TokenKind::kStar;
-    case '=': return TokenKind::kEquals;
     case ';': return TokenKind::kSemicolon;
     default: return TokenKind::kEnd;
   }
@@ -39,7 +57,7 @@ TokenKind PunctuationKind(char c) {
 std::string_view UnexpectedRun(std::string_view sql, size_t begin) {
   size_t end = begin + 1;
   while (end < sql.size() && !IsWhitespace(sql[end]) && PunctuationKind(sql[end]) == TokenKind::kEnd &&
-         !IsQuote(sql[end])) {
+         OperatorAt(sql, end).second == 0 && !IsQuote(sql[end])) {
     ++end;
   }
   return sql.substr(begin, end - begin);
@@ -75,6 +93,27 @@ absl::StatusOr<Token> LexNumber(std::string_view sql, size_t begin) {
   return token;
 }
 
+// A double-quoted name starting at `begin`: the text between the quotes,
+// which must be word characters (ValidateIdentifier, in the parser, checks
+// the rest). Anything else is named by its offset only.
+absl::StatusOr<Token> LexQuotedName(std::string_view sql, size_t begin) {
+  size_t close = sql.find('"', begin + 1);
+  if (close == std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("SQL: the quoted name at offset ", begin, " has no closing '\"'"));
+  }
+  std::string_view text = sql.substr(begin + 1, close - begin - 1);
+  for (char c : text) {
+    if (!IsWordPart(c)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SQL: quoted text at offset ", begin,
+          " is not a name ([A-Za-z_][A-Za-z0-9_]* between double quotes): bind values with ? "
+          "placeholders"));
+    }
+  }
+  return Token{TokenKind::kQuotedName, text, begin, 0};
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<Token>> TokenizeSql(std::string_view sql) {
@@ -106,10 +145,18 @@ absl::StatusOr<std::vector<Token>> TokenizeSql(std::string_view sql) {
       }
       tokens.push_back(Token{kind, sql.substr(i, 1), i, 0});
       ++i;
+    } else if (auto [op, length] = OperatorAt(sql, i); length != 0) {
+      tokens.push_back(Token{op, sql.substr(i, length), i, 0});
+      i += length;
+    } else if (c == '"') {
+      absl::StatusOr<Token> name = LexQuotedName(sql, i);
+      if (!name.ok()) return name.status();
+      tokens.push_back(*name);
+      i += name->text.size() + 2;
     } else if (IsQuote(c)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "SQL: quoted text at offset ", i,
-          " is not supported: bind values with ? placeholders, name columns unquoted"));
+          " is not supported: bind values with ? placeholders, quote names with \"...\""));
     } else {
       return UnexpectedToken(UnexpectedRun(sql, i), i);
     }
@@ -125,6 +172,7 @@ bool IsKeyword(const Token& token, std::string_view keyword) {
 
 std::string DescribeToken(const Token& token) {
   if (token.kind == TokenKind::kEnd) return "end of statement";
+  if (token.kind == TokenKind::kQuotedName) return absl::StrCat("'\"", Printable(token.text), "\"'");
   return absl::StrCat("'", Printable(token.text), "'");
 }
 

@@ -5,16 +5,22 @@
 //                parser decides by position and compares keywords ignoring
 //                case (keywords are not reserved, so every column name a
 //                schema allows can be written)
+//   quoted name  "[A-Za-z0-9_]*" — always an identifier, never a keyword
+//                (its text is what is between the quotes): how a column
+//                named like a keyword is written where the keyword could
+//                stand (WHERE "not" IS NULL, SELECT "count" ...)
 //   integer      [0-9]+ fitting in uint64 (LIMIT and AS OF VERSION take them)
 //   placeholder  ?
-//   punctuation  ( ) , . * = ;
+//   punctuation  ( ) , . * ;
+//   operators    = != <> < <= > >=   (<> is read as !=)
 //   end          one past the last token, at offset sql.size()
 // Whitespace (space, \t, \n, \r, \f, \v) separates tokens. Nothing else is a
-// token: string literals, quoted identifiers, comments, operators other than
-// '=', negative or decimal numbers and non-ASCII bytes are InvalidArgument
-// naming the offending text and its byte offset. A string literal is named
-// only by its offset, never echoed: it is the one place a user could paste
-// a credential or a URI, and neither belongs in SQL text (values are bound).
+// token: string literals ('...', `...`), comments, other operators,
+// negative or decimal numbers and non-ASCII bytes are InvalidArgument
+// naming the offending text and its byte offset. A string literal, and a
+// double-quoted text that is not a name, is named only by its offset, never
+// echoed: it is the one place a user could paste a credential or a URI,
+// and neither belongs in SQL text (values are bound).
 //
 // Bounds: the statement is at most kMaxStatementBytes (checked before
 // lexing) and holds at most kMaxPlaceholders placeholders (checked as they
@@ -50,6 +56,12 @@ enum class TokenKind : uint8_t {
   kDot,
   kStar,
   kEquals,
+  kNotEquals,
+  kLess,
+  kLessOrEqual,
+  kGreater,
+  kGreaterOrEqual,
+  kQuotedName,
   kSemicolon,
   kEnd,
 };
@@ -57,7 +69,7 @@ enum class TokenKind : uint8_t {
 // A view into the statement text: valid while that text lives.
 struct Token {
   TokenKind kind = TokenKind::kEnd;
-  std::string_view text;  // empty for kEnd
+  std::string_view text;  // empty for kEnd; a kQuotedName's is between its quotes
   size_t offset = 0;      // byte offset of text in the statement
   uint64_t integer = 0;   // the value of a kInteger token
 };
@@ -70,7 +82,8 @@ absl::StatusOr<std::vector<Token>> TokenizeSql(std::string_view sql);
 bool IsKeyword(const Token& token, std::string_view keyword);
 
 // How an error message names a token: 'text' (its first 64 bytes, C-escaped
-// by absl::CHexEscape), or "end of statement" for kEnd.
+// by absl::CHexEscape), '"text"' for a quoted name, or "end of statement"
+// for kEnd.
 std::string DescribeToken(const Token& token);
 
 }  // namespace lake::sql

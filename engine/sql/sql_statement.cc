@@ -1,5 +1,6 @@
 #include "engine/sql/sql_statement.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -69,10 +70,13 @@ class Parser {
     return quoted.substr(1, quoted.size() - 2);
   }
 
-  // An identifier: a word that ValidateIdentifier accepts (the lexer already
-  // ensured its characters; this checks its length).
+  // An identifier: a word or a quoted name that ValidateIdentifier accepts
+  // (the lexer already ensured its characters; this checks the rest).
+  static bool IsName(const Token& token) {
+    return token.kind == TokenKind::kWord || token.kind == TokenKind::kQuotedName;
+  }
   absl::StatusOr<std::string> ParseIdentifier(std::string_view what) {
-    if (Peek().kind != TokenKind::kWord) return Expected(absl::StrCat("a ", std::string(what), " name"));
+    if (!IsName(Peek())) return Expected(absl::StrCat("a ", std::string(what), " name"));
     const Token& token = Next();
     if (absl::Status s = table::ValidateIdentifier(token.text, what); !s.ok()) {
       return absl::InvalidArgumentError(
@@ -82,7 +86,7 @@ class Parser {
   }
 
   absl::StatusOr<table::TableName> ParseTableName() {
-    if (Peek().kind != TokenKind::kWord) return Expected("a table name (NAMESPACE.TABLE)");
+    if (!IsName(Peek())) return Expected("a table name (NAMESPACE.TABLE)");
     absl::StatusOr<std::string> ns = ParseIdentifier("namespace");
     if (!ns.ok()) return ns.status();
     if (!Accept(TokenKind::kDot)) return Expected("'.' between namespace and table (NAMESPACE.TABLE)");
@@ -100,11 +104,20 @@ class Parser {
 
   // '?' where a value belongs; anything else names the one rule of values.
   absl::Status ExpectPlaceholder(std::string_view clause) {
-    if (Accept(TokenKind::kPlaceholder)) return absl::OkStatus();
+    if (Accept(TokenKind::kPlaceholder)) {
+      ++placeholders_;
+      return absl::OkStatus();
+    }
     const Token& token = Peek();
     if (token.kind == TokenKind::kEnd || token.kind == TokenKind::kRightParen ||
         token.kind == TokenKind::kComma) {
       return Expected("?");
+    }
+    if (token.kind == TokenKind::kQuotedName) {
+      // Perhaps a value in double quotes: named by its offset only.
+      return absl::InvalidArgumentError(absl::StrCat("SQL: only ? placeholders may appear in ",
+                                                     std::string(clause), ", found a quoted name at offset ",
+                                                     token.offset));
     }
     return absl::InvalidArgumentError(absl::StrCat("SQL: only ? placeholders may appear in ",
                                                    std::string(clause), ", found ",
@@ -154,15 +167,22 @@ class Parser {
     return absl::OkStatus();
   }
 
-  // SELECT ('*' | column {',' column}) FROM table [clauses]
+  // SELECT ('*' | column {',' column} | COUNT '(' '*' ')') FROM table [clauses]
   absl::StatusOr<Statement> ParseSelect() {
     Next();  // SELECT
     SelectStatement select;
     if (Accept(TokenKind::kStar)) {
       select.all_columns = true;
       if (absl::Status s = ExpectKeyword("FROM"); !s.ok()) return s;
+    } else if (IsKeyword(Peek(), "COUNT") && tokens_[pos_ + 1].kind == TokenKind::kLeftParen) {
+      Next();  // COUNT
+      Next();  // (
+      if (absl::Status s = Expect(TokenKind::kStar, "'*' (count(*) counts rows)"); !s.ok()) return s;
+      if (absl::Status s = Expect(TokenKind::kRightParen, "')'"); !s.ok()) return s;
+      select.count_rows = true;
+      if (absl::Status s = ExpectKeyword("FROM"); !s.ok()) return s;
     } else {
-      if (Peek().kind != TokenKind::kWord) return Expected("'*' or a column name");
+      if (!IsName(Peek())) return Expected("'*', a column name or count(*)");
       do {
         absl::StatusOr<std::string> column = ParseIdentifier("column");
         if (!column.ok()) return column.status();
@@ -174,11 +194,12 @@ class Parser {
     if (!name.ok()) return name.status();
     select.table = *std::move(name);
     if (absl::Status s = ParseSelectClauses(select); !s.ok()) return s;
-    select.placeholder_count = select.where_columns.size();
+    select.placeholder_count = placeholders_;
     return select;
   }
 
-  // [AS OF VERSION n] [WHERE c = ? {AND c = ?}] [LIMIT n], in this order.
+  // [AS OF VERSION n] [WHERE predicate] [ORDER BY keys] [LIMIT n], in this
+  // order.
   absl::Status ParseSelectClauses(SelectStatement& select) {
     if (AcceptKeyword("AS")) {
       if (absl::Status s = ExpectKeyword("OF"); !s.ok()) return s;
@@ -188,9 +209,28 @@ class Parser {
       select.as_of_version = *version;
     }
     if (AcceptKeyword("WHERE")) {
+      absl::StatusOr<Predicate> where = ParsePredicate(0);
+      if (!where.ok()) return where.status();
+      select.where = *std::move(where);
+    }
+    if (IsKeyword(Peek(), "ORDER")) {
+      if (select.count_rows) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SQL: count(*) gives one row, which has no ORDER BY (found at offset ", Peek().offset, ")"));
+      }
+      Next();
+      if (absl::Status s = ExpectKeyword("BY"); !s.ok()) return s;
       do {
-        if (absl::Status s = ParseCondition(select); !s.ok()) return s;
-      } while (AcceptKeyword("AND"));
+        absl::StatusOr<std::string> column = ParseIdentifier("column");
+        if (!column.ok()) return column.status();
+        OrderKey key{*std::move(column), false};
+        if (AcceptKeyword("DESC")) {
+          key.descending = true;
+        } else {
+          AcceptKeyword("ASC");
+        }
+        select.order_by.push_back(std::move(key));
+      } while (Accept(TokenKind::kComma));
     }
     if (AcceptKeyword("LIMIT")) {
       absl::StatusOr<uint64_t> limit = ParseInteger("LIMIT");
@@ -200,16 +240,112 @@ class Parser {
     return absl::OkStatus();
   }
 
-  // column '=' '?'
-  absl::Status ParseCondition(SelectStatement& select) {
+  // predicate := disjunct {OR disjunct}; `depth` counts the parentheses and
+  // NOTs around it.
+  absl::StatusOr<Predicate> ParsePredicate(size_t depth) {
+    return ParseChain(depth, "OR", PredicateKind::kOr,
+                      [this](size_t d) { return ParseChain(d, "AND", PredicateKind::kAnd,
+                                                           [this](size_t e) { return ParseNegation(e); }); });
+  }
+
+  // operand {keyword operand}: the operand alone, or one `kind` node over
+  // every operand.
+  template <typename ParseOperand>
+  absl::StatusOr<Predicate> ParseChain(size_t depth, std::string_view keyword, PredicateKind kind,
+                                       ParseOperand parse_operand) {
+    absl::StatusOr<Predicate> first = parse_operand(depth);
+    if (!first.ok() || !IsKeyword(Peek(), keyword)) return first;
+    Predicate chain;
+    chain.kind = kind;
+    chain.children.push_back(*std::move(first));
+    while (AcceptKeyword(keyword)) {
+      absl::StatusOr<Predicate> next = parse_operand(depth);
+      if (!next.ok()) return next.status();
+      chain.children.push_back(*std::move(next));
+    }
+    return chain;
+  }
+
+  // `depth` for the NOT or '(' at `offset`.
+  static absl::Status CheckDepth(size_t depth, size_t offset) {
+    if (depth <= kMaxPredicateDepth) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("SQL: the WHERE nests parentheses and NOTs deeper than ",
+                                                   kMaxPredicateDepth, " (at offset ", offset, ")"));
+  }
+
+  // negation := NOT negation | '(' predicate ')' | condition
+  absl::StatusOr<Predicate> ParseNegation(size_t depth) {
+    const size_t offset = Peek().offset;
+    if (AcceptKeyword("NOT")) {
+      if (absl::Status s = CheckDepth(depth + 1, offset); !s.ok()) return s;
+      absl::StatusOr<Predicate> operand = ParseNegation(depth + 1);
+      if (!operand.ok()) return operand.status();
+      return Negated(*std::move(operand));
+    }
+    if (Accept(TokenKind::kLeftParen)) {
+      if (absl::Status s = CheckDepth(depth + 1, offset); !s.ok()) return s;
+      absl::StatusOr<Predicate> inner = ParsePredicate(depth + 1);
+      if (!inner.ok()) return inner.status();
+      if (absl::Status s = Expect(TokenKind::kRightParen, "AND, OR or ')'"); !s.ok()) return s;
+      return inner;
+    }
+    return ParseCondition();
+  }
+
+  static Predicate Negated(Predicate operand) {
+    Predicate negation;
+    negation.kind = PredicateKind::kNot;
+    negation.children.push_back(std::move(operand));
+    return negation;
+  }
+
+  static std::optional<CompareOp> CompareOpOf(TokenKind kind) {
+    switch (kind) {
+      case TokenKind::kEquals: return CompareOp::kEqual;
+      case TokenKind::kNotEquals: return CompareOp::kNotEqual;
+      case TokenKind::kLess: return CompareOp::kLess;
+      case TokenKind::kLessOrEqual: return CompareOp::kLessOrEqual;
+      case TokenKind::kGreater: return CompareOp::kGreater;
+      case TokenKind::kGreaterOrEqual: return CompareOp::kGreaterOrEqual;
+      default: return std::nullopt;
+    }
+  }
+
+  // column (compare '?' | [NOT] IN '(' '?' {',' '?'} ')' | IS [NOT] NULL)
+  absl::StatusOr<Predicate> ParseCondition() {
     absl::StatusOr<std::string> column = ParseIdentifier("column");
     if (!column.ok()) return column.status();
-    if (!Accept(TokenKind::kEquals)) {
-      return Expected(absl::StrCat("'=' after column '", *column, "' (conditions are column = ?)"));
+    Predicate leaf;
+    leaf.column = *std::move(column);
+    leaf.first_placeholder = placeholders_;
+    if (std::optional<CompareOp> op = CompareOpOf(Peek().kind)) {
+      Next();
+      leaf.kind = PredicateKind::kCompare;
+      leaf.op = *op;
+      if (absl::Status s = ExpectPlaceholder("WHERE"); !s.ok()) return s;
+      leaf.placeholder_count = 1;
+      return leaf;
     }
-    if (absl::Status s = ExpectPlaceholder("WHERE"); !s.ok()) return s;
-    select.where_columns.push_back(*std::move(column));
-    return absl::OkStatus();
+    if (AcceptKeyword("IS")) {
+      bool negated = AcceptKeyword("NOT");
+      if (!AcceptKeyword("NULL")) return Expected(negated ? "NULL" : "NULL or NOT NULL");
+      leaf.kind = PredicateKind::kIsNull;
+      return negated ? Negated(std::move(leaf)) : leaf;
+    }
+    bool negated = AcceptKeyword("NOT");
+    if (negated || IsKeyword(Peek(), "IN")) {
+      if (absl::Status s = ExpectKeyword("IN"); !s.ok()) return s;
+      if (absl::Status s = Expect(TokenKind::kLeftParen, "'(' and the values of IN"); !s.ok()) return s;
+      do {
+        if (absl::Status s = ExpectPlaceholder("IN"); !s.ok()) return s;
+        ++leaf.placeholder_count;
+      } while (Accept(TokenKind::kComma));
+      if (absl::Status s = Expect(TokenKind::kRightParen, "',' or ')'"); !s.ok()) return s;
+      leaf.kind = PredicateKind::kIn;
+      return negated ? Negated(std::move(leaf)) : leaf;
+    }
+    return Expected(absl::StrCat("an operator after column '", leaf.column,
+                                 "' (=, !=, <, <=, >, >=, IN, IS NULL)"));
   }
 
   // What may follow the statement proper: ';' then the end. The message
@@ -231,11 +367,18 @@ class Parser {
   static std::string StillAllowed(const Statement& statement) {
     std::vector<std::string> allowed;
     if (const auto* select = std::get_if<SelectStatement>(&statement)) {
-      bool has_where = !select->where_columns.empty();
       if (!select->limit) {
-        if (!select->as_of_version && !has_where) allowed.push_back("AS OF VERSION");
-        if (!has_where) allowed.push_back("WHERE");
-        if (has_where) allowed.push_back("AND");
+        if (!select->order_by.empty()) {
+          allowed.push_back("','");
+        } else {
+          if (!select->as_of_version && !select->where) allowed.push_back("AS OF VERSION");
+          if (!select->where) allowed.push_back("WHERE");
+          if (select->where) {
+            allowed.push_back("AND");
+            allowed.push_back("OR");
+          }
+          if (!select->count_rows) allowed.push_back("ORDER BY");
+        }
         allowed.push_back("LIMIT");
       }
     } else {
@@ -250,6 +393,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  size_t placeholders_ = 0;  // the placeholders parsed so far
 };
 
 }  // namespace

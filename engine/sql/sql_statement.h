@@ -8,23 +8,39 @@
 //   insert    := INSERT INTO table '(' column {',' column} ')'
 //                VALUES row {',' row}
 //   row       := '(' '?' {',' '?'} ')'        one '?' per listed column
-//   select    := SELECT ('*' | column {',' column}) FROM table
+//   select    := SELECT ('*' | column {',' column} | COUNT '(' '*' ')')
+//                FROM table
 //                [AS OF VERSION integer]
-//                [WHERE column '=' '?' {AND column '=' '?'}]
+//                [WHERE predicate]                (predicate.h)
+//                [ORDER BY column [ASC | DESC] {',' column [ASC | DESC]}]
 //                [LIMIT integer]
 //   table     := namespace '.' table-name     each an identifier
+//   identifier:= word | "word"                (sql_lexer.h)
 //
 // Every value is a '?' placeholder, bound later by position (CLI.md,
 // "Values"); there are no literals besides the integers of AS OF VERSION and
 // LIMIT. So SQL text can carry neither a storage URI nor a credential: a
 // FILE value arrives only as a bound parameter, whose containment in the
-// stage the caller checks. Keywords are not reserved (sql_lexer.h), so a
-// column named `version` or `limit` is written as is.
+// stage the caller checks.
+//
+// Keywords and identifiers. Keywords are not reserved: a word is read as a
+// keyword only where the grammar lets that keyword stand, and as a name
+// everywhere else, so a column named `version`, `limit` or `order` is
+// written as is. Two places let a keyword and a name both stand; there the
+// keyword wins, and a double-quoted name ("not") is always a name:
+//   - NOT at the start of a condition is the operator (WHERE "not" = ?);
+//   - COUNT followed by '(' right after SELECT is count(*) (a column named
+//     count is selected as `SELECT count FROM …` or `SELECT "count" …`).
+// After a column, IS, IN and NOT are keywords; between conditions AND and
+// OR; after an ORDER BY column ASC and DESC. A statement that reads one way
+// today keeps that reading when keywords are added: a new keyword only
+// ever stands where no name could.
 //
 // Errors are InvalidArgument starting "SQL: " and name the offending token
 // and its byte offset, e.g. "SQL: expected VALUES, found 'VALUE' at offset
 // 31", "SQL: UPDATE is not supported (INSERT or SELECT)", "SQL: only ?
 // placeholders may appear in VALUES, found '42' at offset 40".
+// Everything is checked here or in binding, before any I/O.
 #ifndef LAKE_ENGINE_SQL_SQL_STATEMENT_H_
 #define LAKE_ENGINE_SQL_SQL_STATEMENT_H_
 
@@ -37,6 +53,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/sql/predicate.h"
 #include "schema/table_schema.h"
 
 namespace lake::sql {
@@ -54,15 +71,26 @@ struct InsertStatement {
   bool operator==(const InsertStatement&) const = default;
 };
 
-// Invariants: all_columns == columns.empty(); every name is an identifier;
-// where_columns holds one "column = ?" condition each, AND-ed, in statement
-// order (a column may repeat); placeholder_count == where_columns.size().
+// One ORDER BY key: a column, ascending unless `descending`.
+struct OrderKey {
+  std::string column;
+  bool descending = false;
+
+  bool operator==(const OrderKey&) const = default;
+};
+
+// Invariants: all_columns, count_rows and a non-empty `columns` exclude
+// each other, and one holds; every name is an identifier; `where` (when
+// present) holds the statement's placeholders [0, placeholder_count) and
+// meets predicate.h's invariants; count_rows has no order_by.
 struct SelectStatement {
   table::TableName table;
   bool all_columns = false;
+  bool count_rows = false;  // SELECT count(*)
   std::vector<std::string> columns;
   std::optional<uint64_t> as_of_version;
-  std::vector<std::string> where_columns;
+  std::optional<Predicate> where;
+  std::vector<OrderKey> order_by;
   std::optional<uint64_t> limit;
   size_t placeholder_count = 0;
 

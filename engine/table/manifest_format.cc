@@ -70,6 +70,15 @@ absl::Status ValidateFragments(const Manifest& manifest, size_t known_valid) {
     if (absl::Status s = ValidateSha256Field(fragment.sha256, "a fragment's sha256"); !s.ok()) {
       return s;
     }
+    if (fragment.statistics) {
+      if (manifest.format_version == kManifestFormatVersionV1) {
+        return absl::InvalidArgumentError("a version 1 manifest holds no statistics");
+      }
+      if (absl::Status s = ValidateFragmentStatistics(*fragment.statistics, manifest.schema, fragment.rows);
+          !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("fragment '", fragment.path, "': ", std::string(s.message())));
+      }
+    }
   }
   if (rows != manifest.total_rows) {
     return absl::InvalidArgumentError(
@@ -102,7 +111,8 @@ bool ReadSha256(ByteReader& r, std::string* hex) {
   return true;
 }
 
-absl::Status ReadFragments(ByteReader& r, std::vector<FragmentRef>* fragments) {
+absl::Status ReadFragments(ByteReader& r, uint32_t format_version, const Schema& schema,
+                           std::vector<FragmentRef>* fragments) {
   uint32_t count = 0;
   if (!r.U32(&count)) return Damaged("the fragment list ends early");
   if (count > kMaxManifestFragments || count > r.remaining() / kMinFragmentRecordBytes) {
@@ -114,6 +124,16 @@ absl::Status ReadFragments(ByteReader& r, std::vector<FragmentRef>* fragments) {
     if (!ReadPath(r, &fragment.path) || !r.U64(&fragment.rows) || !r.U64(&fragment.size_bytes) ||
         !ReadSha256(r, &fragment.sha256)) {
       return Damaged(absl::StrCat("fragment ", i, " ends early"));
+    }
+    if (format_version != kManifestFormatVersionV1) {
+      uint8_t has_statistics = 0;
+      if (!r.U8(&has_statistics)) return Damaged(absl::StrCat("fragment ", i, " ends early"));
+      if (has_statistics > 1) return Damaged(absl::StrCat("fragment ", i, " has an unknown statistics flag"));
+      if (has_statistics == 1) {
+        absl::StatusOr<FragmentStatistics> statistics = ReadFragmentStatistics(r, schema);
+        if (!statistics.ok()) return statistics.status();
+        fragment.statistics = *std::move(statistics);
+      }
     }
     fragments->push_back(std::move(fragment));
   }
@@ -130,9 +150,9 @@ absl::StatusOr<Manifest> ReadManifest(ByteReader& r) {
     return Damaged("shorter than a header");
   }
   if (magic != kManifestMagic) return Damaged("not a manifest (wrong magic)");
-  if (m.format_version != kManifestFormatVersion) {
+  if (m.format_version != kManifestFormatVersion && m.format_version != kManifestFormatVersionV1) {
     return Damaged(absl::StrCat("unknown format version ", m.format_version, " (this lake reads ",
-                                kManifestFormatVersion, ")"));
+                                kManifestFormatVersionV1, " and ", kManifestFormatVersion, ")"));
   }
   m.created_unix_micros = static_cast<int64_t>(created);
   absl::StatusOr<Schema> schema = ReadSchema(r, "manifest is damaged");
@@ -141,7 +161,7 @@ absl::StatusOr<Manifest> ReadManifest(ByteReader& r) {
   if (!ReadPath(r, &m.reference_delta_path) || !ReadSha256(r, &m.reference_delta_sha256)) {
     return Damaged("the reference delta ends early");
   }
-  if (absl::Status s = ReadFragments(r, &m.fragments); !s.ok()) return s;
+  if (absl::Status s = ReadFragments(r, m.format_version, m.schema, &m.fragments); !s.ok()) return s;
   return m;
 }
 
@@ -172,9 +192,9 @@ absl::Status ValidateTablePath(std::string_view path, std::string_view what) {
 }
 
 absl::Status ValidateManifest(const Manifest& m, size_t known_valid_fragments) {
-  if (m.format_version != kManifestFormatVersion) {
-    return absl::InvalidArgumentError(absl::StrCat("manifest format version ", m.format_version,
-                                                   " is not ", kManifestFormatVersion));
+  if (m.format_version != kManifestFormatVersion && m.format_version != kManifestFormatVersionV1) {
+    return absl::InvalidArgumentError(absl::StrCat("manifest format version ", m.format_version, " is not ",
+                                                   kManifestFormatVersionV1, " or ", kManifestFormatVersion));
   }
   if (m.version == 0 || m.parent_version >= m.version) {
     return absl::InvalidArgumentError(
@@ -214,6 +234,9 @@ absl::StatusOr<std::string> EncodeManifest(const Manifest& m, size_t known_valid
     w.U64(fragment.rows);
     w.U64(fragment.size_bytes);
     WriteSha256(w, fragment.sha256);
+    if (m.format_version == kManifestFormatVersionV1) continue;
+    w.U8(fragment.statistics ? 1 : 0);
+    if (fragment.statistics) WriteFragmentStatistics(w, *fragment.statistics, m.schema);
   }
   out.append(Checksum128(out));
   return out;

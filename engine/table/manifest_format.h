@@ -2,11 +2,12 @@
 // schema, its fragments (a scan at that version reads exactly these), and
 // the reference delta the version added (reference_delta_format.h).
 //
-// Format (version 1). Integers are little-endian; a sha256 is stored as its
-// 32 raw bytes and read back as 64 lowercase hex characters.
+// Format (versions 1 and 2; lake writes 2 and reads both). Integers are
+// little-endian; a sha256 is stored as its 32 raw bytes and read back as 64
+// lowercase hex characters.
 //
 //   manifest := magic "LAKEMNFT" (8 bytes)
-//               u32 format_version (1)
+//               u32 format_version (1 or 2)
 //               u64 table_id
 //               u64 version
 //               u64 parent_version
@@ -17,15 +18,23 @@
 //               u16 path_bytes, reference_delta_path, sha256[32] digest
 //               u32 fragment_count         (<= kMaxManifestFragments)
 //               fragment_count × { u16 path_bytes, path, u64 rows,
-//                                  u64 size_bytes, sha256[32] }
+//                                  u64 size_bytes, sha256[32],
+//                                  version 2 only: u8 has_statistics (0/1),
+//                                  then, if 1, the fragment's column
+//                                  statistics (fragment_statistics.h) }
 //               digest: XXH3-128 of every byte before it (16 bytes)
 //
+// Version 2 adds per-fragment min/max statistics; a fragment written by a
+// lake that knew no statistics (listed first by a version 1 manifest and
+// carried on) has none, and a scan opens it whatever the WHERE.
+//
 // Invariants of a valid manifest (ValidateManifest): the format version is
-// kManifestFormatVersion; 0 <= parent_version < version (a table's first
+// 1 or 2, and a version 1 manifest holds no statistics; 0 <= parent_version < version (a table's first
 // version has parent 0); the schema is valid; every path is a table path
 // (ValidateTablePath) and no fragment path repeats; each fragment has at
 // most kMaxFragmentRows rows; total_rows is the sum of the fragments' rows;
-// every sha256 is 64 lowercase hex characters.
+// every sha256 is 64 lowercase hex characters; statistics are valid for
+// the schema and the fragment's rows (ValidateFragmentStatistics).
 //
 // Decoding fails closed with DataLoss: wrong magic or version, a digest
 // that does not match, a count or length past the input, trailing bytes,
@@ -39,13 +48,18 @@
 #include <string_view>
 #include <vector>
 
+#include <optional>
+
 #include "absl/status/statusor.h"
+#include "engine/table/fragment_statistics.h"
 #include "schema/table_schema.h"
 
 namespace lake::table {
 
 inline constexpr std::string_view kManifestMagic = "LAKEMNFT";
-inline constexpr uint32_t kManifestFormatVersion = 1;
+// The version lake writes; kManifestFormatVersionV1 is still read.
+inline constexpr uint32_t kManifestFormatVersion = 2;
+inline constexpr uint32_t kManifestFormatVersionV1 = 1;
 // A table compacts long before this; it bounds what one manifest lists.
 inline constexpr size_t kMaxManifestFragments = size_t{1} << 20;
 // Paths inside a table directory are short generated names.
@@ -56,6 +70,8 @@ struct FragmentRef {
   uint64_t rows = 0;
   uint64_t size_bytes = 0;
   std::string sha256;  // 64 lowercase hex: SHA-256 of the fragment file
+  // Recorded when the fragment was written (format 2); none for older ones.
+  std::optional<FragmentStatistics> statistics;
 
   bool operator==(const FragmentRef&) const = default;
 };

@@ -75,8 +75,15 @@ std::string_view PendingAppendStateName(PendingAppend::State state) {
   return "failed";
 }
 
+bool TableScan::SkippedByStatistics(size_t index) const {
+  const FragmentRef& ref = manifest_.fragments[index];
+  return prefilter_ && prefilter_->statistics_may_match && ref.statistics &&
+         !prefilter_->statistics_may_match(*ref.statistics, ref.rows);
+}
+
 absl::StatusOr<std::optional<ColumnBatch>> TableScan::ReadFragment(size_t index) const {
   const FragmentRef& ref = manifest_.fragments[index];
+  fragments_opened_.fetch_add(1);
   absl::StatusOr<std::string> bytes =
       io::ReadWholeFile(fs_, absl::StrCat(table_dir_, "/", ref.path), kMaxFragmentBytes);
   if (absl::IsNotFound(bytes.status())) {
@@ -126,6 +133,10 @@ absl::StatusOr<std::optional<ColumnBatch>> TableScan::Next() {
   // every core while the caller consumes; they are returned in order.
   for (;;) {
     while (next_ahead_ < manifest_.fragments.size() && ahead_.size() < kScanReadAhead) {
+      if (SkippedByStatistics(next_ahead_)) {
+        ++next_ahead_;
+        continue;
+      }
       ahead_.push_back(pool_.Run([this, index = next_ahead_] { return ReadFragment(index); }));
       ++next_ahead_;
     }
@@ -329,7 +340,10 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     manifest.schema = table.schema;
   }
   FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
-                       next.rows, next.fragment_bytes.size(), next.fragment_sha256};
+                       next.rows, next.fragment_bytes.size(), next.fragment_sha256, next.statistics};
+  // A parent read as format 1 lists fragments without statistics; the new
+  // version is written in the current format either way.
+  manifest.format_version = kManifestFormatVersion;
   if (next.replace_fragments) manifest.fragments.clear();
   // The parent's fragments passed ValidateManifest when it was decoded or
   // encoded; only the new one is checked in full.
@@ -461,6 +475,7 @@ absl::StatusOr<AppendOutcome> TableStore::CommitAppendLocked(const registry::Tab
   next.fragment_bytes = fragment_bytes;
   next.fragment_sha256 = batch_sha256;  // the batch is encoded as the fragment
   next.rows = batch.num_rows;
+  next.statistics = ComputeFragmentStatistics(batch);
   next.delta = std::move(delta);
   next.operation_id = operation_id;
   next.batch_sha256 = batch_sha256;
@@ -648,6 +663,7 @@ absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName
   next.fragment_bytes = *fragment_bytes;
   next.fragment_sha256 = Sha256Hex(*fragment_bytes);
   next.rows = merged.num_rows;
+  next.statistics = ComputeFragmentStatistics(merged);
   next.replace_fragments = true;
   // The same references, no new ones: an edge that adds nothing.
   absl::StatusOr<EncodedReferenceDelta> no_references = EncodeReferenceDelta(

@@ -66,6 +66,7 @@
 #define LAKE_ENGINE_TABLE_TABLE_STORE_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -195,9 +196,14 @@ std::string_view PendingAppendStateName(PendingAppend::State state);
 // not returned; one it accepts is decoded whole and returned as it is (the
 // caller still filters its rows). Runs on the scan's read-ahead threads, so
 // `may_match` must be safe to call concurrently.
+//
+// Before that, a fragment whose manifest entry has statistics is shown to
+// `statistics_may_match` (when set) with its row count: one it rejects is
+// never opened.
 struct ScanPrefilter {
   std::vector<size_t> columns;
   std::function<bool(const ColumnBatch& partial)> may_match;
+  std::function<bool(const FragmentStatistics& statistics, uint64_t rows)> statistics_may_match;
 };
 
 // The rows of one table version, one fragment at a time.
@@ -207,6 +213,9 @@ class TableScan {
   uint64_t version() const { return manifest_.version; }
   uint64_t total_rows() const { return manifest_.total_rows; }
   size_t fragment_count() const { return manifest_.fragments.size(); }
+  // The fragment files this scan has read so far (those its statistics
+  // ruled out are never read).
+  size_t fragments_opened() const { return fragments_opened_.load(); }
   // The next fragment's rows (the next one the prefilter accepts, if the
   // scan has one); nullopt after the last. DataLoss when a fragment is
   // missing or damaged. The following fragments are read and decoded ahead
@@ -227,6 +236,8 @@ class TableScan {
         table_dir_(std::move(table_dir)),
         manifest_(std::move(manifest)),
         prefilter_(std::move(prefilter)) {}
+  // Whether the prefilter's statistics rule fragment `index` out.
+  bool SkippedByStatistics(size_t index) const;
   // Reads, checks and decodes fragment `index` of the manifest; nullopt
   // when the prefilter rejects it.
   absl::StatusOr<std::optional<ColumnBatch>> ReadFragment(size_t index) const;
@@ -236,6 +247,7 @@ class TableScan {
   Manifest manifest_;
   std::optional<ScanPrefilter> prefilter_;
   size_t next_ahead_ = 0;  // the first fragment not yet being read
+  mutable std::atomic<size_t> fragments_opened_{0};
   // The reads ahead, in fragment order. The destructor waits for each (a
   // pool's future does not wait when destroyed), before what they use goes.
   std::deque<std::future<absl::StatusOr<std::optional<ColumnBatch>>>> ahead_;
@@ -333,6 +345,7 @@ class TableStore {
     std::string_view fragment_bytes;
     std::string fragment_sha256;
     uint64_t rows = 0;
+    std::optional<FragmentStatistics> statistics;  // of the fragment's rows
     bool replace_fragments = false;  // compaction: the fragment is all rows
     EncodedReferenceDelta delta;  // of base -> base+1
     std::string operation_id;

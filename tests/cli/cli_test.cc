@@ -414,6 +414,33 @@ TEST_CASE("tables CLI: create, insert with --file/--param/--location, query, ver
   CHECK(pending.out.empty());
 }
 
+TEST_CASE("tables CLI: query with a predicate, ORDER BY and count(*)") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "k:utf8", "--column", "n:int64", "--column",
+                     "not:bool"}).exit_code == 0);
+  for (const auto& [k, n] : std::vector<std::pair<std::string, std::string>>{
+           {"c", "3"}, {"a", "1"}, {"d", "NULL"}, {"b", "2"}}) {
+    Result inserted = Lake(dir, {"insert", "INSERT INTO a.t (k, n) VALUES (?, ?)", "--param", k, "--param", n});
+    REQUIRE_MESSAGE(inserted.exit_code == 0, inserted.err);
+  }
+  Result sorted = Lake(dir, {"query", "SELECT k FROM a.t WHERE n >= ? OR n IS NULL ORDER BY n DESC", "--param", "2"});
+  REQUIRE_MESSAGE(sorted.exit_code == 0, sorted.err);
+  CHECK(sorted.out == "k\nd\nc\nb\n");  // nulls first in DESC
+  Result top = Lake(dir, {"query", "SELECT k, n FROM a.t WHERE k IN (?, ?, ?) ORDER BY k LIMIT 2", "--param", "d",
+                          "--param", "b", "--param", "a"});
+  REQUIRE_MESSAGE(top.exit_code == 0, top.err);
+  CHECK(top.out == "k\tn\na\t1\nb\t2\n");
+  Result count = Lake(dir, {"query", "SELECT count(*) FROM a.t WHERE NOT n = ? AND \"not\" IS NULL", "--param", "1"});
+  REQUIRE_MESSAGE(count.exit_code == 0, count.err);
+  CHECK(count.out == "count\n2\n");
+  Result bad = Lake(dir, {"query", "SELECT k FROM a.t WHERE n => ?", "--param", "1"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("offset 27") != std::string::npos);
+  // The sorts left nothing under <root>/sort.
+  CHECK(std::filesystem::is_directory(dir.Join("lake-data/sort")));  // the ORDER BYs ran there
+  CHECK(std::filesystem::is_empty(dir.Join("lake-data/sort")));
+}
+
 TEST_CASE("tables CLI: errors have their exit codes and leave nothing behind") {
   TempDir dir;
   REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "x:int64", "--column", "f:file"})

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "engine/data_location.h"
+#include "engine/sql/predicate_statistics.h"
 #include "engine/sql/sql_binding.h"
+#include "engine/table/fragment_statistics.h"
 #include "engine/sql/sql_statement.h"
 #include "tests/support/status_checks.h"
 
@@ -255,6 +257,150 @@ TEST_CASE("a null parameter or a null cell matches nothing") {
   // Row 3 is all null and row 5's name is null: neither equals anything.
   CHECK(Matching("SELECT * FROM ns.t WHERE ok = ?", {true}) == std::vector<size_t>{0, 2});
   CHECK(Matching("SELECT * FROM ns.t WHERE at = ?", {TimestampMicros{0}}).empty());
+}
+
+TEST_CASE("WHERE orders int64, timestamp, float64, utf8, binary and bool values") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE id < ?", {int64_t{2}}) == std::vector<size_t>{0, 2, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE id <= ?", {int64_t{2}}) == std::vector<size_t>{0, 1, 2, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE id > ?", {int64_t{1}}) == std::vector<size_t>{1, 4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE id >= ?", {int64_t{3}}) == std::vector<size_t>{4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE at < ?", {TimestampMicros{0}}) == std::vector<size_t>{4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE score > ?", {-1.0}) == std::vector<size_t>{0, 1, 2, 4, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE score < ?", {0.0}).empty());  // -0.0 is not below 0.0
+  CHECK(Matching("SELECT * FROM ns.t WHERE name >= ?", {std::string("b")}) == std::vector<size_t>{1, 2});
+  CHECK(Matching("SELECT * FROM ns.t WHERE name < ?", {std::string("ann")}) == std::vector<size_t>{4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE blob > ?", {Binary{"\x01"}}) == std::vector<size_t>{1});
+  CHECK(Matching("SELECT * FROM ns.t WHERE ok < ?", {true}) == std::vector<size_t>{1, 4});
+}
+
+TEST_CASE("WHERE != holds for every non-null cell that differs") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE id != ?", {int64_t{1}}) == std::vector<size_t>{1, 4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE name <> ?", {std::string("bob")}) == std::vector<size_t>{0, 4});
+  DataLocation a = Location("file:///srv/lake/a", "video/mp4", 10, 'a');
+  CHECK(Matching("SELECT * FROM ns.t WHERE video != ?", {a}) == std::vector<size_t>{1, 4});
+}
+
+TEST_CASE("WHERE IN matches any listed value; a null in the list matches nothing more") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE id IN (?, ?)", {int64_t{2}, int64_t{3}}) == std::vector<size_t>{1, 4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE name IN (?)", {std::string("ann")}) == std::vector<size_t>{0});
+  CHECK(Matching("SELECT * FROM ns.t WHERE id IN (?, ?)", {int64_t{2}, std::monostate{}}) ==
+        std::vector<size_t>{1});
+  // NOT IN with a null in the list is never true (unknown for every other value).
+  CHECK(Matching("SELECT * FROM ns.t WHERE id NOT IN (?, ?)", {int64_t{2}, std::monostate{}}).empty());
+  CHECK(Matching("SELECT * FROM ns.t WHERE id NOT IN (?)", {int64_t{1}}) == std::vector<size_t>{1, 4});
+  DataLocation b = Location("file:///srv/lake/b", "video/mp4", 20, 'b');
+  CHECK(Matching("SELECT * FROM ns.t WHERE video IN (?)", {b}) == std::vector<size_t>{1, 4});
+}
+
+TEST_CASE("WHERE IS NULL and IS NOT NULL test the cell, never unknown") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE name IS NULL", {}) == std::vector<size_t>{3, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE name IS NOT NULL", {}) == std::vector<size_t>{0, 1, 2, 4});
+  CHECK(Matching("SELECT * FROM ns.t WHERE video IS NULL", {}) == std::vector<size_t>{3, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE NOT ok IS NULL", {}) == std::vector<size_t>{0, 1, 2, 4});
+}
+
+TEST_CASE("WHERE OR, AND and NOT follow SQL's three-valued logic") {
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ? OR name = ?", {int64_t{3}, std::string("ann")}) ==
+        std::vector<size_t>{0, 4});
+  // NOT of unknown is unknown: rows with a null id are in neither result.
+  CHECK(Matching("SELECT * FROM ns.t WHERE NOT id = ?", {int64_t{1}}) == std::vector<size_t>{1, 4});
+  // true OR unknown is true; false AND unknown is false, so NOT of it is true.
+  CHECK(Matching("SELECT * FROM ns.t WHERE name = ? OR id = ?", {std::monostate{}, int64_t{2}}) ==
+        std::vector<size_t>{1});
+  CHECK(Matching("SELECT * FROM ns.t WHERE NOT (id = ? AND name = ?)", {int64_t{9}, std::monostate{}}) ==
+        std::vector<size_t>{0, 1, 2, 4, 5});
+  CHECK(Matching("SELECT * FROM ns.t WHERE (id = ? OR id IS NULL) AND NOT ok = ?", {int64_t{1}, false}) ==
+        std::vector<size_t>{0, 2});
+  CHECK(Matching("SELECT * FROM ns.t WHERE id = ? OR id = ? OR id = ?", {int64_t{1}, int64_t{2}, int64_t{3}}) ==
+        std::vector<size_t>{0, 1, 2, 4, 5});
+}
+
+TEST_CASE("BindSelect types every WHERE placeholder in statement order, IN lists included") {
+  BoundSelect bound = Select("SELECT id FROM ns.t WHERE name IN (?, ?) OR (at > ? AND id IS NOT NULL)");
+  CHECK(bound.where == std::vector<BoundParameter>{{1, ColumnType::kUtf8},
+                                                   {1, ColumnType::kUtf8},
+                                                   {5, ColumnType::kTimestamp}});
+  CHECK(WhereColumns(bound) == std::vector<size_t>{0, 1, 5});
+}
+
+TEST_CASE("a file has no order: BindSelect refuses <, <=, >, >= and ORDER BY on it") {
+  Schema schema = TestSchema();
+  CHECK(ErrorOf(BindSelect(Parse<SelectStatement>("SELECT id FROM ns.t WHERE video < ?"), schema)) ==
+        "SQL: column 'video' is a file, which has no order: < does not apply to it (=, !=, IN and IS NULL do)");
+  CHECK(ErrorOf(BindSelect(Parse<SelectStatement>("SELECT id FROM ns.t WHERE id = ? OR NOT video >= ?"),
+                           schema)) ==
+        "SQL: column 'video' is a file, which has no order: >= does not apply to it (=, !=, IN and IS NULL do)");
+  CHECK(ErrorOf(BindSelect(Parse<SelectStatement>("SELECT id FROM ns.t ORDER BY id, video"), schema)) ==
+        "SQL: column 'video' is a file, which has no order: ORDER BY does not apply to it");
+  CHECK(ErrorOf(BindSelect(Parse<SelectStatement>("SELECT id FROM ns.t ORDER BY nope"), schema)) ==
+        "SQL: table ns.t has no column 'nope'");
+  CHECK(ErrorOf(BindSelect(Parse<SelectStatement>("SELECT id FROM ns.t WHERE nope IS NULL"), schema)) ==
+        "SQL: table ns.t has no column 'nope'");
+}
+
+TEST_CASE("BindSelect binds ORDER BY keys to their columns and directions") {
+  BoundSelect bound = Select("SELECT id FROM ns.t ORDER BY name DESC, at");
+  CHECK(bound.order_by == std::vector<BoundOrderKey>{{1, ColumnType::kUtf8, true},
+                                                     {5, ColumnType::kTimestamp, false}});
+}
+
+TEST_CASE("BindSelect of count(*) gives one int64 column named count") {
+  BoundSelect bound = Select("SELECT count(*) FROM ns.t WHERE id = ?");
+  CHECK(bound.count_rows);
+  CHECK(bound.projection.empty());
+  CHECK(bound.output_schema == Schema{{{"count", ColumnType::kInt64}}});
+  CHECK(bound.where == std::vector<BoundParameter>{{0, ColumnType::kInt64}});
+}
+
+// Whether the statistics of `batch` let `sql`'s WHERE match, with `parameters`.
+bool StatisticsMayMatch(const ColumnBatch& batch, std::string_view sql, const std::vector<CellValue>& parameters) {
+  BoundSelect bound = Select(sql);
+  return PredicateMayMatch(*bound.predicate, table::ComputeFragmentStatistics(batch), batch.num_rows, parameters);
+}
+
+TEST_CASE("statistics rule a fragment out only when no row can match, and then they do") {
+  // Soundness: over every row subset of the test batch (as its own
+  // fragment) and many predicates, a fragment with a matching row is never
+  // ruled out.
+  const ColumnBatch whole = TestBatch();
+  const std::vector<std::pair<std::string, std::vector<CellValue>>> cases = {
+      {"id = ?", {int64_t{1}}},       {"id != ?", {int64_t{1}}},         {"id < ?", {int64_t{2}}},
+      {"id >= ?", {int64_t{3}}},      {"id IN (?, ?)", {int64_t{3}, std::monostate{}}},
+      {"NOT id IN (?)", {int64_t{1}}}, {"name > ?", {std::string("b")}}, {"name <= ?", {std::string("ann")}},
+      {"score > ?", {0.0}},           {"score = ?", {-0.0}},             {"ok = ?", {false}},
+      {"at < ?", {TimestampMicros{0}}}, {"name IS NULL", {}},           {"NOT name IS NULL", {}},
+      {"id = ? OR name = ?", {int64_t{3}, std::string("bob")}},
+      {"NOT (id = ? AND ok = ?)", {int64_t{1}, true}},                   {"blob = ?", {Binary{"\x02"}}},
+  };
+  for (unsigned mask = 1; mask < (1u << whole.num_rows); ++mask) {
+    ColumnBatch part = ColumnBatch::Empty(whole.schema);
+    for (size_t row = 0; row < whole.num_rows; ++row) {
+      if (mask & (1u << row)) part.AppendRows(whole, row, row + 1);
+    }
+    for (const auto& [where, parameters] : cases) {
+      std::string sql = "SELECT * FROM ns.t WHERE " + where;
+      absl::StatusOr<std::vector<size_t>> rows = MatchingRows(part, Select(sql), parameters);
+      REQUIRE(rows.ok());
+      if (!rows->empty()) {
+        CAPTURE(mask);
+        CAPTURE(where);
+        CHECK(StatisticsMayMatch(part, sql, parameters));
+      }
+    }
+  }
+  // And they do rule out: ids are 1..3 and names "", "ann", "bob".
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE id = ?", {int64_t{4}}));
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE id > ? OR name > ?", {int64_t{3}, std::string("c")}));
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE id IN (?, ?)", {int64_t{0}, int64_t{7}}));
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE id = ?", {std::monostate{}}));
+  CHECK_FALSE(StatisticsMayMatch(whole, "SELECT * FROM ns.t WHERE at >= ? AND id = ?",
+                                 {TimestampMicros{0}, int64_t{9}}));
+  ColumnBatch ones = ColumnBatch::Empty(whole.schema);
+  ones.AppendRows(whole, 0, 1);
+  ones.AppendRows(whole, 2, 3);  // id 1 twice
+  CHECK_FALSE(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE id != ?", {int64_t{1}}));
+  CHECK_FALSE(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE name IS NULL", {}));
+  CHECK(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE NOT name IS NULL", {}));
 }
 
 TEST_CASE("MatchingRows refuses wrong parameters and a batch of another schema") {

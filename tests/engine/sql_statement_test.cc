@@ -26,6 +26,11 @@ SelectStatement ParseSelect(std::string_view sql) {
   return std::get<SelectStatement>(*statement);
 }
 
+// The columns the WHERE's conditions name, in statement order.
+std::vector<std::string> WhereNames(const SelectStatement& select) {
+  return select.where ? PredicateColumnNames(*select.where) : std::vector<std::string>();
+}
+
 // The message of the InvalidArgument that `sql` must give.
 std::string ErrorOf(std::string_view sql) {
   absl::StatusOr<Statement> statement = ParseStatement(sql);
@@ -55,7 +60,7 @@ TEST_CASE("keywords ignore case while names keep theirs") {
   CHECK(insert.columns == std::vector<std::string>{"Col_A"});
   SelectStatement select = ParseSelect("select A from ns.t as of version 2 where B = ? and c = ? limit 1");
   CHECK(select.columns == std::vector<std::string>{"A"});
-  CHECK(select.where_columns == std::vector<std::string>{"B", "c"});
+  CHECK(WhereNames(select) == std::vector<std::string>{"B", "c"});
   CHECK(select.as_of_version == 2u);
   CHECK(select.limit == 1u);
 }
@@ -80,7 +85,7 @@ TEST_CASE("SELECT * has no columns and no clauses by default") {
   CHECK(select.all_columns);
   CHECK(select.columns.empty());
   CHECK(!select.as_of_version.has_value());
-  CHECK(select.where_columns.empty());
+  CHECK(WhereNames(select).empty());
   CHECK(!select.limit.has_value());
   CHECK(select.placeholder_count == 0);
 }
@@ -91,7 +96,7 @@ TEST_CASE("SELECT with every clause keeps the columns and conditions in order") 
   CHECK(!select.all_columns);
   CHECK(select.columns == std::vector<std::string>{"c", "a", "b"});
   CHECK(select.as_of_version == 7u);
-  CHECK(select.where_columns == std::vector<std::string>{"b", "a", "b"});
+  CHECK(WhereNames(select) == std::vector<std::string>{"b", "a", "b"});
   CHECK(select.limit == 10u);
   CHECK(select.placeholder_count == 3);
 }
@@ -99,10 +104,10 @@ TEST_CASE("SELECT with every clause keeps the columns and conditions in order") 
 TEST_CASE("each SELECT clause may appear alone") {
   SelectStatement version = ParseSelect("SELECT a FROM ns.t AS OF VERSION 0");
   CHECK(version.as_of_version == 0u);
-  CHECK(version.where_columns.empty());
+  CHECK(WhereNames(version).empty());
   SelectStatement where = ParseSelect("SELECT a FROM ns.t WHERE a = ?");
   CHECK(!where.as_of_version.has_value());
-  CHECK(where.where_columns == std::vector<std::string>{"a"});
+  CHECK(WhereNames(where) == std::vector<std::string>{"a"});
   CHECK(where.placeholder_count == 1);
   SelectStatement limit = ParseSelect("SELECT a FROM ns.t LIMIT 0");
   CHECK(limit.limit == 0u);
@@ -123,7 +128,12 @@ TEST_CASE("integers take the whole uint64 range") {
 TEST_CASE("keywords are not reserved: columns may be named like them") {
   SelectStatement select = ParseSelect("SELECT version, limit, from FROM ns.t WHERE and = ? AND where = ?");
   CHECK(select.columns == std::vector<std::string>{"version", "limit", "from"});
-  CHECK(select.where_columns == std::vector<std::string>{"and", "where"});
+  CHECK(WhereNames(select) == std::vector<std::string>{"and", "where"});
+  SelectStatement more = ParseSelect("SELECT order, by FROM ns.t WHERE or IS NULL OR in IN (?) OR is IS NOT NULL "
+                                     "ORDER BY asc, null DESC");
+  CHECK(more.columns == std::vector<std::string>{"order", "by"});
+  CHECK(WhereNames(more) == std::vector<std::string>{"or", "in", "is"});
+  CHECK(more.order_by == std::vector<OrderKey>{{"asc", false}, {"null", true}});
   InsertStatement insert = ParseInsert("INSERT INTO select.values (values, into) VALUES (?, ?)");
   CHECK(insert.table == table::TableName{"select", "values"});
   CHECK(insert.columns == std::vector<std::string>{"values", "into"});
@@ -179,14 +189,36 @@ TEST_CASE("every row of VALUES has one placeholder per column") {
 TEST_CASE("quoted text is refused without echoing it") {
   std::string uri = ErrorOf("INSERT INTO ns.t (a) VALUES ('s3://other-bucket/key')");
   CHECK(uri == "SQL: quoted text at offset 29 is not supported: bind values with ? placeholders, "
-               "name columns unquoted");
+               "quote names with \"...\"");
   std::string secret = ErrorOf("SELECT * FROM ns.t WHERE key = 'AKIAIOSFODNN7EXAMPLE'");
   CHECK(secret.find("AKIA") == std::string::npos);
   CHECK(secret.find("offset 31") != std::string::npos);
-  CHECK(ErrorOf("SELECT \"a\" FROM ns.t") ==
-        "SQL: quoted text at offset 7 is not supported: bind values with ? placeholders, name columns "
-        "unquoted");
   CHECK(ErrorOf("SELECT `a` FROM ns.t").find("quoted text at offset 7") != std::string::npos);
+}
+
+TEST_CASE("double-quoted text that is not a name is refused without echoing it") {
+  CHECK(ErrorOf("INSERT INTO ns.t (a) VALUES (\"s3://other-bucket/key\")") ==
+        "SQL: quoted text at offset 29 is not a name ([A-Za-z_][A-Za-z0-9_]* between double quotes): "
+        "bind values with ? placeholders");
+  std::string secret = ErrorOf("SELECT * FROM ns.t WHERE key = \"AKIAIOSFODNN7EXAMPLE\"");
+  CHECK(secret == "SQL: only ? placeholders may appear in WHERE, found a quoted name at offset 31");
+  CHECK(ErrorOf("SELECT \"a FROM ns.t") == "SQL: the quoted name at offset 7 has no closing '\"'");
+  CHECK(ErrorOf("SELECT \"\" FROM ns.t") == "SQL: column name is empty (at offset 7)");
+  CHECK(ErrorOf("SELECT \"1a\" FROM ns.t") ==
+        "SQL: column name '1a' is not an identifier ([A-Za-z_][A-Za-z0-9_]*) (at offset 7)");
+}
+
+TEST_CASE("a double-quoted name is always a name, never a keyword") {
+  SelectStatement select = ParseSelect("SELECT \"count\", \"a\" FROM \"select\".\"from\" WHERE \"not\" IS NULL");
+  CHECK(select.columns == std::vector<std::string>{"count", "a"});
+  CHECK(!select.count_rows);
+  CHECK(select.table == table::TableName{"select", "from"});
+  CHECK(WhereNames(select) == std::vector<std::string>{"not"});
+  CHECK(select.where->kind == PredicateKind::kIsNull);
+  // Unquoted, NOT at the start of a condition is the operator.
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE not = ?") == "SQL: expected a column name, found '=' at offset 29");
+  // Quoted names keep their case, as names do.
+  CHECK(ParseSelect("SELECT \"Ab\" FROM ns.t").columns == std::vector<std::string>{"Ab"});
 }
 
 TEST_CASE("a storage URI outside a quote is an unexpected token") {
@@ -199,7 +231,7 @@ TEST_CASE("table names are NAMESPACE.TABLE") {
   CHECK(ErrorOf("SELECT * FROM t") ==
         "SQL: expected '.' between namespace and table (NAMESPACE.TABLE), found end of statement at offset 15");
   CHECK(ErrorOf("SELECT * FROM a.b.c") ==
-        "SQL: expected AS OF VERSION, WHERE, LIMIT, ';' or end of statement, found '.' at offset 17");
+        "SQL: expected AS OF VERSION, WHERE, ORDER BY, LIMIT, ';' or end of statement, found '.' at offset 17");
   CHECK(ErrorOf("SELECT * FROM .t") == "SQL: expected a table name (NAMESPACE.TABLE), found '.' at offset 14");
   CHECK(ErrorOf("SELECT * FROM ns.") == "SQL: expected a table name, found end of statement at offset 17");
   CHECK(ErrorOf("SELECT * FROM ns.*") == "SQL: expected a table name, found '*' at offset 17");
@@ -217,33 +249,161 @@ TEST_CASE("identifiers are at most 128 bytes") {
 }
 
 TEST_CASE("SELECT list errors name the token") {
-  CHECK(ErrorOf("SELECT") == "SQL: expected '*' or a column name, found end of statement at offset 6");
+  CHECK(ErrorOf("SELECT") == "SQL: expected '*', a column name or count(*), found end of statement at offset 6");
   CHECK(ErrorOf("SELECT FROM ns.t") == "SQL: expected ',' or FROM, found 'ns' at offset 12");
-  CHECK(ErrorOf("SELECT count(*) FROM ns.t") == "SQL: expected ',' or FROM, found '(' at offset 12");
+  CHECK(ErrorOf("SELECT sum(*) FROM ns.t") == "SQL: expected ',' or FROM, found '(' at offset 10");
   CHECK(ErrorOf("SELECT *, a FROM ns.t") == "SQL: expected FROM, found ',' at offset 8");
   CHECK(ErrorOf("SELECT a, FROM ns.t") == "SQL: expected ',' or FROM, found 'ns' at offset 15");
   CHECK(ErrorOf("SELECT a,, b FROM ns.t") == "SQL: expected a column name, found ',' at offset 9");
   CHECK(ErrorOf("SELECT DISTINCT a FROM ns.t") == "SQL: expected ',' or FROM, found 'a' at offset 16");
 }
 
-TEST_CASE("WHERE takes only column = ? conditions joined by AND") {
+TEST_CASE("WHERE values are placeholders on the right of their column") {
   CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = 5") ==
         "SQL: only ? placeholders may appear in WHERE, found '5' at offset 29");
   CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = b") ==
         "SQL: only ? placeholders may appear in WHERE, found 'b' at offset 29");
-  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a > ?") == "SQL: unexpected token '>' at offset 27");
-  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a <> ?") == "SQL: unexpected token '<>' at offset 27");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a IN (?, 5)") ==
+        "SQL: only ? placeholders may appear in IN, found '5' at offset 34");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE ? = a") == "SQL: expected a column name, found '?' at offset 25");
+}
+
+TEST_CASE("WHERE errors name the token where the predicate left the grammar") {
   CHECK(ErrorOf("SELECT a FROM ns.t WHERE a") ==
-        "SQL: expected '=' after column 'a' (conditions are column = ?), found end of statement at offset 26");
-  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a IS NULL") ==
-        "SQL: expected '=' after column 'a' (conditions are column = ?), found 'IS' at offset 27");
-  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = ? OR b = ?") ==
-        "SQL: expected AND, LIMIT, ';' or end of statement, found 'OR' at offset 31");
+        "SQL: expected an operator after column 'a' (=, !=, <, <=, >, >=, IN, IS NULL), found end of "
+        "statement at offset 26");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a == ?") ==
+        "SQL: only ? placeholders may appear in WHERE, found '=' at offset 28");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a ! ?") == "SQL: unexpected token '!' at offset 27");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a LIKE ?") ==
+        "SQL: expected an operator after column 'a' (=, !=, <, <=, >, >=, IN, IS NULL), found 'LIKE' at "
+        "offset 27");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a IS ?") == "SQL: expected NULL or NOT NULL, found '?' at offset 30");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a IS NOT") == "SQL: expected NULL, found end of statement at offset 33");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a NOT = ?") == "SQL: expected IN, found '=' at offset 31");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a IN ?") ==
+        "SQL: expected '(' and the values of IN, found '?' at offset 30");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a IN ()") == "SQL: expected ?, found ')' at offset 31");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a IN (?") == "SQL: expected ',' or ')', found end of statement at offset 32");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE (a = ?") ==
+        "SQL: expected AND, OR or ')', found end of statement at offset 31");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = ? OR") ==
+        "SQL: expected a column name, found end of statement at offset 33");
   CHECK(ErrorOf("SELECT a FROM ns.t WHERE") ==
         "SQL: expected a column name, found end of statement at offset 24");
   CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = ? AND") ==
         "SQL: expected a column name, found end of statement at offset 34");
-  CHECK(ErrorOf("SELECT a FROM ns.t WHERE ? = a") == "SQL: expected a column name, found '?' at offset 25");
+  CHECK(ErrorOf("SELECT a FROM ns.t WHERE NOT") ==
+        "SQL: expected a column name, found end of statement at offset 28");
+}
+
+TEST_CASE("each comparison operator gives its op, and <> is !=") {
+  std::vector<std::pair<std::string, CompareOp>> cases = {
+      {"=", CompareOp::kEqual},          {"!=", CompareOp::kNotEqual},     {"<>", CompareOp::kNotEqual},
+      {"<", CompareOp::kLess},           {"<=", CompareOp::kLessOrEqual}, {">", CompareOp::kGreater},
+      {">=", CompareOp::kGreaterOrEqual}};
+  for (const auto& [text, op] : cases) {
+    CAPTURE(text);
+    SelectStatement select = ParseSelect("SELECT a FROM ns.t WHERE b " + text + " ?");
+    REQUIRE(select.where.has_value());
+    CHECK(select.where->kind == PredicateKind::kCompare);
+    CHECK(select.where->op == op);
+    CHECK(select.where->column == "b");
+    CHECK(select.where->first_placeholder == 0);
+    CHECK(select.where->placeholder_count == 1);
+  }
+  // Operators need no spaces around them.
+  CHECK(ParseSelect("SELECT a FROM ns.t WHERE b<=?").where->op == CompareOp::kLessOrEqual);
+}
+
+TEST_CASE("IN takes one or more placeholders; NOT IN is NOT over it") {
+  SelectStatement in = ParseSelect("SELECT a FROM ns.t WHERE b = ? AND c IN (?, ?, ?)");
+  REQUIRE(in.where->kind == PredicateKind::kAnd);
+  const Predicate& list = in.where->children[1];
+  CHECK(list.kind == PredicateKind::kIn);
+  CHECK(list.column == "c");
+  CHECK(list.first_placeholder == 1);
+  CHECK(list.placeholder_count == 3);
+  CHECK(in.placeholder_count == 4);
+  SelectStatement not_in = ParseSelect("SELECT a FROM ns.t WHERE c NOT IN (?)");
+  REQUIRE(not_in.where->kind == PredicateKind::kNot);
+  CHECK(not_in.where->children[0].kind == PredicateKind::kIn);
+  CHECK(not_in.where->children[0].placeholder_count == 1);
+}
+
+TEST_CASE("IS NULL takes no placeholder; IS NOT NULL is NOT over it") {
+  SelectStatement is_null = ParseSelect("SELECT a FROM ns.t WHERE b IS NULL");
+  CHECK(is_null.where->kind == PredicateKind::kIsNull);
+  CHECK(is_null.where->placeholder_count == 0);
+  CHECK(is_null.placeholder_count == 0);
+  SelectStatement not_null = ParseSelect("SELECT a FROM ns.t WHERE b is not null");
+  REQUIRE(not_null.where->kind == PredicateKind::kNot);
+  CHECK(not_null.where->children[0].kind == PredicateKind::kIsNull);
+}
+
+TEST_CASE("AND binds tighter than OR, NOT tighter than AND, parentheses tightest") {
+  // a OR (b AND (NOT c))
+  SelectStatement select = ParseSelect("SELECT x FROM ns.t WHERE a = ? OR b = ? AND NOT c = ?");
+  const Predicate& where = *select.where;
+  REQUIRE(where.kind == PredicateKind::kOr);
+  REQUIRE(where.children.size() == 2);
+  CHECK(where.children[0].column == "a");
+  REQUIRE(where.children[1].kind == PredicateKind::kAnd);
+  CHECK(where.children[1].children[0].column == "b");
+  REQUIRE(where.children[1].children[1].kind == PredicateKind::kNot);
+  CHECK(where.children[1].children[1].children[0].column == "c");
+  // (a OR b) AND c
+  SelectStatement grouped = ParseSelect("SELECT x FROM ns.t WHERE (a = ? OR b = ?) AND c = ?");
+  REQUIRE(grouped.where->kind == PredicateKind::kAnd);
+  CHECK(grouped.where->children[0].kind == PredicateKind::kOr);
+  CHECK(WhereNames(grouped) == std::vector<std::string>{"a", "b", "c"});
+}
+
+TEST_CASE("a chain of one operator is one node over every operand") {
+  SelectStatement select = ParseSelect("SELECT x FROM ns.t WHERE a = ? AND b = ? AND c = ? AND d = ?");
+  REQUIRE(select.where->kind == PredicateKind::kAnd);
+  CHECK(select.where->children.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(select.where->children[i].first_placeholder == i);
+  SelectStatement ors = ParseSelect("SELECT x FROM ns.t WHERE a = ? OR b = ? OR c = ?");
+  CHECK(ors.where->children.size() == 3);
+}
+
+TEST_CASE("parentheses and NOTs nest at most 64 deep") {
+  std::string deepest = "SELECT x FROM ns.t WHERE " + std::string(64, '(') + "a = ?" + std::string(64, ')');
+  CHECK(ParseSelect(deepest).where->column == "a");
+  std::string deeper = "SELECT x FROM ns.t WHERE " + std::string(65, '(') + "a = ?" + std::string(65, ')');
+  CHECK(ErrorOf(deeper) == "SQL: the WHERE nests parentheses and NOTs deeper than 64 (at offset 89)");
+  std::string nots = "SELECT x FROM ns.t WHERE ";
+  for (int i = 0; i < 65; ++i) nots += "NOT ";
+  CHECK(ErrorOf(nots + "a = ?").find("deeper than 64") != std::string::npos);
+}
+
+TEST_CASE("ORDER BY lists keys, ascending unless DESC") {
+  SelectStatement select = ParseSelect("SELECT a FROM ns.t WHERE a > ? ORDER BY b DESC, c, d asc LIMIT 3");
+  CHECK(select.order_by == std::vector<OrderKey>{{"b", true}, {"c", false}, {"d", false}});
+  CHECK(select.limit == 3u);
+  // Keywords stay unreserved: columns named desc and limit.
+  SelectStatement named = ParseSelect("SELECT a FROM ns.t ORDER BY desc DESC, limit LIMIT 1");
+  CHECK(named.order_by == std::vector<OrderKey>{{"desc", true}, {"limit", false}});
+  CHECK(ErrorOf("SELECT a FROM ns.t ORDER a") == "SQL: expected BY, found 'a' at offset 25");
+  CHECK(ErrorOf("SELECT a FROM ns.t ORDER BY") == "SQL: expected a column name, found end of statement at offset 27");
+  CHECK(ErrorOf("SELECT a FROM ns.t ORDER BY a DESC b") ==
+        "SQL: expected ',', LIMIT, ';' or end of statement, found 'b' at offset 35");
+}
+
+TEST_CASE("SELECT count(*) counts rows, and a column named count is still a column") {
+  SelectStatement count = ParseSelect("select COUNT ( * ) from ns.t where a = ? limit 1");
+  CHECK(count.count_rows);
+  CHECK(!count.all_columns);
+  CHECK(count.columns.empty());
+  CHECK(count.placeholder_count == 1);
+  CHECK(ParseSelect("SELECT count FROM ns.t").columns == std::vector<std::string>{"count"});
+  CHECK(ErrorOf("SELECT count(a) FROM ns.t") == "SQL: expected '*' (count(*) counts rows), found 'a' at offset 13");
+  CHECK(ErrorOf("SELECT count(*), a FROM ns.t") == "SQL: expected FROM, found ',' at offset 15");
+  CHECK(ErrorOf("SELECT count(*) FROM ns.t ORDER BY a") ==
+        "SQL: count(*) gives one row, which has no ORDER BY (found at offset 26)");
+  CHECK(ErrorOf("SELECT count(*) FROM ns.t x") ==
+        "SQL: expected AS OF VERSION, WHERE, LIMIT, ';' or end of statement, found 'x' at offset 26");
 }
 
 TEST_CASE("AS OF VERSION and LIMIT take an integer literal") {
@@ -261,11 +421,11 @@ TEST_CASE("SELECT clauses come in grammar order, once each") {
   CHECK(ErrorOf("SELECT a FROM ns.t LIMIT 1 WHERE a = ?") ==
         "SQL: expected ';' or end of statement, found 'WHERE' at offset 27");
   CHECK(ErrorOf("SELECT a FROM ns.t WHERE a = ? AS OF VERSION 1") ==
-        "SQL: expected AND, LIMIT, ';' or end of statement, found 'AS' at offset 31");
+        "SQL: expected AND, OR, ORDER BY, LIMIT, ';' or end of statement, found 'AS' at offset 31");
   CHECK(ErrorOf("SELECT a FROM ns.t AS OF VERSION 1 AS OF VERSION 2") ==
-        "SQL: expected WHERE, LIMIT, ';' or end of statement, found 'AS' at offset 35");
-  CHECK(ErrorOf("SELECT a FROM ns.t ORDER BY a") ==
-        "SQL: expected AS OF VERSION, WHERE, LIMIT, ';' or end of statement, found 'ORDER' at offset 19");
+        "SQL: expected WHERE, ORDER BY, LIMIT, ';' or end of statement, found 'AS' at offset 35");
+  CHECK(ErrorOf("SELECT a FROM ns.t ORDER BY a WHERE a = ?") ==
+        "SQL: expected ',', LIMIT, ';' or end of statement, found 'WHERE' at offset 30");
 }
 
 TEST_CASE("one statement only") {
@@ -326,6 +486,22 @@ TEST_CASE("the lexer gives kinds, texts and byte offsets") {
                                           "?", "LIMIT", "9", ";", ""});
   CHECK(offsets == std::vector<size_t>{0, 7, 8, 9, 11, 16, 17, 18, 20, 26, 27, 28, 30, 36, 37, 38});
   CHECK(tokens->at(13).integer == 9);
+}
+
+TEST_CASE("the lexer reads the longest operator and quoted names without their quotes") {
+  absl::StatusOr<std::vector<Token>> tokens = TokenizeSql("a<=?b<>c!=d>=e<f>g=\"Not\"");
+  LAKE_REQUIRE_OK(tokens);
+  std::vector<TokenKind> kinds;
+  for (const Token& token : *tokens) kinds.push_back(token.kind);
+  using K = TokenKind;
+  CHECK(kinds == std::vector<K>{K::kWord, K::kLessOrEqual, K::kPlaceholder, K::kWord, K::kNotEquals, K::kWord,
+                                K::kNotEquals, K::kWord, K::kGreaterOrEqual, K::kWord, K::kLess, K::kWord,
+                                K::kGreater, K::kWord, K::kEquals, K::kQuotedName, K::kEnd});
+  const Token& quoted = tokens->at(15);
+  CHECK(quoted.text == "Not");
+  CHECK(quoted.offset == 19);
+  CHECK(!IsKeyword(quoted, "NOT"));
+  CHECK(DescribeToken(quoted) == "'\"Not\"'");
 }
 
 TEST_CASE("keywords compare ignoring ASCII case, and only words are keywords") {

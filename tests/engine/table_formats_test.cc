@@ -474,8 +474,10 @@ TEST_CASE("a fragment's lengths are bounded before anything is allocated") {
 
 // ---- Manifests ----
 
+// A format 1 manifest: as lakes before statistics wrote it.
 Manifest TinyManifest() {
   Manifest m;
+  m.format_version = kManifestFormatVersionV1;
   m.table_id = 42;
   m.version = 3;
   m.parent_version = 2;
@@ -502,6 +504,42 @@ c8996fb92427ae41e4649b934ca495991b7852b855020000001e00646174612f
 303030332e6672616705000000000000008403000000000000e3b0c44298fc1c
 149afbf4c8996fb92427ae41e4649b934ca495991b7852b8558887536ef43914
 e0f6b64240a3c7d29d
+)";
+
+// TinyManifest in format 2: the first fragment has statistics (TinyBatch's:
+// name in ["", "a"], n in [7, 7] with one null, video all but one null),
+// the second has none (written before statistics, carried on).
+Manifest TinyManifestV2() {
+  Manifest m = TinyManifest();
+  m.format_version = kManifestFormatVersion;
+  FragmentStatistics statistics;
+  statistics.columns.resize(3);
+  statistics.columns[0].has_bounds = true;
+  statistics.columns[0].min_text = "";
+  statistics.columns[0].max_text = "a";
+  statistics.columns[1].null_count = 1;
+  statistics.columns[1].has_bounds = true;
+  statistics.columns[1].min_integer = 7;
+  statistics.columns[1].max_integer = 7;
+  statistics.columns[2].null_count = 1;
+  m.fragments[0].statistics = statistics;
+  return m;
+}
+
+// EncodeManifest(TinyManifestV2()), format version 2.
+constexpr std::string_view kGoldenManifestV2Hex = R"(
+4c414b454d4e4654020000002a00000000000000030000000000000002000000
+0000000000401e18240a060007000000000000000300000001046e616d650201
+6e0705766964656f2b005f6c616b652f6f626a6563745f726566732f30303030
+303030303030303030303030303030332e72656673e3b0c44298fc1c149afbf4
+c8996fb92427ae41e4649b934ca495991b7852b855020000001e00646174612f
+30303030303030303030303030303030303030312e6672616702000000000000
+009001000000000000ba7816bf8f01cfea414140de5dae2223b00361a396177a
+9cb410ff61f20015ad0102000001006103010000000000000007000000000000
+0007000000000000000101000000000000001e00646174612f30303030303030
+303030303030303030303030332e667261670500000000000000840300000000
+0000e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852
+b85500a9614649ec09e0a642ab081a1163db81
 )";
 
 absl::Status DecodeManifestStatus(std::string_view bytes) { return DecodeManifest(bytes).status(); }
@@ -532,6 +570,64 @@ TEST_CASE("the manifest format matches its golden bytes") {
   absl::StatusOr<Manifest> golden = DecodeManifest(FromHex(kGoldenManifestHex));
   LAKE_REQUIRE_OK(golden);
   CHECK(*golden == TinyManifest());
+}
+
+TEST_CASE("the manifest format 2 matches its golden bytes, statistics included") {
+  absl::StatusOr<std::string> bytes = EncodeManifest(TinyManifestV2());
+  LAKE_REQUIRE_OK(bytes);
+  INFO("encoded: ", Hex(*bytes));
+  CHECK(Hex(*bytes) == Hex(FromHex(kGoldenManifestV2Hex)));
+  absl::StatusOr<Manifest> golden = DecodeManifest(FromHex(kGoldenManifestV2Hex));
+  LAKE_REQUIRE_OK(golden);
+  CHECK(*golden == TinyManifestV2());
+}
+
+TEST_CASE("a format 1 manifest holds no statistics, and a format 3 one is refused") {
+  Manifest v1 = TinyManifestV2();
+  v1.format_version = kManifestFormatVersionV1;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(v1).status()));
+  Manifest v3 = TinyManifest();
+  v3.format_version = 3;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(v3).status()));
+}
+
+TEST_CASE("every single-byte change and every truncation of a format 2 manifest is refused") {
+  std::string bytes = *EncodeManifest(TinyManifestV2());
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size());
+}
+
+TEST_CASE("fragment statistics hold null counts and bounds of the types that have them") {
+  ColumnBatch batch = TinyBatch();
+  FragmentStatistics statistics = ComputeFragmentStatistics(batch);
+  CHECK(statistics == *TinyManifestV2().fragments[0].statistics);
+  LAKE_CHECK_OK(ValidateFragmentStatistics(statistics, batch.schema, batch.num_rows));
+  CHECK(absl::IsInvalidArgument(ValidateFragmentStatistics(statistics, batch.schema, 0)));
+}
+
+TEST_CASE("a long utf8 bound is cut: min to a prefix, max to a raised prefix") {
+  Schema schema{{{"s", ColumnType::kUtf8}}};
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  REQUIRE(batch.AppendRow({std::string(100, 'b')}).ok());
+  REQUIRE(batch.AppendRow({std::string(70, 'c') + "x"}).ok());
+  const ColumnStatistics s = ComputeFragmentStatistics(batch).columns[0];
+  CHECK(s.has_bounds);
+  CHECK(s.min_text == std::string(64, 'b'));
+  CHECK(s.max_text == std::string(63, 'c') + "d");
+  ColumnBatch high = ColumnBatch::Empty(schema);
+  REQUIRE(high.AppendRow({std::string(70, '\x7f')}).ok());
+  CHECK(ComputeFragmentStatistics(high).columns[0].max_text == std::string(63, '\x7f') + "\x80");
+}
+
+TEST_CASE("a float64 column with a NaN, and a column of nulls, have no bounds") {
+  Schema schema{{{"f", ColumnType::kFloat64}, {"i", ColumnType::kInt64}}};
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  REQUIRE(batch.AppendRow({1.0, std::monostate{}}).ok());
+  REQUIRE(batch.AppendRow({std::numeric_limits<double>::quiet_NaN(), std::monostate{}}).ok());
+  FragmentStatistics statistics = ComputeFragmentStatistics(batch);
+  CHECK(!statistics.columns[0].has_bounds);
+  CHECK(!statistics.columns[1].has_bounds);
+  CHECK(statistics.columns[1].null_count == 2);
 }
 
 TEST_CASE("every single-byte change and every truncation of a manifest is refused") {
@@ -581,7 +677,7 @@ TEST_CASE("an invalid manifest is not encoded") {
       "above 0");
   refused([](Manifest& m) { m.fragments[0].sha256 = std::string(64, 'A'); }, "lowercase hex");
   refused([](Manifest& m) { m.reference_delta_sha256 = "abc"; }, "reference_delta_sha256");
-  refused([](Manifest& m) { m.format_version = 2; }, "format version 2");
+  refused([](Manifest& m) { m.format_version = 3; }, "format version 3");
   refused([](Manifest& m) { m.schema.columns.clear(); }, "needs a column");
   refused([](Manifest& m) { m.created_unix_micros = -1; }, "created_unix_micros");
   refused(
@@ -689,10 +785,10 @@ TEST_CASE("a manifest with an intact digest but broken content is refused") {
   CHECK(absl::IsDataLoss(escape));
   CHECK(Contains(escape, "'..' segment"));
   m = TinyManifest();
-  m.format_version = 2;
+  m.format_version = 3;
   absl::Status version = DecodeManifestStatus(HandManifest(m, 2));
   CHECK(absl::IsDataLoss(version));
-  CHECK(Contains(version, "unknown format version 2"));
+  CHECK(Contains(version, "unknown format version 3"));
 }
 
 // ---- Reference deltas ----

@@ -19,6 +19,7 @@
 #include "engine/table/fragment_format.h"
 #include "engine/table/manifest_format.h"
 #include "registry/commit_errors.h"
+#include "spill/spill_sorter.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
 #include "tests/support/table_fixture.h"
@@ -168,6 +169,183 @@ TEST_CASE("tables: each version sees exactly its rows (time travel), WHERE and L
   CHECK(refs->size() == 3);
 }
 
+TEST_CASE("tables: a WHERE with comparisons, IN, IS NULL, OR and NOT selects across fragments") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 5, 70, sources);  // e0..e4, n = 0..4, one fragment each
+  auto ids = [&](const std::string& where, std::vector<CellValue> params) {
+    auto rows = root->Query("SELECT episode_id FROM robots.episodes WHERE " + where, std::move(params));
+    REQUIRE_MESSAGE(rows.ok(), rows.status().ToString());
+    std::vector<std::string> out;
+    for (const auto& row : *rows) out.push_back(std::get<std::string>(row[0]));
+    return out;
+  };
+  CHECK(ids("n >= ? AND n < ?", {int64_t{1}, int64_t{3}}) == std::vector<std::string>{"e1", "e2"});
+  CHECK(ids("n IN (?, ?) OR episode_id = ?", {int64_t{0}, int64_t{4}, std::string("e2")}) ==
+        std::vector<std::string>{"e0", "e2", "e4"});
+  CHECK(ids("NOT (n > ?) AND video IS NOT NULL", {int64_t{1}}) == std::vector<std::string>{"e0", "e1"});
+  CHECK(ids("video IS NULL", {}).empty());
+}
+
+TEST_CASE("tables: SELECT count(*) counts a version's rows, or the rows its WHERE keeps") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 4, 80, sources);
+  auto count = [&](const std::string& sql, std::vector<CellValue> params) -> int64_t {
+    auto rows = root->Query(sql, std::move(params));
+    REQUIRE_MESSAGE(rows.ok(), rows.status().ToString());
+    REQUIRE(rows->size() == 1);
+    return std::get<int64_t>((*rows)[0][0]);
+  };
+  CHECK(count("SELECT count(*) FROM robots.episodes", {}) == 4);
+  CHECK(count("SELECT COUNT(*) FROM robots.episodes AS OF VERSION 2", {}) == 2);
+  CHECK(count("SELECT count(*) FROM robots.episodes AS OF VERSION 0", {}) == 0);
+  CHECK(count("SELECT count(*) FROM robots.episodes WHERE n > ?", {int64_t{1}}) == 2);
+  CHECK(count("SELECT count(*) FROM robots.episodes WHERE n = ?", {int64_t{9}}) == 0);
+  auto none = root->Query("SELECT count(*) FROM robots.episodes LIMIT 0");
+  LAKE_REQUIRE_OK(none);
+  CHECK(none->empty());
+}
+
+TEST_CASE("tables: ORDER BY sorts across fragments, as top-k with a LIMIT and through the spill without") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 6, 90, sources);  // e0..e5, n = 0..5
+  LAKE_REQUIRE_OK(root->Insert("INSERT INTO robots.episodes (episode_id) VALUES (?), (?)",
+                               {CellValue{"x"}, CellValue{"y"}}));  // n null
+  auto ids = [&](const std::string& sql, const sql::QueryOptions& options) {
+    auto rows = root->Query(sql, {CellValue{int64_t{1}}}, options);
+    REQUIRE_MESSAGE(rows.ok(), rows.status().ToString());
+    std::vector<std::string> out;
+    for (const auto& row : *rows) out.push_back(std::get<std::string>(row[0]));
+    return out;
+  };
+  sql::QueryOptions spill;  // a sort that must spill even 8 rows
+  spill.sort.block_bytes = 4096;
+  spill::SpillOptions spill_options;
+  spill_options.block_bytes = 4096;
+  spill.sort.memory_bytes = spill::SpillSorter::MinimumBudget(spill_options);
+  spill.sort.max_top_k_rows = 2;
+  for (const sql::QueryOptions& options : {sql::QueryOptions{}, spill}) {
+    CHECK(ids("SELECT episode_id FROM robots.episodes WHERE n >= ? ORDER BY n DESC LIMIT 3", options) ==
+          std::vector<std::string>{"e5", "e4", "e3"});
+    CHECK(ids("SELECT episode_id FROM robots.episodes WHERE n >= ? OR n IS NULL ORDER BY n", options) ==
+          std::vector<std::string>{"e1", "e2", "e3", "e4", "e5", "x", "y"});
+    CHECK(ids("SELECT episode_id FROM robots.episodes WHERE n != ? ORDER BY episode_id DESC", options) ==
+          std::vector<std::string>{"e5", "e4", "e3", "e2", "e0"});
+  }
+  // Every sort removed its spill.
+  std::vector<std::string> left;
+  if (std::filesystem::exists(dir.Join("sort"))) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir.Join("sort"))) {
+      left.push_back(entry.path().string());
+    }
+  }
+  CHECK(left.empty());
+}
+
+// Runs `sql` with `params`; its rows' count and the fragment files it read.
+struct QueryReads {
+  size_t rows = 0;
+  size_t fragments_opened = 0;
+};
+QueryReads RunCounting(TableRoot& root, const std::string& sql, std::vector<CellValue> params) {
+  absl::StatusOr<std::unique_ptr<sql::PreparedStatement>> stmt = sql::PreparedStatement::Prepare(*root.tables, sql);
+  LAKE_REQUIRE_OK(stmt);
+  for (size_t i = 0; i < params.size(); ++i) LAKE_REQUIRE_OK((*stmt)->Bind(i + 1, params[i]));
+  absl::StatusOr<std::unique_ptr<sql::QueryResult>> result = (*stmt)->ExecuteQuery();
+  LAKE_REQUIRE_OK(result);
+  QueryReads reads;
+  for (;;) {
+    absl::StatusOr<std::optional<table::ColumnBatch>> batch = (*result)->Next();
+    LAKE_REQUIRE_OK(batch);
+    if (!batch->has_value()) break;
+    reads.rows += (*batch)->num_rows;
+  }
+  reads.fragments_opened = (*result)->fragments_opened();
+  return reads;
+}
+
+TEST_CASE("tables: a scan never opens a fragment whose statistics the WHERE cannot match") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 6, 100, sources);  // e0..e5, n = 0..5: one fragment each
+  auto reads = [&](const std::string& where, std::vector<CellValue> params) {
+    return RunCounting(*root, "SELECT episode_id FROM robots.episodes WHERE " + where, std::move(params));
+  };
+  QueryReads all = RunCounting(*root, "SELECT * FROM robots.episodes", {});
+  CHECK(all.rows == 6);
+  CHECK(all.fragments_opened == 6);
+  QueryReads one = reads("n = ?", {int64_t{3}});
+  CHECK(one.rows == 1);
+  CHECK(one.fragments_opened == 1);
+  QueryReads range = reads("n > ? AND n <= ?", {int64_t{1}, int64_t{3}});
+  CHECK(range.rows == 2);
+  CHECK(range.fragments_opened == 2);
+  QueryReads text = reads("episode_id IN (?, ?) OR n < ?", {std::string("e5"), std::string("zz"), int64_t{1}});
+  CHECK(text.rows == 2);
+  CHECK(text.fragments_opened == 2);
+  QueryReads none = reads("video IS NULL", {});
+  CHECK(none.rows == 0);
+  CHECK(none.fragments_opened == 0);
+  QueryReads null_parameter = reads("n = ?", {std::monostate{}});
+  CHECK(null_parameter.fragments_opened == 0);
+  // NOT and != need every fragment whose values differ.
+  QueryReads negated = reads("NOT n = ?", {int64_t{0}});
+  CHECK(negated.rows == 5);
+  CHECK(negated.fragments_opened == 5);
+  // count(*) with a WHERE skips the same way; without one it opens nothing.
+  QueryReads counted = RunCounting(*root, "SELECT count(*) FROM robots.episodes WHERE n >= ?", {int64_t{4}});
+  CHECK(counted.fragments_opened == 2);
+  CHECK(RunCounting(*root, "SELECT count(*) FROM robots.episodes", {}).fragments_opened == 0);
+}
+
+TEST_CASE("tables: a table whose manifests are format 1 stays readable; its old fragments are always opened") {
+  testing::TempDir dir;
+  std::vector<std::unique_ptr<Source>> sources;
+  {
+    auto root = OpenRoot(dir.path());
+    CreateEpisodes(*root);
+    AppendOneRowFragments(*root, 2, 110, sources);  // versions 1 and 2
+  }
+  // Version 2's manifest as a lake before statistics wrote it.
+  const std::string path = dir.path() + "/tables/robots/episodes/" + table::ManifestRelativePath(2);
+  std::vector<uint8_t> bytes = testing::ReadFile(path);
+  absl::StatusOr<table::Manifest> manifest =
+      table::DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  LAKE_REQUIRE_OK(manifest);
+  CHECK(manifest->format_version == table::kManifestFormatVersion);
+  manifest->format_version = table::kManifestFormatVersionV1;
+  for (table::FragmentRef& fragment : manifest->fragments) fragment.statistics.reset();
+  absl::StatusOr<std::string> v1 = table::EncodeManifest(*manifest);
+  LAKE_REQUIRE_OK(v1);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << *v1;
+  }
+  auto root = OpenRoot(dir.path());
+  sources.push_back(std::make_unique<Source>(50, 120));
+  LAKE_REQUIRE_OK(root->Insert(kInsert, Episode("e2", 2, *sources.back())));  // version 3, on the v1 parent
+  QueryReads match = RunCounting(*root, "SELECT episode_id FROM robots.episodes WHERE n = ?", {int64_t{2}});
+  CHECK(match.rows == 1);
+  CHECK(match.fragments_opened == 3);  // the two without statistics, and the match
+  QueryReads old = RunCounting(*root, "SELECT episode_id FROM robots.episodes AS OF VERSION 2 WHERE n = ?",
+                               {int64_t{1}});
+  CHECK(old.rows == 1);
+  CHECK(old.fragments_opened == 2);
+  QueryReads miss = RunCounting(*root, "SELECT episode_id FROM robots.episodes WHERE n = ?", {int64_t{9}});
+  CHECK(miss.rows == 0);
+  CHECK(miss.fragments_opened == 2);
+}
+
 TEST_CASE("tables: an existing location is appended without an upload; outsiders are refused") {
   testing::TempDir dir;
   auto root = OpenRoot(dir.path());
@@ -241,6 +419,39 @@ TEST_CASE("tables: every SQL error is refused before any upload and leaves nothi
       root->tables->GetTable(*table::ParseTableName(kEpisodes));
   LAKE_REQUIRE_OK(table);
   CHECK(table->current_version == 0);
+}
+
+TEST_CASE("tables: an invalid SELECT is refused, naming its token or column, before any file is read") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  std::vector<std::unique_ptr<Source>> sources;
+  AppendOneRowFragments(*root, 2, 130, sources);
+  // Every fragment file made unreadable: a query that read one would fail with DataLoss.
+  for (const std::string& fragment : EpisodeFragmentFiles(dir)) DamageByte(fragment, 0, std::ios::beg);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"SELECT * FROM robots.episodes WHERE n => ?", "found '>' at offset 39"},
+      {"SELECT * FROM robots.episodes WHERE (n = ?", "found end of statement at offset 42"},
+      {"SELECT * FROM robots.episodes WHERE n IN ()", "expected ?, found ')' at offset 42"},
+      {"SELECT * FROM robots.episodes WHERE video < ?", "column 'video' is a file"},
+      {"SELECT * FROM robots.episodes ORDER BY video", "ORDER BY does not apply"},
+      {"SELECT * FROM robots.episodes ORDER BY nope DESC", "no column 'nope'"},
+      {"SELECT count(*) FROM robots.episodes ORDER BY n", "offset 37"},
+  };
+  for (const auto& [sql, message] : cases) {
+    CAPTURE(sql);
+    absl::Status status = root->Query(sql, {CellValue{int64_t{1}}}).status();
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(std::string(status.message()).find(message) != std::string::npos);
+  }
+  // A parameter of the wrong type or one missing: refused before the scan.
+  CHECK(absl::IsInvalidArgument(
+      root->Query("SELECT * FROM robots.episodes WHERE n > ? ORDER BY n", {CellValue{"x"}}).status()));
+  CHECK(absl::IsInvalidArgument(
+      root->Query("SELECT * FROM robots.episodes WHERE n IN (?, ?) ORDER BY n", {CellValue{int64_t{1}}}).status()));
+  CHECK(!std::filesystem::exists(dir.Join("sort")));
+  // The damage is real: a valid query that reads a fragment finds it.
+  CHECK(absl::IsDataLoss(root->Query("SELECT * FROM robots.episodes").status()));
 }
 
 TEST_CASE("tables: two appends racing the CAS from one version: one commits, one conflicts") {
@@ -479,8 +690,12 @@ TEST_CASE("tables: a prefiltered scan decodes the filter's columns first and pas
   REQUIRE(two->size() == 1);
   CHECK(std::get<std::string>((*two)[0][0]) == "e2");
   CHECK(absl::IsDataLoss(
-      root->Query("SELECT episode_id FROM robots.episodes WHERE n = ?", {CellValue{int64_t{5}}})
+      root->Query("SELECT episode_id FROM robots.episodes WHERE n >= ?", {CellValue{int64_t{3}}})
           .status()));
+  // A fragment whose statistics rule the WHERE out is never opened, damaged or not.
+  auto five = root->Query("SELECT episode_id FROM robots.episodes WHERE n = ?", {CellValue{int64_t{5}}});
+  LAKE_REQUIRE_OK(five);
+  CHECK(five->size() == 1);
 }
 
 TEST_CASE("tables: a corrupted reference delta makes enumeration fail closed") {

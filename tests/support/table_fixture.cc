@@ -41,14 +41,14 @@ absl::StatusOr<table::AppendOutcome> TableRoot::Insert(
 }
 
 absl::StatusOr<std::vector<std::vector<table::CellValue>>> TableRoot::Query(
-    const std::string& sql, std::vector<table::CellValue> params) {
+    const std::string& sql, std::vector<table::CellValue> params, const sql::QueryOptions& options) {
   absl::StatusOr<std::unique_ptr<sql::PreparedStatement>> stmt =
       sql::PreparedStatement::Prepare(*tables, sql);
   if (!stmt.ok()) return stmt.status();
   for (size_t i = 0; i < params.size(); ++i) {
     if (absl::Status s = (*stmt)->Bind(i + 1, params[i]); !s.ok()) return s;
   }
-  absl::StatusOr<std::unique_ptr<sql::QueryResult>> result = (*stmt)->ExecuteQuery();
+  absl::StatusOr<std::unique_ptr<sql::QueryResult>> result = (*stmt)->ExecuteQuery(options);
   if (!result.ok()) return result.status();
   std::vector<std::vector<table::CellValue>> rows;
   for (;;) {

@@ -33,7 +33,8 @@ struct TableRoot {
       const std::string& table, std::optional<uint64_t> version = std::nullopt);
   // Runs a SELECT with `params` and returns its rows.
   absl::StatusOr<std::vector<std::vector<table::CellValue>>> Query(
-      const std::string& sql, std::vector<table::CellValue> params = {});
+      const std::string& sql, std::vector<table::CellValue> params = {},
+      const sql::QueryOptions& options = {});
   // Every object the stage holds.
   std::vector<std::string> StageObjects();
   // Every reference the table's lineage holds (EnumerateReferences).
