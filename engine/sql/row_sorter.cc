@@ -12,6 +12,7 @@
 #include "engine/sql/sort_key.h"
 #include "engine/table/byte_codec.h"
 #include "spill/run_format.h"
+#include "spill/spill_directory.h"
 
 namespace lake::sql {
 namespace {
@@ -178,7 +179,8 @@ absl::Status RowSorter::AddSpilled(const ColumnBatch& batch, const std::vector<s
     spill::SpillOptions spill_options;
     spill_options.block_bytes = options_.block_bytes;
     absl::StatusOr<std::unique_ptr<spill::SpillSorter>> sorter =
-        spill::SpillSorter::Create(fs_, absl::StrCat(sort_dir_, "/", NewUuidV7()), *budget_, spill_options);
+        spill::SpillSorter::Create(fs_, spill::SpillDirectoryPath(sort_dir_, NewUuidV7()), *budget_,
+                                   spill_options);
     if (!sorter.ok()) return sorter.status();
     sorter_ = std::move(*sorter);
   }
