@@ -1,5 +1,8 @@
 #include "cli/cli_args.h"
 
+#include "absl/strings/numbers.h"
+#include "absl/time/time.h"
+
 namespace lake::cli {
 
 std::optional<std::string> ParsedArgs::Value(const std::string& name) const {
@@ -61,6 +64,26 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     parsed.values[spec->name] = *inline_value;
   }
   return parsed;
+}
+
+// "7d", "36h", "90m", "1h30m", "3600s": whole days, or absl's durations.
+bool ParseDurationSeconds(const std::string& text, uint64_t* seconds) {
+  if (text.size() > 1 && text.back() == 'd') {
+    uint64_t days = 0;
+    if (!absl::SimpleAtoi(text.substr(0, text.size() - 1), &days) ||
+        text.find_first_not_of("0123456789") != text.size() - 1 || days > 36500) {
+      return false;
+    }
+    *seconds = days * 86400;
+    return true;
+  }
+  absl::Duration d;
+  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration() ||
+      d > absl::Hours(24 * 36500) || d == absl::InfiniteDuration()) {
+    return false;
+  }
+  *seconds = static_cast<uint64_t>(absl::ToInt64Seconds(d));
+  return true;
 }
 
 }  // namespace lake::cli

@@ -4,6 +4,7 @@
 #ifndef LAKE_CLI_CLI_ARGS_H_
 #define LAKE_CLI_CLI_ARGS_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -35,6 +36,10 @@ struct ParsedArgs {
 
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::vector<FlagSpec>& specs);
+
+// A duration flag ("7d", "36h", "90m", "1h30m", "3600s": whole days, or
+// absl's durations), 0..36500 days, in whole seconds; false when invalid.
+bool ParseDurationSeconds(const std::string& text, uint64_t* seconds);
 
 }  // namespace lake::cli
 

@@ -80,26 +80,6 @@ class GcProgress {
   std::chrono::steady_clock::time_point last_{};
 };
 
-// "7d", "36h", "90m", "1h30m", "3600s": whole days, or absl's durations.
-bool ParseCutoff(const std::string& text, uint64_t* seconds) {
-  if (text.size() > 1 && text.back() == 'd') {
-    uint64_t days = 0;
-    if (!absl::SimpleAtoi(text.substr(0, text.size() - 1), &days) ||
-        text.find_first_not_of("0123456789") != text.size() - 1 || days > 36500) {
-      return false;
-    }
-    *seconds = days * 86400;
-    return true;
-  }
-  absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration() ||
-      d > absl::Hours(24 * 36500) || d == absl::InfiniteDuration()) {
-    return false;
-  }
-  *seconds = static_cast<uint64_t>(absl::ToInt64Seconds(d));
-  return true;
-}
-
 using DbOwner = std::unique_ptr<lake_db, decltype(&lake_db_free)>;
 using OptionsOwner = std::unique_ptr<lake_gc_options, decltype(&lake_gc_options_free)>;
 
@@ -123,7 +103,7 @@ int RunPlan(lake_db* db, const ParsedArgs& args) {
   lake_error* err = nullptr;
   if (std::optional<std::string> cutoff = args.Value("--cutoff")) {
     uint64_t seconds = 0;
-    if (!ParseCutoff(*cutoff, &seconds)) {
+    if (!ParseDurationSeconds(*cutoff, &seconds)) {
       return ReportUsage("--cutoff takes a duration such as 7d, 36h, 90m or 1h30m, not " +
                              *cutoff,
                          "gc");

@@ -1,9 +1,11 @@
-// lake table create|list|describe|versions|compact
+// lake table create|list|describe|versions|compact|drop|tag|untag|expire
 #include <cstdio>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
+#include "cli/cli_args.h"
 #include "cli/cli_stage.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
@@ -20,7 +22,12 @@ constexpr char kUsage[] =
     "  table describe NS.TABLE [--json]   columns, version, rows, fragments\n"
     "  table versions NS.TABLE [--json]   the committed versions\n"
     "  table compact NS.TABLE       merge the fragments into one new version\n"
-    "  table drop NS.TABLE          drop the table (its objects are GC's after the cutoff)\n";
+    "  table drop NS.TABLE          drop the table (its objects are GC's after the cutoff)\n"
+    "  table tag NS.TABLE NAME VERSION   pin VERSION under the tag NAME (never expires)\n"
+    "  table untag NS.TABLE NAME    remove the tag NAME\n"
+    "  table expire NS.TABLE [--keep-last N] [--older-than DURATION]\n"
+    "        retire the versions that are none of the newest N and older than\n"
+    "        DURATION (7d, 36h, 90m…), never the current or a tagged one\n";
 
 using nlohmann::json;
 using DbOwner = std::unique_ptr<lake_db, void (*)(lake_db*)>;
@@ -69,15 +76,27 @@ void RenderDescribe(const json& t) {
     std::printf("column     %s %s\n", c["name"].get<std::string>().c_str(),
                 c["type"].get<std::string>().c_str());
   }
+  std::printf("expired    %llu versions\n",
+              static_cast<unsigned long long>(t["expired_versions"].get<uint64_t>()));
+  for (const json& tag : t["tags"]) {
+    std::printf("tag        %s version %llu, only it retains %llu files, %llu bytes\n",
+                tag["tag"].get<std::string>().c_str(),
+                static_cast<unsigned long long>(tag["version"].get<uint64_t>()),
+                static_cast<unsigned long long>(tag["exclusive_files"].get<uint64_t>()),
+                static_cast<unsigned long long>(tag["exclusive_bytes"].get<uint64_t>()));
+  }
 }
 
 void RenderVersions(const json& versions) {
   for (const json& v : versions) {
-    std::printf("%llu\tparent %llu\t%s\t%s\n",
+    std::string notes;
+    for (const json& tag : v["tags"]) notes += "\ttag " + tag.get<std::string>();
+    if (v.contains("expired_at")) notes += "\texpired " + v["expired_at"].get<std::string>();
+    std::printf("%llu\tparent %llu\t%s\t%s%s\n",
                 static_cast<unsigned long long>(v["version"].get<uint64_t>()),
                 static_cast<unsigned long long>(v["parent_version"].get<uint64_t>()),
                 v["committed_at"].get<std::string>().c_str(),
-                v["operation_id"].get<std::string>().c_str());
+                v["operation_id"].get<std::string>().c_str(), notes.c_str());
   }
 }
 
@@ -87,6 +106,8 @@ int RunTable(const std::vector<std::string>& argv) {
   std::vector<FlagSpec> flags = GlobalFlags();
   flags.push_back({"--column", "", true, true});
   flags.push_back({"--json", "", false});
+  flags.push_back({"--keep-last", "", true});
+  flags.push_back({"--older-than", "", true});
   flags.push_back({"--help", "-h", false});
   absl::StatusOr<ParsedArgs> args = ParseArgs(argv, flags);
   if (!args.ok()) return ReportUsage(args.status(), "table");
@@ -96,20 +117,50 @@ int RunTable(const std::vector<std::string>& argv) {
   }
   if (args->positionals.empty()) return ReportUsage("table needs a subcommand", "table");
   const std::string sub = args->positionals[0];
-  size_t want_names = sub == "list" ? 0 : 1;
   if (sub != "create" && sub != "list" && sub != "describe" && sub != "versions" &&
-      sub != "compact" && sub != "drop") {
+      sub != "compact" && sub != "drop" && sub != "tag" && sub != "untag" && sub != "expire") {
     return ReportUsage("unknown table subcommand " + sub, "table");
   }
-  if (args->positionals.size() != 1 + want_names) {
-    return ReportUsage("table " + sub + (want_names ? " needs one NS.TABLE" : " takes no argument"),
-                       "table");
+  size_t want_args = sub == "list" ? 0 : sub == "tag" ? 3 : sub == "untag" ? 2 : 1;
+  if (args->positionals.size() != 1 + want_args) {
+    const char* wanted = sub == "list"    ? " takes no argument"
+                         : sub == "tag"   ? " needs NS.TABLE NAME VERSION"
+                         : sub == "untag" ? " needs NS.TABLE NAME"
+                                          : " needs one NS.TABLE";
+    return ReportUsage("table " + sub + wanted, "table");
   }
   if (sub != "create" && !args->repeated.empty()) {
     return ReportUsage("--column is for table create", "table");
   }
+  if (sub != "expire" && (args->Value("--keep-last") || args->Value("--older-than"))) {
+    return ReportUsage("--keep-last and --older-than are for table expire", "table");
+  }
+  uint64_t keep_last = 0;
+  int64_t older_than_seconds = -1;
+  if (sub == "expire") {
+    std::optional<std::string> keep = args->Value("--keep-last");
+    std::optional<std::string> older = args->Value("--older-than");
+    if (!keep && !older) {
+      return ReportUsage("table expire needs --keep-last N or --older-than DURATION", "table");
+    }
+    if (keep && (!absl::SimpleAtoi(*keep, &keep_last) || keep_last == 0)) {
+      return ReportUsage("--keep-last needs a whole number of versions of at least 1", "table");
+    }
+    uint64_t seconds = 0;
+    if (older) {
+      if (!ParseDurationSeconds(*older, &seconds)) {
+        return ReportUsage("--older-than needs a duration such as 7d, 36h or 90m", "table");
+      }
+      older_than_seconds = static_cast<int64_t>(seconds);
+    }
+  }
+  uint64_t tag_version = 0;
+  if (sub == "tag" && !absl::SimpleAtoi(args->positionals[3], &tag_version)) {
+    return ReportUsage("table tag needs a version number, not " + args->positionals[3], "table");
+  }
   // list, describe and versions only read: they never wait on a writer.
-  bool writes = sub == "create" || sub == "compact" || sub == "drop";
+  bool writes = sub == "create" || sub == "compact" || sub == "drop" || sub == "tag" ||
+                sub == "untag" || sub == "expire";
   lake_db* db = nullptr;
   if (int code = writes ? OpenRoot(GlobalOptionsFrom(*args), std::nullopt, &db)
                         : OpenRootToRead(GlobalOptionsFrom(*args), &db);
@@ -142,8 +193,38 @@ int RunTable(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "dropped %s\n", args->positionals[1].c_str());
     return kExitOk;
   }
+  if (sub == "tag") {
+    lake_status status = lake_table_tag(db, args->positionals[1].c_str(),
+                                        args->positionals[2].c_str(), tag_version, &err);
+    if (status != LAKE_OK) return ReportFailure(status, err, "table tag");
+    std::fprintf(stderr, "tagged version %llu of %s as %s\n",
+                 static_cast<unsigned long long>(tag_version), args->positionals[1].c_str(),
+                 args->positionals[2].c_str());
+    return kExitOk;
+  }
+  if (sub == "untag") {
+    lake_status status =
+        lake_table_untag(db, args->positionals[1].c_str(), args->positionals[2].c_str(), &err);
+    if (status != LAKE_OK) return ReportFailure(status, err, "table untag");
+    std::fprintf(stderr, "removed tag %s of %s\n", args->positionals[2].c_str(),
+                 args->positionals[1].c_str());
+    return kExitOk;
+  }
   char* text = nullptr;
   lake_status status;
+  if (sub == "expire") {
+    status = lake_table_expire(db, args->positionals[1].c_str(), keep_last, older_than_seconds,
+                               &text, &err);
+    if (status != LAKE_OK) return ReportFailure(status, err, "table expire");
+    return PrintJson(text, as_json, [](const json& outcome) {
+      std::string retired;
+      for (const json& v : outcome["retired"]) {
+        retired += (retired.empty() ? "" : " ") + std::to_string(v.get<uint64_t>());
+      }
+      std::printf("expired %zu versions%s%s\n", outcome["retired"].size(),
+                  retired.empty() ? "" : ": ", retired.c_str());
+    });
+  }
   if (sub == "list") {
     status = lake_table_list(db, &text, &err);
     if (status != LAKE_OK) return ReportFailure(status, err, "table list");

@@ -697,9 +697,13 @@ LAKE_API lake_status lake_table_create(lake_db* db, const char* table,
  *   lake_table_list      [{"name":"ns.t","table_id":1,"version":3,
  *                          "columns":[{"name":"c","type":"utf8"},…]},…]
  *   lake_table_describe  one such object, plus "total_rows" and "fragments"
- *                        of the current version
+ *                        of the current version, "expired_versions":N and
+ *                        "tags":[{"tag":"…","version":N,"created_at":"…Z",
+ *                          "exclusive_files":N,"exclusive_bytes":N},…]
+ *                        (the table files only that tag keeps alive)
  *   lake_table_versions  [{"version":1,"parent_version":0,"operation_id":…,
- *                          "committed_at":"…Z","reference_delta_sha256":…},…]
+ *                          "committed_at":"…Z","reference_delta_sha256":…,
+ *                          "tags":["…"],"expired_at":"…Z" (when expired)},…]
  * LAKE_NOT_FOUND for an unknown table. */
 LAKE_API lake_status lake_table_list(lake_db* db, char** json_out, lake_error** err);
 LAKE_API lake_status lake_table_describe(lake_db* db, const char* table, char** json_out,
@@ -718,6 +722,27 @@ LAKE_API lake_status lake_table_compact(lake_db* db, const char* table, uint64_t
  * committed yet fails with LAKE_NOT_FOUND. LAKE_NOT_FOUND for an unknown
  * table. */
 LAKE_API lake_status lake_table_drop(lake_db* db, const char* table, lake_error** err);
+/* Tags pin versions: no expiry retires a tagged version. lake_table_tag
+ * names `version` of the table `tag` (an identifier, unique per table):
+ * LAKE_CONFLICT when the table has that tag already (untag it first),
+ * LAKE_NOT_FOUND for a version the table never had or one already expired.
+ * lake_table_untag removes a tag: LAKE_NOT_FOUND when absent. */
+LAKE_API lake_status lake_table_tag(lake_db* db, const char* table, const char* tag,
+                                    uint64_t version, lake_error** err);
+LAKE_API lake_status lake_table_untag(lake_db* db, const char* table, const char* tag,
+                                      lake_error** err);
+/* Retires old versions of the table: those that are none of the newest
+ * `keep_last` (0: no such bound) and were committed more than
+ * `older_than_seconds` ago (negative: no such bound), never the current
+ * version nor a tagged one; at least one bound must be given. A retired
+ * version can no longer be read (a scan AS OF it is LAKE_NOT_FOUND); its
+ * manifest and the fragments no retained version lists become garbage
+ * collection's once the plan's cutoff has passed since the expiry.
+ * *json_out (may be NULL; free with lake_string_free):
+ *   {"retired":[1,2,…],"current_version":N}   (retired may be empty) */
+LAKE_API lake_status lake_table_expire(lake_db* db, const char* table, uint64_t keep_last,
+                                       int64_t older_than_seconds, char** json_out,
+                                       lake_error** err);
 
 /* A statement of the SQL subset, prepared against a table:
  *   INSERT INTO ns.t (c1, …) VALUES (?, …)[, (?, …)]

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <utility>
@@ -311,6 +312,22 @@ ForwardedReply Registry::RunForwarded(const ForwardedWrite& write) {
       absl::StatusOr<TableRecord> table = CreateTable(write.name, write.schema);
       reply.status = table.status();
       if (table.ok()) reply.table = std::move(*table);
+      break;
+    }
+    case ForwardedKind::kTagVersion: {
+      absl::StatusOr<TagRecord> tag = TagVersion(write.table_id, write.tag, write.version);
+      reply.status = tag.status();
+      if (tag.ok()) reply.tag = std::move(*tag);
+      break;
+    }
+    case ForwardedKind::kUntagVersion:
+      reply.status = UntagVersion(write.table_id, write.tag);
+      break;
+    case ForwardedKind::kRetireVersions: {
+      absl::StatusOr<std::vector<RetiredVersionRecord>> retired = RetireVersions(
+          write.table_id, write.expected_current_version, write.versions, write.base);
+      reply.status = retired.status();
+      if (retired.ok()) reply.retired = std::move(*retired);
       break;
     }
     case ForwardedKind::kDropTable: {
@@ -794,6 +811,273 @@ absl::StatusOr<std::vector<VersionRecord>> Registry::ListDroppedTableVersions(ui
     return absl::NotFoundError(absl::StrCat("no dropped table with id ", table_id));
   }
   return ScanVersions(table_id);
+}
+
+absl::StatusOr<std::vector<TagRecord>> Registry::ScanTags(uint64_t table_id) {
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> entries =
+      ScanPrefix(TableTagsPrefix(table_id));
+  if (!entries.ok()) return entries.status();
+  std::vector<TagRecord> tags;
+  for (const auto& [key, value] : *entries) {
+    absl::StatusOr<TagRecord> record = DecodeTagRecord(value);
+    if (!record.ok()) return record.status();
+    if (record->table_id != table_id || key != TagKey(table_id, record->tag)) {
+      return KeyMismatch(key, absl::StrCat("tag ", record->tag, " of table ", record->table_id));
+    }
+    tags.push_back(std::move(*record));
+  }
+  return tags;
+}
+
+absl::StatusOr<std::vector<RetiredVersionRecord>> Registry::ScanRetiredVersions(
+    uint64_t table_id) {
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> entries =
+      ScanPrefix(TableRetiredVersionsPrefix(table_id));
+  if (!entries.ok()) return entries.status();
+  std::vector<RetiredVersionRecord> retired;
+  for (const auto& [key, value] : *entries) {
+    absl::StatusOr<RetiredVersionRecord> record = DecodeRetiredVersionRecord(value);
+    if (!record.ok()) return record.status();
+    if (record->table_id != table_id || key != RetiredVersionKey(table_id, record->version)) {
+      return KeyMismatch(key, absl::StrCat("retired version ", record->version, " of table ",
+                                           record->table_id));
+    }
+    retired.push_back(*record);
+  }
+  return retired;
+}
+
+absl::StatusOr<std::optional<RetiredVersionRecord>> Registry::ReadRetiredVersion(
+    uint64_t table_id, uint64_t version) {
+  std::string key = RetiredVersionKey(table_id, version);
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(key);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::nullopt;
+  absl::StatusOr<RetiredVersionRecord> record = DecodeRetiredVersionRecord(**value);
+  if (!record.ok()) return record.status();
+  if (record->table_id != table_id || record->version != version) {
+    return KeyMismatch(key, absl::StrCat("retired version ", record->version, " of table ",
+                                         record->table_id));
+  }
+  return *record;
+}
+
+absl::StatusOr<TagRecord> Registry::TagVersion(uint64_t table_id, const std::string& tag,
+                                               uint64_t version) {
+  if (absl::Status s = RefuseIfReadOnly("tagging a version"); !s.ok()) return s;
+  TagRecord record{table_id, tag, version, 0};
+  if (absl::Status s = ValidateTagRecord(record); !s.ok()) return s;
+  if (!IsOwner()) {
+    ForwardedWrite write;
+    write.kind = ForwardedKind::kTagVersion;
+    write.table_id = table_id;
+    write.tag = tag;
+    write.version = version;
+    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+    if (!forwarded.ok()) return forwarded.status();
+    if (forwarded->has_value()) {
+      if (!(*forwarded)->status.ok()) return (*forwarded)->status;
+      if (!(*forwarded)->tag.has_value()) {
+        return absl::InternalError("the registry's owner answered a tag without its record");
+      }
+      return *(*forwarded)->tag;
+    }
+  }
+  absl::MutexLock serial(&write_mu_);
+  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  if (!table.ok()) return table.status();
+  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
+  std::string name = (*table)->name.ToString();
+  if (version > (*table)->current_version) {
+    return absl::NotFoundError(absl::StrCat("table ", name, " has no version ", version,
+                                            " (its current version is ",
+                                            (*table)->current_version, ")"));
+  }
+  absl::StatusOr<std::optional<RetiredVersionRecord>> retired =
+      ReadRetiredVersion(table_id, version);
+  if (!retired.ok()) return retired.status();
+  if (retired->has_value()) {
+    return absl::NotFoundError(absl::StrCat("version ", version, " of table ", name,
+                                            " was expired; it can no longer be tagged"));
+  }
+  absl::StatusOr<std::optional<std::string>> taken = ReadValue(TagKey(table_id, tag));
+  if (!taken.ok()) return taken.status();
+  if (taken->has_value()) {
+    absl::StatusOr<TagRecord> existing = DecodeTagRecord(**taken);
+    if (!existing.ok()) return existing.status();
+    return absl::AlreadyExistsError(absl::StrCat("table ", name, " already has tag ", tag,
+                                                 " (on version ", existing->version,
+                                                 "): untag it first"));
+  }
+  record.created_unix_micros = absl::ToUnixMicros(Now());
+  rocksdb::WriteBatch batch;
+  batch.Put(TagKey(table_id, tag), EncodeTagRecord(record));
+  if (absl::Status s =
+          WriteBatchSynced(batch, absl::StrCat("tag ", tag, " of table ", name).c_str());
+      !s.ok()) {
+    return s;
+  }
+  return record;
+}
+
+absl::Status Registry::UntagVersion(uint64_t table_id, const std::string& tag) {
+  if (absl::Status s = RefuseIfReadOnly("removing a tag"); !s.ok()) return s;
+  if (absl::Status s = table::ValidateIdentifier(tag, "tag"); !s.ok()) return s;
+  if (!IsOwner()) {
+    ForwardedWrite write;
+    write.kind = ForwardedKind::kUntagVersion;
+    write.table_id = table_id;
+    write.tag = tag;
+    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+    if (!forwarded.ok()) return forwarded.status();
+    if (forwarded->has_value()) return (*forwarded)->status;
+  }
+  absl::MutexLock serial(&write_mu_);
+  absl::StatusOr<std::optional<std::string>> present = ReadValue(TagKey(table_id, tag));
+  if (!present.ok()) return present.status();
+  if (!present->has_value()) {
+    return absl::NotFoundError(absl::StrCat("table ", table_id, " has no tag ", tag));
+  }
+  rocksdb::WriteBatch batch;
+  batch.Delete(TagKey(table_id, tag));
+  return WriteBatchSynced(batch, absl::StrCat("untag ", tag, " of table ", table_id).c_str());
+}
+
+absl::StatusOr<std::vector<TagRecord>> Registry::ListTags(uint64_t table_id) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  return ScanTags(table_id);
+}
+
+absl::StatusOr<std::vector<RetiredVersionRecord>> Registry::RetireVersions(
+    uint64_t table_id, uint64_t expected_current_version, const std::vector<uint64_t>& versions,
+    const std::optional<ReferenceBaseRecord>& base) {
+  if (absl::Status s = RefuseIfReadOnly("expiring versions"); !s.ok()) return s;
+  if (versions.empty()) return absl::InvalidArgumentError("no version to retire");
+  if (base.has_value()) {
+    if (absl::Status s = ValidateReferenceBaseRecord(*base); !s.ok()) return s;
+    if (base->table_id != table_id) {
+      return absl::InvalidArgumentError("a reference base of another table");
+    }
+  }
+  if (!IsOwner()) {
+    if (versions.size() > kMaxForwardedRecords) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a writer that does not own the registry retires at most ", kMaxForwardedRecords,
+          " versions at once, not ", versions.size()));
+    }
+    ForwardedWrite write;
+    write.kind = ForwardedKind::kRetireVersions;
+    write.table_id = table_id;
+    write.expected_current_version = expected_current_version;
+    write.versions = versions;
+    write.base = base;
+    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+    if (!forwarded.ok()) return forwarded.status();
+    if (forwarded->has_value()) {
+      if (!(*forwarded)->status.ok()) return (*forwarded)->status;
+      return (*forwarded)->retired;
+    }
+  }
+  absl::MutexLock serial(&write_mu_);
+  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  if (!table.ok()) return table.status();
+  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
+  if ((*table)->current_version != expected_current_version) {
+    return VersionConflictError({table_id, expected_current_version, (*table)->current_version});
+  }
+  std::string name = (*table)->name.ToString();
+  absl::StatusOr<std::vector<TagRecord>> tags = ScanTags(table_id);
+  if (!tags.ok()) return tags.status();
+  int64_t now = absl::ToUnixMicros(Now());
+  std::vector<RetiredVersionRecord> retired;
+  rocksdb::WriteBatch batch;
+  for (uint64_t version : versions) {
+    if (version == 0 || version >= expected_current_version) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "version ", version, " of table ", name, " cannot be retired: the current version is ",
+          expected_current_version, " and only older versions expire"));
+    }
+    for (const TagRecord& tag : *tags) {
+      if (tag.version == version) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "version ", version, " of table ", name, " is tagged ", tag.tag, ": it never expires"));
+      }
+    }
+    absl::StatusOr<std::optional<std::string>> committed =
+        ReadValue(VersionKey(table_id, version));
+    if (!committed.ok()) return committed.status();
+    if (!committed->has_value()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("table ", name, " has no version record for version ", version));
+    }
+    absl::StatusOr<std::optional<RetiredVersionRecord>> already =
+        ReadRetiredVersion(table_id, version);
+    if (!already.ok()) return already.status();
+    if (already->has_value()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("version ", version, " of table ", name, " is retired already"));
+    }
+    RetiredVersionRecord record{table_id, version, now};
+    batch.Put(RetiredVersionKey(table_id, version), EncodeRetiredVersionRecord(record));
+    retired.push_back(record);
+  }
+  if (base.has_value()) {
+    absl::StatusOr<std::optional<ReferenceBaseRecord>> present = ReadReferenceBase(table_id);
+    if (!present.ok()) return present.status();
+    bool retiring = std::find(versions.begin(), versions.end(), base->version) != versions.end();
+    absl::StatusOr<std::optional<RetiredVersionRecord>> retired_base =
+        ReadRetiredVersion(table_id, base->version);
+    if (!retired_base.ok()) return retired_base.status();
+    absl::StatusOr<std::optional<std::string>> committed =
+        ReadValue(VersionKey(table_id, base->version));
+    if (!committed.ok()) return committed.status();
+    if (retiring || retired_base->has_value() || !committed->has_value() ||
+        (present->has_value() && (*present)->version >= base->version)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "version ", base->version, " of table ", name,
+          " cannot be its reference base: it must be a retained version after the present base"));
+    }
+    ReferenceBaseRecord record = *base;
+    record.written_unix_micros = now;
+    batch.Put(ReferenceBaseKey(table_id), EncodeReferenceBaseRecord(record));
+  }
+  if (absl::Status s =
+          WriteBatchSynced(batch, absl::StrCat("expire versions of table ", name).c_str());
+      !s.ok()) {
+    return s;
+  }
+  return retired;
+}
+
+absl::StatusOr<std::optional<ReferenceBaseRecord>> Registry::ReadReferenceBase(
+    uint64_t table_id) {
+  std::string key = ReferenceBaseKey(table_id);
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(key);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::nullopt;
+  absl::StatusOr<ReferenceBaseRecord> record = DecodeReferenceBaseRecord(**value);
+  if (!record.ok()) return record.status();
+  if (record->table_id != table_id) {
+    return KeyMismatch(key, absl::StrCat("the reference base of table ", record->table_id));
+  }
+  return *record;
+}
+
+absl::StatusOr<std::optional<ReferenceBaseRecord>> Registry::GetReferenceBase(uint64_t table_id) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  return ReadReferenceBase(table_id);
+}
+
+absl::StatusOr<std::vector<RetiredVersionRecord>> Registry::ListRetiredVersions(
+    uint64_t table_id) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  return ScanRetiredVersions(table_id);
+}
+
+absl::StatusOr<std::optional<RetiredVersionRecord>> Registry::GetRetiredVersion(
+    uint64_t table_id, uint64_t version) {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  return ReadRetiredVersion(table_id, version);
 }
 
 absl::StatusOr<std::string> Registry::Fingerprint() {

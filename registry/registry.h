@@ -40,7 +40,11 @@
 //   - an operation id has at most one record, written with the version it
 //     produced;
 //   - a dropped table's registration, id index and dropped record change in
-//     one synced write batch; its version records are kept.
+//     one synced write batch; its version records are kept;
+//   - a tag names a committed version that is not retired, and a retired
+//     version is never the table's current version nor a tagged one when
+//     retired; tags and retirements are each one synced write batch, and a
+//     retired version never comes back.
 //
 // Thread safety: every method may be called from any thread at once.
 // Destroying the owner hands ownership over (under the commit turn, waiting
@@ -208,6 +212,39 @@ class Registry {
   // table has that id.
   absl::StatusOr<std::vector<VersionRecord>> ListDroppedTableVersions(uint64_t table_id);
 
+  // Tags. TagVersion pins `version` of the table under `tag` (an
+  // identifier): InvalidArgument for a bad tag; NotFound for no such table,
+  // a version it never committed, or a retired one; AlreadyExists when the
+  // tag is taken (untag it first). One synced write.
+  absl::StatusOr<TagRecord> TagVersion(uint64_t table_id, const std::string& tag,
+                                       uint64_t version);
+  // Removes the tag (one synced write). NotFound when absent.
+  absl::Status UntagVersion(uint64_t table_id, const std::string& tag);
+  // The table's tags, by name (also for a dropped table's id).
+  absl::StatusOr<std::vector<TagRecord>> ListTags(uint64_t table_id);
+
+  // Retires `versions` of the table at once (one synced write), each with
+  // the commit time of this call, and records `base` (when given) as the
+  // table's reference base in the same write. Checks, under the writer's
+  // lock: the table exists (NotFound) and is at `expected_current_version`
+  // (Aborted with a VersionConflict payload); every version is committed,
+  // not the current one, not tagged, not retired yet; the base's version is
+  // committed, not retired (nor being retired) and after the table's
+  // present base (FailedPrecondition). Nothing changes on any failure. An
+  // empty list is InvalidArgument.
+  absl::StatusOr<std::vector<RetiredVersionRecord>> RetireVersions(
+      uint64_t table_id, uint64_t expected_current_version,
+      const std::vector<uint64_t>& versions,
+      const std::optional<ReferenceBaseRecord>& base = std::nullopt);
+  // The table's reference base, nullopt when its lineage replay starts at
+  // version 0 (also for a dropped table's id).
+  absl::StatusOr<std::optional<ReferenceBaseRecord>> GetReferenceBase(uint64_t table_id);
+  // The table's retired versions, ascending (also for a dropped table's id).
+  absl::StatusOr<std::vector<RetiredVersionRecord>> ListRetiredVersions(uint64_t table_id);
+  // The retirement of one version, nullopt when it is not retired.
+  absl::StatusOr<std::optional<RetiredVersionRecord>> GetRetiredVersion(uint64_t table_id,
+                                                                        uint64_t version);
+
   // SHA-256 (64 lowercase hex) over every table registration in name order:
   // for each, its encoded record's length (u32 little-endian) and bytes.
   // Equal fingerprints mean no table was created, committed or dropped
@@ -253,6 +290,11 @@ class Registry {
   absl::StatusOr<std::vector<VersionRecord>> ScanVersions(uint64_t table_id);
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ScanPrefix(
       const std::string& prefix);
+  absl::StatusOr<std::vector<TagRecord>> ScanTags(uint64_t table_id);
+  absl::StatusOr<std::vector<RetiredVersionRecord>> ScanRetiredVersions(uint64_t table_id);
+  absl::StatusOr<std::optional<RetiredVersionRecord>> ReadRetiredVersion(uint64_t table_id,
+                                                                         uint64_t version);
+  absl::StatusOr<std::optional<ReferenceBaseRecord>> ReadReferenceBase(uint64_t table_id);
   absl::Status WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what);
 
   const std::string registry_dir_;

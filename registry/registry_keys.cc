@@ -33,4 +33,24 @@ std::string DroppedTableKey(uint64_t table_id) {
   return absl::StrFormat("%s%016x", std::string(kDroppedTablePrefix), table_id);
 }
 
+std::string TableTagsPrefix(uint64_t table_id) {
+  return absl::StrFormat("%s%016x/", std::string(kTagPrefix), table_id);
+}
+
+std::string TagKey(uint64_t table_id, std::string_view tag) {
+  return absl::StrCat(TableTagsPrefix(table_id), std::string(tag));
+}
+
+std::string TableRetiredVersionsPrefix(uint64_t table_id) {
+  return absl::StrFormat("%s%016x/", std::string(kRetiredVersionPrefix), table_id);
+}
+
+std::string RetiredVersionKey(uint64_t table_id, uint64_t version) {
+  return absl::StrFormat("%s%020u", TableRetiredVersionsPrefix(table_id), version);
+}
+
+std::string ReferenceBaseKey(uint64_t table_id) {
+  return absl::StrFormat("%s%016x", std::string(kReferenceBasePrefix), table_id);
+}
+
 }  // namespace lake::registry

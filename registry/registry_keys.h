@@ -11,6 +11,11 @@
 //   o/<operation id>                 an append operation's record
 //   c/next_table_id                  the table id counter
 //   d/<table id: 16 hex>             a dropped table (its i/ and v/ stay)
+//   g/<table id: 16 hex>/<tag>       a tag pinning one version of a table
+//   x/<table id: 16 hex>/<version: 20 decimal digits>
+//                                    a version retired by an expiry
+//   b/<table id: 16 hex>             a table's reference base (the snapshot
+//                                    its lineage replay starts from)
 //
 // Namespace and table names are identifiers ([A-Za-z_][A-Za-z0-9_]*), and
 // '.' sorts below every identifier character, so the byte order of table
@@ -35,6 +40,9 @@ inline constexpr std::string_view kVersionPrefix = "v/";
 inline constexpr std::string_view kOperationPrefix = "o/";
 inline constexpr std::string_view kNextTableIdKey = "c/next_table_id";
 inline constexpr std::string_view kDroppedTablePrefix = "d/";
+inline constexpr std::string_view kTagPrefix = "g/";
+inline constexpr std::string_view kRetiredVersionPrefix = "x/";
+inline constexpr std::string_view kReferenceBasePrefix = "b/";
 
 std::string NamespaceKey(std::string_view ns);
 std::string TableKey(const table::TableName& name);
@@ -44,6 +52,13 @@ std::string TableVersionsPrefix(uint64_t table_id);
 std::string VersionKey(uint64_t table_id, uint64_t version);
 std::string OperationKey(std::string_view operation_id);
 std::string DroppedTableKey(uint64_t table_id);
+// The prefix of every tag key of one table.
+std::string TableTagsPrefix(uint64_t table_id);
+std::string TagKey(uint64_t table_id, std::string_view tag);
+// The prefix of every retired-version key of one table.
+std::string TableRetiredVersionsPrefix(uint64_t table_id);
+std::string RetiredVersionKey(uint64_t table_id, uint64_t version);
+std::string ReferenceBaseKey(uint64_t table_id);
 
 }  // namespace lake::registry
 

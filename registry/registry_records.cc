@@ -24,6 +24,10 @@ std::string_view KindName(RecordKind kind) {
     case RecordKind::kVersion: return "version";
     case RecordKind::kAppendOperation: return "append operation";
     case RecordKind::kCounter: return "counter";
+    case RecordKind::kDroppedTable: return "dropped table";
+    case RecordKind::kTag: return "tag";
+    case RecordKind::kRetiredVersion: return "retired version";
+    case RecordKind::kReferenceBase: return "reference base";
   }
   return "unknown";
 }
@@ -175,6 +179,31 @@ absl::Status ValidateAppendOperationRecord(const AppendOperationRecord& record) 
   return ValidateSha256Hex(record.batch_sha256, "batch_sha256");
 }
 
+absl::Status ValidateTagRecord(const TagRecord& record) {
+  if (record.table_id == 0) return absl::InvalidArgumentError("table id 0 is never allocated");
+  if (absl::Status s = table::ValidateIdentifier(record.tag, "tag"); !s.ok()) return s;
+  if (record.version == 0) {
+    return absl::InvalidArgumentError("version 0 is the empty table and cannot be tagged");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateRetiredVersionRecord(const RetiredVersionRecord& record) {
+  if (record.table_id == 0) return absl::InvalidArgumentError("table id 0 is never allocated");
+  if (record.version == 0) {
+    return absl::InvalidArgumentError("version 0 is the empty table and cannot be retired");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateReferenceBaseRecord(const ReferenceBaseRecord& record) {
+  if (record.table_id == 0) return absl::InvalidArgumentError("table id 0 is never allocated");
+  if (record.version == 0) {
+    return absl::InvalidArgumentError("version 0 is the empty table and has no snapshot");
+  }
+  return ValidateSha256Hex(record.snapshot_sha256, "snapshot_sha256");
+}
+
 std::string EncodeStageDescriptorRecord(std::string_view descriptor_json) {
   ValueWriter w(RecordKind::kStageDescriptor);
   w.Str(descriptor_json);
@@ -257,6 +286,32 @@ std::string EncodeAppendOperationRecord(const AppendOperationRecord& record) {
 std::string EncodeCounterRecord(uint64_t next) {
   ValueWriter w(RecordKind::kCounter);
   w.U64(next);
+  return std::move(w).Finish();
+}
+
+std::string EncodeTagRecord(const TagRecord& record) {
+  ValueWriter w(RecordKind::kTag);
+  w.U64(record.table_id);
+  w.Str(record.tag);
+  w.U64(record.version);
+  w.I64(record.created_unix_micros);
+  return std::move(w).Finish();
+}
+
+std::string EncodeRetiredVersionRecord(const RetiredVersionRecord& record) {
+  ValueWriter w(RecordKind::kRetiredVersion);
+  w.U64(record.table_id);
+  w.U64(record.version);
+  w.I64(record.retired_unix_micros);
+  return std::move(w).Finish();
+}
+
+std::string EncodeReferenceBaseRecord(const ReferenceBaseRecord& record) {
+  ValueWriter w(RecordKind::kReferenceBase);
+  w.U64(record.table_id);
+  w.U64(record.version);
+  w.Str(record.snapshot_sha256);
+  w.I64(record.written_unix_micros);
   return std::move(w).Finish();
 }
 
@@ -359,6 +414,39 @@ absl::StatusOr<uint64_t> DecodeCounterRecord(std::string_view value) {
   if (ok && next == 0) content = absl::InvalidArgumentError("table ids start at 1");
   if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
   return next;
+}
+
+absl::StatusOr<TagRecord> DecodeTagRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kTag);
+  if (!r.ok()) return r.status();
+  TagRecord record;
+  bool ok = r->U64(&record.table_id) && r->Str(&record.tag, table::kMaxIdentifierBytes) &&
+            r->U64(&record.version) && r->I64(&record.created_unix_micros);
+  absl::Status content = ok ? ValidateTagRecord(record) : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<RetiredVersionRecord> DecodeRetiredVersionRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kRetiredVersion);
+  if (!r.ok()) return r.status();
+  RetiredVersionRecord record;
+  bool ok = r->U64(&record.table_id) && r->U64(&record.version) &&
+            r->I64(&record.retired_unix_micros);
+  absl::Status content = ok ? ValidateRetiredVersionRecord(record) : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<ReferenceBaseRecord> DecodeReferenceBaseRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kReferenceBase);
+  if (!r.ok()) return r.status();
+  ReferenceBaseRecord record;
+  bool ok = r->U64(&record.table_id) && r->U64(&record.version) &&
+            r->Str(&record.snapshot_sha256, 64) && r->I64(&record.written_unix_micros);
+  absl::Status content = ok ? ValidateReferenceBaseRecord(record) : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
 }
 
 }  // namespace lake::registry

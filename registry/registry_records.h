@@ -21,6 +21,11 @@
 //   7 counter           u64 next value
 //   8 dropped table     the body of kind 3 (the table as it was dropped),
 //                       i64 dropped_unix_micros
+//   9 tag               u64 table_id, str tag, u64 version,
+//                       i64 created_unix_micros
+//  10 retired version   u64 table_id, u64 version, i64 retired_unix_micros
+//  11 reference base    u64 table_id, u64 version, str snapshot_sha256,
+//                       i64 written_unix_micros
 //
 // Decoders fail closed with DataLoss on an unknown format version, a digest
 // that does not match, another kind than expected, a short or long body, or
@@ -51,6 +56,9 @@ enum class RecordKind : uint8_t {
   kAppendOperation = 6,
   kCounter = 7,
   kDroppedTable = 8,
+  kTag = 9,
+  kRetiredVersion = 10,
+  kReferenceBase = 11,
 };
 
 // Bounds on stored text, so a damaged length can never ask for more.
@@ -112,6 +120,40 @@ struct DroppedTableRecord {
   bool operator==(const DroppedTableRecord&) const = default;
 };
 
+// A tag: a name pinning one version of a table, so no expiry retires it.
+// Tag names are identifiers, unique per table.
+struct TagRecord {
+  uint64_t table_id = 0;
+  std::string tag;
+  uint64_t version = 0;
+  int64_t created_unix_micros = 0;
+
+  bool operator==(const TagRecord&) const = default;
+};
+
+// A version an expiry retired: it can no longer be read, and what only it
+// kept alive becomes the collector's once the cutoff has passed since
+// retired_unix_micros (the expiry's commit time).
+struct RetiredVersionRecord {
+  uint64_t table_id = 0;
+  uint64_t version = 0;
+  int64_t retired_unix_micros = 0;
+
+  bool operator==(const RetiredVersionRecord&) const = default;
+};
+
+// Where a table's reference lineage replay starts: the reference snapshot
+// (engine/table/reference_snapshot_format.h) of `version`, whose digest is
+// snapshot_sha256, stands for the deltas of every version up to it.
+struct ReferenceBaseRecord {
+  uint64_t table_id = 0;
+  uint64_t version = 0;
+  std::string snapshot_sha256;
+  int64_t written_unix_micros = 0;
+
+  bool operator==(const ReferenceBaseRecord&) const = default;
+};
+
 struct NamespaceRecord {
   std::string name;
   int64_t created_unix_micros = 0;
@@ -134,6 +176,9 @@ absl::Status ValidateManifestPath(std::string_view text);
 absl::Status ValidateTableRecord(const TableRecord& record);
 absl::Status ValidateVersionRecord(const VersionRecord& record);
 absl::Status ValidateAppendOperationRecord(const AppendOperationRecord& record);
+absl::Status ValidateTagRecord(const TagRecord& record);
+absl::Status ValidateRetiredVersionRecord(const RetiredVersionRecord& record);
+absl::Status ValidateReferenceBaseRecord(const ReferenceBaseRecord& record);
 
 // Encoders take valid records (checked by the caller).
 std::string EncodeStageDescriptorRecord(std::string_view descriptor_json);
@@ -144,6 +189,9 @@ std::string EncodeVersionRecord(uint64_t table_id, const VersionRecord& record);
 std::string EncodeAppendOperationRecord(const AppendOperationRecord& record);
 std::string EncodeCounterRecord(uint64_t next);
 std::string EncodeDroppedTableRecord(const DroppedTableRecord& record);
+std::string EncodeTagRecord(const TagRecord& record);
+std::string EncodeRetiredVersionRecord(const RetiredVersionRecord& record);
+std::string EncodeReferenceBaseRecord(const ReferenceBaseRecord& record);
 
 // Decoders: DataLoss as described above.
 absl::StatusOr<std::string> DecodeStageDescriptorRecord(std::string_view value);
@@ -158,6 +206,9 @@ absl::StatusOr<VersionRecord> DecodeVersionRecord(std::string_view value,
 absl::StatusOr<AppendOperationRecord> DecodeAppendOperationRecord(
     std::string_view value);
 absl::StatusOr<uint64_t> DecodeCounterRecord(std::string_view value);
+absl::StatusOr<TagRecord> DecodeTagRecord(std::string_view value);
+absl::StatusOr<RetiredVersionRecord> DecodeRetiredVersionRecord(std::string_view value);
+absl::StatusOr<ReferenceBaseRecord> DecodeReferenceBaseRecord(std::string_view value);
 
 }  // namespace lake::registry
 

@@ -63,6 +63,23 @@ std::string EncodeForwardedWrite(const ForwardedWrite& write) {
       w.Str(write.name.ns);
       w.Str(write.name.table);
       break;
+    case ForwardedKind::kTagVersion:
+      w.U64(write.table_id);
+      w.Str(write.tag);
+      w.U64(write.version);
+      break;
+    case ForwardedKind::kUntagVersion:
+      w.U64(write.table_id);
+      w.Str(write.tag);
+      break;
+    case ForwardedKind::kRetireVersions:
+      w.U64(write.table_id);
+      w.U64(write.expected_current_version);
+      w.U32(static_cast<uint32_t>(write.versions.size()));
+      for (uint64_t v : write.versions) w.U64(v);
+      w.U8(write.base.has_value() ? 1 : 0);
+      if (write.base.has_value()) w.Str(EncodeReferenceBaseRecord(*write.base));
+      break;
     case ForwardedKind::kCommitVersion:
       w.U64(write.table_id);
       w.U64(write.expected_current_version);
@@ -99,6 +116,34 @@ absl::StatusOr<ForwardedWrite> DecodeForwardedWrite(std::string_view message) {
       ok = r.Str(&write.name.ns, table::kMaxIdentifierBytes) &&
            r.Str(&write.name.table, table::kMaxIdentifierBytes);
       break;
+    case static_cast<uint8_t>(ForwardedKind::kTagVersion):
+      write.kind = ForwardedKind::kTagVersion;
+      ok = r.U64(&write.table_id) && r.Str(&write.tag, table::kMaxIdentifierBytes) &&
+           r.U64(&write.version);
+      break;
+    case static_cast<uint8_t>(ForwardedKind::kUntagVersion):
+      write.kind = ForwardedKind::kUntagVersion;
+      ok = r.U64(&write.table_id) && r.Str(&write.tag, table::kMaxIdentifierBytes);
+      break;
+    case static_cast<uint8_t>(ForwardedKind::kRetireVersions): {
+      write.kind = ForwardedKind::kRetireVersions;
+      uint32_t count = 0;
+      ok = r.U64(&write.table_id) && r.U64(&write.expected_current_version) && r.U32(&count) &&
+           count <= kMaxForwardedRecords;
+      if (ok) write.versions.resize(count);
+      for (uint64_t& v : write.versions) ok = ok && r.U64(&v);
+      uint8_t has_base = 0;
+      std::string base;
+      ok = ok && r.U8(&has_base) && has_base <= 1 &&
+           (has_base == 0 || r.Str(&base, kMaxEmbeddedRecordBytes));
+      if (absl::Status s = Finished(ok, r); !s.ok()) return s;
+      if (has_base == 1) {
+        absl::StatusOr<ReferenceBaseRecord> decoded = DecodeReferenceBaseRecord(base);
+        if (!decoded.ok()) return Malformed(decoded.status().message());
+        write.base = std::move(*decoded);
+      }
+      return write;
+    }
     case static_cast<uint8_t>(ForwardedKind::kCommitVersion): {
       write.kind = ForwardedKind::kCommitVersion;
       std::string version;
@@ -141,14 +186,19 @@ std::string EncodeForwardedReply(const ForwardedReply& reply) {
     w.Str(url);
     w.Str(bytes);
   }
-  if (reply.table.has_value()) {
-    w.U8(static_cast<uint8_t>(RecordKind::kTable));
-    w.Str(EncodeTableRecord(*reply.table));
-  } else if (reply.dropped.has_value()) {
-    w.U8(static_cast<uint8_t>(RecordKind::kDroppedTable));
-    w.Str(EncodeDroppedTableRecord(*reply.dropped));
-  } else {
-    w.U8(0);
+  std::vector<std::pair<RecordKind, std::string>> records;
+  if (reply.table.has_value()) records.emplace_back(RecordKind::kTable, EncodeTableRecord(*reply.table));
+  if (reply.dropped.has_value()) {
+    records.emplace_back(RecordKind::kDroppedTable, EncodeDroppedTableRecord(*reply.dropped));
+  }
+  if (reply.tag.has_value()) records.emplace_back(RecordKind::kTag, EncodeTagRecord(*reply.tag));
+  for (const RetiredVersionRecord& r : reply.retired) {
+    records.emplace_back(RecordKind::kRetiredVersion, EncodeRetiredVersionRecord(r));
+  }
+  w.U32(static_cast<uint32_t>(records.size()));
+  for (const auto& [kind, value] : records) {
+    w.U8(static_cast<uint8_t>(kind));
+    w.Str(value);
   }
   return std::move(w).Take();
 }
@@ -168,12 +218,12 @@ absl::StatusOr<ForwardedReply> DecodeForwardedReply(std::string_view message) {
   for (auto& [url, bytes] : payloads) {
     ok = ok && r.Str(&url, kMaxForwardedTextBytes) && r.Str(&bytes, kMaxForwardedTextBytes);
   }
-  uint8_t record_kind = 0;
-  std::string record;
-  ok = ok && r.U8(&record_kind) &&
-       (record_kind == 0 || record_kind == static_cast<uint8_t>(RecordKind::kTable) ||
-        record_kind == static_cast<uint8_t>(RecordKind::kDroppedTable)) &&
-       (record_kind == 0 || r.Str(&record, kMaxEmbeddedRecordBytes));
+  uint32_t record_count = 0;
+  ok = ok && r.U32(&record_count) && record_count <= kMaxForwardedRecords;
+  std::vector<std::pair<uint8_t, std::string>> records(ok ? record_count : 0);
+  for (auto& [kind, value] : records) {
+    ok = ok && r.U8(&kind) && r.Str(&value, kMaxEmbeddedRecordBytes);
+  }
   if (absl::Status s = Finished(ok, r); !s.ok()) return s;
   ForwardedReply reply;
   if (code != 0) {
@@ -182,14 +232,27 @@ absl::StatusOr<ForwardedReply> DecodeForwardedReply(std::string_view message) {
   } else if (!text.empty() || !payloads.empty()) {
     return Malformed("an OK reply carries a message or payloads");
   }
-  if (record_kind == static_cast<uint8_t>(RecordKind::kTable)) {
-    absl::StatusOr<TableRecord> table = DecodeTableRecord(record);
-    if (!table.ok()) return Malformed(table.status().message());
-    reply.table = std::move(*table);
-  } else if (record_kind == static_cast<uint8_t>(RecordKind::kDroppedTable)) {
-    absl::StatusOr<DroppedTableRecord> dropped = DecodeDroppedTableRecord(record);
-    if (!dropped.ok()) return Malformed(dropped.status().message());
-    reply.dropped = std::move(*dropped);
+  for (const auto& [kind, value] : records) {
+    bool one_of_a_kind = !reply.table && !reply.dropped && !reply.tag;
+    if (kind == static_cast<uint8_t>(RecordKind::kTable) && one_of_a_kind) {
+      absl::StatusOr<TableRecord> table = DecodeTableRecord(value);
+      if (!table.ok()) return Malformed(table.status().message());
+      reply.table = std::move(*table);
+    } else if (kind == static_cast<uint8_t>(RecordKind::kDroppedTable) && one_of_a_kind) {
+      absl::StatusOr<DroppedTableRecord> dropped = DecodeDroppedTableRecord(value);
+      if (!dropped.ok()) return Malformed(dropped.status().message());
+      reply.dropped = std::move(*dropped);
+    } else if (kind == static_cast<uint8_t>(RecordKind::kTag) && one_of_a_kind) {
+      absl::StatusOr<TagRecord> tag = DecodeTagRecord(value);
+      if (!tag.ok()) return Malformed(tag.status().message());
+      reply.tag = std::move(*tag);
+    } else if (kind == static_cast<uint8_t>(RecordKind::kRetiredVersion)) {
+      absl::StatusOr<RetiredVersionRecord> retired = DecodeRetiredVersionRecord(value);
+      if (!retired.ok()) return Malformed(retired.status().message());
+      reply.retired.push_back(std::move(*retired));
+    } else {
+      return Malformed(absl::StrCat("a reply record of kind ", kind, " where none may be"));
+    }
   }
   return reply;
 }

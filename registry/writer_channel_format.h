@@ -14,13 +14,21 @@
 //                           kind 5, of table_id), u8 has_operation (0 | 1),
 //                           [str append operation record (kind 6 value)]
 //   5 drop table            str ns, str table
+//   6 tag version           u64 table_id, str tag, u64 version
+//   7 untag version         u64 table_id, str tag
+//   8 retire versions       u64 table_id, u64 expected_current_version,
+//                           u32 count (<= kMaxForwardedRecords),
+//                           count x u64 version, u8 has_base (0 | 1),
+//                           [str reference base record (kind 11 value)]
 // The reply (kind 128):
 //   u32 status code (absl::StatusCode, 0..16), str message,
 //   u32 payload_count (<= kMaxForwardedPayloads),
 //       payload_count x (str type_url, str bytes)   (absl::Status payloads:
 //       the typed commit errors of commit_errors.h cross as they are),
-//   u8 record kind (0: none | 3: table | 8: dropped table),
-//       [str that registry_records.h value]
+//   u32 record_count (<= kMaxForwardedRecords),
+//       record_count x (u8 kind, str value): registry_records.h values of
+//       kind 3 (a table), 8 (a dropped table), 9 (a tag) — at most one of
+//       those — or 10 (retired versions, any number)
 // No digest: the records inside carry theirs, and the channel is a local
 // socket. Decoders fail closed (InvalidArgument) on an unknown version or
 // kind, a short or long message, a length or count out of range, and
@@ -33,6 +41,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "registry/registry_records.h"
@@ -43,7 +52,10 @@ namespace lake::registry {
 inline constexpr uint8_t kForwardedFormatVersion = 1;
 // The largest message: a create table of kMaxColumns long names, or a
 // commit of two records with 4 KiB paths, is far below it.
-inline constexpr size_t kMaxForwardedMessageBytes = size_t{1} << 20;
+// An expiry of kMaxForwardedRecords versions replies with as many retired
+// version records (~40 bytes each).
+inline constexpr size_t kMaxForwardedMessageBytes = size_t{8} << 20;
+inline constexpr size_t kMaxForwardedRecords = 100000;
 inline constexpr size_t kMaxForwardedPayloads = 8;
 // Bounds on a reply's text: an error message and a payload.
 inline constexpr size_t kMaxForwardedTextBytes = 64 * 1024;
@@ -54,6 +66,9 @@ enum class ForwardedKind : uint8_t {
   kCreateTable = 3,
   kCommitVersion = 4,
   kDropTable = 5,
+  kTagVersion = 6,
+  kUntagVersion = 7,
+  kRetireVersions = 8,
 };
 
 struct ForwardedWrite {
@@ -66,12 +81,20 @@ struct ForwardedWrite {
   uint64_t expected_current_version = 0;
   VersionRecord next;
   std::optional<AppendOperationRecord> operation;
+  // kTagVersion, kUntagVersion (table_id too):
+  std::string tag;
+  uint64_t version = 0;  // kTagVersion
+  // kRetireVersions (table_id, expected_current_version too):
+  std::vector<uint64_t> versions;
+  std::optional<ReferenceBaseRecord> base;
 };
 
 struct ForwardedReply {
   absl::Status status;
   std::optional<TableRecord> table;
-  std::optional<DroppedTableRecord> dropped;  // never with `table`
+  std::optional<DroppedTableRecord> dropped;
+  std::optional<TagRecord> tag;
+  std::vector<RetiredVersionRecord> retired;
 };
 
 std::string EncodeForwardedWrite(const ForwardedWrite& write);

@@ -215,6 +215,22 @@ lake_status lake_table_describe(lake_db* db, const char* table, char** json_out,
     json out = TableJson(*record);
     out["total_rows"] = (*scan)->total_rows();
     out["fragments"] = (*scan)->fragment_count();
+    absl::StatusOr<std::vector<lake::registry::RetiredVersionRecord>> retired =
+        tables.ListRetiredVersions(*name);
+    if (!retired.ok()) return Report(retired.status(), err);
+    out["expired_versions"] = retired->size();
+    absl::StatusOr<std::vector<lake::table::TagRetention>> tags =
+        tables.DescribeTagRetention(*name);
+    if (!tags.ok()) return Report(tags.status(), err);
+    json tag_list = json::array();
+    for (const lake::table::TagRetention& t : *tags) {
+      tag_list.push_back({{"tag", t.tag.tag},
+                          {"version", t.tag.version},
+                          {"created_at", IsoMicros(t.tag.created_unix_micros)},
+                          {"exclusive_files", t.exclusive_files},
+                          {"exclusive_bytes", t.exclusive_bytes}});
+    }
+    out["tags"] = std::move(tag_list);
     return ReturnJson(out, json_out);
   });
 }
@@ -231,13 +247,29 @@ lake_status lake_table_versions(lake_db* db, const char* table, char** json_out,
     absl::StatusOr<std::vector<lake::registry::VersionRecord>> versions =
         tables.ListVersions(*name);
     if (!versions.ok()) return Report(versions.status(), err);
+    absl::StatusOr<std::vector<lake::registry::TagRecord>> tags = tables.ListTags(*name);
+    if (!tags.ok()) return Report(tags.status(), err);
+    absl::StatusOr<std::vector<lake::registry::RetiredVersionRecord>> retired =
+        tables.ListRetiredVersions(*name);
+    if (!retired.ok()) return Report(retired.status(), err);
+    absl::flat_hash_map<uint64_t, int64_t> expired_at;
+    for (const auto& r : *retired) expired_at[r.version] = r.retired_unix_micros;
     json out = json::array();
     for (const auto& v : *versions) {
-      out.push_back({{"version", v.version},
-                     {"parent_version", v.parent_version},
-                     {"operation_id", v.operation_id},
-                     {"committed_at", IsoMicros(v.committed_unix_micros)},
-                     {"reference_delta_sha256", v.reference_delta_sha256}});
+      json tag_names = json::array();
+      for (const auto& t : *tags) {
+        if (t.version == v.version) tag_names.push_back(t.tag);
+      }
+      json entry{{"version", v.version},
+                 {"parent_version", v.parent_version},
+                 {"operation_id", v.operation_id},
+                 {"committed_at", IsoMicros(v.committed_unix_micros)},
+                 {"reference_delta_sha256", v.reference_delta_sha256},
+                 {"tags", std::move(tag_names)}};
+      if (auto it = expired_at.find(v.version); it != expired_at.end()) {
+        entry["expired_at"] = IsoMicros(it->second);
+      }
+      out.push_back(std::move(entry));
     }
     return ReturnJson(out, json_out);
   });
@@ -276,6 +308,51 @@ lake_status lake_table_drop(lake_db* db, const char* table, lake_error** err) {
     absl::StatusOr<lake::registry::DroppedTableRecord> dropped = tables.DropTable(*name);
     if (!dropped.ok()) return Report(dropped.status(), err);
     return LAKE_OK;
+  });
+}
+
+lake_status lake_table_tag(lake_db* db, const char* table, const char* tag, uint64_t version,
+                           lake_error** err) {
+  return Guarded(err, [&] {
+    if (db == nullptr) return NullArgument("db", err);
+    if (table == nullptr) return NullArgument("table", err);
+    if (tag == nullptr) return NullArgument("tag", err);
+    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
+    if (!name.ok()) return Report(name.status(), err);
+    LAKE_TABLES_OR_RETURN(tables, db, err);
+    return Report(tables.TagVersion(*name, tag, version).status(), err);
+  });
+}
+
+lake_status lake_table_untag(lake_db* db, const char* table, const char* tag, lake_error** err) {
+  return Guarded(err, [&] {
+    if (db == nullptr) return NullArgument("db", err);
+    if (table == nullptr) return NullArgument("table", err);
+    if (tag == nullptr) return NullArgument("tag", err);
+    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
+    if (!name.ok()) return Report(name.status(), err);
+    LAKE_TABLES_OR_RETURN(tables, db, err);
+    return Report(tables.UntagVersion(*name, tag), err);
+  });
+}
+
+lake_status lake_table_expire(lake_db* db, const char* table, uint64_t keep_last,
+                              int64_t older_than_seconds, char** json_out, lake_error** err) {
+  return Guarded(err, [&] {
+    if (db == nullptr) return NullArgument("db", err);
+    if (table == nullptr) return NullArgument("table", err);
+    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
+    if (!name.ok()) return Report(name.status(), err);
+    lake::table::ExpirePolicy policy;
+    if (keep_last != 0) policy.keep_last = keep_last;
+    if (older_than_seconds >= 0) policy.older_than = absl::Seconds(older_than_seconds);
+    LAKE_TABLES_OR_RETURN(tables, db, err);
+    absl::StatusOr<lake::table::ExpireOutcome> outcome = tables.Expire(*name, policy);
+    if (!outcome.ok()) return Report(outcome.status(), err);
+    if (json_out == nullptr) return LAKE_OK;
+    return ReturnJson(json{{"retired", outcome->retired},
+                           {"current_version", outcome->current_version}},
+                      json_out);
   });
 }
 

@@ -34,20 +34,45 @@ constexpr std::string_view kRestoreRemedy =
     "Restore the file from a backup, or repair the root, then plan again: a collection never "
     "skips what it cannot read.";
 
+// The files of every retained version — and of every version retired at or
+// after `released_before`: its manifest, its reference delta and the
+// fragments its manifest lists — and the reference base's snapshot. A
+// version retired before that keeps only its reference delta, and only
+// while it is after the reference base (the lineage replay reads it); its
+// manifest, and the fragments no kept version lists, are the plan's.
 absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
                         const std::string& name,
                         const std::vector<registry::VersionRecord>& versions,
+                        const absl::flat_hash_set<uint64_t>& released,
+                        const table::RetainedLineage& lineage,
                         const LiveReferenceVisitor& visit) {
-  absl::flat_hash_set<std::string> previous;  // the fragments of the version before
+  uint64_t base = lineage.base.has_value() ? lineage.base->version : 0;
+  if (base != 0) {
+    if (absl::Status s = visit(FormatFileUri(absl::StrCat(
+                                   table_dir, "/", table::ReferenceSnapshotRelativePath(base))),
+                               nullptr, Referrer{Referrer::Kind::kTableFile, name, base});
+        !s.ok()) {
+      return s;
+    }
+  }
+  absl::flat_hash_set<std::string> previous;  // the fragments of the kept version before
   for (const registry::VersionRecord& version : versions) {
     Referrer referrer{Referrer::Kind::kTableFile, name, version.version};
-    for (const std::string& relative :
-         {version.manifest_path, table::ReferenceDeltaRelativePath(version.version)}) {
-      if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", relative)), nullptr,
-                                 referrer);
+    bool is_released = released.contains(version.version);
+    if (!is_released || version.version > base) {
+      if (absl::Status s = visit(FormatFileUri(absl::StrCat(
+                                     table_dir, "/",
+                                     table::ReferenceDeltaRelativePath(version.version))),
+                                 nullptr, referrer);
           !s.ok()) {
         return s;
       }
+    }
+    if (is_released) continue;
+    if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", version.manifest_path)),
+                               nullptr, referrer);
+        !s.ok()) {
+      return s;
     }
     std::string manifest_path = absl::StrCat(table_dir, "/", version.manifest_path);
     absl::StatusOr<std::string> bytes =
@@ -82,10 +107,12 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
 }
 
 // One table's references and files: `versions` replayed through the
-// reference journal from `table_dir`, checked against `current_version`.
+// reference journal from `table_dir`, checked against `current_version`;
+// the files of versions retired before `released_before` are left out.
 absl::Status Table(const GcRoot& root, const std::string& name, const std::string& table_dir,
-                   uint64_t current_version, const std::vector<registry::VersionRecord>& versions,
-                   const LiveReferenceVisitor& visit) {
+                   uint64_t table_id, uint64_t current_version,
+                   const std::vector<registry::VersionRecord>& versions,
+                   absl::Time released_before, const LiveReferenceVisitor& visit) {
   if (versions.size() != current_version ||
       (!versions.empty() && versions.back().version != current_version)) {
     return Explained(absl::DataLossError(absl::StrCat("the registry holds ", versions.size(),
@@ -93,13 +120,14 @@ absl::Status Table(const GcRoot& root, const std::string& name, const std::strin
                                                       current_version)),
                      absl::StrCat("table ", name), kRestoreRemedy);
   }
-  std::vector<table::LineageEdge> edges;
-  edges.reserve(versions.size());
-  for (const registry::VersionRecord& v : versions) {
-    edges.push_back({v.parent_version, v.version, v.reference_delta_sha256});
+  absl::StatusOr<table::RetainedLineage> lineage =
+      table::ReadRetainedLineage(*root.registry, table_id, versions);
+  if (!lineage.ok()) {
+    return Explained(lineage.status(), absl::StrCat("the reference base of table ", name),
+                     kRestoreRemedy);
   }
-  absl::Status walked = table::EnumerateReferences(
-      root.fs, table_dir, edges,
+  absl::Status walked = table::EnumerateLineage(
+      root.fs, table_dir, *lineage,
       [&](uint64_t version, const std::vector<DataLocation>& chunk) -> absl::Status {
         Referrer referrer{Referrer::Kind::kTable, name, version};
         for (const DataLocation& location : chunk) {
@@ -110,10 +138,21 @@ absl::Status Table(const GcRoot& root, const std::string& name, const std::strin
   if (!walked.ok()) {
     return Explained(walked, absl::StrCat("the references of table ", name), kRestoreRemedy);
   }
-  return TableFiles(root, table_dir, name, versions, visit);
+  absl::StatusOr<std::vector<registry::RetiredVersionRecord>> retired =
+      root.registry->ListRetiredVersions(table_id);
+  if (!retired.ok()) {
+    return Explained(retired.status(), absl::StrCat("the retired versions of table ", name),
+                     kRestoreRemedy);
+  }
+  absl::flat_hash_set<uint64_t> released;
+  for (const registry::RetiredVersionRecord& r : *retired) {
+    if (absl::FromUnixMicros(r.retired_unix_micros) < released_before) released.insert(r.version);
+  }
+  return TableFiles(root, table_dir, name, versions, released, *lineage, visit);
 }
 
-absl::Status Tables(const GcRoot& root, const LiveReferenceVisitor& visit, LiveWalkPart part) {
+absl::Status Tables(const GcRoot& root, absl::Time released_before,
+                    const LiveReferenceVisitor& visit, LiveWalkPart part) {
   if (root.registry == nullptr) return absl::OkStatus();
   absl::StatusOr<std::vector<registry::TableRecord>> tables = root.registry->ListTables();
   if (!tables.ok()) return Explained(tables.status(), "the registry's tables", kRestoreRemedy);
@@ -128,7 +167,8 @@ absl::Status Tables(const GcRoot& root, const LiveReferenceVisitor& visit, LiveW
                        kRestoreRemedy);
     }
     if (absl::Status s = Table(root, name, table::TableDirectory(root.root_dir, table.name),
-                               table.current_version, *versions, visit);
+                               table.table_id, table.current_version, *versions, released_before,
+                               visit);
         !s.ok()) {
       return s;
     }
@@ -156,7 +196,8 @@ absl::Status DroppedTables(const GcRoot& root, absl::Time released_before,
     }
     absl::StatusOr<std::string> dir = table::LocateDroppedTableDirectory(root.fs, root.root_dir, d);
     if (!dir.ok()) return Explained(dir.status(), absl::StrCat("table ", name), kRestoreRemedy);
-    if (absl::Status s = Table(root, name, *dir, d.table.current_version, *versions, visit);
+    if (absl::Status s = Table(root, name, *dir, d.table.table_id, d.table.current_version,
+                               *versions, released_before, visit);
         !s.ok()) {
       return s;
     }
@@ -267,7 +308,7 @@ absl::Status ForEachLiveReference(const GcRoot& root, absl::Time now,
   if (part.count == 0 || part.index >= part.count) {
     return absl::InvalidArgumentError("a live walk part out of its range");
   }
-  if (absl::Status s = Tables(root, visit, part); !s.ok()) return s;
+  if (absl::Status s = Tables(root, released_before, visit, part); !s.ok()) return s;
   if (part.index != 0) return absl::OkStatus();
   if (absl::Status s = DroppedTables(root, released_before, visit); !s.ok()) return s;
   if (absl::Status s = EventLogs(root, visit); !s.ok()) return s;

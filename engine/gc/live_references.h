@@ -3,16 +3,21 @@
 //   - every retained version's references of every table — and of every
 //     table dropped at or after the release cutoff (the cutoff runs from
 //     the drop's commit, not from the objects' age) — read only
-//     through the reference journal (reference_journal.h), edge by edge
-//     against the registry's lineage, failing closed;
+//     through the reference journal (reference_journal.h): from the
+//     table's reference base snapshot, if an expiry wrote one, then edge by
+//     edge against the registry's lineage, failing closed;
 //   - every event log's blob references (blob_references.h);
 //   - the FILE locations of every pending append checkpoint (it may still
 //     commit them), whatever state recovery would give it;
 //   - every URI a lease or pin protects (collector_guards.h);
 //   - every table file a committed version names: its manifest, its
-//     reference delta and the fragments its manifest lists (the plan's
-//     table-file candidates are the files of a table directory outside
-//     this set).
+//     reference delta and the fragments its manifest lists — but of a
+//     version an expiry retired before the release cutoff only its
+//     reference delta, and that only while it is after the reference base;
+//     and the reference base's snapshot (the plan's table-file candidates
+//     are the files of a table directory outside this set). The table files kept are thus the
+//     union over the retained versions (and those retired too recently),
+//     so a file a retained version lists is never a candidate.
 //
 // Anything that cannot be read ends the walk with an error naming what
 // failed and what the operator can do; nothing is ever skipped, so a
@@ -59,8 +64,10 @@ struct LiveWalkPart {
 
 // Walks everything above (or `part` of it). `lease_expiry` is how long a
 // dead process's leases still protect (the append retention horizon).
-// A table dropped before `released_before` keeps nothing alive
-// (InfinitePast: every dropped table does; InfiniteFuture: none does).
+// A table dropped before `released_before` keeps nothing alive, and a
+// version retired before it keeps only its reference delta
+// (InfinitePast: every dropped table and retired version does;
+// InfiniteFuture: none does).
 absl::Status ForEachLiveReference(const GcRoot& root, absl::Time now,
                                   absl::Duration lease_expiry, absl::Time released_before,
                                   const LiveReferenceVisitor& visit, LiveWalkPart part = {});

@@ -115,7 +115,107 @@ absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const L
   return absl::OkStatus();
 }
 
+// Reads the snapshot of `base` piece by piece, visiting each chunk as
+// base.version's; sets *table_id to its table.
+absl::Status WalkSnapshot(io::FileSystem& fs, const std::string& table_dir,
+                          const LineageBase& base, std::optional<uint64_t>* table_id,
+                          ReferenceVisitor visit) {
+  std::string path = absl::StrCat(table_dir, "/", ReferenceSnapshotRelativePath(base.version));
+  absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(path);
+  if (absl::IsNotFound(file.status())) {
+    return EdgeError(base.version, absl::StrCat("its reference snapshot ", path, " is missing"));
+  }
+  if (!file.ok()) return file.status();
+  std::string piece;
+  absl::StatusOr<bool> read = ReadExactly(**file, 0, kReferenceSnapshotHeaderBytes, &piece);
+  if (!read.ok()) return read.status();
+  if (!*read) return EdgeError(base.version, absl::StrCat("its snapshot ", path, " ends early"));
+  absl::StatusOr<ReferenceSnapshotHeader> header = DecodeReferenceSnapshotHeader(piece);
+  if (!header.ok()) return EdgeError(base.version, std::string(header.status().message()));
+  if (header->version != base.version) {
+    return EdgeError(base.version, absl::StrCat("its snapshot ", path, " is of version ",
+                                                header->version));
+  }
+  *table_id = header->table_id;
+  ReferenceDeltaReader reader;
+  std::vector<DataLocation> entries;
+  uint64_t offset = kReferenceSnapshotHeaderBytes;
+  while (!reader.done()) {
+    read = ReadExactly(**file, offset, reader.next_piece_bytes(), &piece);
+    if (!read.ok()) return read.status();
+    if (!*read) return EdgeError(base.version, absl::StrCat("its snapshot ", path, " ends early"));
+    bool header_piece = offset == kReferenceSnapshotHeaderBytes;
+    offset += piece.size();
+    if (absl::Status s = reader.Next(piece, &entries); !s.ok()) {
+      return EdgeError(base.version, std::string(s.message()));
+    }
+    if (header_piece) {
+      if (absl::Status s = CheckSnapshotDelta(*header, reader.header()); !s.ok()) {
+        return EdgeError(base.version, std::string(s.message()));
+      }
+    }
+    if (!entries.empty()) {
+      if (absl::Status s = visit(base.version, entries); !s.ok()) return s;
+    }
+  }
+  absl::StatusOr<bool> more = ReadExactly(**file, offset, 1, &piece);
+  if (!more.ok()) return more.status();
+  if (*more || offset - kReferenceSnapshotHeaderBytes != header->delta_bytes) {
+    return EdgeError(base.version, "its snapshot's length is not its header's");
+  }
+  if (reader.digest() != base.snapshot_sha256) {
+    return EdgeError(base.version, absl::StrCat("its snapshot's digest ", reader.digest(),
+                                                " is not the registry's ",
+                                                base.snapshot_sha256.substr(0, 64)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+std::string ReferenceSnapshotRelativePath(uint64_t version) {
+  return absl::StrFormat("%s/%020u.snapshot", std::string(kObjectRefsDir), version);
+}
+
+absl::StatusOr<std::string> WriteReferenceSnapshot(io::FileSystem& fs,
+                                                   const std::string& table_dir,
+                                                   const ReferenceSnapshot& snapshot) {
+  absl::StatusOr<EncodedReferenceSnapshot> encoded = EncodeReferenceSnapshot(snapshot);
+  if (!encoded.ok()) return encoded.status();
+  if (absl::Status s = io::CreateDirectoriesDurably(fs, RefsDir(table_dir)); !s.ok()) return s;
+  std::string path = absl::StrCat(table_dir, "/", ReferenceSnapshotRelativePath(snapshot.version));
+  std::string temp = absl::StrCat(path, ".", NewUuidV7(), ".tmp");
+  absl::Status written = io::WriteWholeFileDurably(fs, path, temp, encoded->bytes);
+  if (absl::IsAlreadyExists(written)) {
+    absl::StatusOr<std::string> present = io::ReadWholeFile(fs, path, encoded->bytes.size());
+    if (!present.ok() && !absl::IsDataLoss(present.status())) return present.status();
+    if (!present.ok() || *present != encoded->bytes) {
+      return absl::AlreadyExistsError(absl::StrCat("a different reference snapshot of version ",
+                                                   snapshot.version, " is present at ", path));
+    }
+    written = io::SyncParentDirectory(fs, path);
+  }
+  if (!written.ok()) return written;
+  return encoded->digest;
+}
+
+absl::Status EnumerateReferencesFrom(io::FileSystem& fs, const std::string& table_dir,
+                                     const LineageBase& base,
+                                     const std::vector<LineageEdge>& edges_from_registry,
+                                     ReferenceVisitor visit) {
+  if (absl::Status s = CheckEdges(edges_from_registry); !s.ok()) return s;
+  if (!edges_from_registry.empty() && edges_from_registry[0].parent_version != base.version) {
+    return EdgeError(edges_from_registry[0].child_version,
+                     absl::StrCat("its parent ", edges_from_registry[0].parent_version,
+                                  " is not the reference base ", base.version));
+  }
+  std::optional<uint64_t> table_id;
+  if (absl::Status s = WalkSnapshot(fs, table_dir, base, &table_id, visit); !s.ok()) return s;
+  for (const LineageEdge& edge : edges_from_registry) {
+    if (absl::Status s = WalkDelta(fs, table_dir, edge, &table_id, visit); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 std::string ReferenceDeltaRelativePath(uint64_t child_version) {
   return absl::StrFormat("%s/%020u.refs", std::string(kObjectRefsDir), child_version);

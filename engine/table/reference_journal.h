@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "engine/data_location.h"
 #include "engine/table/reference_delta_format.h"
+#include "engine/table/reference_snapshot_format.h"
 #include "io/file_system.h"
 
 namespace lake::table {
@@ -66,6 +67,37 @@ struct LineageEdge {
 // within the version). A non-OK status stops the walk and is returned.
 using ReferenceVisitor =
     absl::FunctionRef<absl::Status(uint64_t child_version, const std::vector<DataLocation>& chunk)>;
+
+// "_lake/object_refs/00000000000000000007.snapshot": the path of a version's
+// reference snapshot (reference_snapshot_format.h) relative to the table
+// directory.
+std::string ReferenceSnapshotRelativePath(uint64_t version);
+
+// Writes the snapshot durably as WriteEncodedReferenceDelta writes a delta
+// (temporary file, fsync, rename without replacing, directory fsync) and
+// returns its digest. The same snapshot again is OK; a different one of
+// that version present is AlreadyExists.
+absl::StatusOr<std::string> WriteReferenceSnapshot(io::FileSystem& fs,
+                                                   const std::string& table_dir,
+                                                   const ReferenceSnapshot& snapshot);
+
+// Where a lineage replay starts: the snapshot of `version` (digest
+// `snapshot_sha256`, as the registry records it) instead of the deltas of
+// the versions up to it.
+struct LineageBase {
+  uint64_t version = 0;
+  std::string snapshot_sha256;
+};
+
+// EnumerateReferences from `base`: the snapshot's references (visited as
+// `base.version`'s), then `edges`, whose first parent must be base.version.
+// Fails closed as EnumerateReferences does, and when the snapshot is
+// missing, damaged, of another version or table than the deltas, or its
+// digest is not the registry's.
+absl::Status EnumerateReferencesFrom(io::FileSystem& fs, const std::string& table_dir,
+                                     const LineageBase& base,
+                                     const std::vector<LineageEdge>& edges_from_registry,
+                                     ReferenceVisitor visit);
 
 // Walks `edges` in order, reading each edge's delta one chunk at a time
 // and handing every chunk to `visit`. Fails closed — DataLoss naming the

@@ -4,6 +4,7 @@
 #include <future>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/failpoint.h"
@@ -13,6 +14,7 @@
 #include "engine/sha256.h"
 #include "engine/table/append_checkpoint_format.h"
 #include "engine/table/append_checkpoint_replay.h"
+#include "engine/table/cell_text.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/pending_append_error.h"
 #include "engine/table/reference_delta_format.h"
@@ -28,6 +30,15 @@ constexpr std::string_view kVersionsDir = kTableVersionsDir;
 constexpr size_t kMaxFragmentBytes = size_t{2} << 30;
 
 int64_t NowMicros() { return absl::ToUnixMicros(absl::Now()); }
+
+// The NotFound of a scan of a version an expiry retired.
+absl::Status ExpiredVersionError(const std::string& table, uint64_t version,
+                                 const registry::RetiredVersionRecord& retired) {
+  return absl::NotFoundError(absl::StrCat(
+      "version ", version, " of ", table, " was expired at ",
+      FormatTimestampMicros(retired.retired_unix_micros),
+      " and can no longer be read (tag a version to keep it from expiring)"));
+}
 
 // Writes `bytes` as `path` durably, replacing an uncommitted leftover of a
 // crashed attempt (the caller knows no committed version names it).
@@ -123,6 +134,14 @@ absl::StatusOr<std::optional<ColumnBatch>> TableScan::ReadFragment(size_t index)
   return std::optional<ColumnBatch>(std::move(batch));
 }
 
+absl::Status TableScan::ExplainMissing(const absl::Status& failed) const {
+  if (registry_ == nullptr || !absl::IsDataLoss(failed)) return failed;
+  absl::StatusOr<std::optional<registry::RetiredVersionRecord>> retired =
+      registry_->GetRetiredVersion(manifest_.table_id, manifest_.version);
+  if (!retired.ok() || !retired->has_value()) return failed;
+  return ExpiredVersionError(table_name_, manifest_.version, **retired);
+}
+
 TableScan::~TableScan() {
   for (auto& read : ahead_) read.wait();
 }
@@ -143,7 +162,8 @@ absl::StatusOr<std::optional<ColumnBatch>> TableScan::Next() {
     if (ahead_.empty()) return std::optional<ColumnBatch>();
     absl::StatusOr<std::optional<ColumnBatch>> batch = ahead_.front().get();
     ahead_.pop_front();
-    if (!batch.ok() || batch->has_value()) return batch;
+    if (!batch.ok()) return ExplainMissing(batch.status());
+    if (batch->has_value()) return batch;
   }
 }
 
@@ -304,6 +324,205 @@ absl::StatusOr<std::vector<registry::VersionRecord>> TableStore::ListVersions(
   absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
   if (!table.ok()) return table.status();
   return registry_.ListVersions(table->table_id);
+}
+
+absl::StatusOr<registry::TagRecord> TableStore::TagVersion(const TableName& name,
+                                                           const std::string& tag,
+                                                           uint64_t version) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  return registry_.TagVersion(table->table_id, tag, version);
+}
+
+absl::Status TableStore::UntagVersion(const TableName& name, const std::string& tag) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  absl::Status removed = registry_.UntagVersion(table->table_id, tag);
+  if (absl::IsNotFound(removed)) {
+    return absl::NotFoundError(absl::StrCat("table ", name.ToString(), " has no tag ", tag));
+  }
+  return removed;
+}
+
+absl::StatusOr<std::vector<registry::TagRecord>> TableStore::ListTags(const TableName& name) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  return registry_.ListTags(table->table_id);
+}
+
+absl::StatusOr<std::vector<registry::RetiredVersionRecord>> TableStore::ListRetiredVersions(
+    const TableName& name) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  return registry_.ListRetiredVersions(table->table_id);
+}
+
+absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
+    const TableName& name) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  absl::StatusOr<std::vector<registry::TagRecord>> tags = registry_.ListTags(table->table_id);
+  if (!tags.ok()) return tags.status();
+  std::vector<TagRetention> out;
+  if (tags->empty()) return out;
+  absl::StatusOr<std::vector<registry::VersionRecord>> versions =
+      registry_.ListVersions(table->table_id);
+  if (!versions.ok()) return versions.status();
+  absl::StatusOr<std::vector<registry::RetiredVersionRecord>> retired =
+      registry_.ListRetiredVersions(table->table_id);
+  if (!retired.ok()) return retired.status();
+  absl::flat_hash_set<uint64_t> retired_versions;
+  for (const registry::RetiredVersionRecord& r : *retired) retired_versions.insert(r.version);
+  std::string table_dir = TableDir(name);
+  // How many retained versions list each file, and each tagged version's files.
+  absl::flat_hash_map<std::string, uint64_t> listed_by;
+  absl::flat_hash_map<std::string, uint64_t> file_bytes;
+  absl::flat_hash_map<uint64_t, std::vector<std::string>> tagged_files;
+  for (const registry::TagRecord& tag : *tags) tagged_files[tag.version];
+  for (const registry::VersionRecord& v : *versions) {
+    if (retired_versions.contains(v.version)) continue;
+    absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, v.manifest_path);
+    if (!manifest.ok()) return manifest.status();
+    absl::StatusOr<io::FileInfo> manifest_info =
+        fs_.Stat(absl::StrCat(table_dir, "/", v.manifest_path));
+    if (!manifest_info.ok()) return manifest_info.status();
+    std::vector<std::string> files = {v.manifest_path};
+    file_bytes[v.manifest_path] = manifest_info->size;
+    for (const FragmentRef& fragment : manifest->fragments) {
+      files.push_back(fragment.path);
+      file_bytes[fragment.path] = fragment.size_bytes;
+    }
+    for (const std::string& file : files) ++listed_by[file];
+    auto tagged = tagged_files.find(v.version);
+    if (tagged != tagged_files.end()) tagged->second = std::move(files);
+  }
+  absl::flat_hash_map<uint64_t, size_t> tags_per_version;
+  for (const registry::TagRecord& tag : *tags) ++tags_per_version[tag.version];
+  for (const registry::TagRecord& tag : *tags) {
+    TagRetention retention{tag, 0, 0};
+    // Only it: the one tag of a version that is not the current one.
+    if (tags_per_version[tag.version] == 1 && tag.version != table->current_version) {
+      for (const std::string& file : tagged_files[tag.version]) {
+        if (listed_by[file] != 1) continue;
+        ++retention.exclusive_files;
+        retention.exclusive_bytes += file_bytes[file];
+      }
+    }
+    out.push_back(std::move(retention));
+  }
+  return out;
+}
+
+absl::StatusOr<ExpireOutcome> TableStore::Expire(const TableName& name,
+                                                 const ExpirePolicy& policy) {
+  if (!policy.keep_last.has_value() && !policy.older_than.has_value()) {
+    return absl::InvalidArgumentError("an expiry needs --keep-last N or --older-than DURATION");
+  }
+  if (policy.keep_last.has_value() && *policy.keep_last == 0) {
+    return absl::InvalidArgumentError("--keep-last must be at least 1: the current version stays");
+  }
+  if (policy.older_than.has_value() && *policy.older_than < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--older-than must not be negative");
+  }
+  if (registry_.read_only()) {
+    return absl::FailedPreconditionError("this root is open read-only: an expiry needs the writer");
+  }
+  // One commit at a time across the root's writers: the version read here
+  // is the one the registry's write checks.
+  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  if (!turn.ok()) return turn.status();
+  absl::MutexLock lock(&commit_mu_);
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  absl::StatusOr<std::vector<registry::VersionRecord>> versions =
+      registry_.ListVersions(table->table_id);
+  if (!versions.ok()) return versions.status();
+  absl::StatusOr<std::vector<registry::TagRecord>> tags = registry_.ListTags(table->table_id);
+  if (!tags.ok()) return tags.status();
+  absl::StatusOr<std::vector<registry::RetiredVersionRecord>> retired =
+      registry_.ListRetiredVersions(table->table_id);
+  if (!retired.ok()) return retired.status();
+  absl::flat_hash_set<uint64_t> kept;
+  for (const registry::TagRecord& tag : *tags) kept.insert(tag.version);
+  for (const registry::RetiredVersionRecord& r : *retired) kept.insert(r.version);
+  const uint64_t current = table->current_version;
+  absl::Time now = absl::Now();
+  ExpireOutcome outcome;
+  outcome.current_version = current;
+  for (const registry::VersionRecord& v : *versions) {
+    if (v.version >= current || kept.contains(v.version)) continue;
+    if (policy.keep_last.has_value() && current - v.version < *policy.keep_last) continue;
+    if (policy.older_than.has_value() &&
+        absl::FromUnixMicros(v.committed_unix_micros) > now - *policy.older_than) {
+      continue;
+    }
+    outcome.retired.push_back(v.version);
+  }
+  if (absl::Status s = LAKE_FAILPOINT(kTableExpireFailpoints[0]); !s.ok()) return s;
+  if (outcome.retired.empty()) return outcome;
+  // The oldest version retained afterwards: the new reference base.
+  absl::flat_hash_set<uint64_t> retired_after(outcome.retired.begin(), outcome.retired.end());
+  for (const registry::RetiredVersionRecord& r : *retired) retired_after.insert(r.version);
+  uint64_t oldest = 1;
+  while (oldest < current && retired_after.contains(oldest)) ++oldest;
+  absl::StatusOr<RetainedLineage> lineage =
+      ReadRetainedLineage(registry_, table->table_id, *versions);
+  if (!lineage.ok()) return lineage.status();
+  std::optional<registry::ReferenceBaseRecord> base;
+  if (oldest > 1 && (!lineage->base.has_value() || lineage->base->version < oldest)) {
+    // Every reference of `oldest`: the lineage replayed up to it.
+    RetainedLineage upto{lineage->base, {}};
+    for (const LineageEdge& edge : lineage->edges) {
+      if (edge.child_version <= oldest) upto.edges.push_back(edge);
+    }
+    ReferenceSnapshot snapshot{table->table_id, oldest, {}};
+    if (absl::Status s = EnumerateLineage(
+            fs_, TableDir(name), upto,
+            [&](uint64_t, const std::vector<DataLocation>& chunk) -> absl::Status {
+              snapshot.references.insert(snapshot.references.end(), chunk.begin(), chunk.end());
+              return absl::OkStatus();
+            });
+        !s.ok()) {
+      return s;
+    }
+    CanonicalizeReferences(&snapshot.references);
+    absl::StatusOr<std::string> digest = WriteReferenceSnapshot(fs_, TableDir(name), snapshot);
+    if (!digest.ok()) return digest.status();
+    if (absl::Status s = LAKE_FAILPOINT(kTableExpireFailpoints[1]); !s.ok()) return s;
+    base = registry::ReferenceBaseRecord{table->table_id, oldest, *digest, 0};
+  }
+  absl::StatusOr<std::vector<registry::RetiredVersionRecord>> done =
+      registry_.RetireVersions(table->table_id, current, outcome.retired, base);
+  if (!done.ok()) return done.status();
+  if (absl::Status s = LAKE_FAILPOINT(kTableExpireFailpoints[2]); !s.ok()) return s;
+  return outcome;
+}
+
+absl::StatusOr<RetainedLineage> ReadRetainedLineage(
+    registry::Registry& registry, uint64_t table_id,
+    const std::vector<registry::VersionRecord>& versions) {
+  absl::StatusOr<std::optional<registry::ReferenceBaseRecord>> base =
+      registry.GetReferenceBase(table_id);
+  if (!base.ok()) return base.status();
+  RetainedLineage lineage;
+  uint64_t after = 0;
+  if (base->has_value()) {
+    lineage.base = LineageBase{(*base)->version, (*base)->snapshot_sha256};
+    after = (*base)->version;
+  }
+  for (const registry::VersionRecord& v : versions) {
+    if (v.version <= after) continue;
+    lineage.edges.push_back(LineageEdge{v.parent_version, v.version, v.reference_delta_sha256});
+  }
+  return lineage;
+}
+
+absl::Status EnumerateLineage(io::FileSystem& fs, const std::string& table_dir,
+                              const RetainedLineage& lineage, ReferenceVisitor visit) {
+  if (lineage.base.has_value()) {
+    return EnumerateReferencesFrom(fs, table_dir, *lineage.base, lineage.edges, visit);
+  }
+  return EnumerateReferences(fs, table_dir, lineage.edges, visit);
 }
 
 absl::StatusOr<Manifest> TableStore::ReadManifest(const std::string& table_dir,
@@ -625,10 +844,21 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
                                             " (its current version is ",
                                             table->current_version, ")"));
   }
+  absl::StatusOr<std::optional<registry::RetiredVersionRecord>> retired =
+      registry_.GetRetiredVersion(table->table_id, wanted);
+  if (!retired.ok()) return retired.status();
+  if (retired->has_value()) return ExpiredVersionError(name.ToString(), wanted, **retired);
   absl::StatusOr<registry::VersionRecord> record = registry_.GetVersion(table->table_id, wanted);
   if (!record.ok()) return record.status();
   absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, record->manifest_path);
-  if (!manifest.ok()) return manifest.status();
+  if (!manifest.ok()) {
+    // Expired (and collected) since the check above: NotFound as well.
+    retired = registry_.GetRetiredVersion(table->table_id, wanted);
+    if (retired.ok() && retired->has_value()) {
+      return ExpiredVersionError(name.ToString(), wanted, **retired);
+    }
+    return manifest.status();
+  }
   if (manifest->table_id != table->table_id || manifest->version != wanted ||
       manifest->reference_delta_sha256 != record->reference_delta_sha256) {
     return absl::DataLossError(absl::StrCat("manifest ", record->manifest_path,
@@ -636,8 +866,9 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
                                             name.ToString()));
   }
   if (absl::Status s = check_prefilter(manifest->schema); !s.ok()) return s;
-  return std::unique_ptr<TableScan>(
-      new TableScan(fs_, pool_, table_dir, std::move(*manifest), std::move(prefilter)));
+  return std::unique_ptr<TableScan>(new TableScan(fs_, pool_, table_dir, std::move(*manifest),
+                                                  std::move(prefilter), &registry_,
+                                                  name.ToString()));
 }
 
 absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName& name) {
@@ -691,11 +922,10 @@ absl::Status TableStore::EnumerateReferences(const TableName& name, ReferenceVis
   absl::StatusOr<std::vector<registry::VersionRecord>> versions =
       registry_.ListVersions(table->table_id);
   if (!versions.ok()) return versions.status();
-  std::vector<LineageEdge> edges;
-  for (const registry::VersionRecord& v : *versions) {
-    edges.push_back(LineageEdge{v.parent_version, v.version, v.reference_delta_sha256});
-  }
-  return table::EnumerateReferences(fs_, TableDir(name), edges, visit);
+  absl::StatusOr<RetainedLineage> lineage =
+      ReadRetainedLineage(registry_, table->table_id, *versions);
+  if (!lineage.ok()) return lineage.status();
+  return EnumerateLineage(fs_, TableDir(name), *lineage, visit);
 }
 
 absl::Status TableStore::ForEachPendingCheckpoint(

@@ -138,6 +138,52 @@ inline constexpr std::array<std::string_view, 2> kTableDropFailpoints = {
 // in between is a conflict), or the current one when it commits.
 enum class AppendBase { kRead, kCurrent };
 
+// An expiry's steps, in order (TableStore::Expire).
+inline constexpr std::array<std::string_view, 3> kTableExpireFailpoints = {
+    "table_expire.selected",          // the versions to retire chosen, nothing written
+    "table_expire.snapshot_written",  // the reference snapshot is durable, unnamed
+    "table_expire.committed",         // the registry retired them (one synced write)
+};
+
+// The lineage a replay of a table's references walks: from its reference
+// base (the snapshot an expiry wrote), when it has one, through the edges
+// of every version after it; else every edge from version 0.
+struct RetainedLineage {
+  std::optional<LineageBase> base;
+  std::vector<LineageEdge> edges;
+};
+// The lineage of `table_id`, whose version records are `versions`
+// (ascending, as the registry lists them).
+absl::StatusOr<RetainedLineage> ReadRetainedLineage(
+    registry::Registry& registry, uint64_t table_id,
+    const std::vector<registry::VersionRecord>& versions);
+// EnumerateReferences or EnumerateReferencesFrom, as `lineage` says.
+absl::Status EnumerateLineage(io::FileSystem& fs, const std::string& table_dir,
+                              const RetainedLineage& lineage, ReferenceVisitor visit);
+
+// Which versions an expiry retires: those that are none of the newest
+// `keep_last` (when set) and committed before now - `older_than` (when
+// set), never the current version nor a tagged one. At least one of the
+// two must be set.
+struct ExpirePolicy {
+  std::optional<uint64_t> keep_last;
+  std::optional<absl::Duration> older_than;
+};
+
+struct ExpireOutcome {
+  std::vector<uint64_t> retired;  // ascending; empty when nothing was due
+  uint64_t current_version = 0;
+};
+
+// What one tag alone keeps from the collector: the table files (its
+// manifest, the fragments it lists) no other retained version needs, and
+// their bytes.
+struct TagRetention {
+  registry::TagRecord tag;
+  uint64_t exclusive_files = 0;
+  uint64_t exclusive_bytes = 0;
+};
+
 struct TableStoreOptions {
   // Append checkpoints (on by default; off only for hosts that keep their
   // own intent log).
@@ -230,14 +276,21 @@ class TableScan {
   friend class TableStore;
   static constexpr size_t kScanReadAhead = 2;
   TableScan(io::FileSystem& fs, TaskPool& pool, std::string table_dir, Manifest manifest,
-            std::optional<ScanPrefilter> prefilter)
+            std::optional<ScanPrefilter> prefilter, registry::Registry* registry = nullptr,
+            std::string table_name = "")
       : fs_(fs),
         pool_(pool),
         table_dir_(std::move(table_dir)),
         manifest_(std::move(manifest)),
-        prefilter_(std::move(prefilter)) {}
+        prefilter_(std::move(prefilter)),
+        registry_(registry),
+        table_name_(std::move(table_name)) {}
   // Whether the prefilter's statistics rule fragment `index` out.
   bool SkippedByStatistics(size_t index) const;
+  // A fragment gone missing under a scan of a version expired since it
+  // began (collected after its cutoff) is NotFound, as the expiry makes it;
+  // `failed` otherwise.
+  absl::Status ExplainMissing(const absl::Status& failed) const;
   // Reads, checks and decodes fragment `index` of the manifest; nullopt
   // when the prefilter rejects it.
   absl::StatusOr<std::optional<ColumnBatch>> ReadFragment(size_t index) const;
@@ -246,6 +299,8 @@ class TableScan {
   std::string table_dir_;
   Manifest manifest_;
   std::optional<ScanPrefilter> prefilter_;
+  registry::Registry* registry_;  // to tell an expired version from damage
+  std::string table_name_;
   size_t next_ahead_ = 0;  // the first fragment not yet being read
   mutable std::atomic<size_t> fragments_opened_{0};
   // The reads ahead, in fragment order. The destructor waits for each (a
@@ -288,6 +343,36 @@ class TableStore {
   absl::StatusOr<std::vector<registry::TableRecord>> ListTables();
   absl::StatusOr<std::vector<registry::VersionRecord>> ListVersions(const TableName& name);
 
+  // Pins `version` under `tag` (Registry::TagVersion): no expiry retires it.
+  absl::StatusOr<registry::TagRecord> TagVersion(const TableName& name, const std::string& tag,
+                                                 uint64_t version);
+  // Removes the tag; NotFound when the table has no such tag.
+  absl::Status UntagVersion(const TableName& name, const std::string& tag);
+  absl::StatusOr<std::vector<registry::TagRecord>> ListTags(const TableName& name);
+  absl::StatusOr<std::vector<registry::RetiredVersionRecord>> ListRetiredVersions(
+      const TableName& name);
+  // Per tag, what only it retains (TagRetention): the files of its version
+  // that no other retained version (the current one, another tag's, one
+  // not yet expired) lists.
+  absl::StatusOr<std::vector<TagRetention>> DescribeTagRetention(const TableName& name);
+
+  // Retires the versions `policy` selects. Under the commit lock, in order:
+  //   1. the versions are selected (kTableExpireFailpoints[0]);
+  //   2. when the oldest version retained afterwards (V) is past the
+  //      table's reference base (and past version 1), the reference
+  //      snapshot of V is written durably, named by nothing yet;
+  //   3. the registry retires the versions and records V's snapshot as the
+  //      table's reference base, in one synced write (RetireVersions).
+  // A crash before 3 retires nothing (a snapshot left by 2 is the same
+  // bytes the next expiry writes); after, all of it. A retired version
+  // cannot be scanned (NotFound, also AS OF VERSION, also for a follower)
+  // nor tagged. Once the cutoff has passed since 3, its manifest, the
+  // fragments no retained version lists, and — when it is before the
+  // reference base — its reference delta are the collector's. Nothing to
+  // retire is OK with an empty list. InvalidArgument for an empty policy or
+  // keep_last 0; NotFound for an unknown table.
+  absl::StatusOr<ExpireOutcome> Expire(const TableName& name, const ExpirePolicy& policy);
+
   // Steps 2..6 of the append path for a batch whose FILE cells are
   // DataLocations of this stage (already uploaded or checked), prepared
   // against `table` as read before the uploads. With AppendBase::kRead,
@@ -302,7 +387,7 @@ class TableStore {
 
   // The rows of `version` (the current one when nullopt), past the
   // fragments `prefilter` rejects. NotFound for a version the table never
-  // had; InvalidArgument for a prefilter column the schema does not have.
+  // had or one an expiry retired; InvalidArgument for a prefilter column the schema does not have.
   absl::StatusOr<std::unique_ptr<TableScan>> Scan(const TableName& name,
                                                   std::optional<uint64_t> version,
                                                   std::optional<ScanPrefilter> prefilter = {});

@@ -898,6 +898,60 @@ TEST_CASE("a follower changes nothing in a root: no tables or no stage record is
   CHECK_FALSE(std::filesystem::exists(root + "/stage.json"));
 }
 
+TEST_CASE("lake_table_tag and lake_table_expire: a retired version is NOT_FOUND, also for a follower") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  lake_db* raw = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
+  Db db(raw);
+  const char* columns[] = {"name:utf8"};
+  REQUIRE(lake_table_create(db.get(), "ml.runs", columns, 1, nullptr) == LAKE_OK);
+  for (const char* name : {"a", "b", "c"}) {
+    lake_statement* raw_stmt = nullptr;
+    REQUIRE(lake_db_prepare(db.get(), "INSERT INTO ml.runs (name) VALUES (?)", &raw_stmt,
+                            nullptr) == LAKE_OK);
+    Statement insert(raw_stmt);
+    REQUIRE(lake_statement_bind_utf8(insert.get(), 1, name, 1, nullptr) == LAKE_OK);
+    REQUIRE(lake_statement_insert(insert.get(), nullptr, nullptr, nullptr) == LAKE_OK);
+  }
+  lake_error* err = nullptr;
+  REQUIRE(lake_table_tag(db.get(), "ml.runs", "golden", 1, nullptr) == LAKE_OK);
+  CHECK(lake_table_tag(db.get(), "ml.runs", "golden", 2, &err) == LAKE_CONFLICT);
+  lake_error_free(err);
+  err = nullptr;
+  CHECK(lake_table_expire(db.get(), "ml.runs", 0, -1, nullptr, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  char* json = nullptr;
+  REQUIRE(lake_table_expire(db.get(), "ml.runs", 1, -1, &json, nullptr) == LAKE_OK);
+  CHECK(std::string(json) == "{\"current_version\":3,\"retired\":[2]}");
+  lake_string_free(json);
+
+  lake_db* raw_follower = nullptr;
+  REQUIRE(lake_db_open_follower(root.c_str(), 1, &raw_follower, nullptr) == LAKE_OK);
+  Db follower(raw_follower);
+  for (lake_db* reader : {db.get(), follower.get()}) {
+    lake_statement* raw_stmt = nullptr;
+    REQUIRE(lake_db_prepare(reader, "SELECT name FROM ml.runs AS OF VERSION 2", &raw_stmt,
+                            nullptr) == LAKE_OK);
+    Statement query(raw_stmt);
+    struct ArrowArrayStream stream;
+    err = nullptr;
+    CHECK(lake_statement_query(query.get(), &stream, &err) == LAKE_NOT_FOUND);
+    REQUIRE(err != nullptr);
+    CHECK(std::string(lake_error_message(err)).find("version 2 of ml.runs was expired") !=
+          std::string::npos);
+    lake_error_free(err);
+  }
+  REQUIRE(lake_table_describe(db.get(), "ml.runs", &json, nullptr) == LAKE_OK);
+  CHECK(std::string(json).find("\"expired_versions\":1") != std::string::npos);
+  CHECK(std::string(json).find("\"tag\":\"golden\"") != std::string::npos);
+  lake_string_free(json);
+  REQUIRE(lake_table_untag(db.get(), "ml.runs", "golden", nullptr) == LAKE_OK);
+  err = nullptr;
+  CHECK(lake_table_untag(db.get(), "ml.runs", "golden", &err) == LAKE_NOT_FOUND);
+  lake_error_free(err);
+}
+
 TEST_CASE("lake_table_drop takes the table out of every lookup; its name is free; a prepared INSERT then fails NOT_FOUND") {
   ScratchDir dir;
   std::string root = dir.path + "/root";

@@ -1207,6 +1207,58 @@ TEST_CASE("tables CLI: table drop of an unknown table exits 6; a bad name exits 
   CHECK(Lake(dir, {"table", "list", "--json"}).out.find("ml.ops") != std::string::npos);
 }
 
+TEST_CASE("tables CLI: table tag pins a version; expire retires the others; AS OF an expired one exits 6") {
+  TempDir dir;
+  CreateOpsTable(dir);
+  for (const char* id : {"a", "b", "c", "d"}) {
+    REQUIRE(Lake(dir, {"insert", kInsertOp, "--param", id}).exit_code == 0);
+  }
+  Result tagged = Lake(dir, {"table", "tag", "ml.ops", "golden", "2"});
+  CHECK(tagged.exit_code == 0);
+  CHECK(tagged.out.empty());
+  CHECK(tagged.err == "tagged version 2 of ml.ops as golden\n");
+  CHECK(Lake(dir, {"table", "tag", "ml.ops", "golden", "3"}).exit_code == 4);
+  CHECK(Lake(dir, {"table", "tag", "ml.ops", "other", "9"}).exit_code == 6);
+  CHECK(Lake(dir, {"table", "tag", "ml.ops", "other", "x"}).exit_code == 2);
+
+  Result expired = Lake(dir, {"table", "expire", "ml.ops", "--keep-last", "1"});
+  CHECK(expired.exit_code == 0);
+  CHECK(expired.out == "expired 2 versions: 1 3\n");
+  Result json = Lake(dir, {"table", "expire", "ml.ops", "--older-than", "0s", "--json"});
+  CHECK(json.out == "{\"current_version\":4,\"retired\":[]}\n");
+
+  Result gone = Lake(dir, {"query", "SELECT id FROM ml.ops AS OF VERSION 3"});
+  CHECK(gone.exit_code == 6);
+  CHECK(gone.err.find("version 3 of ml.ops was expired") != std::string::npos);
+  CHECK(Lake(dir, {"query", "SELECT id FROM ml.ops AS OF VERSION 2"}).out == "id\na\nb\n");
+  Result versions = Lake(dir, {"table", "versions", "ml.ops"});
+  CHECK(versions.out.find("\ttag golden") != std::string::npos);
+  CHECK(versions.out.find("\texpired ") != std::string::npos);
+  Result described = Lake(dir, {"table", "describe", "ml.ops"});
+  CHECK(described.out.find("expired    2 versions\n") != std::string::npos);
+  CHECK(described.out.find("tag        golden version 2, only it retains 1 files") !=
+        std::string::npos);
+
+  Result untagged = Lake(dir, {"table", "untag", "ml.ops", "golden"});
+  CHECK(untagged.exit_code == 0);
+  CHECK(untagged.err == "removed tag golden of ml.ops\n");
+  CHECK(Lake(dir, {"table", "untag", "ml.ops", "golden"}).exit_code == 6);
+  CHECK(Lake(dir, {"table", "expire", "ml.ops", "--keep-last", "1"}).out ==
+        "expired 1 versions: 2\n");
+}
+
+TEST_CASE("tables CLI: table expire needs a bound; bad bounds and stray flags exit 2") {
+  TempDir dir;
+  CreateOpsTable(dir);
+  CHECK(Lake(dir, {"table", "expire", "ml.ops"}).exit_code == 2);
+  CHECK(Lake(dir, {"table", "expire", "ml.ops", "--keep-last", "0"}).exit_code == 2);
+  CHECK(Lake(dir, {"table", "expire", "ml.ops", "--keep-last", "-1"}).exit_code == 2);
+  CHECK(Lake(dir, {"table", "expire", "ml.ops", "--older-than", "soon"}).exit_code == 2);
+  CHECK(Lake(dir, {"table", "drop", "ml.ops", "--keep-last", "1"}).exit_code == 2);
+  CHECK(Lake(dir, {"table", "tag", "ml.ops", "golden"}).exit_code == 2);
+  CHECK(Lake(dir, {"table", "expire", "ml.nope", "--keep-last", "1"}).exit_code == 6);
+}
+
 TEST_CASE("tables CLI: an insert that may still commit names its operation and lake recover; exit 5") {
   TempDir dir;
   CreateOpsTable(dir);

@@ -15,6 +15,7 @@
 #include "engine/gc/collector_guards.h"
 #include "engine/gc/pin_store.h"
 #include "engine/gc/live_references.h"
+#include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/plan_writer.h"
 #include "engine/gc/root_fingerprint.h"
@@ -167,6 +168,61 @@ TEST_CASE("gc plan: an object referenced only by an old version survives") {
   CHECK(!Contains(uris, new_ref.uri));
   // The fragments only the versions before the compaction name survive too.
   CHECK(plan->manifest.table_files == 0);
+}
+
+TEST_CASE("gc plan: files only expired versions list are planned once the cutoff has passed since the expiry") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  table::TableName name = *table::ParseTableName("ns.t");
+  std::vector<DataLocation> refs;
+  for (int i = 0; i < 3; ++i) {
+    refs.push_back(root.Put());
+    root.InsertLocation("ns.t", "r" + std::to_string(i), refs.back());  // versions 1..3
+  }
+  LAKE_REQUIRE_OK(root.tables().tables->Compact(name));  // version 4: one fragment
+  LAKE_REQUIRE_OK(root.tables().tables->TagVersion(name, "golden", 2));
+  absl::StatusOr<table::ExpireOutcome> expired =
+      root.tables().tables->Expire(name, {.keep_last = 1});
+  LAKE_REQUIRE_OK(expired);
+  REQUIRE(expired->retired == std::vector<uint64_t>{1, 3});
+  // Every file two days old; the expiry is now.
+  root.AgeEverything(absl::Hours(48));
+
+  PlanOptions day = GcTestRoot::ShortCutoff();
+  day.cutoff = absl::Hours(24);
+  absl::StatusOr<PlanSummary> early = root.Plan(day);
+  LAKE_REQUIRE_OK(early);
+  CHECK(early->manifest.table_files == 0);
+  CHECK(StageUris(root.PlannedUris(early->manifest.plan_id)).empty());
+
+  absl::StatusOr<PlanSummary> late = root.Plan();  // cutoff zero: the expiry is past it
+  LAKE_REQUIRE_OK(late);
+  std::vector<std::string> uris = root.PlannedUris(late->manifest.plan_id);
+  // No object: the retained versions still reference all three.
+  CHECK(StageUris(uris).empty());
+  // Versions 1 and 3's manifests, the one fragment only version 3 listed
+  // (version 2, retained, lists the first two), and version 1's delta.
+  std::string dir = root.tables().tables->TableDir(name);
+  std::vector<std::string> retained_files = {FormatFileUri(dir + "/" + table::ManifestRelativePath(2)),
+                                             FormatFileUri(dir + "/" + table::ManifestRelativePath(4))};
+  // The deltas after the reference base (version 2, the oldest retained)
+  // and its snapshot stay; version 1's delta, before it, is the plan's.
+  for (uint64_t v = 2; v <= 4; ++v) {
+    retained_files.push_back(FormatFileUri(dir + "/" + table::ReferenceDeltaRelativePath(v)));
+  }
+  retained_files.push_back(FormatFileUri(dir + "/" + table::ReferenceSnapshotRelativePath(2)));
+  std::vector<std::string> expected = {FormatFileUri(dir + "/" + table::ManifestRelativePath(1)),
+                                       FormatFileUri(dir + "/" + table::ManifestRelativePath(3)),
+                                       FormatFileUri(dir + "/" + table::ReferenceDeltaRelativePath(1))};
+  CHECK(late->manifest.table_files == 4);
+  for (const std::string& uri : expected) CHECK(Contains(uris, uri));
+  for (const std::string& uri : retained_files) CHECK_FALSE(Contains(uris, uri));
+  // Every retained version still reads all its rows after the plan is applied.
+  LAKE_REQUIRE_OK(ApplyPlan(root.View(), late->manifest.plan_id, {}));
+  CHECK(root.tables().Rows("ns.t", 2)->size() == 2);
+  CHECK(root.tables().Rows("ns.t", 4)->size() == 3);
+  CHECK(absl::IsNotFound(root.tables().Rows("ns.t", 3).status()));
+  CHECK(root.tables().References("ns.t")->size() == 3);
 }
 
 TEST_CASE("gc plan: an object referenced only by a pending append checkpoint survives") {

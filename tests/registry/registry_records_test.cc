@@ -108,6 +108,50 @@ TEST_CASE("a dropped table's record is the table's body and the drop time (golde
   CHECK(absl::IsDataLoss(DecodeTableRecord(EncodeDroppedTableRecord(dropped)).status()));
 }
 
+TEST_CASE("tag and retired-version records are fixed (golden) and fail closed") {
+  TagRecord tag{7, "golden", 3, 1700000000000009};
+  RetiredVersionRecord retired{7, 2, 1700000000000010};
+  const std::string tag_hex = absl::BytesToHexString(EncodeTagRecord(tag));
+  const std::string retired_hex = absl::BytesToHexString(EncodeRetiredVersionRecord(retired));
+  // Kind 9: table id 7, "golden", version 3, the time; kind 10: table id 7,
+  // version 2, the time; each then its digest.
+  CHECK(tag_hex ==
+        "0109070000000000000006000000676f6c64656e030000000000000009401e18240a0600"
+        "65277a8538b0806a");
+  CHECK(retired_hex ==
+        "010a070000000000000002000000000000000a401e18240a0600"
+        "1cce7724b61b3b9d");
+  CHECK(*DecodeTagRecord(absl::HexStringToBytes(tag_hex)) == tag);
+  CHECK(*DecodeRetiredVersionRecord(absl::HexStringToBytes(retired_hex)) == retired);
+  CHECK(TagKey(7, "golden") == "g/0000000000000007/golden");
+  CHECK(RetiredVersionKey(7, 2) == "x/0000000000000007/00000000000000000002");
+  CheckEveryDamageIsDataLoss(EncodeTagRecord(tag),
+                             [](std::string_view v) { return DecodeTagRecord(v); });
+  CheckEveryDamageIsDataLoss(EncodeRetiredVersionRecord(retired),
+                             [](std::string_view v) { return DecodeRetiredVersionRecord(v); });
+  // Well framed, invalid content: a tag that is no identifier, version 0.
+  CHECK(absl::IsDataLoss(DecodeTagRecord(EncodeTagRecord({7, "no tag", 3, 0})).status()));
+  CHECK(absl::IsDataLoss(DecodeTagRecord(EncodeTagRecord({7, "t", 0, 0})).status()));
+  CHECK(absl::IsDataLoss(
+      DecodeRetiredVersionRecord(EncodeRetiredVersionRecord({7, 0, 0})).status()));
+  CHECK(absl::IsDataLoss(DecodeTagRecord(EncodeRetiredVersionRecord(retired)).status()));
+}
+
+TEST_CASE("a reference base record round-trips and fails closed") {
+  ReferenceBaseRecord base{7, 3, std::string(64, 'b'), 1700000000000011};
+  std::string encoded = EncodeReferenceBaseRecord(base);
+  CHECK(absl::BytesToHexString(encoded.substr(0, 2)) == "010b");
+  CHECK(*DecodeReferenceBaseRecord(encoded) == base);
+  CHECK(ReferenceBaseKey(7) == "b/0000000000000007");
+  CheckEveryDamageIsDataLoss(encoded,
+                             [](std::string_view v) { return DecodeReferenceBaseRecord(v); });
+  CHECK(absl::IsDataLoss(
+      DecodeReferenceBaseRecord(EncodeReferenceBaseRecord({7, 0, std::string(64, 'b'), 0}))
+          .status()));
+  CHECK(absl::IsDataLoss(
+      DecodeReferenceBaseRecord(EncodeReferenceBaseRecord({7, 3, "nothex", 0})).status()));
+}
+
 TEST_CASE("records round-trip") {
   CHECK(*DecodeStageDescriptorRecord(EncodeStageDescriptorRecord("{\"kind\":\"local\"}")) ==
         "{\"kind\":\"local\"}");

@@ -411,6 +411,32 @@ TEST_CASE("within one commit turn a forwarding writer reads its own forwarded wr
   CHECK(second->ListVersions(t.table_id)->size() == 2);
 }
 
+TEST_CASE("a second writer's tags and expiries are forwarded to the owner") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter();
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  REQUIRE_FALSE(second->IsOwner());
+  TableRecord t = *second->CreateTable({"ns", "t"}, TwoColumns());
+  for (uint64_t v = 1; v <= 3; ++v) {
+    LAKE_REQUIRE_OK(second->CommitVersion(t.table_id, v - 1, Version(v, v - 1), std::nullopt));
+  }
+  absl::StatusOr<TagRecord> tag = second->TagVersion(t.table_id, "gold", 2);
+  LAKE_REQUIRE_OK(tag);
+  CHECK(tag->version == 2);
+  CHECK(*owner->ListTags(t.table_id) == std::vector<TagRecord>{*tag});
+  CHECK(absl::IsAlreadyExists(second->TagVersion(t.table_id, "gold", 1).status()));
+  absl::StatusOr<std::vector<RetiredVersionRecord>> retired = second->RetireVersions(
+      t.table_id, 3, {1}, ReferenceBaseRecord{t.table_id, 2, Hex64('c'), 0});
+  LAKE_REQUIRE_OK(retired);
+  REQUIRE(retired->size() == 1);
+  CHECK((*retired)[0].version == 1);
+  // A tagged version is refused across the channel too.
+  CHECK(absl::IsFailedPrecondition(second->RetireVersions(t.table_id, 3, {2}).status()));
+  LAKE_REQUIRE_OK(second->UntagVersion(t.table_id, "gold"));
+  CHECK(owner->ListTags(t.table_id)->empty());
+  CHECK(absl::IsNotFound(second->UntagVersion(t.table_id, "gold")));
+}
+
 TEST_CASE("a forwarded write's typed errors cross the channel with their payloads") {
   Root root;
   std::unique_ptr<Registry> owner = root.OpenWriter();
@@ -818,6 +844,124 @@ std::string GetRaw(const std::string& registry_dir, const std::string& key) {
   rocksdb::Status got = db->Get(rocksdb::ReadOptions(), key, &value);
   REQUIRE_MESSAGE(got.ok(), got.ToString());
   return value;
+}
+
+TEST_CASE("a tag pins a committed version; a taken tag is AlreadyExists; untag frees it") {
+  Root root;
+  FakeClock clock;
+  RegistryOptions options;
+  options.clock = clock.Function();
+  std::unique_ptr<Registry> registry = root.OpenWriter(options);
+  TableRecord t = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  LAKE_REQUIRE_OK(registry->CommitVersion(t.table_id, 0, Version(1, 0), std::nullopt));
+  LAKE_REQUIRE_OK(registry->CommitVersion(t.table_id, 1, Version(2, 1), std::nullopt));
+
+  absl::StatusOr<TagRecord> tagged = registry->TagVersion(t.table_id, "golden", 1);
+  LAKE_REQUIRE_OK(tagged);
+  CHECK(*tagged == TagRecord{t.table_id, "golden", 1, clock.Now()});
+  CHECK(absl::IsAlreadyExists(registry->TagVersion(t.table_id, "golden", 2).status()));
+  CHECK(absl::IsNotFound(registry->TagVersion(t.table_id, "later", 3).status()));
+  CHECK(absl::IsInvalidArgument(registry->TagVersion(t.table_id, "not a tag", 1).status()));
+  CHECK(absl::IsNotFound(registry->TagVersion(t.table_id + 1, "x", 1).status()));
+  LAKE_REQUIRE_OK(registry->TagVersion(t.table_id, "also", 1));
+  CHECK(registry->ListTags(t.table_id)->size() == 2);
+
+  LAKE_CHECK_OK(registry->UntagVersion(t.table_id, "golden"));
+  CHECK(absl::IsNotFound(registry->UntagVersion(t.table_id, "golden")));
+  CHECK(*registry->ListTags(t.table_id) ==
+        std::vector<TagRecord>{{t.table_id, "also", 1, clock.Now()}});
+  LAKE_CHECK_OK(registry->TagVersion(t.table_id, "golden", 2).status());
+}
+
+TEST_CASE("retiring versions: never the current one, never a tagged one; all or nothing") {
+  Root root;
+  FakeClock clock;
+  RegistryOptions options;
+  options.clock = clock.Function();
+  std::unique_ptr<Registry> registry = root.OpenWriter(options);
+  TableRecord t = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  for (uint64_t v = 1; v <= 4; ++v) {
+    LAKE_REQUIRE_OK(registry->CommitVersion(t.table_id, v - 1, Version(v, v - 1), std::nullopt));
+  }
+  LAKE_REQUIRE_OK(registry->TagVersion(t.table_id, "keep", 2));
+
+  CHECK(absl::IsFailedPrecondition(registry->RetireVersions(t.table_id, 4, {1, 4}).status()));
+  CHECK(absl::IsFailedPrecondition(registry->RetireVersions(t.table_id, 4, {1, 2}).status()));
+  CHECK(absl::IsAborted(registry->RetireVersions(t.table_id, 3, {1}).status()));
+  CHECK(absl::IsInvalidArgument(registry->RetireVersions(t.table_id, 4, {}).status()));
+  CHECK(registry->ListRetiredVersions(t.table_id)->empty());
+
+  clock.Advance(absl::Seconds(3));
+  absl::StatusOr<std::vector<RetiredVersionRecord>> retired =
+      registry->RetireVersions(t.table_id, 4, {1, 3});
+  LAKE_REQUIRE_OK(retired);
+  std::vector<RetiredVersionRecord> expected = {{t.table_id, 1, clock.Now()},
+                                                {t.table_id, 3, clock.Now()}};
+  CHECK(*retired == expected);
+  CHECK(*registry->ListRetiredVersions(t.table_id) == expected);
+  CHECK(registry->GetRetiredVersion(t.table_id, 3)->value() == expected[1]);
+  CHECK_FALSE(registry->GetRetiredVersion(t.table_id, 2)->has_value());
+  // Retired once; a retired version cannot be tagged.
+  CHECK(absl::IsFailedPrecondition(registry->RetireVersions(t.table_id, 4, {1}).status()));
+  CHECK(absl::IsNotFound(registry->TagVersion(t.table_id, "late", 1).status()));
+  // Its version record stays (the lineage replay reads its edge).
+  LAKE_CHECK_OK(registry->GetVersion(t.table_id, 1).status());
+}
+
+TEST_CASE("an expiry records the reference base with its retirements; a bad base changes nothing") {
+  Root root;
+  std::unique_ptr<Registry> registry = root.OpenWriter();
+  TableRecord t = *registry->CreateTable({"ns", "t"}, TwoColumns());
+  for (uint64_t v = 1; v <= 4; ++v) {
+    LAKE_REQUIRE_OK(registry->CommitVersion(t.table_id, v - 1, Version(v, v - 1), std::nullopt));
+  }
+  CHECK_FALSE(registry->GetReferenceBase(t.table_id)->has_value());
+  ReferenceBaseRecord base{t.table_id, 3, Hex64('b'), 0};
+  // The base among the versions retired, or of another table: refused whole.
+  CHECK(absl::IsFailedPrecondition(
+      registry->RetireVersions(t.table_id, 4, {1, 3}, base).status()));
+  CHECK(absl::IsInvalidArgument(
+      registry->RetireVersions(t.table_id, 4, {1}, ReferenceBaseRecord{9, 3, Hex64('b'), 0})
+          .status()));
+  CHECK(registry->ListRetiredVersions(t.table_id)->empty());
+  CHECK_FALSE(registry->GetReferenceBase(t.table_id)->has_value());
+
+  LAKE_REQUIRE_OK(registry->RetireVersions(t.table_id, 4, {1, 2}, base));
+  absl::StatusOr<std::optional<ReferenceBaseRecord>> recorded =
+      registry->GetReferenceBase(t.table_id);
+  LAKE_REQUIRE_OK(recorded);
+  REQUIRE(recorded->has_value());
+  CHECK((*recorded)->version == 3);
+  CHECK((*recorded)->snapshot_sha256 == Hex64('b'));
+  // A base never moves back.
+  LAKE_REQUIRE_OK(registry->CommitVersion(t.table_id, 4, Version(5, 4), std::nullopt));
+  CHECK(absl::IsFailedPrecondition(
+      registry->RetireVersions(t.table_id, 5, {4}, ReferenceBaseRecord{t.table_id, 3, Hex64('c'), 0})
+          .status()));
+}
+
+TEST_CASE("tags and retirements survive a reopen; a follower sees them and refuses them") {
+  Root root;
+  uint64_t table_id = 0;
+  {
+    std::unique_ptr<Registry> registry = root.OpenWriter();
+    TableRecord t = *registry->CreateTable({"ns", "t"}, TwoColumns());
+    table_id = t.table_id;
+    LAKE_REQUIRE_OK(registry->CommitVersion(table_id, 0, Version(1, 0), std::nullopt));
+    LAKE_REQUIRE_OK(registry->CommitVersion(table_id, 1, Version(2, 1), std::nullopt));
+    LAKE_REQUIRE_OK(registry->CommitVersion(table_id, 2, Version(3, 2), std::nullopt));
+    LAKE_REQUIRE_OK(registry->TagVersion(table_id, "keep", 2));
+    LAKE_REQUIRE_OK(registry->RetireVersions(table_id, 3, {1}));
+  }
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  CHECK(writer->ListTags(table_id)->size() == 1);
+  CHECK(writer->ListRetiredVersions(table_id)->size() == 1);
+  std::unique_ptr<Registry> follower = root.OpenFollower();
+  CHECK(follower->ListTags(table_id)->size() == 1);
+  CHECK(follower->GetRetiredVersion(table_id, 1)->has_value());
+  CHECK(absl::IsFailedPrecondition(follower->TagVersion(table_id, "x", 3).status()));
+  CHECK(absl::IsFailedPrecondition(follower->UntagVersion(table_id, "keep")));
+  CHECK(absl::IsFailedPrecondition(follower->RetireVersions(table_id, 3, {2}).status()));
 }
 
 TEST_CASE("a damaged value is DataLoss") {

@@ -48,7 +48,23 @@ TEST_CASE("writer channel: every request kind round-trips") {
   ForwardedWrite drop;
   drop.kind = ForwardedKind::kDropTable;
   drop.name = {"media", "clips"};
-  for (const ForwardedWrite& write : {stage, table, commit, no_operation, drop}) {
+  ForwardedWrite tag;
+  tag.kind = ForwardedKind::kTagVersion;
+  tag.table_id = 7;
+  tag.tag = "gold";
+  tag.version = 3;
+  ForwardedWrite untag = tag;
+  untag.kind = ForwardedKind::kUntagVersion;
+  ForwardedWrite retire;
+  retire.kind = ForwardedKind::kRetireVersions;
+  retire.table_id = 7;
+  retire.expected_current_version = 9;
+  retire.versions = {1, 2, 4};
+  retire.base = ReferenceBaseRecord{7, 5, std::string(64, 'a'), 0};
+  ForwardedWrite retire_no_base = retire;
+  retire_no_base.base.reset();
+  for (const ForwardedWrite& write :
+       {stage, table, commit, no_operation, drop, tag, untag, retire, retire_no_base}) {
     std::string encoded = EncodeForwardedWrite(write);
     absl::StatusOr<ForwardedWrite> decoded = DecodeForwardedWrite(encoded);
     LAKE_REQUIRE_OK(decoded);
@@ -61,6 +77,14 @@ TEST_CASE("writer channel: every request kind round-trips") {
   CHECK(decoded->operation == commit.operation);
   CHECK(decoded->table_id == 7);
   CHECK(decoded->expected_current_version == 2);
+  decoded = DecodeForwardedWrite(EncodeForwardedWrite(retire));
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->versions == retire.versions);
+  CHECK(decoded->base == retire.base);
+  decoded = DecodeForwardedWrite(EncodeForwardedWrite(tag));
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->tag == "gold");
+  CHECK(decoded->version == 3);
 }
 
 TEST_CASE("writer channel: a reply keeps its status, payloads and table record") {
@@ -97,6 +121,18 @@ TEST_CASE("writer channel: a reply keeps its status, payloads and table record")
   REQUIRE(static_cast<uint8_t>(bad[kind_at]) == 8);
   bad[kind_at] = 5;
   CHECK(absl::IsInvalidArgument(DecodeForwardedReply(bad).status()));
+  ForwardedReply expired;
+  expired.retired = {RetiredVersionRecord{7, 1, 5}, RetiredVersionRecord{7, 2, 5}};
+  expired.tag = TagRecord{7, "gold", 3, 4};
+  decoded = DecodeForwardedReply(EncodeForwardedReply(expired));
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->retired == expired.retired);
+  CHECK(decoded->tag == expired.tag);
+  // Two records of the one-of-a-kind sort are refused.
+  ForwardedReply two;
+  two.table = ok.table;
+  two.dropped = dropped.dropped;
+  CHECK(absl::IsInvalidArgument(DecodeForwardedReply(EncodeForwardedReply(two)).status()));
 }
 
 TEST_CASE("writer channel: every strict prefix, trailing byte, unknown version or kind is refused") {
