@@ -86,7 +86,8 @@ struct UploadCheckpoint {
   bool operator==(const UploadCheckpoint&) const = default;
 };
 
-// True for the part sizes a V1 checkpoint may record.
+// True for the part sizes a V1 checkpoint may record (in failpoint builds
+// also any other, while kAnyPartSizeResumableFailpoint is set).
 bool IsResumablePartBytes(uint64_t part_bytes);
 
 // InvalidArgument for a checkpoint that breaks an invariant above.
