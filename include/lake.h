@@ -1017,8 +1017,12 @@ LAKE_API lake_status lake_gc_status(lake_db* db, const char* plan_id, char** jso
  * or failure the same call resumes (at most one page is repeated;
  * deleting what is gone succeeds). A finished plan returns at once.
  * *json_out (may be NULL) receives the final status entry (as
- * lake_gc_status). Runs in the process that writes the root too: its
- * inserts wait while a page is deleted. */
+ * lake_gc_status) with "upload_checkpoints_expired":N: once the plan is
+ * applied, every upload checkpoint of an S3 root untouched for longer than
+ * the append retention horizon and held by no running upload has its
+ * multipart upload aborted and is removed (its key no longer protected).
+ * Runs in the process that writes the root too: its inserts wait while a
+ * page is deleted. */
 LAKE_API lake_status lake_gc_apply(lake_db* db, const char* plan_id, const lake_gc_options* opts,
                                    char** json_out, lake_error** err);
 

@@ -63,6 +63,9 @@ class S3ObjectStore final : public ManagedObjectStore {
   UploadCheckpointStore* checkpoint_store() { return checkpoint_store_.get(); }
   absl::StatusOr<StoredObject> ResumeUpload(std::string_view id, const UploadOptions& options);
   absl::Status AbortUpload(std::string_view id);
+  absl::StatusOr<uint64_t> ExpireStaleUploads(absl::Time now, absl::Duration horizon) {
+    return ExpireStaleS3Uploads(*client_, checkpointing_, now, horizon);
+  }
   absl::Status CheckContainment(const DataLocation& location) override;
   absl::StatusOr<uint64_t> StoredSize(const DataLocation& location) override;
   absl::StatusOr<std::unique_ptr<ObjectStream>> Open(

@@ -740,4 +740,23 @@ absl::Status AbortS3Upload(s3http::S3Client& client, std::string_view id,
   return (**held)->Remove();
 }
 
+absl::StatusOr<uint64_t> ExpireStaleS3Uploads(s3http::S3Client& client,
+                                              const S3UploadCheckpointing& checkpointing,
+                                              absl::Time now, absl::Duration horizon) {
+  if (checkpointing.store == nullptr) return uint64_t{0};
+  absl::StatusOr<std::vector<ListedUploadCheckpoint>> listed = checkpointing.store->List(false);
+  if (!listed.ok()) return listed.status();
+  uint64_t expired = 0;
+  for (const ListedUploadCheckpoint& entry : *listed) {
+    if (!entry.checkpoint.ok() || !IsStaleUploadCheckpoint(*entry.checkpoint, now, horizon)) {
+      continue;
+    }
+    absl::Status aborted = AbortS3Upload(client, entry.id, checkpointing);
+    if (absl::IsAborted(aborted) || absl::IsNotFound(aborted)) continue;  // held, or gone
+    if (!aborted.ok()) return aborted;
+    ++expired;
+  }
+  return expired;
+}
+
 }  // namespace lake

@@ -119,6 +119,15 @@ absl::StatusOr<StoredObject> ResumeS3Upload(s3http::S3Client& client,
                                             std::string_view id, const UploadOptions& options,
                                             const S3UploadCheckpointing& checkpointing);
 
+// Garbage collection's expiry (lake gc apply): aborts the upload of, and
+// removes, every checkpoint untouched for longer than `horizon` at `now`
+// (IsStaleUploadCheckpoint) that no live upload holds. Damaged checkpoints
+// are left for an operator (the collector refuses to plan past them).
+// Returns how many were expired.
+absl::StatusOr<uint64_t> ExpireStaleS3Uploads(s3http::S3Client& client,
+                                              const S3UploadCheckpointing& checkpointing,
+                                              absl::Time now, absl::Duration horizon);
+
 // Aborts the multipart upload of checkpoint `id` and removes the
 // checkpoint (lake uploads abort, and garbage collection's expiry).
 // Aborted when another process holds it.

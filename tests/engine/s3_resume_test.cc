@@ -18,6 +18,8 @@
 #include "absl/strings/match.h"
 #include "base/failpoint.h"
 #include "engine/file_upload_source.h"
+#include "engine/gc/lease_store.h"
+#include "engine/location_uri.h"
 #include "engine/s3/s3_upload.h"
 #include "engine/s3/upload_checkpoint_store.h"
 #include "io/posix/posix_file_system.h"
@@ -60,6 +62,7 @@ class ResumeStage {
     Cleanup();
   }
 
+  std::string root() const { return dir_.path(); }
   std::string source() const { return dir_.Join("source.bin"); }
   std::string checkpoints() const { return dir_.Join("checkpoints/uploads"); }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
@@ -120,6 +123,18 @@ class ResumeStage {
       int status = child.Wait();
       REQUIRE(WIFSIGNALED(status));
       CHECK(WTERMSIG(status) == SIGKILL);
+    }
+    WaitForProxyQuiet();
+  }
+  // The proxy logs a request once it has read it whole: requests the dead
+  // child had under way may still arrive. Waits until none has for 300 ms.
+  void WaitForProxyQuiet() {
+    size_t seen = proxy_.Requests().size();
+    for (int quiet_ms = 0; quiet_ms < 300; quiet_ms += 50) {
+      absl::SleepFor(absl::Milliseconds(50));
+      size_t now = proxy_.Requests().size();
+      if (now != seen) quiet_ms = -50;
+      seen = now;
     }
   }
 
@@ -453,6 +468,46 @@ TEST_CASE("S3 resume: a V1 checkpoint of 5 MiB parts resumes at that size") {
   s.ExpectStoredSource(*location);
   CHECK(s.PartBytesSent() == (12 << 20) + 777 - c.parts.size() * (5 << 20));
   CHECK(s.CheckpointCount() == 0);
+}
+
+// Nothing billed forever (lake gc apply's expiry; the collector's view).
+
+std::vector<std::string> ProtectedUris(ResumeStage& s, absl::Time now) {
+  RegisterUploadCheckpointKeys();
+  io::PosixFileSystem fs;
+  std::vector<std::string> uris;
+  LAKE_CHECK_OK(gc::ForEachProtectedUri(fs, s.root(), now, absl::Hours(24 * 7),
+                                        [&uris](std::string_view uri) {
+                                          uris.emplace_back(uri);
+                                          return absl::OkStatus();
+                                        }));
+  return uris;
+}
+
+TEST_CASE("S3 resume: a checkpoint protects its key until stale; expiry aborts a stale one not held") {
+  ResumeStage s;
+  s.PutInChildUntilKilled([] { KillAtHit(kUploadCheckpointFailpoints[0], 3); });
+  UploadCheckpoint c = s.OnlyCheckpoint();
+  std::string uri = FormatS3Uri(c.bucket, c.key);
+  absl::Time now = absl::Now();
+  absl::Time later = now + absl::Hours(24 * 8);
+  const absl::Duration horizon = absl::Hours(24 * 7);
+  std::unique_ptr<ManagedStage> stage = s.Open();
+  S3ObjectStore& store = s.store_of(*stage);
+
+  CHECK(ProtectedUris(s, now) == std::vector<std::string>{uri});
+  CHECK(ProtectedUris(s, later).empty());
+  CHECK(*store.ExpireStaleUploads(now, horizon) == 0);
+  {
+    auto held = s.store().TryLock(c.id);  // an upload resuming it now
+    LAKE_REQUIRE_OK(held);
+    REQUIRE(held->has_value());
+    CHECK(*store.ExpireStaleUploads(later, horizon) == 0);
+  }
+  CHECK(s.CheckpointCount() == 1);
+  CHECK(*store.ExpireStaleUploads(later, horizon) == 1);
+  CHECK(s.CheckpointCount() == 0);
+  CHECK(absl::IsNotFound(store.client().ListParts(c.bucket, c.key, c.upload_id, 0).status()));
 }
 
 }  // namespace
