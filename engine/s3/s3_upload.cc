@@ -78,6 +78,11 @@ class MultipartUpload {
   void Worker();
   // Publishes the in-order prefix of completed parts when it grew.
   void PublishPrefix();
+  // The publisher thread of a checkpointed upload: publishes whenever a
+  // part completed (so no part worker waits on a sync), and once more when
+  // the workers are done, so every completed part is recorded before
+  // Complete is sent.
+  void Publisher();
   void StopWorkers();
   absl::StatusOr<StoredObject> CompleteAndVerify();
   // Whether the object at the key is what was sent: `expected` (the
@@ -123,6 +128,9 @@ class MultipartUpload {
   std::vector<size_t> free_slots_ ABSL_GUARDED_BY(mu_);
   std::map<int, DonePart> done_ ABSL_GUARDED_BY(mu_);
   int published_prefix_ ABSL_GUARDED_BY(mu_) = 0;
+  bool publish_wanted_ ABSL_GUARDED_BY(mu_) = false;
+  bool publisher_closing_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread publisher_;
   absl::Status failure_ ABSL_GUARDED_BY(mu_);
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
@@ -235,6 +243,7 @@ absl::StatusOr<StoredObject> MultipartUpload::UploadParts(UploadSource& source, 
   for (size_t i = 0; i < buffers_.chunk_count(); ++i) {
     workers_.emplace_back([this] { Worker(); });
   }
+  if (held_ != nullptr) publisher_ = std::thread([this] { Publisher(); });
   // The first part is inside the window: it follows the recorded prefix.
   Submit({first_number, 0, first_len});
   for (int number = first_number + 1;; ++number) {
@@ -342,7 +351,28 @@ void MultipartUpload::Worker() {
       free_slots_.push_back(job.slot);
     }
     if (failed) canceller_.Cancel();
-    if (etag.ok() && held_ != nullptr) PublishPrefix();
+    if (etag.ok() && held_ != nullptr) {
+      absl::MutexLock lock(&mu_);
+      publish_wanted_ = true;
+    }
+  }
+}
+
+void MultipartUpload::Publisher() {
+  for (;;) {
+    bool closing = false;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](MultipartUpload* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+            return self->publish_wanted_ || self->publisher_closing_;
+          },
+          this));
+      publish_wanted_ = false;
+      closing = publisher_closing_;
+    }
+    PublishPrefix();
+    if (closing) return;
   }
 }
 
@@ -381,6 +411,13 @@ void MultipartUpload::StopWorkers() {
   }
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();
+  if (publisher_.joinable()) {
+    {
+      absl::MutexLock lock(&mu_);
+      publisher_closing_ = true;
+    }
+    publisher_.join();
+  }
 }
 
 void MultipartUpload::Abort() {
