@@ -93,9 +93,10 @@ class MultipartUpload {
   absl::StatusOr<ETag> ExpectedETag();
   absl::Status Fail(absl::Status status);
   void Abort();
-  // The upload's end for its checkpoint: removed (and the upload aborted
-  // unless it completed) on success and terminal failures, kept otherwise.
-  void EndCheckpoint(const absl::Status& status, bool completed);
+  // Removes the checkpoint (success and terminal failures; the caller has
+  // aborted what is unfinished). A failure to remove it is only noticed: a
+  // leftover names a finished upload, which a resume settles or refuses.
+  void RemoveCheckpoint();
   // ListParts, every page: the remote parts must agree with `checkpoint`.
   // NotFound when the upload is gone.
   absl::Status Reconcile(const UploadCheckpoint& checkpoint);
@@ -276,7 +277,7 @@ absl::StatusOr<StoredObject> MultipartUpload::UploadParts(UploadSource& source, 
   if (!failure.ok()) {
     if (held_ == nullptr || EndsCheckpoint(failure)) {
       Abort();
-      EndCheckpoint(failure, false);
+      RemoveCheckpoint();
     } else {
       Notice(absl::StrCat("upload ", held_->id(), " is kept for a resume (lake put again, or lake "
                           "uploads resume ", held_->id(), ")"));
@@ -425,13 +426,11 @@ void MultipartUpload::Abort() {
   (void)client_.AbortMultipartUpload(layout_.bucket(), key_, upload_id_, kS3AbortBudget);
 }
 
-void MultipartUpload::EndCheckpoint(const absl::Status& status, bool completed) {
+void MultipartUpload::RemoveCheckpoint() {
   if (held_ == nullptr) return;
   if (absl::Status s = held_->Remove(); !s.ok()) {
     Notice(absl::StrCat("upload checkpoint ", held_->id(), " could not be removed: ", s.ToString()));
   }
-  (void)status;
-  (void)completed;
   held_.reset();
 }
 
@@ -456,7 +455,7 @@ absl::StatusOr<StoredObject> MultipartUpload::CompleteAndVerify() {
   absl::StatusOr<ETag> expected = ExpectedETag();
   if (!expected.ok()) {
     Abort();
-    EndCheckpoint(expected.status(), false);
+    RemoveCheckpoint();
     return expected.status();
   }
   if (held_ != nullptr) {
@@ -477,13 +476,13 @@ absl::StatusOr<StoredObject> MultipartUpload::CompleteAndVerify() {
     if (completed.ok() || absl::IsDataLoss(verified)) {
       (void)client_.DeleteObject(layout_.bucket(), key_);
       Abort();
-      EndCheckpoint(verified, false);
+      RemoveCheckpoint();
       return verified;
     }
     if (held_ == nullptr) Abort();
     return completed.status();
   }
-  EndCheckpoint(absl::OkStatus(), true);
+  RemoveCheckpoint();
   return StoredObject{layout_.UriOfKey(key_), total_, sha256_};
 }
 
@@ -623,11 +622,11 @@ absl::StatusOr<StoredObject> MultipartUpload::Resume(UploadSource& source,
     if (!verified.ok()) {
       if (absl::IsDataLoss(verified)) {
         (void)client_.DeleteObject(layout_.bucket(), key_);
-        EndCheckpoint(verified, false);
+        RemoveCheckpoint();
       }
       return verified;
     }
-    EndCheckpoint(absl::OkStatus(), true);
+    RemoveCheckpoint();
     return StoredObject{layout_.UriOfKey(key_), total_, sha256_};
   }
   size_t len = 0;
