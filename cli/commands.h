@@ -20,6 +20,7 @@ int RunEvents(const std::vector<std::string>& args);
 int RunGc(const std::vector<std::string>& args);
 int RunPin(const std::vector<std::string>& args);
 int RunUnpin(const std::vector<std::string>& args);
+int RunUploads(const std::vector<std::string>& args);
 
 }  // namespace lake::cli
 

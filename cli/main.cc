@@ -36,6 +36,7 @@ constexpr char kUsage[] =
     "                        plan (deletes nothing), then apply\n"
     "  pin LOCATION          keep an object from garbage collection until unpinned\n"
     "  unpin LOCATION        remove a pin\n"
+    "  uploads list|resume ID|abort ID   resumable S3 uploads a killed put left\n"
     "\n"
     "global options (on any command):\n"
     "  --root DIR    the lake root (default $LAKE_ROOT, else ./lake-data)\n"
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
   if (command == "recover") return lake::cli::RunRecover(rest);
   if (command == "gc") return lake::cli::RunGc(rest);
   if (command == "pin") return lake::cli::RunPin(rest);
+  if (command == "uploads") return lake::cli::RunUploads(rest);
   if (command == "unpin") return lake::cli::RunUnpin(rest);
   if (command.empty() && rest.empty()) {
     std::fputs(kUsage, stderr);

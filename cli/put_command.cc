@@ -17,12 +17,17 @@ constexpr char kUsage[] =
     "Uploads FILE (or standard input when FILE is '-') into the root's stage\n"
     "and prints its DataLocation as one line of JSON on stdout:\n"
     "  {\"uri\":…,\"content_type\":…,\"size_bytes\":…,\"sha256\":…}\n"
+    "On an S3 stage a FILE's upload is resumable: a killed put leaves a\n"
+    "checkpoint (lake uploads list), and putting the same unchanged FILE again\n"
+    "resumes it, saying on stderr how much was reused.\n"
     "\n"
     "  --content-type TYPE  default application/octet-stream\n"
     "  --tenant T           upload beneath tenant T's prefix\n"
     "  --root DIR           the lake root (default $LAKE_ROOT, else ./lake-data)\n"
     "  --stage s3://BUCKET/PREFIX [--endpoint URL] [--region R] [--path-style]\n"
     "                       the S3 stage a NEW root records (later: must agree)\n";
+
+void PrintNotice(void*, const char* line) { std::fprintf(stderr, "lake: %s\n", line); }
 
 int64_t ReadStdin(void*, uint8_t* buf, size_t cap) {
   for (;;) {
@@ -65,6 +70,7 @@ int RunPut(const std::vector<std::string>& argv) {
     return code;
   }
   lake_stage* stage = lake_db_stage(db);
+  lake_upload_options_set_notice(opts, &PrintNotice, nullptr);
   ProgressBar bar("put " + path);
   if (bar.enabled()) lake_upload_options_set_progress(opts, &ProgressBar::Callback, &bar);
 

@@ -13,8 +13,16 @@ absl::StatusOr<std::unique_ptr<FileUploadSource>> FileUploadSource::Open(
   }
   std::optional<uint64_t> size;
   if (info->is_regular) size = info->size;
-  return std::unique_ptr<FileUploadSource>(
+  std::unique_ptr<FileUploadSource> source(
       new FileUploadSource(std::move(*file), info->is_regular, size));
+  if (info->is_regular) {
+    absl::StatusOr<std::string> real = fs.RealPath(path);
+    if (real.ok()) {
+      source->identity_ = SourceFileIdentity{*real, info->device, info->inode, info->size,
+                                             info->modified_unix_micros};
+    }
+  }
+  return source;
 }
 
 absl::StatusOr<size_t> FileUploadSource::Read(uint8_t* dst, size_t len) {

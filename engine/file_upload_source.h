@@ -21,6 +21,9 @@ class FileUploadSource final : public UploadSource {
     return regular_ ? file_.get() : nullptr;
   }
   std::optional<uint64_t> size_hint() const override { return size_; }
+  const SourceFileIdentity* file_identity() const override {
+    return identity_ ? &*identity_ : nullptr;
+  }
 
  private:
   FileUploadSource(std::unique_ptr<io::File> file, bool regular,
@@ -31,6 +34,7 @@ class FileUploadSource final : public UploadSource {
   bool regular_;
   std::optional<uint64_t> size_;
   uint64_t offset_ = 0;
+  std::optional<SourceFileIdentity> identity_;
 };
 
 }  // namespace lake

@@ -38,6 +38,10 @@ struct UploadOptions {
   // fails the upload with it, before anything is stored; the upload is
   // cleaned as any failed one.
   std::function<absl::Status(const std::string& uri)> key_chosen;
+  // Told, one line at a time, what the caller should hear about a
+  // resumable upload (what was reused, a stale checkpoint, a checkpoint
+  // not written). May be empty.
+  std::function<void(std::string_view line)> notice;
 };
 
 // What a backend stored: the bytes it received, counted and hashed by the
@@ -46,6 +50,9 @@ struct StoredObject {
   std::string uri;
   uint64_t size_bytes = 0;
   std::string sha256;  // 64 lowercase hex
+  // Set only by an upload whose content type is not the options' (a
+  // resumed one keeps its checkpoint's).
+  std::string content_type;
 };
 
 // A push-style upload. Destroying a writer that was not committed discards

@@ -86,6 +86,22 @@ absl::StatusOr<LeasedLocation> ManagedStage::UploadLeased(UploadSource& source,
   return LeasedLocation{std::move(*location), std::move(lease)};
 }
 
+absl::StatusOr<DataLocation> ManagedStage::UploadBy(const StoreUpload& run,
+                                                    const UploadOptions& options) {
+  if (absl::Status s = CheckCancelled(options.cancel); !s.ok()) return s;
+  auto slot = std::make_shared<UploadLeaseSlot>();
+  const uint64_t epoch = KnownEpoch();
+  absl::StatusOr<StoredObject> stored = run(LeasingOptions(options, slot));
+  std::unique_ptr<KeyLease> lease = slot->Take();
+  if (!stored.ok()) return stored.status();
+  if (absl::Status s = CheckLeased(leaser_ != nullptr, lease); !s.ok()) return s;
+  absl::StatusOr<DataLocation> location = LocationOfStored(
+      *stored, stored->content_type.empty() ? options.content_type : stored->content_type);
+  if (!location.ok()) return location.status();
+  RememberSize(location->uri, location->size_bytes, epoch);
+  return std::move(*location);  // the lease is released as this returns
+}
+
 absl::StatusOr<DataLocation> ManagedStage::Upload(UploadSource& source,
                                                   const UploadOptions& options) {
   absl::StatusOr<LeasedLocation> leased = UploadLeased(source, options);

@@ -91,6 +91,10 @@ class ManagedStage {
                                               const UploadOptions& options);
   absl::StatusOr<std::unique_ptr<LocationWriter>> NewWriter(
       const UploadOptions& options);
+  // An upload the store runs by means of its own (a resumed S3 upload),
+  // leased and turned into a DataLocation as Upload does.
+  using StoreUpload = std::function<absl::StatusOr<StoredObject>(const UploadOptions&)>;
+  absl::StatusOr<DataLocation> UploadBy(const StoreUpload& run, const UploadOptions& options);
 
   absl::StatusOr<std::unique_ptr<ObjectReader>> OpenVerified(
       const DataLocation& location);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "absl/status/statusor.h"
 
@@ -12,6 +13,17 @@ namespace lake {
 namespace io {
 class File;
 }
+
+// Which file a path-backed source reads, as it was when opened: what a
+// resumable upload's checkpoint records and a resume compares.
+struct SourceFileIdentity {
+  std::string real_path;  // absolute, symlinks resolved
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t size = 0;
+  int64_t modified_unix_micros = 0;
+  bool operator==(const SourceFileIdentity&) const = default;
+};
 
 class UploadSource {
  public:
@@ -28,6 +40,10 @@ class UploadSource {
   // The total size when known in advance (progress reporting only: the
   // bytes actually read define the object).
   virtual std::optional<uint64_t> size_hint() const { return std::nullopt; }
+
+  // The regular file this source reads from its start, when it is one
+  // (null otherwise): only such a source can be resumed.
+  virtual const SourceFileIdentity* file_identity() const { return nullptr; }
 };
 
 }  // namespace lake

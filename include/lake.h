@@ -300,6 +300,15 @@ LAKE_API lake_status lake_stage_options_set_s3_concurrency(lake_stage_options* o
 LAKE_API lake_status lake_stage_options_set_s3_part_size(lake_stage_options* opts,
                                                          uint64_t bytes,
                                                          lake_error** err);
+/* Where path-backed uploads to an S3 stage keep their checkpoints, which
+ * make a killed upload resumable (see "Resumable uploads" below): an
+ * operator-owned local directory, created when first needed; "" for none.
+ * A stage opened with lake_stage_open keeps none unless this is set; a
+ * root's stage (lake_db_open) keeps them in <root>/checkpoints/uploads
+ * unless this names another directory or "". */
+LAKE_API lake_status lake_stage_options_set_upload_checkpoint_dir(lake_stage_options* opts,
+                                                                  const char* dir,
+                                                                  lake_error** err);
 /* Verified full reads of large S3 objects: the ranges fetched at once
  * (1..16, default 4; 1 reads every object with a single GET). An object of
  * at least two ranges is read as one HEAD (its size and ETag) and then GETs
@@ -461,6 +470,13 @@ LAKE_API void lake_upload_options_set_cancel_token(lake_upload_options* opts,
                                                    lake_cancel_token* token);
 LAKE_API void lake_upload_options_set_progress(lake_upload_options* opts,
                                                lake_progress_fn fn, void* ctx);
+/* One line for a person, about what a resumable upload did: the parts a
+ * resume reused and verified, a stale or unreadable checkpoint, a
+ * checkpoint not written. Called on the upload's threads, one call at a
+ * time; `line` is valid during the call. Must not call back into lake. */
+typedef void (*lake_notice_fn)(void* ctx, const char* line);
+LAKE_API void lake_upload_options_set_notice(lake_upload_options* opts, lake_notice_fn fn,
+                                             void* ctx);
 LAKE_API void lake_upload_options_free(lake_upload_options* opts);
 
 /* Uploads the file at `path`. `opts` may be NULL for defaults. On success
@@ -495,6 +511,70 @@ LAKE_API lake_status lake_writer_write(lake_writer* writer, const void* buf,
 LAKE_API lake_status lake_writer_close(lake_writer* writer, lake_location** out,
                                        lake_error** err);
 LAKE_API void lake_writer_free(lake_writer* writer);
+
+/* ------------------------------------------------------------------------ */
+/* Resumable uploads                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A path-backed upload (lake_stage_upload_path) to an S3 stage with a
+ * checkpoint directory writes a checkpoint once its multipart upload
+ * exists, and publishes it again (fsync, atomic rename, directory sync) as
+ * parts complete in order. It records no credentials: the upload's random
+ * key and id, the stage, the source file's identity (real path, device,
+ * inode, size, modification time), the part size, the window of parts
+ * that may have been sent beyond what it records, and each recorded part's
+ * ETag and SHA-256. Only 64 MiB parts are checkpointed (a part size set
+ * with lake_stage_options_set_s3_part_size writes none, and says so in a
+ * notice); checkpoints of the former 5 MiB parts stay resumable.
+ *
+ * A later lake_stage_upload_path of the same unchanged file resumes it:
+ * it locks the checkpoint (one locked by a live process is left alone: the
+ * upload goes on its own), reconciles with S3's part list, rereads and
+ * verifies the recorded parts against their SHA-256s, sends the rest, and
+ * returns the DataLocation a fresh upload would have. A changed file
+ * starts afresh (the stale checkpoint is reported in a notice). Success,
+ * cancellation and the part-count limit abort what is unfinished and
+ * remove the checkpoint; other failures keep it. While it exists, the
+ * checkpoint keeps its key from garbage collection; one untouched for
+ * longer than the append retention horizon is stale, and `lake gc apply`
+ * aborts its upload and removes it. */
+
+/* One checkpoint, as lake_db_uploads_list reports it. Pointers are valid
+ * during the callback only. `error` is NULL, or why the checkpoint cannot
+ * be read (the other fields are then zero or empty, but `id`). */
+typedef struct lake_upload_info {
+  const char* id;            /* what resume and abort take */
+  const char* source_path;
+  const char* uri;           /* the object it will publish */
+  uint64_t parts_done;
+  uint64_t bytes_done;
+  uint64_t size_bytes;       /* the source's */
+  uint64_t part_bytes;
+  int64_t updated_unix_micros;
+  int stale;                 /* expired: gc apply removes it */
+  int locked;                /* an upload in progress holds it now */
+  const char* error;
+} lake_upload_info;
+/* Return 0 to continue, non-zero to stop. */
+typedef int (*lake_upload_info_fn)(void* ctx, const lake_upload_info* info);
+
+/* The checkpoints of the root's stage, in id order. None (LAKE_OK) for a
+ * stage without checkpoints. */
+LAKE_API lake_status lake_db_uploads_list(lake_db* db, lake_upload_info_fn emit, void* ctx,
+                                          lake_error** err);
+/* Resumes upload `id` from its source file, with `opts`' progress,
+ * cancellation and notices (its content type is the checkpoint's).
+ * LAKE_NOT_FOUND without such a checkpoint, or when its multipart upload
+ * is gone from S3 and no completed object settles it (abort it, then put
+ * afresh); LAKE_CONFLICT when another process holds it or the source
+ * changed since (the checkpoint is kept); LAKE_INTEGRITY when it is
+ * damaged or S3 disagrees with it. */
+LAKE_API lake_status lake_db_uploads_resume(lake_db* db, const char* id,
+                                            const lake_upload_options* opts,
+                                            lake_location** out, lake_error** err);
+/* Aborts upload `id` on S3 and removes its checkpoint (also a damaged
+ * one). LAKE_CONFLICT when another process holds it. */
+LAKE_API lake_status lake_db_uploads_abort(lake_db* db, const char* id, lake_error** err);
 
 /* ------------------------------------------------------------------------ */
 /* Verified and range readers                                                */
@@ -992,8 +1072,12 @@ LAKE_API lake_status lake_gc_status(lake_db* db, const char* plan_id, char** jso
  * or failure the same call resumes (at most two pages are repeated, the
  * one in flight and the one before it; deleting what is gone succeeds). A finished plan returns at once.
  * *json_out (may be NULL) receives the final status entry (as
- * lake_gc_status). Runs in the process that writes the root too: its
- * inserts wait while a page is deleted. */
+ * lake_gc_status) with "upload_checkpoints_expired":N: once the plan is
+ * applied, every upload checkpoint of an S3 root untouched for longer than
+ * the append retention horizon and held by no running upload has its
+ * multipart upload aborted and is removed (its key no longer protected).
+ * Runs in the process that writes the root too: its inserts wait while a
+ * page is deleted. */
 LAKE_API lake_status lake_gc_apply(lake_db* db, const char* plan_id, const lake_gc_options* opts,
                                    char** json_out, lake_error** err);
 

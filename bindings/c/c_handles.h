@@ -60,6 +60,9 @@ struct lake_stage_options {
   uint32_t s3_concurrency = 4;
   uint64_t s3_part_bytes = 64ull << 20;
   lake::S3DownloadTuning s3_download;
+  // nullopt: the default (none for a stage, <root>/checkpoints/uploads for
+  // a root's); "": none.
+  std::optional<std::string> upload_checkpoint_dir;
 };
 
 struct lake_stage {
@@ -74,6 +77,8 @@ struct lake_upload_options {
   lake_cancel_token* cancel = nullptr;
   lake_progress_fn progress = nullptr;
   void* progress_ctx = nullptr;
+  lake_notice_fn notice = nullptr;
+  void* notice_ctx = nullptr;
 };
 
 struct lake_writer {

@@ -8,6 +8,7 @@
 #include "engine/gc/pin_store.h"
 #include "engine/root_format_record.h"
 #include "engine/root_stage_record.h"
+#include "engine/s3/upload_checkpoint_store.h"
 #include "io/durable_paths.h"
 
 lake_db::~lake_db() {
@@ -134,6 +135,8 @@ lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool f
         return lake::c::Report(written, err);
       }
     }
+    // The collector of any process keeps the keys of upload checkpoints.
+    lake::RegisterUploadCheckpointKeys();
     // Open the recorded stage, with this handle's tenant.
     lake_stage_options opening;
     opening.tenant = asked.tenant;
@@ -146,6 +149,9 @@ lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool f
       opening.s3_path_style = descriptor.path_style;
       opening.s3_concurrency = asked.s3_concurrency;
       opening.s3_part_bytes = asked.s3_part_bytes;
+      // A root's path uploads are resumable unless told otherwise.
+      opening.upload_checkpoint_dir =
+          asked.upload_checkpoint_dir.value_or(lake::UploadCheckpointDirOfRoot(*root));
     } else {
       opening.local_root = *root + "/stage";
     }

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bindings/c/c_handles.h"
+#include "engine/s3/s3_object_store.h"
 #include "engine/gc/gc_root.h"
 #include "engine/gc/live_verifier.h"
 #include "engine/gc/plan_apply.h"
@@ -334,7 +335,18 @@ lake_status lake_gc_apply(lake_db* db, const char* plan_id, const lake_gc_option
     absl::StatusOr<std::vector<lake::gc::PlanStatus>> statuses =
         lake::gc::ReadPlanStatuses(root.fs, root.root_dir, std::string(plan_id));
     if (!statuses.ok()) return Report(statuses.status(), err);
-    return ReturnJson(StatusJson(statuses->front()), json_out);
+    json out = StatusJson(statuses->front());
+    // Nothing billed forever: stale upload checkpoints go with the apply
+    // (their multipart uploads aborted, their keys no longer protected).
+    out["upload_checkpoints_expired"] = 0;
+    if (auto* s3 = dynamic_cast<lake::S3ObjectStore*>(&db->stage->stage->store())) {
+      absl::StatusOr<absl::Duration> horizon = lake::AppendOperationRetention();
+      if (!horizon.ok()) return Report(horizon.status(), err);
+      absl::StatusOr<uint64_t> expired = s3->ExpireStaleUploads(absl::Now(), *horizon);
+      if (!expired.ok()) return Report(expired.status(), err);
+      out["upload_checkpoints_expired"] = *expired;
+    }
+    return ReturnJson(out, json_out);
   });
 }
 

@@ -59,6 +59,7 @@ absl::StatusOr<std::unique_ptr<lake::ManagedObjectStore>> OpenS3Store(
   options.tuning.concurrency = static_cast<int>(opts.s3_concurrency);
   options.tuning.part_bytes = opts.s3_part_bytes;
   options.download = opts.s3_download;
+  options.checkpoint_dir = opts.upload_checkpoint_dir.value_or("");
   options.transport.ca_bundle = Env("AWS_CA_BUNDLE");
   auto store = lake::S3ObjectStore::Open(options, nullptr);
   if (!store.ok()) return store.status();
@@ -240,6 +241,16 @@ lake_status lake_stage_options_set_s3_part_size(lake_stage_options* opts, uint64
           absl::InvalidArgumentError("the S3 part size must be 1 byte .. 5 GiB"), err);
     }
     opts->s3_part_bytes = bytes;
+    return LAKE_OK;
+  });
+}
+
+lake_status lake_stage_options_set_upload_checkpoint_dir(lake_stage_options* opts,
+                                                         const char* dir, lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    if (dir == nullptr) return lake::c::NullArgument("dir", err);
+    opts->upload_checkpoint_dir = std::string(dir);
     return LAKE_OK;
   });
 }

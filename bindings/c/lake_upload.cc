@@ -46,6 +46,12 @@ void lake_upload_options_set_progress(lake_upload_options* opts,
   opts->progress_ctx = ctx;
 }
 
+void lake_upload_options_set_notice(lake_upload_options* opts, lake_notice_fn fn, void* ctx) {
+  if (opts == nullptr) return;
+  opts->notice = fn;
+  opts->notice_ctx = ctx;
+}
+
 void lake_upload_options_free(lake_upload_options* opts) { delete opts; }
 
 lake_status lake_stage_upload_path(lake_stage* stage, const char* path,
@@ -132,6 +138,11 @@ UploadOptions ToUploadOptions(const lake_upload_options* opts) {
     options.progress = [fn, ctx](uint64_t done, uint64_t total) {
       fn(ctx, done, total);
     };
+  }
+  if (opts->notice != nullptr) {
+    lake_notice_fn fn = opts->notice;
+    void* ctx = opts->notice_ctx;
+    options.notice = [fn, ctx](std::string_view line) { fn(ctx, std::string(line).c_str()); };
   }
   return options;
 }

@@ -45,12 +45,32 @@ absl::StatusOr<std::unique_ptr<S3ObjectStore>> S3ObjectStore::Open(
       s3http::S3Client::Create(*store->transport_, *store->credentials_, client_options);
   if (!client.ok()) return client.status();
   store->client_ = std::move(*client);
+  if (!options.checkpoint_dir.empty()) {
+    absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+    if (!fs.ok()) return fs.status();
+    store->fs_ = *fs;
+    store->checkpoint_store_ = std::make_unique<UploadCheckpointStore>(**fs, options.checkpoint_dir);
+    store->checkpointing_.store = store->checkpoint_store_.get();
+  }
+  store->checkpointing_.endpoint = absl::StrCat(options.endpoint.scheme, "://",
+                                                options.endpoint.Authority());
+  store->checkpointing_.list_parts_page = options.list_parts_page;
   return store;
 }
 
 absl::StatusOr<StoredObject> S3ObjectStore::Upload(UploadSource& source,
                                                    const UploadOptions& options) {
-  return UploadToS3(*client_, layout_, options_.tuning, source, options);
+  return UploadToS3(*client_, layout_, options_.tuning, source, options, checkpointing_);
+}
+
+absl::StatusOr<StoredObject> S3ObjectStore::ResumeUpload(std::string_view id,
+                                                         const UploadOptions& options) {
+  if (fs_ == nullptr) return absl::FailedPreconditionError("this stage keeps no upload checkpoints");
+  return ResumeS3Upload(*client_, layout_, options_.tuning, *fs_, id, options, checkpointing_);
+}
+
+absl::Status S3ObjectStore::AbortUpload(std::string_view id) {
+  return AbortS3Upload(*client_, id, checkpointing_);
 }
 
 absl::StatusOr<std::unique_ptr<ObjectWriter>> S3ObjectStore::NewWriter(

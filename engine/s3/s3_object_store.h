@@ -35,6 +35,11 @@ struct S3StageOptions {
   S3DownloadTuning download;
   s3http::TransportOptions transport;
   s3http::RetryPolicy retry;
+  // Where path-backed uploads keep their checkpoints (s3_upload.h,
+  // upload_checkpoint_store.h); empty: none.
+  std::string checkpoint_dir;
+  // ListParts page size when resuming; smaller only to test paging.
+  int list_parts_page = 1000;
 };
 
 class S3ObjectStore final : public ManagedObjectStore {
@@ -52,6 +57,15 @@ class S3ObjectStore final : public ManagedObjectStore {
                                       const UploadOptions& options) override;
   absl::StatusOr<std::unique_ptr<ObjectWriter>> NewWriter(
       const UploadOptions& options) override;
+
+  // Upload checkpoints (s3_upload.h): the store (null when the stage keeps
+  // none), and resuming and aborting one by its id.
+  UploadCheckpointStore* checkpoint_store() { return checkpoint_store_.get(); }
+  absl::StatusOr<StoredObject> ResumeUpload(std::string_view id, const UploadOptions& options);
+  absl::Status AbortUpload(std::string_view id);
+  absl::StatusOr<uint64_t> ExpireStaleUploads(absl::Time now, absl::Duration horizon) {
+    return ExpireStaleS3Uploads(*client_, checkpointing_, now, horizon);
+  }
   absl::Status CheckContainment(const DataLocation& location) override;
   absl::StatusOr<uint64_t> StoredSize(const DataLocation& location) override;
   absl::StatusOr<std::unique_ptr<ObjectStream>> Open(
@@ -84,6 +98,9 @@ class S3ObjectStore final : public ManagedObjectStore {
   std::unique_ptr<s3http::CredentialsProvider> credentials_;
   std::unique_ptr<s3http::HttpTransport> transport_;
   std::unique_ptr<s3http::S3Client> client_;
+  std::unique_ptr<UploadCheckpointStore> checkpoint_store_;
+  S3UploadCheckpointing checkpointing_;
+  io::FileSystem* fs_ = nullptr;
 };
 
 }  // namespace lake

@@ -123,6 +123,10 @@ absl::Status S3Client::CreateBucket(const std::string& bucket) {
   return Run(exchange).status();
 }
 
+absl::Status S3Client::DeleteBucket(const std::string& bucket) {
+  return Run(Exchange{"DELETE", bucket, ""}).status();
+}
+
 absl::StatusOr<ObjectInfo> S3Client::HeadObject(const std::string& bucket,
                                                 const std::string& key) {
   absl::StatusOr<Answer> answer = Run(Exchange{"HEAD", bucket, key});
@@ -282,9 +286,10 @@ absl::Status S3Client::AbortMultipartUpload(const std::string& bucket, const std
 absl::StatusOr<ListPartsResult> S3Client::ListParts(const std::string& bucket,
                                                     const std::string& key,
                                                     const std::string& upload_id,
-                                                    int part_number_marker) {
+                                                    int part_number_marker, int max_parts) {
   Exchange exchange{"GET", bucket, key};
   exchange.query.push_back({"uploadId", upload_id});
+  if (max_parts != 1000) exchange.query.push_back({"max-parts", std::to_string(max_parts)});
   if (part_number_marker > 0) {
     exchange.query.push_back({"part-number-marker", std::to_string(part_number_marker)});
   }

@@ -59,6 +59,8 @@ class S3Client {
   const S3ClientOptions& options() const { return options_; }
 
   absl::Status CreateBucket(const std::string& bucket);
+  // Removes an empty bucket (tests clean up with it).
+  absl::Status DeleteBucket(const std::string& bucket);
   absl::StatusOr<ObjectInfo> HeadObject(const std::string& bucket, const std::string& key);
   absl::StatusOr<ETag> PutObject(const std::string& bucket, const std::string& key,
                                  absl::Span<const uint8_t> body,
@@ -99,10 +101,13 @@ class S3Client {
   // the bucket's AbortIncompleteMultipartUpload lifecycle rule).
   absl::Status AbortMultipartUpload(const std::string& bucket, const std::string& key,
                                     const std::string& upload_id, absl::Duration budget);
+  // One page of the parts stored so far (NotFound: NoSuchUpload).
+  // `max_parts` 1..1000 (S3's own page size by default); smaller only to
+  // test paging.
   absl::StatusOr<ListPartsResult> ListParts(const std::string& bucket,
                                             const std::string& key,
                                             const std::string& upload_id,
-                                            int part_number_marker);
+                                            int part_number_marker, int max_parts = 1000);
   absl::StatusOr<ListObjectsV2Result> ListObjectsV2(const std::string& bucket,
                                                     const std::string& prefix,
                                                     const std::string& continuation_token);

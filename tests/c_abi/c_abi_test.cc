@@ -1790,3 +1790,145 @@ TEST_CASE("an event log refuses to fold, or list the events of, a text that is n
 }
 
 }  // namespace
+
+namespace {
+
+// Resumable uploads through the C ABI, on a root of the suite's RGW (the
+// crash and resume cases themselves: tests/engine/s3_resume_test.cc and the
+// CLI suite).
+struct S3Bucket {
+  S3Bucket() {
+    std::mt19937_64 rng(std::random_device{}());
+    char name[40];
+    snprintf(name, sizeof name, "lake-cabi-%016llx", static_cast<unsigned long long>(rng()));
+    bucket = name;
+    REQUIRE_MESSAGE(getenv("LAKE_S3_STATE_DIR") != nullptr, "S3 tests need the RGW server");
+    REQUIRE(Server("mb") == 0);
+  }
+  int Server(const char* verb) const {
+    std::string command = std::string("cd '") + getenv("LAKE_SOURCE_ROOT") +
+                          "' && scripts/s3-test-server " + verb + " " +
+                          getenv("LAKE_S3_STATE_DIR") + " " + bucket + " >/dev/null";
+    return std::system(command.c_str());
+  }
+  std::string bucket;
+};
+
+lake_db* OpenS3Root(const std::string& root, const S3Bucket& s3, uint64_t part_bytes,
+                    const char* checkpoint_dir) {
+  lake_stage_options* opts = lake_stage_options_new();
+  REQUIRE(lake_stage_options_set_s3(opts, ("s3://" + s3.bucket + "/p").c_str(), nullptr) == LAKE_OK);
+  REQUIRE(lake_stage_options_set_s3_endpoint(opts, getenv("AWS_ENDPOINT_URL"), nullptr) == LAKE_OK);
+  lake_stage_options_set_s3_path_style(opts, 1);
+  if (part_bytes != 0) {
+    REQUIRE(lake_stage_options_set_s3_part_size(opts, part_bytes, nullptr) == LAKE_OK);
+  }
+  if (checkpoint_dir != nullptr) {
+    REQUIRE(lake_stage_options_set_upload_checkpoint_dir(opts, checkpoint_dir, nullptr) == LAKE_OK);
+  }
+  lake_db* db = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_db_open(root.c_str(), opts, &db, &err);
+  lake_stage_options_free(opts);
+  REQUIRE_MESSAGE(status == LAKE_OK, (err ? lake_error_message(err) : ""));
+  return db;
+}
+
+void Notice(void* ctx, const char* line) { static_cast<std::vector<std::string>*>(ctx)->push_back(line); }
+
+Location UploadPathNoticing(lake_db* db, const std::string& path, std::vector<std::string>* notices) {
+  lake_upload_options* opts = lake_upload_options_new();
+  lake_upload_options_set_notice(opts, &Notice, notices);
+  lake_location* loc = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_stage_upload_path(lake_db_stage(db), path.c_str(), opts, &loc, &err);
+  lake_upload_options_free(opts);
+  REQUIRE_MESSAGE(status == LAKE_OK, (err ? lake_error_message(err) : ""));
+  return Location(loc);
+}
+
+int CountUpload(void* ctx, const lake_upload_info*) {
+  ++*static_cast<int*>(ctx);
+  return 0;
+}
+
+int DeleteListed(void* ctx, const lake_list_entry* entry) {
+  lake_stage* stage = static_cast<lake_stage*>(ctx);
+  lake_location* loc = nullptr;
+  if (lake_location_new(entry->uri, "application/octet-stream", entry->size_bytes,
+                        std::string(64, '0').c_str(), &loc, nullptr) == LAKE_OK) {
+    CHECK(lake_stage_delete(stage, loc, nullptr) == LAKE_OK);
+    lake_location_free(loc);
+  }
+  return 0;
+}
+
+TEST_CASE("uploads ABI: a part size set by the caller writes no checkpoint and says so; \"\" turns them off") {
+  ScratchDir dir;
+  S3Bucket s3;
+  std::string root = dir.path + "/root";
+  std::string file = dir.path + "/f";
+  std::vector<uint8_t> bytes = Bytes(3 << 20, 40);
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  {
+    lake_db* db = OpenS3Root(root, s3, 1 << 20, nullptr);
+    std::vector<std::string> notices;
+    Location loc = UploadPathNoticing(db, file, &notices);
+    CHECK(lake_location_size_bytes(loc.get()) == bytes.size());
+    REQUIRE(notices.size() == 1);
+    CHECK(notices[0].find("no upload checkpoint is written") != std::string::npos);
+    int count = 0;
+    CHECK(lake_db_uploads_list(db, &CountUpload, &count, nullptr) == LAKE_OK);
+    CHECK(count == 0);
+    lake_db_free(db);
+  }
+  {
+    lake_db* db = OpenS3Root(root, s3, 0, "");
+    std::vector<std::string> notices;
+    Location loc = UploadPathNoticing(db, file, &notices);
+    CHECK(notices.empty());
+    CHECK_FALSE(std::filesystem::exists(root + "/checkpoints/uploads"));
+    lake_error* err = nullptr;
+    CHECK(lake_db_uploads_resume(db, "0190a0b0-1234-7abc-8def-0123456789ab", nullptr,
+                                 nullptr, &err) == LAKE_INVALID_ARGUMENT);  // out is NULL
+    lake_error_free(err);
+    lake_location* out = nullptr;
+    CHECK(lake_db_uploads_resume(db, "0190a0b0-1234-7abc-8def-0123456789ab", nullptr, &out,
+                                 nullptr) == LAKE_NOT_FOUND);
+    CHECK(lake_db_uploads_abort(db, "0190a0b0-1234-7abc-8def-0123456789ab", nullptr) ==
+          LAKE_NOT_FOUND);
+    CHECK(lake_stage_list(lake_db_stage(db), &DeleteListed, lake_db_stage(db), nullptr) == LAKE_OK);
+    lake_db_free(db);
+  }
+  CHECK(s3.Server("rb") == 0);
+}
+
+TEST_CASE("uploads ABI: a default root upload on S3 keeps its checkpoint only while it runs") {
+  ScratchDir dir;
+  S3Bucket s3;
+  std::string root = dir.path + "/root";
+  std::string file = dir.path + "/f";
+  std::vector<uint8_t> bytes = Bytes(100000, 41);
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  lake_db* db = OpenS3Root(root, s3, 0, nullptr);
+  std::vector<std::string> notices;
+  Location loc = UploadPathNoticing(db, file, &notices);
+  CHECK(notices.empty());
+  // The checkpoint directory exists (it was used) and is empty again.
+  CHECK(std::filesystem::is_directory(root + "/checkpoints/uploads"));
+  CHECK(std::filesystem::is_empty(root + "/checkpoints/uploads"));
+  CHECK(lake_stage_list(lake_db_stage(db), &DeleteListed, lake_db_stage(db), nullptr) == LAKE_OK);
+  lake_db_free(db);
+  CHECK(s3.Server("rb") == 0);
+}
+
+TEST_CASE("uploads ABI: the checkpoint directory setter refuses NULL") {
+  lake_stage_options* opts = lake_stage_options_new();
+  lake_error* err = nullptr;
+  CHECK(lake_stage_options_set_upload_checkpoint_dir(opts, nullptr, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  CHECK(lake_stage_options_set_upload_checkpoint_dir(nullptr, "", nullptr) == LAKE_INVALID_ARGUMENT);
+  lake_stage_options_free(opts);
+}
+
+}  // namespace

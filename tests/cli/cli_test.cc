@@ -1446,3 +1446,125 @@ TEST_CASE("gc CLI: an apply after the root changed is voided: exit 4, nothing de
 }
 
 }  // namespace
+
+namespace {
+
+// Removes every object of an S3Root's stage, then its bucket.
+void DeleteS3Root(const S3Root& s3) {
+  lake::S3StageOptions options;
+  options.bucket = s3.bucket;
+  options.prefix = "cli data";
+  options.endpoint = *lake::s3http::ParseS3Endpoint(lake::testing::TestEndpoint(), true);
+  options.region = "us-east-1";
+  auto store = lake::S3ObjectStore::Open(
+      options,
+      std::make_unique<lake::s3http::StaticCredentialsProvider>(lake::testing::TestCredentials()));
+  REQUIRE(store.ok());
+  std::vector<std::string> uris;
+  CHECK((*store)->List([&uris](const lake::ListedObject& o) {
+    uris.push_back(o.uri);
+    return true;
+  }).ok());
+  for (const std::string& uri : uris) {
+    auto location = lake::MakeDataLocation(uri, "application/octet-stream", 1, std::string(64, '0'));
+    REQUIRE(location.ok());
+    CHECK((*store)->Delete(*location).ok());
+  }
+  // The root's own records beneath the prefix (owner marker, claims).
+  auto listed = (*store)->client().ListObjectsV2(s3.bucket, "", "");
+  if (listed.ok()) {
+    for (const auto& object : listed->contents) (void)(*store)->client().DeleteObject(s3.bucket, object.key);
+  }
+  absl::Status deleted = (*store)->client().DeleteBucket(s3.bucket);
+  CHECK_MESSAGE(deleted.ok(), deleted.ToString());
+}
+
+// A put killed right after its checkpoint was first published (its
+// multipart upload exists, no part recorded).
+Result KilledPut(const TempDir& dir, const S3Root& s3, const std::string& file) {
+  return Lake(dir, Concat({"put", file}, s3.Flags()), "",
+              {"LAKE_FAILPOINTS=upload_checkpoint.published=kill"});
+}
+
+TEST_CASE("uploads CLI: a killed put is listed; putting the file again resumes it") {
+  TempDir dir;
+  S3Root s3;
+  std::string bytes = WriteSource(dir, "f", 700000, 90);
+  Result killed = KilledPut(dir, s3, "f");
+  REQUIRE(killed.exit_code == 128 + SIGKILL);
+  Result list = Lake(dir, {"uploads", "list", "--json"});
+  REQUIRE_MESSAGE(list.exit_code == 0, list.err);
+  std::vector<std::string> lines = Lines(list.out);
+  REQUIRE(lines.size() == 1);
+  CHECK(list.out.find("\"state\":\"resumable\"") != std::string::npos);
+  CHECK(list.out.find("\"source\":\"" + std::filesystem::canonical(dir.Join("f")).string() + "\"") !=
+        std::string::npos);
+  CHECK(list.out.find("\"size_bytes\":700000") != std::string::npos);
+  Result table = Lake(dir, {"uploads", "list"});
+  CHECK(table.out.find("0 parts\t0 of 700000 bytes") != std::string::npos);
+
+  Result put = Lake(dir, {"put", "f"});
+  REQUIRE_MESSAGE(put.exit_code == 0, put.err);
+  CHECK(put.err.find("resuming upload " + JsonField(lines[0], "id")) != std::string::npos);
+  CHECK(Lines(put.out).size() == 1);  // stdout: the DataLocation only
+  std::string json = put.out.substr(0, put.out.size() - 1);
+  CHECK(Lake(dir, {"cat", json}).out == bytes);
+  CHECK(Lake(dir, {"uploads", "list", "--json"}).out.empty());
+  DeleteS3Root(s3);
+}
+
+TEST_CASE("uploads CLI: resume ID completes a killed put; abort ID forgets one; bad IDs fail") {
+  TempDir dir;
+  S3Root s3;
+  std::string bytes = WriteSource(dir, "f", 300000, 91);
+  WriteSource(dir, "g", 200000, 92);
+  REQUIRE(KilledPut(dir, s3, "f").exit_code == 128 + SIGKILL);
+  std::string f_id = JsonField(Lake(dir, {"uploads", "list", "--json"}).out, "id");
+  REQUIRE(KilledPut(dir, s3, "g").exit_code == 128 + SIGKILL);
+  std::vector<std::string> both = Lines(Lake(dir, {"uploads", "list", "--json"}).out);
+  REQUIRE(both.size() == 2);
+  std::string g_id = JsonField(both[0], "id") == f_id ? JsonField(both[1], "id")
+                                                      : JsonField(both[0], "id");
+
+  Result resumed = Lake(dir, {"uploads", "resume", f_id});
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  CHECK(Lake(dir, {"cat", resumed.out.substr(0, resumed.out.size() - 1)}).out == bytes);
+  Result aborted = Lake(dir, {"uploads", "abort", g_id});
+  CHECK_MESSAGE(aborted.exit_code == 0, aborted.err);
+  CHECK(Lake(dir, {"uploads", "list", "--json"}).out.empty());
+
+  CHECK(Lake(dir, {"uploads", "resume", g_id}).exit_code == 6);
+  CHECK(Lake(dir, {"uploads", "abort", "not-an-id"}).exit_code == 2);
+  CHECK(Lake(dir, {"uploads", "frobnicate"}).exit_code == 2);
+  CHECK(Lake(dir, {"uploads", "resume"}).exit_code == 2);
+  DeleteS3Root(s3);
+}
+
+TEST_CASE("uploads CLI: a put of a file changed since its checkpoint starts afresh; resume refuses it") {
+  TempDir dir;
+  S3Root s3;
+  WriteSource(dir, "f", 300000, 93);
+  REQUIRE(KilledPut(dir, s3, "f").exit_code == 128 + SIGKILL);
+  std::string id = JsonField(Lake(dir, {"uploads", "list", "--json"}).out, "id");
+  std::filesystem::remove(dir.Join("f"));
+  std::string changed = WriteSource(dir, "f", 300001, 94);
+  Result refused = Lake(dir, {"uploads", "resume", id});
+  CHECK(refused.exit_code == 4);
+  CHECK(refused.err.find("changed") != std::string::npos);
+  Result put = Lake(dir, {"put", "f"});
+  REQUIRE_MESSAGE(put.exit_code == 0, put.err);
+  CHECK(put.err.find("stale") != std::string::npos);
+  CHECK(Lake(dir, {"cat", put.out.substr(0, put.out.size() - 1)}).out == changed);
+  CHECK(Lake(dir, {"uploads", "abort", id}).exit_code == 0);
+  DeleteS3Root(s3);
+}
+
+TEST_CASE("uploads CLI: a local root has no resumable uploads") {
+  TempDir dir;
+  Result list = Lake(dir, {"uploads", "list"});
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.empty());
+  CHECK(Lake(dir, {"uploads", "resume", "0190a0b0-1234-7abc-8def-0123456789ab"}).exit_code == 6);
+}
+
+}  // namespace

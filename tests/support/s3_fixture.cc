@@ -62,6 +62,8 @@ std::unique_ptr<ManagedStage> S3Fixture::Open(S3FixtureOptions options) const {
   stage.download = options.download;
   stage.retry = options.retry;
   stage.transport = options.transport;
+  stage.checkpoint_dir = options.checkpoint_dir;
+  stage.list_parts_page = options.list_parts_page;
   absl::StatusOr<std::unique_ptr<S3ObjectStore>> store = S3ObjectStore::Open(
       stage, std::make_unique<s3http::StaticCredentialsProvider>(TestCredentials()));
   if (!store.ok()) throw std::runtime_error(store.status().ToString());

@@ -23,6 +23,9 @@ struct S3FixtureOptions {
   std::string endpoint;
   s3http::RetryPolicy retry{4, absl::Milliseconds(20), absl::Milliseconds(200)};
   s3http::TransportOptions transport;
+  // Upload checkpoints (engine/s3/s3_upload.h): none unless set.
+  std::string checkpoint_dir;
+  int list_parts_page = 1000;
 };
 
 class S3Fixture {
