@@ -377,7 +377,9 @@ TEST_CASE("gc C ABI: INSERTs of planned objects in another process racing apply 
       ++applied;
       lake_string_free(json);
     } else {
-      REQUIRE_MESSAGE(result == LAKE_CONFLICT, Message(err));  // Message frees err
+      // Message (which frees err) runs only when the check fails.
+      REQUIRE_MESSAGE(result == LAKE_CONFLICT, Message(err));
+      lake_error_free(err);
       ++voided;
     }
     if (child_done || objects == "0") break;

@@ -262,7 +262,11 @@ TEST_CASE("describe per tag: the files and bytes only that tag retains") {
   CHECK((*after)[0].exclusive_bytes == bytes);
   // A second tag on the same version: neither retains it alone.
   LAKE_REQUIRE_OK(root->tables->TagVersion(Name(), "silver", 2));
-  for (const table::TagRetention& t : *root->tables->DescribeTagRetention(Name())) {
+  absl::StatusOr<std::vector<table::TagRetention>> both =
+      root->tables->DescribeTagRetention(Name());
+  LAKE_REQUIRE_OK(both);
+  REQUIRE(both->size() == 2);
+  for (const table::TagRetention& t : *both) {
     CHECK(t.exclusive_files == 0);
     CHECK(t.exclusive_bytes == 0);
   }
