@@ -779,6 +779,8 @@ absl::StatusOr<DroppedTableRecord> Registry::DropTable(const table::TableName& n
           ForwardUnlessOwner({.kind = ForwardedKind::kDropTable, .name = name}, DroppedOf)) {
     return *answer;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> present = ReadTable(name);
   if (!present.ok()) return present.status();
@@ -883,6 +885,8 @@ absl::StatusOr<TagRecord> Registry::TagVersion(uint64_t table_id, const std::str
           TagOf)) {
     return *answer;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
   if (!table.ok()) return table.status();
@@ -927,6 +931,8 @@ absl::Status Registry::UntagVersion(uint64_t table_id, const std::string& tag) {
           {.kind = ForwardedKind::kUntagVersion, .table_id = table_id, .tag = tag}, StatusOf)) {
     return *answer;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<std::string>> present = ReadValue(TagKey(table_id, tag));
   if (!present.ok()) return present.status();
@@ -967,6 +973,8 @@ absl::StatusOr<std::vector<RetiredVersionRecord>> Registry::RetireVersions(
                                        RetiredOf)) {
     return *answer;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
   if (!table.ok()) return table.status();

@@ -545,6 +545,37 @@ TEST_CASE("the commit turn is one thread's at a time; another waits at most the 
   LAKE_CHECK_OK(waited);
 }
 
+TEST_CASE("the owner's own writes wait for the commit turn; past the busy timeout none is made") {
+  Root root;
+  RegistryOptions options;
+  options.busy_timeout = absl::Milliseconds(100);
+  std::unique_ptr<Registry> owner = root.OpenWriter(options);
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  REQUIRE(owner->IsOwner());
+  TableRecord t = *owner->CreateTable({"ns", "t"}, TwoColumns());
+  for (uint64_t v = 1; v <= 3; ++v) {
+    LAKE_REQUIRE_OK(owner->CommitVersion(t.table_id, v - 1, Version(v, v - 1), std::nullopt));
+  }
+  absl::StatusOr<TagRecord> gold = owner->TagVersion(t.table_id, "gold", 2);
+  LAKE_REQUIRE_OK(gold);
+  absl::StatusOr<CommitTurn> held = second->AwaitCommitTurn();
+  LAKE_REQUIRE_OK(held);
+  CHECK(absl::IsAborted(owner->CreateNamespace("other")));
+  CHECK(absl::IsAborted(owner->CreateTable({"ns", "u"}, TwoColumns()).status()));
+  CHECK(absl::IsAborted(
+      owner->CommitVersion(t.table_id, 3, Version(4, 3), std::nullopt).status()));
+  CHECK(absl::IsAborted(owner->TagVersion(t.table_id, "silver", 1).status()));
+  CHECK(absl::IsAborted(owner->UntagVersion(t.table_id, "gold")));
+  CHECK(absl::IsAborted(owner->RetireVersions(t.table_id, 3, {1}).status()));
+  CHECK(absl::IsAborted(owner->DropTable({"ns", "t"}).status()));
+  *held = CommitTurn();
+  CHECK(*owner->ListNamespaces() == std::vector<std::string>{"ns"});
+  CHECK(owner->ListTables()->size() == 1);
+  CHECK(owner->GetTable({"ns", "t"})->current_version == 3);
+  CHECK(*owner->ListTags(t.table_id) == std::vector<TagRecord>{*gold});
+  CHECK(owner->ListRetiredVersions(t.table_id)->empty());
+}
+
 TEST_CASE("the commit turn is one process's at a time; it is free once its holder dies") {
   Root root;
   RegistryOptions options;
