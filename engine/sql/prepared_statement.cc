@@ -21,17 +21,29 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 
 std::string TypeName(table::ColumnType type) { return std::string(table::ColumnTypeName(type)); }
 
-// The rows of a SELECT: the scan's batches, filtered, projected and cut at
-// the LIMIT.
-class ScanQueryResult final : public QueryResult {
+// A SELECT's result, read from one scan of its version: what the kinds of
+// result below share.
+class ScannedQueryResult : public QueryResult {
  public:
-  ScanQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
-                  std::vector<table::CellValue> where)
+  ScannedQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
+                     std::vector<table::CellValue> where)
       : scan_(std::move(scan)), select_(std::move(select)), where_(std::move(where)) {}
 
   const table::Schema& schema() const override { return select_.output_schema; }
   uint64_t version() const override { return scan_->version(); }
   size_t fragments_opened() const override { return scan_->fragments_opened(); }
+
+ protected:
+  std::unique_ptr<table::TableScan> scan_;
+  BoundSelect select_;
+  std::vector<table::CellValue> where_;
+};
+
+// The rows of a SELECT: the scan's batches, filtered, projected and cut at
+// the LIMIT.
+class ScanQueryResult final : public ScannedQueryResult {
+ public:
+  using ScannedQueryResult::ScannedQueryResult;
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     for (;;) {
@@ -62,23 +74,14 @@ class ScanQueryResult final : public QueryResult {
   }
 
  private:
-  std::unique_ptr<table::TableScan> scan_;
-  BoundSelect select_;
-  std::vector<table::CellValue> where_;
   uint64_t produced_ = 0;
 };
 
 // SELECT count(*): one row holding the number of rows the WHERE keeps.
 // Without a WHERE it is the version's row count, and no fragment is read.
-class CountQueryResult final : public QueryResult {
+class CountQueryResult final : public ScannedQueryResult {
  public:
-  CountQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
-                   std::vector<table::CellValue> where)
-      : scan_(std::move(scan)), select_(std::move(select)), where_(std::move(where)) {}
-
-  const table::Schema& schema() const override { return select_.output_schema; }
-  uint64_t version() const override { return scan_->version(); }
-  size_t fragments_opened() const override { return scan_->fragments_opened(); }
+  using ScannedQueryResult::ScannedQueryResult;
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     if (done_ || (select_.limit && *select_.limit == 0)) return std::optional<table::ColumnBatch>();
@@ -102,26 +105,17 @@ class CountQueryResult final : public QueryResult {
   }
 
  private:
-  std::unique_ptr<table::TableScan> scan_;
-  BoundSelect select_;
-  std::vector<table::CellValue> where_;
   bool done_ = false;
 };
 
 // SELECT … ORDER BY: every matching row goes through a RowSorter at the
 // first call, then the sorted rows come back batch by batch.
-class SortedQueryResult final : public QueryResult {
+class SortedQueryResult final : public ScannedQueryResult {
  public:
   SortedQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
                     std::vector<table::CellValue> where, std::unique_ptr<RowSorter> sorter)
-      : scan_(std::move(scan)),
-        select_(std::move(select)),
-        where_(std::move(where)),
+      : ScannedQueryResult(std::move(scan), std::move(select), std::move(where)),
         sorter_(std::move(sorter)) {}
-
-  const table::Schema& schema() const override { return select_.output_schema; }
-  uint64_t version() const override { return scan_->version(); }
-  size_t fragments_opened() const override { return scan_->fragments_opened(); }
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     if (!sorted_) {
@@ -152,9 +146,6 @@ class SortedQueryResult final : public QueryResult {
     return sorter_->Finish();
   }
 
-  std::unique_ptr<table::TableScan> scan_;
-  BoundSelect select_;
-  std::vector<table::CellValue> where_;
   std::unique_ptr<RowSorter> sorter_;
   bool sorted_ = false;
 };
