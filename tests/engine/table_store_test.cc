@@ -61,6 +61,24 @@ std::vector<sql::StatementParameter> Episode(const std::string& id, int64_t n, S
   return {CellValue{id}, CellValue{n}, sql::FileFromSource{&video.source, "video/mp4"}};
 }
 
+// Two one-row batches, ("r0", 0) and ("r1", 1), each with a video of 2000
+// bytes (seeds `first_seed` and the next) already uploaded: appends
+// prepared on the version read, not yet committed.
+std::vector<table::ColumnBatch> TwoUploadedRows(TableRoot& root, const table::Schema& schema,
+                                                uint64_t first_seed) {
+  std::vector<table::ColumnBatch> batches;
+  for (int i = 0; i < 2; ++i) {
+    Source video(2000, first_seed + i);
+    absl::StatusOr<DataLocation> location = root.stage->Upload(video.source, {});
+    LAKE_REQUIRE_OK(location);
+    table::ColumnBatch batch = table::ColumnBatch::Empty(schema);
+    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
+                                     CellValue{*location}}));
+    batches.push_back(std::move(batch));
+  }
+  return batches;
+}
+
 // Appends `count` one-row versions "e<i>", n = i, each with its own video
 // (one fragment each, in order).
 void AppendOneRowFragments(TableRoot& root, int count, uint64_t seed,
@@ -462,17 +480,7 @@ TEST_CASE("tables: two appends racing the CAS from one version: one commits, one
       root->tables->GetTable(*table::ParseTableName(kEpisodes));
   LAKE_REQUIRE_OK(table);
   // Both prepared against version 0, uploads done.
-  std::vector<table::ColumnBatch> batches;
-  std::vector<std::unique_ptr<Source>> sources;
-  for (int i = 0; i < 2; ++i) {
-    sources.push_back(std::make_unique<Source>(2000, 20 + i));
-    absl::StatusOr<DataLocation> location = root->stage->Upload(sources.back()->source, {});
-    LAKE_REQUIRE_OK(location);
-    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
-    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
-                                     CellValue{*location}}));
-    batches.push_back(std::move(batch));
-  }
+  std::vector<table::ColumnBatch> batches = TwoUploadedRows(*root, table->schema, 20);
   std::vector<absl::StatusOr<table::AppendOutcome>> outcomes(2, absl::UnknownError("unset"));
   std::thread a([&] { outcomes[0] = root->tables->AppendBatch(*table, batches[0]); });
   std::thread b([&] { outcomes[1] = root->tables->AppendBatch(*table, batches[1]); });
@@ -503,17 +511,7 @@ TEST_CASE("tables: appends on the current version from one read version both com
   LAKE_REQUIRE_OK(table);
   // Both prepared against version 0, uploads done: INSERTs add rows and
   // read nothing, so the second goes on the first's version.
-  std::vector<table::ColumnBatch> batches;
-  std::vector<std::unique_ptr<Source>> sources;
-  for (int i = 0; i < 2; ++i) {
-    sources.push_back(std::make_unique<Source>(2000, 30 + i));
-    absl::StatusOr<DataLocation> location = root->stage->Upload(sources.back()->source, {});
-    LAKE_REQUIRE_OK(location);
-    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
-    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
-                                     CellValue{*location}}));
-    batches.push_back(std::move(batch));
-  }
+  std::vector<table::ColumnBatch> batches = TwoUploadedRows(*root, table->schema, 30);
   std::vector<absl::StatusOr<table::AppendOutcome>> outcomes(2, absl::UnknownError("unset"));
   std::thread a([&] {
     outcomes[0] = root->tables->AppendBatch(*table, batches[0], table::AppendBase::kCurrent);
