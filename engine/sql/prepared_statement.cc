@@ -1,5 +1,6 @@
 #include "engine/sql/prepared_statement.h"
 
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -34,6 +35,21 @@ class ScannedQueryResult : public QueryResult {
   size_t fragments_opened() const override { return scan_->fragments_opened(); }
 
  protected:
+  // Reads the rest of the scan: `use` gets each batch with the rows of it
+  // the WHERE keeps (perhaps none), until it fails.
+  using MatchingRowsFn =
+      std::function<absl::Status(const table::ColumnBatch&, const std::vector<size_t>&)>;
+  absl::Status ForEachMatching(const MatchingRowsFn& use) {
+    for (;;) {
+      absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
+      if (!batch.ok()) return batch.status();
+      if (!batch->has_value()) return absl::OkStatus();
+      absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
+      if (!rows.ok()) return rows.status();
+      if (absl::Status s = use(**batch, *rows); !s.ok()) return s;
+    }
+  }
+
   std::unique_ptr<table::TableScan> scan_;
   BoundSelect select_;
   std::vector<table::CellValue> where_;
@@ -89,14 +105,12 @@ class CountQueryResult final : public ScannedQueryResult {
     if (!select_.predicate) {
       count = scan_->total_rows();
     } else {
-      for (;;) {
-        absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
-        if (!batch.ok()) return batch.status();
-        if (!batch->has_value()) break;
-        absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
-        if (!rows.ok()) return rows.status();
-        count += rows->size();
-      }
+      absl::Status counted =
+          ForEachMatching([&](const table::ColumnBatch&, const std::vector<size_t>& rows) {
+            count += rows.size();
+            return absl::OkStatus();
+          });
+      if (!counted.ok()) return counted;
     }
     done_ = true;
     table::ColumnBatch out = table::ColumnBatch::Empty(select_.output_schema);
@@ -135,14 +149,11 @@ class SortedQueryResult final : public ScannedQueryResult {
   absl::Status SortAll() {
     if (!sorter_) return absl::FailedPreconditionError("SQL: the query failed before");
     if (select_.limit && *select_.limit == 0) return sorter_->Finish();
-    for (;;) {
-      absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
-      if (!batch.ok()) return batch.status();
-      if (!batch->has_value()) break;
-      absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
-      if (!rows.ok()) return rows.status();
-      if (absl::Status s = sorter_->Add(**batch, *rows); !s.ok()) return s;
-    }
+    absl::Status added =
+        ForEachMatching([&](const table::ColumnBatch& batch, const std::vector<size_t>& rows) {
+          return sorter_->Add(batch, rows);
+        });
+    if (!added.ok()) return added;
     return sorter_->Finish();
   }
 
