@@ -387,11 +387,9 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
     absl::StatusOr<const ResolvedManifest*> resolved = reader.Resolve(v.version, v.manifest_path);
     if (!resolved.ok()) return resolved.status();
     const Manifest* manifest = &(*resolved)->manifest;
-    absl::StatusOr<io::FileInfo> manifest_info =
-        fs_.Stat(absl::StrCat(table_dir, "/", v.manifest_path));
-    if (!manifest_info.ok()) return manifest_info.status();
-    std::vector<std::string> files = {v.manifest_path};
-    file_bytes[v.manifest_path] = manifest_info->size;
+    // Its manifest chain (its own file and the links back to a full list),
+    // sized below only if a tag alone keeps it, then its fragments.
+    std::vector<std::string> files = (*resolved)->chain_files;
     for (const FragmentRef& fragment : manifest->fragments) {
       files.push_back(fragment.path);
       file_bytes[fragment.path] = fragment.size_bytes;
@@ -409,7 +407,14 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
       for (const std::string& file : tagged_files[tag.version]) {
         if (listed_by[file] != 1) continue;
         ++retention.exclusive_files;
-        retention.exclusive_bytes += file_bytes[file];
+        auto bytes = file_bytes.find(file);
+        if (bytes != file_bytes.end()) {
+          retention.exclusive_bytes += bytes->second;
+          continue;
+        }
+        absl::StatusOr<io::FileInfo> manifest_info = fs_.Stat(absl::StrCat(table_dir, "/", file));
+        if (!manifest_info.ok()) return manifest_info.status();
+        retention.exclusive_bytes += manifest_info->size;
       }
     }
     out.push_back(std::move(retention));

@@ -172,8 +172,8 @@ struct ExpireOutcome {
 };
 
 // What one tag alone keeps from the collector: the table files (its
-// manifest, the fragments it lists) no other retained version needs, and
-// their bytes.
+// manifest and the chain links it resolves through, the fragments it
+// lists) no other retained version needs, and their bytes.
 struct TagRetention {
   registry::TagRecord tag;
   uint64_t exclusive_files = 0;
