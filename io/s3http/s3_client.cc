@@ -300,13 +300,21 @@ absl::StatusOr<ListPartsResult> S3Client::ListParts(const std::string& bucket,
 
 absl::StatusOr<ListObjectsV2Result> S3Client::ListObjectsV2(
     const std::string& bucket, const std::string& prefix,
-    const std::string& continuation_token) {
+    const std::string& continuation_token, const std::string& start_after, int max_keys) {
+  if (max_keys < 1 || max_keys > 1000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ListObjectsV2 pages hold 1..1000 keys, not ", max_keys));
+  }
   Exchange exchange{"GET", bucket, ""};
   exchange.query.push_back({"list-type", "2"});
   exchange.query.push_back({"prefix", prefix});
   if (!continuation_token.empty()) {
     exchange.query.push_back({"continuation-token", continuation_token});
+  } else if (!start_after.empty()) {
+    // S3 ignores start-after beside a token; it is sent with the first page only.
+    exchange.query.push_back({"start-after", start_after});
   }
+  if (max_keys != 1000) exchange.query.push_back({"max-keys", absl::StrCat(max_keys)});
   absl::StatusOr<Answer> answer = Run(exchange);
   if (!answer.ok()) return answer.status();
   return ServerParsed(ParseListObjectsV2Result(answer->body));
