@@ -108,6 +108,13 @@ class S3Client {
                                             const std::string& key,
                                             const std::string& upload_id,
                                             int part_number_marker, int max_parts = 1000);
+  // One page of the multipart uploads in progress under `prefix`, in key
+  // order, after (`key_marker`, `upload_id_marker`) — both "" for the first
+  // page, then the page's next markers. `max_uploads` 1..1000 (S3's own
+  // page size by default); smaller only to test paging.
+  absl::StatusOr<ListMultipartUploadsResult> ListMultipartUploads(
+      const std::string& bucket, const std::string& prefix, const std::string& key_marker,
+      const std::string& upload_id_marker, int max_uploads = 1000);
   absl::StatusOr<ListObjectsV2Result> ListObjectsV2(const std::string& bucket,
                                                     const std::string& prefix,
                                                     const std::string& continuation_token);
