@@ -25,6 +25,7 @@
 #include "engine/gc/root_identity.h"
 #include "engine/gc/plan_writer.h"
 #include "engine/gc/plan_apply.h"
+#include "engine/gc/plan_reader.h"
 #include "engine/gc/orphan_uploads.h"
 #include "engine/location_uri.h"
 #include "engine/s3/s3_upload.h"
@@ -33,6 +34,7 @@
 #include "io/posix/posix_file_system.h"
 #include "tests/support/child_process.h"
 #include "tests/support/fault_http_proxy.h"
+#include "tests/support/fault_injection_file_system.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
@@ -588,7 +590,8 @@ struct OrphanGc {
     descriptor.kind = StageDescriptor::Kind::kS3;
     descriptor.bucket = s.fixture().bucket();
     descriptor.prefix = "lake-data";
-    return gc::GcRoot{fs, s.root(), *stage, nullptr, StageDescriptorToJson(descriptor), root_id};
+    return gc::GcRoot{view_fs != nullptr ? *view_fs : fs, s.root(), *stage, nullptr,
+                      StageDescriptorToJson(descriptor), root_id};
   }
   S3ObjectStore& store() { return s.store_of(*stage); }
   // A multipart upload begun by hand under the stage, with one part of
@@ -629,6 +632,7 @@ struct OrphanGc {
 
   ResumeStage& s;
   io::PosixFileSystem fs;
+  io::FileSystem* view_fs = nullptr;  // the root's files through another (a crash test's)
   std::unique_ptr<ManagedStage> stage;
   std::string root_id;
 };
@@ -731,6 +735,48 @@ TEST_CASE("gc on S3: an apply that failed after aborting the uploads resumes and
   LAKE_REQUIRE_OK(done);
   CHECK(done->state == gc::ApplyProgress::State::kDone);
   CHECK(s.Listed() == 0);
+}
+
+TEST_CASE("gc on S3: a power loss once a plan is published keeps its uploads record") {
+  REQUIRE(failpoint::Enabled());
+  for (bool torn : {false, true}) {
+    CAPTURE(torn);
+    ResumeStage s;
+    OrphanGc gc(s);
+    IncompleteUpload upload = gc.Begin(100);
+    absl::SleepFor(kOrphanAge);
+    testing::TempDir backups;
+    {
+      testing::FaultInjectionFileSystem fs(gc.fs, backups.path());
+      gc.view_fs = &fs;
+      failpoint::Set(gc::kPlanFailpoints[5], failpoint::Action::kCallback, [&] {
+        if (torn) {
+          fs.CrashTorn(7);
+        } else {
+          fs.Crash();
+        }
+        return absl::UnavailableError("power lost");
+      });
+      gc::PlanOptions options;
+      options.cutoff = kOrphanCutoff;
+      options.allow_short_cutoff = true;
+      CHECK_FALSE(gc::WritePlan(gc.View(), options).ok());
+      CHECK(fs.crashed());
+      gc.view_fs = nullptr;
+    }
+    failpoint::Set(gc::kPlanFailpoints[5], failpoint::Action::kOff);
+    absl::StatusOr<std::vector<std::string>> plans = gc::ListPlans(gc.fs, s.root());
+    LAKE_REQUIRE_OK(plans);
+    REQUIRE(plans->size() == 1);
+    absl::StatusOr<gc::PlannedUploads> planned = gc::ReadPlannedUploads(gc.View(), plans->front());
+    LAKE_REQUIRE_OK(planned);
+    REQUIRE(planned->uploads.size() == 1);
+    CHECK(planned->uploads[0].upload_id == upload.upload_id);
+    uint64_t aborted = 0;
+    LAKE_REQUIRE_OK(gc.Apply(plans->front(), &aborted));
+    CHECK(aborted == 1);
+    CHECK(gc.UploadIds().empty());
+  }
 }
 
 TEST_CASE("gc on S3: a damaged uploads record makes apply refuse the plan, deleting nothing") {
