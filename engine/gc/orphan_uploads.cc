@@ -1,6 +1,8 @@
 #include "engine/gc/orphan_uploads.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -26,6 +28,33 @@ absl::StatusOr<absl::flat_hash_set<std::string>> ProtectedUris(const GcRoot& roo
                                           });
   if (!read.ok()) return read;
   return uris;
+}
+
+// The parts' bytes of each upload (IncompleteUploadBytes), up to
+// kSizeWindow requests at once over the store's shared transport: one
+// ListParts each, which would otherwise make a plan over many orphans wait
+// on one round trip after another.
+constexpr size_t kSizeWindow = 8;
+
+std::vector<absl::StatusOr<uint64_t>> SizesOf(const GcRoot& root,
+                                              const std::vector<IncompleteUpload>& uploads,
+                                              const CancelToken* cancel) {
+  std::vector<absl::StatusOr<uint64_t>> sizes(uploads.size(), uint64_t{0});
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (;;) {
+      size_t i = next.fetch_add(1);
+      if (i >= uploads.size()) return;
+      absl::Status cancelled = CheckCancelled(cancel);
+      sizes[i] = cancelled.ok() ? root.stage.store().IncompleteUploadBytes(uploads[i])
+                                : absl::StatusOr<uint64_t>(cancelled);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(kSizeWindow, uploads.size()); ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& thread : threads) thread.join();
+  return sizes;
 }
 
 std::string RecordPath(const std::string& plan_dir) {
@@ -55,22 +84,26 @@ absl::StatusOr<OrphanUploadTotals> PlanOrphanUploads(const GcRoot& root,
   absl::StatusOr<absl::flat_hash_set<std::string>> protected_uris =
       ProtectedUris(root, lease_expiry);
   if (!protected_uris.ok()) return protected_uris.status();
-  PlannedUploads planned;
-  planned.plan_id = std::string(plan_id);
-  for (const IncompleteUpload& upload : old) {
+  std::vector<IncompleteUpload> orphans;
+  for (IncompleteUpload& upload : old) {
     if (protected_uris->contains(upload.uri)) continue;
     if (!ValidateCandidateUri(upload.uri).ok()) continue;  // not a managed key's
-    if (planned.uploads.size() >= kMaxPlannedUploads) {
+    if (orphans.size() >= kMaxPlannedUploads) {
       ++totals.left;
       continue;
     }
-    absl::StatusOr<uint64_t> bytes = root.stage.store().IncompleteUploadBytes(upload);
-    if (absl::IsNotFound(bytes.status())) continue;  // completed or aborted since
-    if (!bytes.ok()) return bytes.status();
+    orphans.push_back(std::move(upload));
+  }
+  std::vector<absl::StatusOr<uint64_t>> bytes = SizesOf(root, orphans, cancel);
+  PlannedUploads planned;
+  planned.plan_id = std::string(plan_id);
+  for (size_t i = 0; i < orphans.size(); ++i) {
+    if (absl::IsNotFound(bytes[i].status())) continue;  // completed or aborted since
+    if (!bytes[i].ok()) return bytes[i].status();
+    const IncompleteUpload& upload = orphans[i];
     planned.uploads.push_back(
-        PlannedUpload{upload.uri, upload.upload_id, upload.initiated_unix_micros, *bytes});
-    totals.bytes += *bytes;
-    if (absl::Status s = CheckCancelled(cancel); !s.ok()) return s;
+        PlannedUpload{upload.uri, upload.upload_id, upload.initiated_unix_micros, *bytes[i]});
+    totals.bytes += *bytes[i];
   }
   if (planned.uploads.empty()) return totals;
   std::sort(planned.uploads.begin(), planned.uploads.end(),
