@@ -32,19 +32,23 @@ constexpr char kUsage[] =
     "      write a plan of what nothing references — no table version, event log,\n"
     "      pending append, lease or pin — and was modified more than the cutoff\n"
     "      ago (default 7d; 24h or more unless --allow-short-cutoff: a shorter\n"
-    "      one may take an upload whose INSERT has not committed). Prints the\n"
-    "      plan id, totals and totals per tenant. DURATION: 7d, 36h, 90m, 1h30m.\n"
-    "      Its sorts hold --memory-budget (default 64 MiB) and spill the rest to\n"
-    "      <root>/gc/tmp, or to DIR/lake-gc-spill with --temp-dir; what a killed\n"
-    "      plan left there, the next one removes.\n"
+    "      one may take an upload whose INSERT has not committed); on S3, also\n"
+    "      the orphan multipart uploads: begun more than the cutoff ago, their key\n"
+    "      protected by no running upload, lease, pin or resumable checkpoint.\n"
+    "      Prints the plan id, totals and totals per tenant. DURATION: 7d, 36h,\n"
+    "      90m, 1h30m. Its sorts hold --memory-budget (default 64 MiB) and spill\n"
+    "      the rest to <root>/gc/tmp, or to DIR/lake-gc-spill with --temp-dir;\n"
+    "      what a killed plan left there, the next one removes.\n"
     "  show PLAN [--json]\n"
-    "      every candidate of the plan: URI, size, kind (object or table_file),\n"
+    "      every candidate of the plan: URI, size, kind (object, table_file or\n"
+    "      multipart_upload),\n"
     "      tenant; the whole plan, verified as apply reads it\n"
     "  status [PLAN] [--json]\n"
     "      the kept plans (the newest five) and how far each was applied:\n"
     "      planned, applying, done or voided\n"
     "  apply PLAN [--max-deletes-per-second N] [--json]\n"
-    "      delete the plan's candidates, page by page. Exits 4, deleting nothing\n"
+    "      abort the plan's multipart uploads still unprotected, then delete its\n"
+    "      candidates, page by page. Exits 4, deleting nothing\n"
     "      more, when the root changed since the plan (make a new one); exits 3,\n"
     "      deleting nothing, when the plan is damaged. After a crash or failure,\n"
     "      run it again: it resumes.\n"
@@ -145,6 +149,13 @@ int RunPlan(lake_db* db, const ParsedArgs& args) {
               plan["bytes"].get<uint64_t>());
   std::printf("table_files\t%" PRIu64 "\t%" PRIu64 " bytes\n",
               plan["table_files"].get<uint64_t>(), plan["table_file_bytes"].get<uint64_t>());
+  std::printf("multipart_uploads\t%" PRIu64 "\t%" PRIu64 " bytes\n",
+              plan["multipart_uploads"].get<uint64_t>(),
+              plan["multipart_upload_bytes"].get<uint64_t>());
+  if (uint64_t left = plan["multipart_uploads_left"].get<uint64_t>(); left > 0) {
+    std::fprintf(stderr, "%" PRIu64 " more orphan multipart uploads wait for the next plan\n",
+                 left);
+  }
   std::printf("pages\t%" PRIu64 "\n", plan["pages"].get<uint64_t>());
   for (const json& t : plan["tenants"]) {
     std::string name = t["tenant"].get<std::string>();

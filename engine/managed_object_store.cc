@@ -61,6 +61,21 @@ absl::StatusOr<std::string> ManagedObjectStore::Presign(const DataLocation&,
       "presigned URLs need an S3 stage; this stage is " + std::string(backend_name()));
 }
 
+absl::Status ManagedObjectStore::ListIncompleteUploads(
+    const std::function<absl::Status(const IncompleteUpload&)>&) {
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> ManagedObjectStore::IncompleteUploadBytes(const IncompleteUpload&) {
+  return absl::NotFoundError(absl::StrCat("this stage (", std::string(backend_name()),
+                                          ") has no incomplete uploads"));
+}
+
+absl::Status ManagedObjectStore::AbortIncompleteUpload(const IncompleteUpload&) {
+  return absl::NotFoundError(absl::StrCat("this stage (", std::string(backend_name()),
+                                          ") has no incomplete uploads"));
+}
+
 namespace {
 
 absl::Status NoStageRecords(std::string_view backend) {

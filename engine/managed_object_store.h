@@ -81,6 +81,17 @@ struct ListedObject {
   int64_t modified_unix_micros = 0;
 };
 
+// A multipart upload begun in the stage and neither completed nor aborted
+// (S3's; other stores keep none: a local upload's leftovers are staging
+// files, CleanStaging's). It is billed until someone aborts it.
+struct IncompleteUpload {
+  std::string uri;  // the URI its object would have once completed
+  std::string upload_id;
+  int64_t initiated_unix_micros = 0;
+
+  bool operator==(const IncompleteUpload&) const = default;
+};
+
 class ManagedObjectStore {
  public:
   virtual ~ManagedObjectStore() = default;
@@ -132,6 +143,18 @@ class ManagedObjectStore {
 
   // Removes leftovers of uploads whose owner died; returns how many.
   virtual absl::StatusOr<uint64_t> CleanStaging() = 0;
+
+  // Every incomplete upload of the stage (or tenant), in URI order (a URI
+  // may have several). `emit` returning an error stops the listing with it.
+  // The default: none.
+  virtual absl::Status ListIncompleteUploads(
+      const std::function<absl::Status(const IncompleteUpload&)>& emit);
+  // The bytes its parts hold so far; NotFound when it is gone (completed or
+  // aborted since).
+  virtual absl::StatusOr<uint64_t> IncompleteUploadBytes(const IncompleteUpload& upload);
+  // Aborts it (its parts are freed); one gone already is not an error. A
+  // URI outside the stage is refused before any I/O.
+  virtual absl::Status AbortIncompleteUpload(const IncompleteUpload& upload);
 
   // A URL that GETs a contained object without credentials, for `ttl`.
   // Unimplemented by stores that have no such thing (local, host).

@@ -1027,8 +1027,17 @@ LAKE_API void lake_gc_options_free(lake_gc_options* opts);
  *   {"plan_id":"…","objects":N,"bytes":N,"table_files":N,"table_file_bytes":N,
  *    "pages":N,"cutoff_seconds":N,"created_at":"…Z","listed_objects":N,
  *    "listed_table_files":N,"live_references":N,
+ *    "listed_multipart_uploads":N,"multipart_uploads":N,
+ *    "multipart_upload_bytes":N,"multipart_uploads_left":N,
  *    "tenants":[{"tenant":"","objects":N,"bytes":N},…]}
- * ("tenant" "" is the stage's own objects). Nothing is deleted. Besides the
+ * ("tenant" "" is the stage's own objects). "multipart_uploads" are the
+ * orphans of an S3 stage the plan aborts: incomplete multipart uploads
+ * under the stage prefix begun more than the cutoff ago whose key no
+ * running upload's lease, dead process's unexpired lease, pin or valid
+ * upload checkpoint (in the root's checkpoint directory or any other a
+ * writer of the root chose) protects; their bytes are their parts' sizes
+ * when planned; at most 10,000 per plan ("multipart_uploads_left" wait for
+ * the next). Nothing is deleted. Besides the
  * errors above: LAKE_INTEGRITY (naming what) when a reference, event log
  * journal or pending checkpoint cannot be read — a plan is never made from
  * a partial view; LAKE_CONFLICT when the root changed while it was read
@@ -1039,7 +1048,10 @@ LAKE_API lake_status lake_gc_plan(lake_db* db, const lake_gc_options* opts, char
 /* One candidate of a plan. Pointers are valid only during the callback. */
 typedef struct lake_gc_candidate {
   const char* uri;     /* s3://… or file://… */
-  const char* kind;    /* "object" (of the stage) or "table_file" */
+  const char* kind;    /* "object" (of the stage), "table_file", or
+                          "multipart_upload" (an orphan the plan aborts:
+                          uri is its key's, size its parts' bytes when
+                          planned, modified its initiation time) */
   uint64_t size_bytes; /* as listed */
   int64_t modified_unix_micros;
   const char* tenant;  /* an object's tenant, "" for none */
@@ -1050,8 +1062,9 @@ typedef struct lake_gc_candidate {
 typedef int (*lake_gc_candidate_fn)(void* ctx, const lake_gc_candidate* candidate);
 
 /* Streams every candidate of plan `plan_id` in URI order — the whole plan,
- * verified page by page as apply would — and returns its status as JSON
- * (*json_out may be NULL; the format of lake_gc_status's entries).
+ * verified page by page as apply would — then its multipart uploads, and
+ * returns its status as JSON (*json_out may be NULL; the format of
+ * lake_gc_status's entries, with "multipart_uploads":N).
  * LAKE_NOT_FOUND for no such plan; LAKE_INTEGRITY for a damaged one. */
 LAKE_API lake_status lake_gc_show(lake_db* db, const char* plan_id, lake_gc_candidate_fn emit,
                                   void* ctx, char** json_out, lake_error** err);
@@ -1072,11 +1085,16 @@ LAKE_API lake_status lake_gc_status(lake_db* db, const char* plan_id, char** jso
  * and nothing more is deleted) and the page deleted durably. After a crash
  * or failure the same call resumes (at most two pages are repeated, the
  * one in flight and the one before it; deleting what is gone succeeds). A finished plan returns at once.
+ * Before the first page, the plan's multipart uploads still unprotected
+ * are aborted (again on each call until the plan is done; an upload that a
+ * resume protects since the plan is kept).
  * *json_out (may be NULL) receives the final status entry (as
- * lake_gc_status) with "upload_checkpoints_expired":N: once the plan is
- * applied, every upload checkpoint of an S3 root untouched for longer than
- * the append retention horizon and held by no running upload has its
- * multipart upload aborted and is removed (its key no longer protected).
+ * lake_gc_status) with "multipart_uploads_aborted":N (by this call) and
+ * "upload_checkpoints_expired":N: once the plan is applied, every upload
+ * checkpoint of an S3 root — in the root's checkpoint directory or any
+ * other recorded for it — untouched for longer than the append retention
+ * horizon and held by no running upload has its multipart upload aborted
+ * and is removed (its key no longer protected).
  * Runs in the process that writes the root too: its inserts wait while a
  * page is deleted. */
 LAKE_API lake_status lake_gc_apply(lake_db* db, const char* plan_id, const lake_gc_options* opts,

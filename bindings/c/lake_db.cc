@@ -8,6 +8,7 @@
 #include "engine/gc/pin_store.h"
 #include "engine/root_format_record.h"
 #include "engine/root_stage_record.h"
+#include "engine/s3/upload_checkpoint_dirs.h"
 #include "engine/s3/upload_checkpoint_store.h"
 #include "io/durable_paths.h"
 
@@ -149,9 +150,19 @@ lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool f
       opening.s3_path_style = descriptor.path_style;
       opening.s3_concurrency = asked.s3_concurrency;
       opening.s3_part_bytes = asked.s3_part_bytes;
-      // A root's path uploads are resumable unless told otherwise.
+      // A root's path uploads are resumable unless told otherwise. A
+      // directory of the caller's is recorded in the root first, so that
+      // every collector of the root reads its checkpoints
+      // (engine/s3/upload_checkpoint_dirs.h).
       opening.upload_checkpoint_dir =
           asked.upload_checkpoint_dir.value_or(lake::UploadCheckpointDirOfRoot(*root));
+      if (!follower && asked.upload_checkpoint_dir.has_value() &&
+          !asked.upload_checkpoint_dir->empty()) {
+        absl::StatusOr<std::string> recorded =
+            lake::RecordUploadCheckpointDir(**fs, *root, *asked.upload_checkpoint_dir);
+        if (!recorded.ok()) return lake::c::Report(recorded.status(), err);
+        opening.upload_checkpoint_dir = *recorded;
+      }
     } else {
       opening.local_root = *root + "/stage";
     }

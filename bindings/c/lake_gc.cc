@@ -13,8 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "bindings/c/c_handles.h"
 #include "engine/s3/s3_object_store.h"
+#include "engine/s3/upload_checkpoint_dirs.h"
 #include "engine/gc/gc_root.h"
 #include "engine/gc/live_verifier.h"
+#include "engine/gc/orphan_uploads.h"
 #include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/plan_status.h"
@@ -261,6 +263,10 @@ lake_status lake_gc_plan(lake_db* db, const lake_gc_options* opts, char** json_o
                            {"listed_objects", plan->listed_objects},
                            {"listed_table_files", plan->listed_table_files},
                            {"live_references", plan->live_references},
+                           {"listed_multipart_uploads", plan->listed_uploads},
+                           {"multipart_uploads", plan->orphan_uploads},
+                           {"multipart_upload_bytes", plan->orphan_upload_bytes},
+                           {"multipart_uploads_left", plan->orphan_uploads_left},
                            {"tenants", std::move(tenants)}},
                       json_out);
   });
@@ -296,7 +302,22 @@ lake_status lake_gc_show(lake_db* db, const char* plan_id, lake_gc_candidate_fn 
           return absl::OkStatus();
         });
     if (!walked.ok()) return Report(walked, err);
-    return ReturnJson(StatusJson(statuses->front()), json_out);
+    absl::StatusOr<lake::gc::PlannedUploads> uploads =
+        lake::gc::ReadPlannedUploads(root, plan_id);
+    if (!uploads.ok()) return Report(uploads.status(), err);
+    for (const lake::gc::PlannedUpload& u : uploads->uploads) {
+      if (emit == nullptr) break;
+      absl::StatusOr<std::string> key = lake::gc::StageRelativeKey(root.stage.store(), u.uri);
+      std::string tenant = key.ok() ? lake::gc::TenantOfKey(*key) : "";
+      lake_gc_candidate candidate{u.uri.c_str(), "multipart_upload", u.bytes,
+                                  u.initiated_unix_micros, tenant.c_str()};
+      if (emit(ctx, &candidate) != 0) {
+        return Report(absl::CancelledError("the caller stopped the listing"), err);
+      }
+    }
+    json out = StatusJson(statuses->front());
+    out["multipart_uploads"] = uploads->uploads.size();
+    return ReturnJson(out, json_out);
   });
 }
 
@@ -330,19 +351,26 @@ lake_status lake_gc_apply(lake_db* db, const char* plan_id, const lake_gc_option
     options.progress = ProgressOf(opts);
     options.cancel = CancelOf(opts);
     options.max_deletes_per_second = opts != nullptr ? opts->max_deletes_per_second : 0;
+    absl::StatusOr<absl::Duration> retention = lake::AppendOperationRetention();
+    if (!retention.ok()) return Report(retention.status(), err);
+    options.lease_expiry = *retention;
+    uint64_t uploads_aborted = 0;
+    options.uploads_aborted = &uploads_aborted;
     absl::StatusOr<lake::gc::ApplyProgress> done = lake::gc::ApplyPlan(root, plan_id, options);
     if (!done.ok()) return Report(done.status(), err);
     absl::StatusOr<std::vector<lake::gc::PlanStatus>> statuses =
         lake::gc::ReadPlanStatuses(root.fs, root.root_dir, std::string(plan_id));
     if (!statuses.ok()) return Report(statuses.status(), err);
     json out = StatusJson(statuses->front());
+    out["multipart_uploads_aborted"] = uploads_aborted;
     // Nothing billed forever: stale upload checkpoints go with the apply
     // (their multipart uploads aborted, their keys no longer protected).
     out["upload_checkpoints_expired"] = 0;
     if (auto* s3 = dynamic_cast<lake::S3ObjectStore*>(&db->stage->stage->store())) {
-      absl::StatusOr<absl::Duration> horizon = lake::AppendOperationRetention();
-      if (!horizon.ok()) return Report(horizon.status(), err);
-      absl::StatusOr<uint64_t> expired = s3->ExpireStaleUploads(absl::Now(), *horizon);
+      absl::StatusOr<std::vector<std::string>> dirs =
+          lake::UploadCheckpointDirsOfRoot(root.fs, db->root);
+      if (!dirs.ok()) return Report(dirs.status(), err);
+      absl::StatusOr<uint64_t> expired = s3->ExpireStaleUploads(absl::Now(), *retention, *dirs);
       if (!expired.ok()) return Report(expired.status(), err);
       out["upload_checkpoints_expired"] = *expired;
     }

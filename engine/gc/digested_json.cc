@@ -74,6 +74,13 @@ absl::StatusOr<int64_t> DigestedJsonFields::Signed(std::string_view key) {
   return Error(absl::StrCat(std::string(key), " is not a 64-bit integer"));
 }
 
+absl::StatusOr<const Json*> DigestedJsonFields::Array(std::string_view key) {
+  absl::StatusOr<const Json*> field = Field(key);
+  if (!field.ok()) return field.status();
+  if (!(*field)->is_array()) return Error(absl::StrCat(std::string(key), " is not an array"));
+  return *field;
+}
+
 absl::Status DigestedJsonFields::Finish() const {
   for (auto it = object_.begin(); it != object_.end(); ++it) {
     if (read_.count(it.key()) == 0) return Error(absl::StrCat("unknown field ", it.key()));

@@ -40,6 +40,8 @@ class DigestedJsonFields {
   absl::StatusOr<std::string> String(std::string_view key, size_t max_bytes);
   absl::StatusOr<uint64_t> Unsigned(std::string_view key);
   absl::StatusOr<int64_t> Signed(std::string_view key);
+  // The array itself (the caller reads its elements).
+  absl::StatusOr<const nlohmann::json*> Array(std::string_view key);
   // OK when every field of the object was read.
   absl::Status Finish() const;
 

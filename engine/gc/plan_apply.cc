@@ -10,6 +10,7 @@
 #include "engine/gc/apply_progress_store.h"
 #include "engine/gc/collector_guards.h"
 #include "engine/gc/inventory.h"
+#include "engine/gc/orphan_uploads.h"
 #include "engine/gc/page_deleter.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/root_fingerprint.h"
@@ -53,6 +54,7 @@ class ApplyRun {
   const std::string plan_id_;
   const ApplyOptions& options_;
   PlanManifest manifest_;
+  PlannedUploads uploads_;
   // Written by the finisher while it runs, read by the run once it ended.
   ApplyProgress progress_;
   // The finisher of the page before the one being removed: it makes that
@@ -107,6 +109,9 @@ absl::Status ApplyRun::Verify() {
                                             progress_.pages_done, " pages are done, but it has ",
                                             manifest_.pages));
   }
+  absl::StatusOr<PlannedUploads> uploads = ReadPlannedUploads(root_, plan_id_);
+  if (!uploads.ok()) return uploads.status();
+  uploads_ = std::move(*uploads);
   return LAKE_FAILPOINT(kApplyFailpoints[0]);
 }
 
@@ -230,6 +235,10 @@ absl::StatusOr<ApplyProgress> ApplyRun::Run() {
     progress_.next_page_sha256 = manifest_.first_page_sha256;
   }
   if (absl::Status s = Verify(); !s.ok()) return s;
+  absl::StatusOr<uint64_t> aborted =
+      AbortPlannedUploads(root_, uploads_, options_.lease_expiry, options_.cancel);
+  if (!aborted.ok()) return aborted.status();
+  if (options_.uploads_aborted != nullptr) *options_.uploads_aborted = *aborted;
   if (manifest_.pages == 0) {
     progress_.state = ApplyProgress::State::kDone;
     ++progress_.seq;

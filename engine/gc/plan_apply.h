@@ -11,6 +11,9 @@
 //      the progress names next is the chain's page at that position.
 //      Anything wrong is DataLoss and nothing is deleted (kApplyFailpoints[0]
 //      is passed only after this).
+//   2b. The plan's orphan multipart uploads (orphan_uploads.h) still
+//      unprotected are aborted — again on every run until the plan is
+//      done, which is idempotent (a gone upload is not an error).
 //   3. For each remaining page, in chain order: the page is read again and
 //      its hash checked against the chain; the references lock is taken
 //      exclusively (no reference-adding path is between its existence check
@@ -58,6 +61,11 @@ struct ApplyOptions {
   const CancelToken* cancel = nullptr;
   // S3: the most keys deleted per second (0: unlimited).
   uint64_t max_deletes_per_second = 0;
+  // How long a dead process's leases protect (the append retention
+  // horizon): what keeps a planned upload from being aborted.
+  absl::Duration lease_expiry = absl::Hours(7 * 24);
+  // Out (may be null): multipart uploads this call aborted.
+  uint64_t* uploads_aborted = nullptr;
 };
 
 // The final progress (state done). Errors: NotFound (no such plan),

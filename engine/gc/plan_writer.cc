@@ -17,6 +17,7 @@
 #include "engine/gc/inventory.h"
 #include "engine/gc/live_index.h"
 #include "engine/gc/live_references.h"
+#include "engine/gc/orphan_uploads.h"
 #include "engine/gc/plan_page_format.h"
 #include "engine/gc/root_fingerprint.h"
 #include "engine/gc/root_identity.h"
@@ -147,6 +148,7 @@ class PlanRun {
   absl::Status AddCandidate(const Candidate& candidate);
   absl::Status FlushDraft();
   absl::Status Seal();
+  absl::Status PlanUploads();
   absl::Status Publish();
   // Whether a listed entry may be collected (besides being unreferenced).
   bool Eligible(const Candidate& c);
@@ -399,6 +401,18 @@ absl::Status PlanRun::Seal() {
   return LAKE_FAILPOINT(kPlanFailpoints[4]);
 }
 
+absl::Status PlanRun::PlanUploads() {
+  absl::StatusOr<OrphanUploadTotals> totals =
+      PlanOrphanUploads(root_, plan_id_, plan_dir_, listing_time_, options_.cutoff,
+                        options_.lease_expiry, options_.cancel);
+  if (!totals.ok()) return totals.status();
+  summary_.listed_uploads = totals->listed;
+  summary_.orphan_uploads = totals->planned;
+  summary_.orphan_upload_bytes = totals->bytes;
+  summary_.orphan_uploads_left = totals->left;
+  return absl::OkStatus();
+}
+
 absl::Status PlanRun::Publish() {
   PlanManifest& m = summary_.manifest;
   m.plan_id = plan_id_;
@@ -428,7 +442,7 @@ absl::Status PlanRun::Publish() {
 absl::StatusOr<PlanSummary> PlanRun::Run() {
   for (absl::Status (PlanRun::*step)() :
        {&PlanRun::Prepare, &PlanRun::List, &PlanRun::Index, &PlanRun::Merge, &PlanRun::Seal,
-        &PlanRun::Publish}) {
+        &PlanRun::PlanUploads, &PlanRun::Publish}) {
     absl::Status s = (this->*step)();
     if (!s.ok()) {
       // What this run wrote goes (a crash leaves it for the next plan); the

@@ -22,6 +22,9 @@
 //      each checked (ascending URIs within and across pages, totals equal
 //      to the merge's) and sealed into the content-addressed chain
 //      (plan_page_format.h), each page synced; the pages directory synced;
+//   5b. the orphan multipart uploads (orphan_uploads.h): listed, checked
+//      against the protected URIs, and recorded durably in the plan
+//      directory (planned_uploads_format.h);
 //   6. publication: the manifest (plan_manifest_format.h), written durably
 //      last. Before it, the plan directory is a draft: apply refuses it and
 //      the next plan removes it;
@@ -105,6 +108,12 @@ struct PlanSummary {
   uint64_t listed_objects = 0;
   uint64_t listed_table_files = 0;
   uint64_t live_references = 0;
+  // Incomplete multipart uploads of the stage, and the orphans the plan
+  // aborts (orphan_uploads.h).
+  uint64_t listed_uploads = 0;
+  uint64_t orphan_uploads = 0;
+  uint64_t orphan_upload_bytes = 0;
+  uint64_t orphan_uploads_left = 0;  // beyond kMaxPlannedUploads: the next plan's
 };
 
 absl::StatusOr<PlanSummary> WritePlan(const GcRoot& root, const PlanOptions& options);

@@ -171,6 +171,81 @@ absl::Status S3ObjectStore::Delete(const DataLocation& location) {
   return client_->DeleteObject(layout_.bucket(), *key);
 }
 
+absl::Status S3ObjectStore::ListIncompleteUploads(
+    const std::function<absl::Status(const IncompleteUpload&)>& emit) {
+  std::string key_marker, upload_id_marker;
+  for (;;) {
+    absl::StatusOr<s3http::ListMultipartUploadsResult> page = client_->ListMultipartUploads(
+        layout_.bucket(), layout_.ListPrefix(), key_marker, upload_id_marker,
+        options_.list_uploads_page);
+    if (!page.ok()) return page.status();
+    for (const s3http::ListedMultipartUpload& upload : page->uploads) {
+      if (!layout_.ContainsKey(upload.key)) continue;
+      if (absl::Status s = emit(IncompleteUpload{layout_.UriOfKey(upload.key), upload.upload_id,
+                                                 upload.initiated_micros});
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (!page->is_truncated) return absl::OkStatus();
+    if (page->next_key_marker == key_marker && page->next_upload_id_marker == upload_id_marker) {
+      return absl::UnknownError("ListMultipartUploads is truncated without new markers");
+    }
+    key_marker = page->next_key_marker;
+    upload_id_marker = page->next_upload_id_marker;
+  }
+}
+
+absl::StatusOr<uint64_t> S3ObjectStore::IncompleteUploadBytes(const IncompleteUpload& upload) {
+  DataLocation location;
+  location.uri = upload.uri;
+  absl::StatusOr<std::string> key = layout_.KeyOfLocation(location);
+  if (!key.ok()) return key.status();
+  uint64_t bytes = 0;
+  int marker = 0;
+  for (;;) {
+    absl::StatusOr<s3http::ListPartsResult> page = client_->ListParts(
+        layout_.bucket(), *key, upload.upload_id, marker, options_.list_parts_page);
+    if (!page.ok()) return page.status();
+    for (const s3http::ListedPart& part : page->parts) bytes += part.size_bytes;
+    if (!page->is_truncated) return bytes;
+    marker = *page->next_part_number_marker;
+  }
+}
+
+absl::Status S3ObjectStore::AbortIncompleteUpload(const IncompleteUpload& upload) {
+  DataLocation location;
+  location.uri = upload.uri;
+  absl::StatusOr<std::string> key = layout_.KeyOfLocation(location);
+  if (!key.ok()) return key.status();
+  return client_->AbortMultipartUpload(layout_.bucket(), *key, upload.upload_id, kS3AbortBudget);
+}
+
+absl::StatusOr<uint64_t> S3ObjectStore::ExpireStaleUploads(
+    absl::Time now, absl::Duration horizon, const std::vector<std::string>& other_dirs) {
+  uint64_t expired = 0;
+  if (checkpointing_.store != nullptr) {
+    absl::StatusOr<uint64_t> own =
+        ExpireStaleS3Uploads(*client_, layout_, checkpointing_, now, horizon);
+    if (!own.ok()) return own.status();
+    expired += *own;
+  }
+  if (other_dirs.empty()) return expired;
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  if (!fs.ok()) return fs.status();
+  for (const std::string& dir : other_dirs) {
+    if (checkpointing_.store != nullptr && dir == checkpointing_.store->dir()) continue;
+    UploadCheckpointStore store(**fs, dir);
+    S3UploadCheckpointing checkpointing = checkpointing_;
+    checkpointing.store = &store;
+    absl::StatusOr<uint64_t> more =
+        ExpireStaleS3Uploads(*client_, layout_, checkpointing, now, horizon);
+    if (!more.ok()) return more.status();
+    expired += *more;
+  }
+  return expired;
+}
+
 absl::StatusOr<std::string> S3ObjectStore::Presign(const DataLocation& location,
                                                    absl::Duration ttl) {
   absl::StatusOr<std::string> key = layout_.KeyOfLocation(location);

@@ -43,6 +43,8 @@ struct S3StageOptions {
   // ListObjectsV2 page size of ListUnordered's streams; smaller only to
   // test paging.
   int list_page_keys = 1000;
+  // ListMultipartUploads page size (1..1000); smaller only to test paging.
+  int list_uploads_page = 1000;
 };
 
 class S3ObjectStore final : public ManagedObjectStore {
@@ -66,9 +68,11 @@ class S3ObjectStore final : public ManagedObjectStore {
   UploadCheckpointStore* checkpoint_store() { return checkpoint_store_.get(); }
   absl::StatusOr<StoredObject> ResumeUpload(std::string_view id, const UploadOptions& options);
   absl::Status AbortUpload(std::string_view id);
-  absl::StatusOr<uint64_t> ExpireStaleUploads(absl::Time now, absl::Duration horizon) {
-    return ExpireStaleS3Uploads(*client_, checkpointing_, now, horizon);
-  }
+  // Expires the stale checkpoints of this stage kept in the stage's own
+  // checkpoint directory and in `other_dirs` (the root's recorded ones,
+  // upload_checkpoint_dirs.h); returns how many.
+  absl::StatusOr<uint64_t> ExpireStaleUploads(absl::Time now, absl::Duration horizon,
+                                              const std::vector<std::string>& other_dirs = {});
   absl::Status CheckContainment(const DataLocation& location) override;
   absl::StatusOr<uint64_t> StoredSize(const DataLocation& location) override;
   absl::StatusOr<std::unique_ptr<ObjectStream>> Open(
@@ -81,8 +85,16 @@ class S3ObjectStore final : public ManagedObjectStore {
   absl::Status ListUnordered(size_t streams,
                              const std::function<bool(const ListedObject&)>& emit) override;
   absl::Status Delete(const DataLocation& location) override;
+  // ListMultipartUploads under the stage's prefix, every page; ListParts;
+  // AbortMultipartUpload.
+  absl::Status ListIncompleteUploads(
+      const std::function<absl::Status(const IncompleteUpload&)>& emit) override;
+  absl::StatusOr<uint64_t> IncompleteUploadBytes(const IncompleteUpload& upload) override;
+  absl::Status AbortIncompleteUpload(const IncompleteUpload& upload) override;
   // S3 has no staging area: an interrupted multipart upload is aborted by
-  // lake when it can, and by the bucket's lifecycle rule otherwise.
+  // lake when it can, by a collection once it is an orphan
+  // (engine/gc/orphan_uploads.h), and by the bucket's lifecycle rule
+  // otherwise.
   absl::StatusOr<uint64_t> CleanStaging() override { return 0; }
   absl::StatusOr<std::string> Presign(const DataLocation& location,
                                       absl::Duration ttl) override;

@@ -28,6 +28,12 @@ bool EndsCheckpoint(const absl::Status& status) {
   return absl::IsCancelled(status) || absl::IsOutOfRange(status) || absl::IsDataLoss(status);
 }
 
+// kS3MaxParts, or the failpoint build's lower test maximum while
+// kSmallMaxPartsFailpoint is set.
+int MaxParts() {
+  return LAKE_FAILPOINT(kSmallMaxPartsFailpoint).ok() ? kS3MaxParts : kS3FailpointMaxParts;
+}
+
 std::string Mib(uint64_t bytes) {
   return absl::StrCat(bytes >> 20, ".", ((bytes & ((1 << 20) - 1)) * 10) >> 20, " MiB");
 }
@@ -245,8 +251,17 @@ absl::StatusOr<StoredObject> MultipartUpload::UploadParts(UploadSource& source, 
     workers_.emplace_back([this] { Worker(); });
   }
   if (held_ != nullptr) publisher_ = std::thread([this] { Publisher(); });
-  // The first part is inside the window: it follows the recorded prefix.
-  Submit({first_number, 0, first_len});
+  const int max_parts = MaxParts();
+  auto too_many = [&](int number) {
+    if (number <= max_parts) return false;
+    (void)Fail(absl::OutOfRangeError(absl::StrCat(
+        "the source does not fit in ", max_parts, " parts of ", part_bytes_,
+        " bytes; no part ", number, " is sent")));
+    return true;
+  };
+  // The first part is inside the window: it follows the recorded prefix (a
+  // resume whose recorded parts are the most allowed ends here).
+  if (!too_many(first_number)) Submit({first_number, 0, first_len});
   for (int number = first_number + 1;; ++number) {
     absl::StatusOr<size_t> slot = TakeFreeSlot(number);
     if (!slot.ok()) break;
@@ -260,12 +275,7 @@ absl::StatusOr<StoredObject> MultipartUpload::UploadParts(UploadSource& source, 
       free_slots_.push_back(*slot);
       break;
     }
-    if (number > kS3MaxParts) {
-      (void)Fail(absl::OutOfRangeError(absl::StrCat(
-          "the source does not fit in ", kS3MaxParts, " parts of ", part_bytes_,
-          " bytes; no part ", number, " is sent")));
-      break;
-    }
+    if (too_many(number)) break;
     Submit({number, *slot, len});
   }
   StopWorkers();
@@ -779,6 +789,7 @@ absl::Status AbortS3Upload(s3http::S3Client& client, std::string_view id,
 }
 
 absl::StatusOr<uint64_t> ExpireStaleS3Uploads(s3http::S3Client& client,
+                                              const S3StageLayout& layout,
                                               const S3UploadCheckpointing& checkpointing,
                                               absl::Time now, absl::Duration horizon) {
   if (checkpointing.store == nullptr) return uint64_t{0};
@@ -788,6 +799,11 @@ absl::StatusOr<uint64_t> ExpireStaleS3Uploads(s3http::S3Client& client,
   for (const ListedUploadCheckpoint& entry : *listed) {
     if (!entry.checkpoint.ok() || !IsStaleUploadCheckpoint(*entry.checkpoint, now, horizon)) {
       continue;
+    }
+    const UploadCheckpoint& c = *entry.checkpoint;
+    if (c.bucket != layout.bucket() || c.prefix != layout.prefix() ||
+        c.endpoint != checkpointing.endpoint) {
+      continue;  // another stage's, in a shared directory
     }
     absl::Status aborted = AbortS3Upload(client, entry.id, checkpointing);
     if (absl::IsAborted(aborted) || absl::IsNotFound(aborted)) continue;  // held, or gone

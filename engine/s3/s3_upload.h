@@ -12,8 +12,10 @@
 //    responses came back in; the whole-object SHA-256 is of the source's
 //    bytes in order.
 //  - Part numbers run 1..10,000. After a non-empty 10,000th part the source
-//    is read once more: EOF completes, more data is a typed error before
-//    any 10,001st UploadPart, and the upload is aborted.
+//    is read once more: EOF completes, more data is a typed error
+//    (OutOfRange) before any 10,001st UploadPart, and the upload is aborted
+//    (its checkpoint removed: a resume finds none, a put starts afresh and
+//    ends the same way).
 //  - A failed part (after the request layer's retries) cancels the others
 //    and aborts the upload; so does the caller's cancellation, within 30 s.
 //  - A DataLocation is produced only after completion is verified: HEAD
@@ -83,6 +85,12 @@ struct S3UploadTuning {
 // Set (failpoint builds only) to let checkpoints record any part size.
 inline constexpr std::string_view kAnyPartSizeResumableFailpoint =
     "s3_upload.any_part_size_resumable";
+// Set (failpoint builds only) to lower the most parts an upload may have
+// from kS3MaxParts to kS3FailpointMaxParts, so that a test reaches the
+// 10,001st-part ending with a few small parts instead of 10,000 of them.
+// Nothing else changes: the same check, error, abort and cleanup run.
+inline constexpr std::string_view kSmallMaxPartsFailpoint = "s3_upload.small_max_parts";
+inline constexpr int kS3FailpointMaxParts = 4;
 // The steps of a checkpointed upload (failpoints), in order: a part's
 // UploadPart answered, before the checkpoint records it; CompleteMultipart
 // is about to be sent.
@@ -120,11 +128,14 @@ absl::StatusOr<StoredObject> ResumeS3Upload(s3http::S3Client& client,
                                             const S3UploadCheckpointing& checkpointing);
 
 // Garbage collection's expiry (lake gc apply): aborts the upload of, and
-// removes, every checkpoint untouched for longer than `horizon` at `now`
-// (IsStaleUploadCheckpoint) that no live upload holds. Damaged checkpoints
-// are left for an operator (the collector refuses to plan past them).
-// Returns how many were expired.
+// removes, every checkpoint of the stage `layout` names (its bucket, prefix
+// and endpoint, any tenant) untouched for longer than `horizon` at `now`
+// (IsStaleUploadCheckpoint) that no live upload holds. Checkpoints of other
+// stages (a shared directory) and damaged ones are left alone (the
+// collector refuses to plan past a damaged one). Returns how many were
+// expired.
 absl::StatusOr<uint64_t> ExpireStaleS3Uploads(s3http::S3Client& client,
+                                              const S3StageLayout& layout,
                                               const S3UploadCheckpointing& checkpointing,
                                               absl::Time now, absl::Duration horizon);
 

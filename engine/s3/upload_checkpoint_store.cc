@@ -12,6 +12,7 @@
 #include "engine/gc/lease_store.h"
 #include "engine/location_uri.h"
 #include "engine/operation_id.h"
+#include "engine/s3/upload_checkpoint_dirs.h"
 #include "io/durable_paths.h"
 #include "io/whole_file.h"
 
@@ -209,15 +210,20 @@ void RegisterUploadCheckpointKeys() {
            const std::function<absl::Status(std::string_view)>& emit) -> absl::Status {
           absl::StatusOr<absl::Duration> horizon = AppendOperationRetention();
           if (!horizon.ok()) return horizon.status();
-          UploadCheckpointStore store(fs, UploadCheckpointDirOfRoot(root_dir));
-          absl::StatusOr<std::vector<ListedUploadCheckpoint>> listed = store.List(false);
-          if (!listed.ok()) return listed.status();
-          for (const ListedUploadCheckpoint& entry : *listed) {
-            if (!entry.checkpoint.ok()) return entry.checkpoint.status();
-            if (IsStaleUploadCheckpoint(*entry.checkpoint, now, *horizon)) continue;
-            if (absl::Status s = emit(FormatS3Uri(entry.checkpoint->bucket, entry.checkpoint->key));
-                !s.ok()) {
-              return s;
+          absl::StatusOr<std::vector<std::string>> dirs = UploadCheckpointDirsOfRoot(fs, root_dir);
+          if (!dirs.ok()) return dirs.status();
+          for (const std::string& dir : *dirs) {
+            UploadCheckpointStore store(fs, dir);
+            absl::StatusOr<std::vector<ListedUploadCheckpoint>> listed = store.List(false);
+            if (!listed.ok()) return listed.status();
+            for (const ListedUploadCheckpoint& entry : *listed) {
+              if (!entry.checkpoint.ok()) return entry.checkpoint.status();
+              if (IsStaleUploadCheckpoint(*entry.checkpoint, now, *horizon)) continue;
+              if (absl::Status s =
+                      emit(FormatS3Uri(entry.checkpoint->bucket, entry.checkpoint->key));
+                  !s.ok()) {
+                return s;
+              }
             }
           }
           return absl::OkStatus();

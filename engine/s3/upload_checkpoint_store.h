@@ -22,7 +22,8 @@
 // file has no links) and treats the checkpoint as gone.
 //
 // The checkpoint's key stays protected from garbage collection for as long
-// as the checkpoint exists and is not stale (RegisterUploadCheckpointKeys).
+// as the checkpoint exists and is not stale (RegisterUploadCheckpointKeys),
+// in the root's directory or another recorded for the root.
 #ifndef LAKE_ENGINE_S3_UPLOAD_CHECKPOINT_STORE_H_
 #define LAKE_ENGINE_S3_UPLOAD_CHECKPOINT_STORE_H_
 
@@ -117,8 +118,10 @@ bool IsStaleUploadCheckpoint(const UploadCheckpoint& checkpoint, absl::Time now,
 
 // Registers, once per process, the garbage collector's source of the keys
 // upload checkpoints protect (engine/gc/lease_store.h): the URI of every
-// checkpoint in <root>/checkpoints/uploads that is not stale. A damaged
-// checkpoint fails the collection (DataLoss naming it): nothing is guessed.
+// checkpoint that is not stale in <root>/checkpoints/uploads and in every
+// other directory recorded for the root (upload_checkpoint_dirs.h). A
+// damaged checkpoint or record fails the collection (DataLoss naming it):
+// nothing is guessed.
 void RegisterUploadCheckpointKeys();
 
 }  // namespace lake

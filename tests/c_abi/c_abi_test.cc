@@ -1916,6 +1916,44 @@ TEST_CASE("uploads ABI: a default root upload on S3 keeps its checkpoint only wh
   CHECK(s3.Server("rb") == 0);
 }
 
+TEST_CASE("uploads ABI: a root opened with a checkpoint directory of its own records it once") {
+  ScratchDir dir;
+  S3Bucket s3;
+  std::string root = dir.path + "/root";
+  std::string mine = dir.path + "/my-checkpoints";
+  for (int i = 0; i < 2; ++i) {
+    lake_db* db = OpenS3Root(root, s3, 0, mine.c_str());
+    lake_db_free(db);
+  }
+  std::vector<std::filesystem::path> records;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/checkpoints/upload-dirs")) {
+    records.push_back(entry.path());
+  }
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].extension() == ".dir");
+  std::ifstream in(records[0]);
+  std::string header, path;
+  std::getline(in, header);
+  std::getline(in, path);
+  CHECK(header == "lake upload checkpoint directory 1");
+  CHECK(path == std::filesystem::canonical(mine).string());
+  // The root's own directory is never recorded; a plan reports uploads.
+  lake_db* db = OpenS3Root(root, s3, 0, nullptr);
+  char* json = nullptr;
+  lake_gc_options* gc = lake_gc_options_new();
+  lake_gc_options_set_cutoff_seconds(gc, 0);
+  lake_gc_options_set_allow_short_cutoff(gc, 1);
+  lake_error* err = nullptr;
+  REQUIRE_MESSAGE(lake_gc_plan(db, gc, &json, &err) == LAKE_OK, (err ? lake_error_message(err) : ""));
+  CHECK(std::string(json).find("\"multipart_uploads\":0") != std::string::npos);
+  lake_string_free(json);
+  lake_gc_options_free(gc);
+  lake_db_free(db);
+  CHECK(std::distance(std::filesystem::directory_iterator(root + "/checkpoints/upload-dirs"),
+                      std::filesystem::directory_iterator()) == 1);
+  CHECK(s3.Server("rb") == 0);
+}
+
 TEST_CASE("uploads ABI: the checkpoint directory setter refuses NULL") {
   lake_stage_options* opts = lake_stage_options_new();
   lake_error* err = nullptr;
