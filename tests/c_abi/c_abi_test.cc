@@ -865,6 +865,14 @@ struct StatementFree { void operator()(lake_statement* s) const { lake_statement
 using Db = std::unique_ptr<lake_db, DbFree>;
 using Statement = std::unique_ptr<lake_statement, StatementFree>;
 
+// The root at `root` opened as a writer (created if need be), or the test
+// case stops.
+Db OpenDb(const std::string& root) {
+  lake_db* raw = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
+  return Db(raw);
+}
+
 struct ReadState {
   std::string bytes;
   size_t offset = 0;
@@ -901,9 +909,7 @@ TEST_CASE("a follower changes nothing in a root: no tables or no stage record is
 TEST_CASE("lake_table_tag and lake_table_expire: a retired version is NOT_FOUND, also for a follower") {
   ScratchDir dir;
   std::string root = dir.path + "/root";
-  lake_db* raw = nullptr;
-  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
-  Db db(raw);
+  Db db = OpenDb(root);
   const char* columns[] = {"name:utf8"};
   REQUIRE(lake_table_create(db.get(), "ml.runs", columns, 1, nullptr) == LAKE_OK);
   for (const char* name : {"a", "b", "c"}) {
@@ -955,9 +961,7 @@ TEST_CASE("lake_table_tag and lake_table_expire: a retired version is NOT_FOUND,
 TEST_CASE("lake_table_drop takes the table out of every lookup; its name is free; a prepared INSERT then fails NOT_FOUND") {
   ScratchDir dir;
   std::string root = dir.path + "/root";
-  lake_db* raw = nullptr;
-  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
-  Db db(raw);
+  Db db = OpenDb(root);
   const char* columns[] = {"name:utf8"};
   REQUIRE(lake_table_create(db.get(), "ml.runs", columns, 1, nullptr) == LAKE_OK);
   lake_statement* raw_stmt = nullptr;
@@ -990,9 +994,7 @@ TEST_CASE("lake_table_drop takes the table out of every lookup; its name is free
 TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow stream, open its FILE") {
   ScratchDir dir;
   std::string root = dir.path + "/root";
-  lake_db* raw = nullptr;
-  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
-  Db db(raw);
+  Db db = OpenDb(root);
   const char* columns[] = {"name:utf8", "score:float64", "ok:bool", "blob:binary", "video:file"};
   lake_error* err = nullptr;
   REQUIRE(lake_table_create(db.get(), "ml.runs", columns, 5, &err) == LAKE_OK);
@@ -1116,12 +1118,6 @@ TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow str
 // that has not hit one yet (they are read once): this case runs in a fresh
 // copy of this binary (RunInsertChild) and is skipped otherwise.
 constexpr char kInsertChild[] = "child process: one INSERT under LAKE_FAILPOINTS";
-
-Db OpenDb(const std::string& root) {
-  lake_db* raw = nullptr;
-  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
-  return Db(raw);
-}
 
 // The root of a table ml.ops (id utf8) with no row, its writer lock free.
 std::string CreateOpsRoot(const ScratchDir& dir) {

@@ -15,9 +15,6 @@
 // simulated power loss cannot drop its unsynced writes, and its commits are
 // synced writes (sync = true), so what it acknowledged is what survives.
 #include <doctest/doctest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <filesystem>
@@ -30,6 +27,7 @@
 #include "engine/table/pending_append_error.h"
 #include "registry/registry.h"
 #include "io/posix/posix_file_system.h"
+#include "tests/support/episodes_table.h"
 #include "tests/support/fault_injection_file_system.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
@@ -136,37 +134,15 @@ TEST_CASE("table append: a child SIGKILLed at each step recovers to zero or one 
     testing::TempDir dir;
     io::PosixFileSystem posix;
     CreateTable(posix, dir.path());
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kKill);
-      absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
-      if (!fs.ok()) ::_exit(10);
-      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(**fs, dir.path());
-      if (!root.ok()) ::_exit(11);
-      (void)InsertOne(**root, bytes);
-      ::_exit(13);  // the failpoint should have killed us
-    }
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    REQUIRE(WIFSIGNALED(status));
-    CHECK(WTERMSIG(status) == SIGKILL);
+    testing::RunKilledAt(step, dir.path(), [&](TableRoot& root) { (void)InsertOne(root, bytes); });
     RecoverAndCheck(dir.path(), step, bytes);
   }
 }
 
 // A root holding the table, and what a fault-injecting file system over it
 // needs (its Crash() is the power loss).
-struct PowerLossRoot {
-  testing::TempDir dir;
-  std::string root_dir = dir.Join("root");
-  std::string backups = dir.Join("backups");
-  io::PosixFileSystem base;
-  PowerLossRoot() {
-    std::filesystem::create_directory(backups);
-    CreateTable(base, root_dir);
-  }
+struct PowerLossRoot : testing::CrashTestRoot {
+  PowerLossRoot() { CreateTable(posix, root_dir); }
 };
 
 TEST_CASE("table append: a power loss at each step recovers to zero or one row, one upload") {
@@ -177,7 +153,7 @@ TEST_CASE("table append: a power loss at each step recovers to zero or one row, 
     PowerLossRoot r;
     const std::string& root_dir = r.root_dir;
     {
-      testing::FaultInjectionFileSystem fs(r.base, r.backups);
+      testing::FaultInjectionFileSystem fs(r.posix, r.backups);
       absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, root_dir);
       LAKE_REQUIRE_OK(root);
       failpoint::ClearAll();
@@ -409,7 +385,7 @@ TEST_CASE("table append: a power loss after a failure before the commit brings n
     CAPTURE(std::string(step));
     PowerLossRoot r;
     {
-      testing::FaultInjectionFileSystem fs(r.base, r.backups);
+      testing::FaultInjectionFileSystem fs(r.posix, r.backups);
       auto root = OpenOn(fs, r.root_dir);
       failpoint::ClearAll();
       failpoint::Set(step, failpoint::Action::kCallback,
@@ -419,7 +395,7 @@ TEST_CASE("table append: a power loss after a failure before the commit brings n
       CHECK(absl::IsResourceExhausted(inserted));
       fs.Crash();  // the caller was told: now the power goes
     }
-    auto root = OpenOn(r.base, r.root_dir);
+    auto root = OpenOn(r.posix, r.root_dir);
     absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
     LAKE_REQUIRE_OK(recovered);
     CHECK(recovered->empty());

@@ -36,19 +36,6 @@ using testing::kEpisodesTable;
 using testing::OpenTableRootOrStop;
 using testing::TableRoot;
 
-// The names of every regular file beneath `dir`, relative to it, sorted.
-std::vector<std::string> FilesBeneath(const std::string& dir) {
-  std::vector<std::string> out;
-  if (!std::filesystem::exists(dir)) return out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    if (entry.is_regular_file()) {
-      out.push_back(std::filesystem::relative(entry.path(), dir).string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // A root with the table holding one row, and what it looked like.
 struct DropFixture : testing::CrashTestRoot {
   uint64_t table_id = 0;
@@ -60,7 +47,7 @@ struct DropFixture : testing::CrashTestRoot {
     CreateEpisodesTable(*root);
     referenced = InsertEpisode(*root, "e1", 1);
     table_id = root->tables->GetTable(EpisodesTableName())->table_id;
-    files = FilesBeneath(root->tables->TableDir(EpisodesTableName()));
+    files = testing::FilesUnder(root->tables->TableDir(EpisodesTableName()));
     REQUIRE(files.size() >= 3);
   }
   std::string NameDir() const { return table::TableDirectory(root_dir, EpisodesTableName()); }
@@ -77,7 +64,7 @@ struct DropFixture : testing::CrashTestRoot {
     LAKE_REQUIRE_OK(dropped);
     REQUIRE(dropped->size() == 1);
     CHECK((*dropped)[0].table.table_id == table_id);
-    CHECK(FilesBeneath(DroppedDir()) == files);
+    CHECK(testing::FilesUnder(DroppedDir()) == files);
     CHECK_FALSE(std::filesystem::exists(NameDir()));
     // What it referenced still reads through the reference journal.
     absl::StatusOr<std::vector<registry::VersionRecord>> versions =
@@ -100,7 +87,7 @@ struct DropFixture : testing::CrashTestRoot {
     CHECK(root->Rows(kEpisodesTable)->empty());
     InsertEpisode(*root, "e2", 2);
     CHECK(root->Rows(kEpisodesTable)->size() == 1);
-    CHECK(FilesBeneath(DroppedDir()) == files);
+    CHECK(testing::FilesUnder(DroppedDir()) == files);
   }
 };
 
@@ -115,7 +102,7 @@ TEST_CASE("table drop: the table leaves the registry; its directory moves aside,
     CHECK(absl::IsNotFound(root->tables->GetTable(EpisodesTableName()).status()));
     CHECK(root->tables->ListTables()->empty());
     CHECK(absl::IsNotFound(root->Rows(kEpisodesTable).status()));
-    CHECK(FilesBeneath(f.DroppedDir()) == f.files);
+    CHECK(testing::FilesUnder(f.DroppedDir()) == f.files);
   }
   f.CheckDropped();
 }
@@ -125,7 +112,7 @@ TEST_CASE("table drop: an unknown table is NotFound and changes nothing") {
   std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   CHECK(absl::IsNotFound(root->tables->DropTable(*table::ParseTableName("robots.nope")).status()));
   CHECK(root->Rows(kEpisodesTable)->size() == 1);
-  CHECK(FilesBeneath(f.NameDir()) == f.files);
+  CHECK(testing::FilesUnder(f.NameDir()) == f.files);
 }
 
 TEST_CASE("table drop: an INSERT into a dropped table fails NotFound and commits nothing") {
@@ -138,7 +125,7 @@ TEST_CASE("table drop: an INSERT into a dropped table fails NotFound and commits
       root->Insert(kEpisodesInsert, {CellValue{"late"}, sql::FileFromSource{&source, "video/mp4"}})
           .status();
   CHECK(absl::IsNotFound(inserted));
-  CHECK(FilesBeneath(f.DroppedDir()) == f.files);
+  CHECK(testing::FilesUnder(f.DroppedDir()) == f.files);
   CHECK_FALSE(std::filesystem::exists(f.NameDir()));
 }
 
@@ -197,7 +184,7 @@ TEST_CASE("table drop: killed before its move, reopened, the name reused, then a
   testing::RunKilledAt(table::kTableDropFailpoints[0], f.root_dir,
                        [](TableRoot& root) { (void)root.tables->DropTable(EpisodesTableName()); });
   // The directory is still under the table's name, owned by no table.
-  CHECK(FilesBeneath(f.NameDir()) == f.files);
+  CHECK(testing::FilesUnder(f.NameDir()) == f.files);
   DataLocation second;
   {
     testing::FaultInjectionFileSystem fs(f.posix, f.backups);
@@ -207,7 +194,7 @@ TEST_CASE("table drop: killed before its move, reopened, the name reused, then a
     fs.Crash();
   }
   std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
-  CHECK(FilesBeneath(f.DroppedDir()) == f.files);
+  CHECK(testing::FilesUnder(f.DroppedDir()) == f.files);
   absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kEpisodesTable);
   LAKE_REQUIRE_OK(rows);
   REQUIRE(rows->size() == 1);

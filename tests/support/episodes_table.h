@@ -1,7 +1,7 @@
-// robots.episodes, the table the table lifecycle tests (drop, retention)
-// work on: an episode id and its video file, in a root under a test's
-// temporary directory, beside the backups a fault-injecting file system
-// keeps.
+// robots.episodes, the table the table crash and lifecycle tests (append,
+// drop, retention) work on: an episode id and its video file, in a root
+// under a test's temporary directory, beside the backups a fault-injecting
+// file system keeps; and a child process SIGKILLed at a failpoint.
 #ifndef LAKE_TESTS_SUPPORT_EPISODES_TABLE_H_
 #define LAKE_TESTS_SUPPORT_EPISODES_TABLE_H_
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -80,6 +81,7 @@ std::vector<std::string> FilesUnder(const std::string& dir) {
       files.push_back(std::filesystem::relative(it->path(), dir).string());
     }
   }
+  std::sort(files.begin(), files.end());
   return files;
 }
 

@@ -32,7 +32,8 @@ std::string Sha256Hex(const uint8_t* data, size_t len);
 void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes);
 std::vector<uint8_t> ReadFile(const std::string& path);
 bool PathExists(const std::string& path);
-// Regular files beneath `dir`, recursively, as paths relative to it.
+// Regular files beneath `dir`, recursively, as paths relative to it,
+// sorted; none when `dir` does not exist.
 std::vector<std::string> FilesUnder(const std::string& dir);
 
 }  // namespace lake::testing
