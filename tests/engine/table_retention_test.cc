@@ -260,7 +260,7 @@ TEST_CASE("describe per tag: the manifest chain links only that tag's version ne
   std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, dir.path());
   CreateEpisodesTable(*root);
   constexpr uint64_t kVersions = 40;
-  for (uint64_t i = 1; i <= kVersions; ++i) InsertEpisode(*root, "e" + std::to_string(i), i);
+  for (uint64_t i = 1; i <= kVersions; ++i) InsertEpisode(*root, "e" + std::to_string(i), i, 500);
   // A version in the middle whose chain of links the current version's
   // chain does not share (they begin at different full lists).
   const std::string table_dir = root->tables->TableDir(EpisodesTableName());
