@@ -47,19 +47,43 @@ absl::Status ValidateFragments(const Manifest& manifest, size_t known_valid) {
   absl::flat_hash_set<std::string_view> paths;
   if (!few_added) paths.reserve(fragments.size());
   uint64_t rows = 0;
+  // A deletion vector's path repeats no fragment's nor another vector's.
+  auto path_taken = [&](size_t i, const std::string& path) {
+    for (size_t j = 0; j < i; ++j) {
+      const FragmentRef& earlier = fragments[j];
+      if (earlier.path == path ||
+          (earlier.deletion_vector && earlier.deletion_vector->path == path)) {
+        return true;
+      }
+    }
+    return false;
+  };
   for (size_t i = 0; i < fragments.size(); ++i) {
     const FragmentRef& fragment = fragments[i];
-    rows += fragment.rows;  // cannot wrap: 2^20 fragments × 2^24 rows
+    const std::optional<DeletionVectorRef>& vector = fragment.deletion_vector;
+    if (vector && vector->deleted_rows > fragment.rows) {
+      return absl::InvalidArgumentError(absl::StrCat("fragment '", fragment.path, "' has ",
+                                                     fragment.rows, " rows, its deletion vector deletes ",
+                                                     vector->deleted_rows));
+    }
+    rows += fragment.live_rows();  // cannot wrap: 2^20 fragments × 2^24 rows
     if (i < known_valid && few_added) continue;
     bool repeated = false;
+    bool vector_repeated = false;
     if (few_added) {
-      for (size_t j = 0; j < i && !repeated; ++j) repeated = fragments[j].path == fragment.path;
+      repeated = path_taken(i, fragment.path);
+      vector_repeated = vector && (vector->path == fragment.path || path_taken(i, vector->path));
     } else {
       repeated = !paths.insert(fragment.path).second;
+      vector_repeated = vector && !paths.insert(vector->path).second;
     }
     if (repeated) {
       return absl::InvalidArgumentError(
           absl::StrCat("fragment '", fragment.path, "' is listed twice"));
+    }
+    if (vector_repeated) {
+      return absl::InvalidArgumentError(absl::StrCat("the deletion vector path '", vector->path,
+                                                     "' is listed twice"));
     }
     if (i < known_valid) continue;
     if (absl::Status s = ValidateTablePath(fragment.path, "fragment path"); !s.ok()) return s;
@@ -77,6 +101,20 @@ absl::Status ValidateFragments(const Manifest& manifest, size_t known_valid) {
       if (absl::Status s = ValidateFragmentStatistics(*fragment.statistics, manifest.schema, fragment.rows);
           !s.ok()) {
         return absl::InvalidArgumentError(absl::StrCat("fragment '", fragment.path, "': ", std::string(s.message())));
+      }
+    }
+    if (vector) {
+      if (manifest.format_version < kManifestFormatVersion) {
+        return absl::InvalidArgumentError(absl::StrCat("a version ", manifest.format_version,
+                                                       " manifest holds no deletion vectors"));
+      }
+      if (absl::Status s = ValidateTablePath(vector->path, "deletion vector path"); !s.ok()) return s;
+      if (absl::Status s = ValidateSha256Field(vector->sha256, "a deletion vector's sha256"); !s.ok()) {
+        return s;
+      }
+      if (vector->deleted_rows == 0) {
+        return absl::InvalidArgumentError(absl::StrCat("fragment '", fragment.path,
+                                                       "' has a deletion vector that deletes no row"));
       }
     }
   }
@@ -120,24 +158,16 @@ absl::Status ReadFragments(ByteReader& r, uint32_t format_version, const Schema&
   }
   fragments->reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
-    FragmentRef fragment;
-    if (!ReadPath(r, &fragment.path) || !r.U64(&fragment.rows) || !r.U64(&fragment.size_bytes) ||
-        !ReadSha256(r, &fragment.sha256)) {
-      return Damaged(absl::StrCat("fragment ", i, " ends early"));
-    }
-    if (format_version != kManifestFormatVersionV1) {
-      uint8_t has_statistics = 0;
-      if (!r.U8(&has_statistics)) return Damaged(absl::StrCat("fragment ", i, " ends early"));
-      if (has_statistics > 1) return Damaged(absl::StrCat("fragment ", i, " has an unknown statistics flag"));
-      if (has_statistics == 1) {
-        absl::StatusOr<FragmentStatistics> statistics = ReadFragmentStatistics(r, schema);
-        if (!statistics.ok()) return statistics.status();
-        fragment.statistics = *std::move(statistics);
-      }
-    }
-    fragments->push_back(std::move(fragment));
+    absl::StatusOr<FragmentRef> fragment = ReadManifestFragmentEntry(r, format_version, schema, i);
+    if (!fragment.ok()) return fragment.status();
+    fragments->push_back(*std::move(fragment));
   }
   return absl::OkStatus();
+}
+
+bool IsKnownFormat(uint32_t format_version) {
+  return format_version == kManifestFormatVersion ||
+         format_version == kManifestFormatVersionV2 || format_version == kManifestFormatVersionV1;
 }
 
 absl::StatusOr<Manifest> ReadManifest(ByteReader& r) {
@@ -150,9 +180,9 @@ absl::StatusOr<Manifest> ReadManifest(ByteReader& r) {
     return Damaged("shorter than a header");
   }
   if (magic != kManifestMagic) return Damaged("not a manifest (wrong magic)");
-  if (m.format_version != kManifestFormatVersion && m.format_version != kManifestFormatVersionV1) {
+  if (!IsKnownFormat(m.format_version)) {
     return Damaged(absl::StrCat("unknown format version ", m.format_version, " (this lake reads ",
-                                kManifestFormatVersionV1, " and ", kManifestFormatVersion, ")"));
+                                kManifestFormatVersionV1, " to ", kManifestFormatVersion, ")"));
   }
   m.created_unix_micros = static_cast<int64_t>(created);
   absl::StatusOr<Schema> schema = ReadSchema(r, "manifest is damaged");
@@ -192,9 +222,10 @@ absl::Status ValidateTablePath(std::string_view path, std::string_view what) {
 }
 
 absl::Status ValidateManifest(const Manifest& m, size_t known_valid_fragments) {
-  if (m.format_version != kManifestFormatVersion && m.format_version != kManifestFormatVersionV1) {
-    return absl::InvalidArgumentError(absl::StrCat("manifest format version ", m.format_version, " is not ",
-                                                   kManifestFormatVersionV1, " or ", kManifestFormatVersion));
+  if (!IsKnownFormat(m.format_version)) {
+    return absl::InvalidArgumentError(absl::StrCat("manifest format version ", m.format_version,
+                                                   " is not ", kManifestFormatVersionV1, " to ",
+                                                   kManifestFormatVersion));
   }
   if (m.version == 0 || m.parent_version >= m.version) {
     return absl::InvalidArgumentError(
@@ -214,6 +245,66 @@ absl::Status ValidateManifest(const Manifest& m, size_t known_valid_fragments) {
   return ValidateFragments(m, known_valid_fragments);
 }
 
+uint32_t ManifestFormatFor(const std::vector<FragmentRef>& fragments) {
+  for (const FragmentRef& fragment : fragments) {
+    if (fragment.deletion_vector) return kManifestFormatVersion;
+  }
+  return kManifestFormatVersionV2;
+}
+
+void WriteManifestFragmentEntry(ByteWriter& w, const FragmentRef& fragment,
+                                uint32_t format_version, const Schema& schema) {
+  WritePath(w, fragment.path);
+  w.U64(fragment.rows);
+  w.U64(fragment.size_bytes);
+  WriteSha256(w, fragment.sha256);
+  if (format_version == kManifestFormatVersionV1) return;
+  w.U8(fragment.statistics ? 1 : 0);
+  if (fragment.statistics) WriteFragmentStatistics(w, *fragment.statistics, schema);
+  if (format_version == kManifestFormatVersionV2) return;
+  w.U8(fragment.deletion_vector ? 1 : 0);
+  if (!fragment.deletion_vector) return;
+  WritePath(w, fragment.deletion_vector->path);
+  WriteSha256(w, fragment.deletion_vector->sha256);
+  w.U64(fragment.deletion_vector->deleted_rows);
+}
+
+absl::StatusOr<FragmentRef> ReadManifestFragmentEntry(ByteReader& r, uint32_t format_version,
+                                                      const Schema& schema, size_t index) {
+  auto ends_early = [&] { return Damaged(absl::StrCat("fragment ", index, " ends early")); };
+  FragmentRef fragment;
+  if (!ReadPath(r, &fragment.path) || !r.U64(&fragment.rows) || !r.U64(&fragment.size_bytes) ||
+      !ReadSha256(r, &fragment.sha256)) {
+    return ends_early();
+  }
+  if (format_version == kManifestFormatVersionV1) return fragment;
+  uint8_t has_statistics = 0;
+  if (!r.U8(&has_statistics)) return ends_early();
+  if (has_statistics > 1) {
+    return Damaged(absl::StrCat("fragment ", index, " has an unknown statistics flag"));
+  }
+  if (has_statistics == 1) {
+    absl::StatusOr<FragmentStatistics> statistics = ReadFragmentStatistics(r, schema);
+    if (!statistics.ok()) return statistics.status();
+    fragment.statistics = *std::move(statistics);
+  }
+  if (format_version == kManifestFormatVersionV2) return fragment;
+  uint8_t has_deletion_vector = 0;
+  if (!r.U8(&has_deletion_vector)) return ends_early();
+  if (has_deletion_vector > 1) {
+    return Damaged(absl::StrCat("fragment ", index, " has an unknown deletion vector flag"));
+  }
+  if (has_deletion_vector == 1) {
+    DeletionVectorRef vector;
+    if (!ReadPath(r, &vector.path) || !ReadSha256(r, &vector.sha256) ||
+        !r.U64(&vector.deleted_rows)) {
+      return ends_early();
+    }
+    fragment.deletion_vector = std::move(vector);
+  }
+  return fragment;
+}
+
 absl::StatusOr<std::string> EncodeManifest(const Manifest& m, size_t known_valid_fragments) {
   if (absl::Status s = ValidateManifest(m, known_valid_fragments); !s.ok()) return s;
   std::string out;
@@ -230,13 +321,7 @@ absl::StatusOr<std::string> EncodeManifest(const Manifest& m, size_t known_valid
   WriteSha256(w, m.reference_delta_sha256);
   w.U32(static_cast<uint32_t>(m.fragments.size()));
   for (const FragmentRef& fragment : m.fragments) {
-    WritePath(w, fragment.path);
-    w.U64(fragment.rows);
-    w.U64(fragment.size_bytes);
-    WriteSha256(w, fragment.sha256);
-    if (m.format_version == kManifestFormatVersionV1) continue;
-    w.U8(fragment.statistics ? 1 : 0);
-    if (fragment.statistics) WriteFragmentStatistics(w, *fragment.statistics, m.schema);
+    WriteManifestFragmentEntry(w, fragment, m.format_version, m.schema);
   }
   out.append(Checksum128(out));
   return out;

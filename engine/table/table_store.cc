@@ -560,16 +560,16 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   }
   FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
                        next.rows, next.fragment_bytes.size(), next.fragment_sha256, next.statistics};
-  // A parent read as format 1 lists fragments without statistics; the new
-  // version is written in the current format either way.
-  manifest.format_version = kManifestFormatVersion;
   if (next.replace_fragments) manifest.fragments.clear();
   // The parent's fragments passed ValidateManifest when it was decoded or
   // encoded; only the new one is checked in full.
   const size_t known_valid_fragments = manifest.fragments.size();
   manifest.fragments.push_back(fragment);
+  // A parent read as format 1 lists fragments without statistics; the new
+  // version is written in the current format for what it lists either way.
+  manifest.format_version = ManifestFormatFor(manifest.fragments);
   uint64_t rows = 0;
-  for (const FragmentRef& f : manifest.fragments) rows += f.rows;
+  for (const FragmentRef& f : manifest.fragments) rows += f.live_rows();
   manifest.total_rows = rows;
   manifest.table_id = table.table_id;
   manifest.version = base + 1;

@@ -322,7 +322,7 @@ TEST_CASE("tables: a table whose manifests are format 1 stays readable; its old 
   absl::StatusOr<table::Manifest> manifest =
       table::DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   LAKE_REQUIRE_OK(manifest);
-  CHECK(manifest->format_version == table::kManifestFormatVersion);
+  CHECK(manifest->format_version == table::kManifestFormatVersionV2);
   manifest->format_version = table::kManifestFormatVersionV1;
   for (table::FragmentRef& fragment : manifest->fragments) fragment.statistics.reset();
   absl::StatusOr<std::string> v1 = table::EncodeManifest(*manifest);
