@@ -53,7 +53,7 @@ absl::StatusOr<size_t> ApplyChanges(Manifest& m, const std::vector<std::string>&
     m.fragments.push_back(std::move(fragment));
   }
   uint64_t rows = 0;
-  for (const FragmentRef& fragment : m.fragments) rows += fragment.rows;
+  for (const FragmentRef& fragment : m.fragments) rows += fragment.live_rows();
   m.total_rows = rows;
   return kept;
 }
