@@ -257,15 +257,13 @@ TEST_CASE("describe per tag: the files and bytes only that tag retains") {
 TEST_CASE("describe per tag: the manifest chain links only that tag's version needs count as its") {
   testing::TempDir dir;
   io::PosixFileSystem posix;
-  std::unique_ptr<TableRoot> root = OpenOn(posix, dir.path());
-  table::Schema schema;
-  schema.columns = {{"episode_id", table::ColumnType::kUtf8}, {"video", table::ColumnType::kFile}};
-  LAKE_REQUIRE_OK(root->tables->CreateTable(Name(), schema));
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, dir.path());
+  CreateEpisodesTable(*root);
   constexpr uint64_t kVersions = 40;
-  for (uint64_t i = 1; i <= kVersions; ++i) InsertOne(*root, "e" + std::to_string(i), i);
+  for (uint64_t i = 1; i <= kVersions; ++i) InsertEpisode(*root, "e" + std::to_string(i), i);
   // A version in the middle whose chain of links the current version's
   // chain does not share (they begin at different full lists).
-  const std::string table_dir = root->tables->TableDir(Name());
+  const std::string table_dir = root->tables->TableDir(EpisodesTableName());
   auto chain_of = [&](uint64_t version) {
     table::ManifestChainReader reader(posix, table_dir);
     absl::StatusOr<const table::ResolvedManifest*> resolved =
@@ -278,10 +276,10 @@ TEST_CASE("describe per tag: the manifest chain links only that tag's version ne
   while (tagged > 1 && chain_of(tagged).size() < 2) --tagged;
   const std::vector<std::string> chain = chain_of(tagged);
   REQUIRE(chain.size() >= 2);
-  LAKE_REQUIRE_OK(root->tables->TagVersion(Name(), "golden", tagged));
-  LAKE_REQUIRE_OK(root->tables->Expire(Name(), {.keep_last = 1}));
+  LAKE_REQUIRE_OK(root->tables->TagVersion(EpisodesTableName(), "golden", tagged));
+  LAKE_REQUIRE_OK(root->tables->Expire(EpisodesTableName(), {.keep_last = 1}));
   absl::StatusOr<std::vector<table::TagRetention>> described =
-      root->tables->DescribeTagRetention(Name());
+      root->tables->DescribeTagRetention(EpisodesTableName());
   LAKE_REQUIRE_OK(described);
   REQUIRE(described->size() == 1);
   // Every fragment it lists, the current version lists too: only its chain is its own.
