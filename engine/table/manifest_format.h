@@ -62,8 +62,10 @@
 // many links and one full list. chain_bytes is the size of the chain's
 // earlier links (0 when the parent is a full list, else the parent's
 // chain_bytes plus the parent file's size). Resolving a link
-// (manifest_chain.h) applies, from the full list on, each link's removals
-// then its additions, in order, and checks each link against its parent.
+// (manifest_chain.h) applies, from the full list on, each link in turn: an
+// entry added under a path the link removes takes the removed entry's
+// place in the list; the link's other removals go, and its other additions
+// follow at the end, in order. Each link is checked against its parent.
 //
 // Invariants of a valid manifest (ValidateManifest):
 // - the format version is 1, 2 or 3;

@@ -1291,12 +1291,35 @@ TEST_CASE("a reference delta is read one chunk at a time") {
   CHECK(absl::IsFailedPrecondition(reader.Next("", &entries)));
 }
 
-TEST_CASE("a reference delta with removals is refused") {
+TEST_CASE("a reference delta with removals round-trips in format 2") {
   ReferenceDelta delta = TinyDelta();
-  delta.removed.push_back(delta.added[0]);
-  absl::Status status = EncodeReferenceDelta(delta).status();
-  CHECK(absl::IsUnimplemented(status));
-  CHECK(Contains(status, "append-only"));
+  delta.removed = {delta.added[1]};
+  delta.added.pop_back();
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(delta);
+  LAKE_REQUIRE_OK(encoded);
+  uint32_t format_version = 0;
+  std::memcpy(&format_version, encoded->bytes.data() + 8, 4);
+  CHECK(format_version == kReferenceDeltaFormatVersion);
+  absl::StatusOr<ReferenceDelta> back = DecodeReferenceDelta(encoded->bytes);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == delta);
+}
+
+TEST_CASE("a reference delta without removals is still written in format 1") {
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(TinyDelta());
+  LAKE_REQUIRE_OK(encoded);
+  uint32_t format_version = 0;
+  std::memcpy(&format_version, encoded->bytes.data() + 8, 4);
+  CHECK(format_version == kReferenceDeltaFormatVersionV1);
+}
+
+TEST_CASE("every single-byte change and every truncation of a delta with removals is refused") {
+  ReferenceDelta delta = TinyDelta();
+  delta.removed = {delta.added[0]};
+  std::string bytes = EncodeReferenceDelta(delta)->bytes;
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeDeltaStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
 }
 
 TEST_CASE("a reference delta of invalid entries or versions is not encoded") {
@@ -1317,20 +1340,8 @@ TEST_CASE("a reference delta of invalid entries or versions is not encoded") {
   CHECK(absl::IsInvalidArgument(EncodeReferenceDelta(bad_uri).status()));
 }
 
-// A delta per the format note, written by hand with every checksum right:
-// the entries in the order given, `removed_count` as given.
-std::string HandDelta(uint64_t parent, uint64_t child, const std::vector<DataLocation>& entries,
-                      uint32_t removed_count = 0) {
-  std::string out;
-  ByteWriter w(&out);
-  w.Bytes("LAKEREFS");
-  w.U32(1);
-  w.U32(removed_count);
-  w.U64(42);
-  w.U64(parent);
-  w.U64(child);
-  w.U64(entries.size());
-  w.U64(Checksum64(out));
+// Chunks of `entries` per the format note, every checksum right.
+void HandChunks(ByteWriter& w, const std::vector<DataLocation>& entries) {
   for (size_t start = 0; start < entries.size(); start += kReferenceDeltaChunkEntries) {
     std::string payload;
     ByteWriter p(&payload);
@@ -1348,6 +1359,26 @@ std::string HandDelta(uint64_t parent, uint64_t child, const std::vector<DataLoc
     w.U64(Checksum64(payload));
     w.Bytes(payload);
   }
+}
+
+// A delta per the format note, written by hand with every checksum right:
+// the entries in the order given, `removed_count` as given (in format 1,
+// with no removed entries following, unless `removed` is given: then
+// format 2).
+std::string HandDelta(uint64_t parent, uint64_t child, const std::vector<DataLocation>& entries,
+                      uint32_t removed_count = 0, const std::vector<DataLocation>& removed = {}) {
+  std::string out;
+  ByteWriter w(&out);
+  w.Bytes("LAKEREFS");
+  w.U32(removed.empty() ? 1 : 2);
+  w.U32(removed.empty() ? removed_count : static_cast<uint32_t>(removed.size()));
+  w.U64(42);
+  w.U64(parent);
+  w.U64(child);
+  w.U64(entries.size());
+  w.U64(Checksum64(out));
+  HandChunks(w, entries);
+  HandChunks(w, removed);
   w.Sha256(*Sha256FromHex(Sha256Hex(out)));
   return out;
 }
@@ -1358,6 +1389,21 @@ TEST_CASE("the reference delta encoder writes what the format note says") {
   ReferenceDelta big{42, 2, 3, ManyLocations(kReferenceDeltaChunkEntries + 1), {}};
   CanonicalizeReferences(&big.added);
   CHECK(HandDelta(2, 3, big.added) == EncodeReferenceDelta(big)->bytes);
+  ReferenceDelta removing{42, 2, 3, {TinyDelta().added[0]}, big.added};
+  CHECK(HandDelta(2, 3, removing.added, 0, big.added) == EncodeReferenceDelta(removing)->bytes);
+}
+
+TEST_CASE("a delta's removals are in order of their own, after its additions") {
+  std::vector<DataLocation> sorted = TinyDelta().added;
+  // The removals start again from the smallest entry: no order across lists.
+  LAKE_CHECK_OK(DecodeDeltaStatus(HandDelta(2, 3, sorted, 0, sorted)));
+  std::vector<DataLocation> reversed(sorted.rbegin(), sorted.rend());
+  CHECK(Contains(DecodeDeltaStatus(HandDelta(2, 3, sorted, 0, reversed)), "out of order"));
+  std::string no_removal = HandDelta(2, 3, sorted);
+  no_removal[8] = 2;  // format 2 that removes nothing: not canonical
+  uint64_t checksum = Checksum64(std::string_view(no_removal).substr(0, 48));
+  std::memcpy(no_removal.data() + 48, &checksum, 8);
+  CHECK(absl::IsDataLoss(DecodeDeltaStatus(no_removal)));
 }
 
 TEST_CASE("a reference delta file with intact checksums but broken content is refused") {
