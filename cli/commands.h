@@ -15,6 +15,7 @@ int RunPresign(const std::vector<std::string>& args);
 int RunTable(const std::vector<std::string>& args);
 int RunInsert(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
+int RunExec(const std::vector<std::string>& args);
 int RunRecover(const std::vector<std::string>& args);
 int RunEvents(const std::vector<std::string>& args);
 int RunGc(const std::vector<std::string>& args);

@@ -29,6 +29,7 @@ constexpr char kUsage[] =
     "                        drop, tag, untag, expire (retire old versions)\n"
     "  insert \"INSERT …\"     append rows (FILE values uploaded first)\n"
     "  query \"SELECT …\"      print rows (--json: one object per line)\n"
+    "  exec \"DELETE …\"       delete rows; print the new version and the count\n"
     "  recover [--list]      settle (or list) appends a crash or failure left\n"
     "  recover --discard ID  move one stuck append checkpoint aside, kept\n"
     "  events …              pipeline event logs: experiments, append, fold,\n"
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
   if (command == "events") return lake::cli::RunEvents(rest);
   if (command == "insert") return lake::cli::RunInsert(rest);
   if (command == "query") return lake::cli::RunQuery(rest);
+  if (command == "exec") return lake::cli::RunExec(rest);
   if (command == "recover") return lake::cli::RunRecover(rest);
   if (command == "gc") return lake::cli::RunGc(rest);
   if (command == "pin") return lake::cli::RunPin(rest);

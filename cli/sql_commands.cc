@@ -1,5 +1,5 @@
-// lake insert "INSERT …" and lake query "SELECT …" [--json], with
-// --param/--file/--location bound in argv order.
+// lake insert "INSERT …", lake query "SELECT …" [--json] and lake exec
+// "DELETE …" [--json], with --param/--file/--location bound in argv order.
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -39,6 +39,17 @@ constexpr char kQueryUsage[] =
     "JSON object per row per line (FILE cells as DataLocation objects).\n"
     "A running insert does not block it: it reads the rows committed when it\n"
     "starts.\n";
+
+constexpr char kExecUsage[] =
+    "usage: lake [global options] exec \"DELETE FROM NS.T [WHERE PREDICATE]\"\n"
+    "            [--param V | --location L]… [--json]\n"
+    "\n"
+    "Deletes the rows the WHERE matches (every row without one; PREDICATE as\n"
+    "for query) in one new version, and prints that version and the number of\n"
+    "rows deleted, tab-separated (--json: {\"version\":N,\"deleted_rows\":M}).\n"
+    "When nothing matched no version is committed: it prints the current\n"
+    "version and 0. Older versions keep the rows (AS OF VERSION). Running it\n"
+    "again after a failure converges: deleted rows are not counted twice.\n";
 
 constexpr char kRecoverUsage[] =
     "usage: lake [global options] recover [--list] [--json]\n"
@@ -207,6 +218,33 @@ int RunQuery(const std::vector<std::string>& argv) {
         std::printf("\n");
       }
     }
+  }
+  return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
+}
+
+int RunExec(const std::vector<std::string>& argv) {
+  absl::StatusOr<ParsedArgs> args = Parse(argv, true);
+  if (!args.ok()) return ReportUsage(args.status(), "exec");
+  if (args->Has("--help")) {
+    std::fputs(kExecUsage, stdout);
+    return kExitOk;
+  }
+  if (args->positionals.size() != 1) return ReportUsage("exec needs one SQL statement", "exec");
+  DbOwner db(nullptr, lake_db_free);
+  lake_statement* stmt = nullptr;
+  if (int code = Prepare(*args, "exec", &db, &stmt); code != kExitOk) return code;
+  StatementOwner stmt_owner(stmt, lake_statement_free);
+  if (int code = BindParameters(stmt, *args, "exec"); code != kExitOk) return code;
+  uint64_t version = 0;
+  uint64_t rows = 0;
+  lake_error* err = nullptr;
+  lake_status status = lake_statement_execute(stmt, &version, &rows, &err);
+  if (status != LAKE_OK) return ReportFailure(status, err, "exec");
+  if (args->Has("--json")) {
+    std::printf("%s\n", json{{"version", version}, {"deleted_rows", rows}}.dump().c_str());
+  } else {
+    std::printf("%llu\t%llu\n", static_cast<unsigned long long>(version),
+                static_cast<unsigned long long>(rows));
   }
   return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
 }

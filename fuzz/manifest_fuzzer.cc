@@ -1,8 +1,9 @@
 // Fuzzes lake::table::DecodeManifest, the reader of the manifest a scan
-// opens for a table version (engine/table/manifest_format.h): formats 1,
-// 2 and a format 4 checkpoint (a link is refused: manifest_link_fuzzer
-// covers it), and from 2 on the per-fragment statistics
-// (fragment_statistics.h).
+// opens for a table version (engine/table/manifest_format.h): formats 1
+// and 2 and a format 3 checkpoint (a link is refused: manifest_link_fuzzer
+// covers it); from 2 on the per-fragment statistics
+// (fragment_statistics.h), in 3 the per-fragment deletion vector
+// references.
 //
 // Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, so a digest that
 // does not match is not refused and the field parser behind it is reached.
@@ -13,7 +14,8 @@
 //   2. An accepted manifest is valid (ValidateManifest), and every path in
 //      it is relative without an empty, "." or ".." segment; a format 1
 //      manifest holds no statistics, and every fragment's statistics are
-//      valid for the schema and its rows.
+//      valid for the schema and its rows; only a format 3 manifest holds
+//      deletion vectors, each a safe path deleting 1..rows rows.
 //   3. Accepted input is canonical: encoding the decoded manifest gives
 //      back the input's bytes before the digest exactly, and those bytes
 //      decode to the same manifest.
@@ -59,6 +61,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(IsSafePath(decoded->reference_delta_path));
   for (const lake::table::FragmentRef& fragment : decoded->fragments) {
     Check(IsSafePath(fragment.path));
+    if (fragment.deletion_vector) {
+      Check(decoded->format_version == lake::table::kManifestFormatVersion);
+      Check(IsSafePath(fragment.deletion_vector->path));
+      Check(fragment.deletion_vector->deleted_rows >= 1 &&
+            fragment.deletion_vector->deleted_rows <= fragment.rows);
+    }
     if (!fragment.statistics) continue;
     Check(decoded->format_version != lake::table::kManifestFormatVersionV1);
     Check(lake::table::ValidateFragmentStatistics(*fragment.statistics, decoded->schema, fragment.rows).ok());

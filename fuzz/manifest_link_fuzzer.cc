@@ -1,5 +1,5 @@
 // Fuzzes lake::table::DecodeManifestFile, the reader of every manifest file
-// a chain walk opens (engine/table/manifest_format.h): format 4 links (the
+// a chain walk opens (engine/table/manifest_format.h): format 3 links (the
 // parent digest, chain_length and chain_bytes, removed paths, added
 // entries) and checkpoints, and the full lists of formats 1 and 2.
 //

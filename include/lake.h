@@ -829,6 +829,7 @@ LAKE_API lake_status lake_table_expire(lake_db* db, const char* table, uint64_t 
  *   INSERT INTO ns.t (c1, …) VALUES (?, …)[, (?, …)]
  *   SELECT cols|*|count(*) FROM ns.t [AS OF VERSION n] [WHERE predicate]
  *          [ORDER BY c [ASC|DESC], …] [LIMIT n]
+ *   DELETE FROM ns.t [WHERE predicate]
  * where a predicate combines c = ?, !=, <>, <, <=, >, >=, c [NOT] IN
  * (?, …) and c IS [NOT] NULL with AND, OR, NOT and parentheses (SQL's
  * three-valued logic; nulls sort last in ASC). Keywords are not reserved;
@@ -911,6 +912,22 @@ LAKE_API lake_status lake_statement_insert(lake_statement* stmt, const lake_uplo
  * invalid request, ENOMEM, or EIO for any other storage failure. */
 LAKE_API lake_status lake_statement_query(lake_statement* stmt, struct ArrowArrayStream* out,
                                           lake_error** err);
+/* Runs a DELETE: every placeholder must be bound (a value of the wrong type
+ * is LAKE_INVALID_ARGUMENT before anything is read). The rows its WHERE
+ * matches — every row without one — are deleted in one new version
+ * (*version_out), which this db sees at once; *rows_out (may be NULL) is
+ * how many rows it deleted. Rows already deleted are not counted again;
+ * when nothing matched no version is committed, *version_out is the
+ * current version and *rows_out 0. Older versions still hold the rows (AS
+ * OF VERSION). On failure the table's version is unchanged, unless a
+ * storage error left the commit's outcome unknown (then the version says
+ * whether it happened); running the DELETE again converges either way.
+ * LAKE_CONFLICT when another writer's commit held the root past the busy
+ * timeout; LAKE_NOT_FOUND when the table was dropped; LAKE_INVALID_ARGUMENT
+ * when it changed since the statement was prepared, for an unbound
+ * placeholder, and for an INSERT or SELECT. */
+LAKE_API lake_status lake_statement_execute(lake_statement* stmt, uint64_t* version_out,
+                                            uint64_t* rows_out, lake_error** err);
 LAKE_API void lake_statement_free(lake_statement* stmt);
 
 /* The DataLocation in row `row` of FILE column `column` of a result batch

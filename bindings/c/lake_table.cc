@@ -481,6 +481,18 @@ lake_status lake_statement_query(lake_statement* stmt, struct ArrowArrayStream* 
   });
 }
 
+lake_status lake_statement_execute(lake_statement* stmt, uint64_t* version_out,
+                                   uint64_t* rows_out, lake_error** err) {
+  return Guarded(err, [&] {
+    if (stmt == nullptr) return NullArgument("stmt", err);
+    absl::StatusOr<lake::table::DeleteOutcome> outcome = stmt->prepared->ExecuteDelete();
+    if (!outcome.ok()) return Report(outcome.status(), err);
+    if (version_out != nullptr) *version_out = outcome->version;
+    if (rows_out != nullptr) *rows_out = outcome->deleted_rows;
+    return LAKE_OK;
+  });
+}
+
 void lake_statement_free(lake_statement* stmt) { delete stmt; }
 
 lake_status lake_location_from_arrow(const struct ArrowSchema* schema,

@@ -1,5 +1,6 @@
 #include "engine/gc/live_references.h"
 
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -42,13 +43,14 @@ constexpr std::string_view kRestoreRemedy =
 // kMaxManifestChainLength per version), so every retained version still
 // resolves after a collection. A
 // version retired before that keeps only its reference delta, and only
-// while it is after the reference base (the lineage replay reads it); its
-// manifest, and the fragments no kept version lists, are the plan's.
+// while it is after `deltas_kept_after` (the reference base, or before it
+// the oldest version retired too recently: RecentlyReleased reads those);
+// its manifest, and the fragments no kept version lists, are the plan's.
 absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
                         const std::string& name,
                         const std::vector<registry::VersionRecord>& versions,
                         const absl::flat_hash_set<uint64_t>& released,
-                        const table::RetainedLineage& lineage,
+                        const table::RetainedLineage& lineage, uint64_t deltas_kept_after,
                         const LiveReferenceVisitor& visit) {
   uint64_t base = lineage.base.has_value() ? lineage.base->version : 0;
   if (base != 0) {
@@ -66,7 +68,7 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
   for (const registry::VersionRecord& version : versions) {
     Referrer referrer{Referrer::Kind::kTableFile, name, version.version};
     bool is_released = released.contains(version.version);
-    if (!is_released || version.version > base) {
+    if (!is_released || version.version > deltas_kept_after) {
       if (absl::Status s = visit(FormatFileUri(absl::StrCat(
                                      table_dir, "/",
                                      table::ReferenceDeltaRelativePath(version.version))),
@@ -102,17 +104,56 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
     current.reserve(manifest->fragments.size());
     for (const table::FragmentRef& fragment : manifest->fragments) {
       // An append's manifest is its parent's and one more: visit only what
-      // is new, so the walk stays linear in the table's fragments.
-      if (!previous.contains(fragment.path)) {
-        if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", fragment.path)),
-                                   nullptr, referrer);
-            !s.ok()) {
-          return s;
+      // is new, so the walk stays linear in the table's fragments. A
+      // fragment's deletion vector is a table file of the version too.
+      for (const std::string* path :
+           {&fragment.path, fragment.deletion_vector ? &fragment.deletion_vector->path : nullptr}) {
+        if (path == nullptr) continue;
+        if (!previous.contains(*path)) {
+          if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", *path)), nullptr,
+                                     referrer);
+              !s.ok()) {
+            return s;
+          }
         }
+        current.insert(*path);
       }
-      current.insert(fragment.path);
     }
     previous = std::move(current);
+  }
+  return absl::OkStatus();
+}
+
+// What versions retired too recently (at or after the cutoff) but before
+// the reference base held, that the walk from the base misses: a
+// reference version `oldest` (or a later one before the base) held and
+// the base does not was removed by a delta of a version in (oldest, base].
+// Those removals are visited, each as held by the version before it; so a
+// DELETE's objects stay live until the cutoff has passed since the last
+// version holding them was released. Their deltas are kept meanwhile
+// (TableFiles).
+absl::Status RecentlyReleased(const GcRoot& root, const std::string& name,
+                              const std::string& table_dir,
+                              const std::vector<registry::VersionRecord>& versions,
+                              uint64_t oldest, uint64_t base, const LiveReferenceVisitor& visit) {
+  std::vector<table::LineageEdge> edges;
+  for (const registry::VersionRecord& v : versions) {
+    if (v.version <= oldest || v.version > base) continue;
+    edges.push_back(table::LineageEdge{v.parent_version, v.version, v.reference_delta_sha256});
+  }
+  absl::Status walked = table::EnumerateReferenceChanges(
+      root.fs, table_dir, edges,
+      [&](uint64_t version, const std::vector<DataLocation>& chunk, bool removed) -> absl::Status {
+        if (!removed) return absl::OkStatus();
+        Referrer referrer{Referrer::Kind::kTable, name, version - 1};
+        for (const DataLocation& location : chunk) {
+          if (absl::Status s = visit(location.uri, &location, referrer); !s.ok()) return s;
+        }
+        return absl::OkStatus();
+      });
+  if (!walked.ok()) {
+    return Explained(walked, absl::StrCat("the references released recently by table ", name),
+                     kRestoreRemedy);
   }
   return absl::OkStatus();
 }
@@ -156,10 +197,24 @@ absl::Status Table(const GcRoot& root, const std::string& name, const std::strin
                      kRestoreRemedy);
   }
   absl::flat_hash_set<uint64_t> released;
+  uint64_t base = lineage->base.has_value() ? lineage->base->version : 0;
+  std::optional<uint64_t> oldest_recent;  // retired before the base, at or after the cutoff
   for (const registry::RetiredVersionRecord& r : *retired) {
-    if (absl::FromUnixMicros(r.retired_unix_micros) < released_before) released.insert(r.version);
+    if (absl::FromUnixMicros(r.retired_unix_micros) < released_before) {
+      released.insert(r.version);
+    } else if (r.version < base && (!oldest_recent || r.version < *oldest_recent)) {
+      oldest_recent = r.version;
+    }
   }
-  return TableFiles(root, table_dir, name, versions, released, *lineage, visit);
+  if (oldest_recent) {
+    if (absl::Status s = RecentlyReleased(root, name, table_dir, versions, *oldest_recent, base,
+                                          visit);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return TableFiles(root, table_dir, name, versions, released, *lineage,
+                    oldest_recent.value_or(base), visit);
 }
 
 absl::Status Tables(const GcRoot& root, absl::Time released_before,

@@ -1,6 +1,10 @@
 // Everything a root keeps alive: the union the live index is built from.
 //
-//   - every retained version's references of every table — and of every
+//   - every retained version's references of every table (the additions
+//     of its lineage from the reference base: a DELETE's removal leaves
+//     what the versions before it hold live while they are retained), the
+//     references versions retired at or after the release cutoff held
+//     (what a delta after them removed), — and of every
 //     table dropped at or after the release cutoff (the cutoff runs from
 //     the drop's commit, not from the objects' age) — read only
 //     through the reference journal (reference_journal.h): from the
@@ -11,7 +15,8 @@
 //     commit them), whatever state recovery would give it;
 //   - every URI a lease or pin protects (collector_guards.h);
 //   - every table file a committed version names: its manifest, its
-//     reference delta and the fragments its manifest lists — but of a
+//     reference delta and the fragments (and their deletion vectors) its
+//     manifest lists — but of a
 //     version an expiry retired before the release cutoff only its
 //     reference delta, and that only while it is after the reference base;
 //     and the reference base's snapshot (the plan's table-file candidates

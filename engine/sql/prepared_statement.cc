@@ -174,11 +174,24 @@ absl::StatusOr<std::unique_ptr<PreparedStatement>> PreparedStatement::Prepare(
   std::optional<BoundInsert> insert;
   std::optional<BoundSelect> select;
   std::vector<BoundParameter> parameters;
+  bool is_delete = false;
   if (const auto* s = std::get_if<InsertStatement>(&*statement)) {
     absl::StatusOr<BoundInsert> bound = BindInsert(*s, table->schema);
     if (!bound.ok()) return bound.status();
     parameters = bound->parameters;
     insert = std::move(*bound);
+  } else if (const auto* d = std::get_if<DeleteStatement>(&*statement)) {
+    // The rows a DELETE removes are those a SELECT * with its WHERE reads.
+    SelectStatement rows;
+    rows.table = d->table;
+    rows.all_columns = true;
+    rows.where = d->where;
+    rows.placeholder_count = d->placeholder_count;
+    absl::StatusOr<BoundSelect> bound = BindSelect(rows, table->schema);
+    if (!bound.ok()) return bound.status();
+    parameters = bound->where;
+    select = std::move(*bound);
+    is_delete = true;
   } else {
     absl::StatusOr<BoundSelect> bound =
         BindSelect(std::get<SelectStatement>(*statement), table->schema);
@@ -186,8 +199,10 @@ absl::StatusOr<std::unique_ptr<PreparedStatement>> PreparedStatement::Prepare(
     parameters = bound->where;
     select = std::move(*bound);
   }
-  return std::unique_ptr<PreparedStatement>(new PreparedStatement(
+  auto prepared = std::unique_ptr<PreparedStatement>(new PreparedStatement(
       tables, std::move(*table), std::move(insert), std::move(select), std::move(parameters)));
+  prepared->is_delete_ = is_delete;
+  return prepared;
 }
 
 PreparedStatement::PreparedStatement(table::TableStore& tables, registry::TableRecord table,
@@ -352,8 +367,7 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
   return tables_.AppendBatch(*table, *rows, table::AppendBase::kCurrent);
 }
 
-absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(const QueryOptions& options) {
-  if (!select_) return absl::InvalidArgumentError("SQL: an INSERT is run with an insert, not a query");
+absl::StatusOr<std::vector<table::CellValue>> PreparedStatement::WhereParameters() const {
   std::vector<table::CellValue> where(slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!slots_[i]) {
@@ -362,6 +376,48 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(con
     }
     where[i] = std::get<table::CellValue>(*slots_[i]);
   }
+  return where;
+}
+
+absl::StatusOr<table::DeleteOutcome> PreparedStatement::ExecuteDelete() {
+  if (!is_delete_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SQL: ", is_insert() ? "an INSERT" : "a SELECT", " is not run as a DELETE"));
+  }
+  absl::StatusOr<std::vector<table::CellValue>> where = WhereParameters();
+  if (!where.ok()) return where.status();
+  // Refused before anything is read: parameters of the wrong type.
+  if (absl::Status s = CheckParameters(select_->schema, select_->where, *where); !s.ok()) return s;
+  table::RowSelector selector;
+  if (select_->predicate) {
+    auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
+        *select_, *std::move(where));
+    selector.columns = WhereColumns(*select_);
+    selector.matching_rows = [test](const table::ColumnBatch& partial) {
+      return MatchingRows(partial, test->first, test->second);
+    };
+    selector.statistics_may_match = [test](const table::FragmentStatistics& statistics,
+                                           uint64_t rows) {
+      return PredicateMayMatch(*test->first.predicate, statistics, rows, test->second);
+    };
+  }
+  absl::StatusOr<registry::TableRecord> now = tables_.GetTable(table_.name);
+  if (!now.ok()) return now.status();
+  if (now->table_id != table_.table_id || !(now->schema == select_->schema)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
+  }
+  return tables_.Delete(table_.name, selector);
+}
+
+absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(const QueryOptions& options) {
+  if (!select_ || is_delete_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SQL: ", is_insert() ? "an INSERT" : "a DELETE", " is run as a statement, not a query"));
+  }
+  absl::StatusOr<std::vector<table::CellValue>> bound_where = WhereParameters();
+  if (!bound_where.ok()) return bound_where.status();
+  std::vector<table::CellValue> where = *std::move(bound_where);
   // A WHERE is tested on its own columns first: a fragment without a
   // matching row is passed over without decoding the rest of it.
   std::optional<table::ScanPrefilter> prefilter;

@@ -1,6 +1,8 @@
 // A statement of the SQL subset prepared against one table of a root: its
 // parameters bound one by one, then executed — an INSERT through the
-// append path (table_store.h), a SELECT as a stream of batches.
+// append path (table_store.h), a SELECT as a stream of batches, a DELETE
+// as a new version without the rows its WHERE matches
+// (TableStore::Delete; the WHERE's meaning is a SELECT's).
 //
 // Order of an INSERT's execution (ARCHITECTURE.md, durability rule 2):
 //   1. prepare: parse, look the table up, bind names and types;
@@ -87,6 +89,7 @@ class PreparedStatement {
                                                                     std::string_view sql);
 
   bool is_insert() const { return insert_.has_value(); }
+  bool is_delete() const { return is_delete_; }
   size_t parameter_count() const { return slots_.size(); }
   // The column type placeholder `index` (1-based) takes.
   table::ColumnType ParameterType(size_t index) const;
@@ -100,6 +103,11 @@ class PreparedStatement {
 
   // An INSERT: steps 3.. above. Returns the committed version.
   absl::StatusOr<table::AppendOutcome> ExecuteInsert(const UploadOptions& upload_options);
+  // A DELETE: every placeholder bound and of its column's type, then the
+  // rows the WHERE matches (every row without one) deleted in one new
+  // version. FailedPrecondition when the table was dropped or changed
+  // since the statement was prepared.
+  absl::StatusOr<table::DeleteOutcome> ExecuteDelete();
   // A SELECT. With ORDER BY, the first Next of the result reads and sorts
   // every matching row (row_sorter.h: top-k in memory for a small LIMIT,
   // else spilled under <root>/sort/); count(*) without WHERE reads no
@@ -111,8 +119,13 @@ class PreparedStatement {
                     std::optional<BoundInsert> insert, std::optional<BoundSelect> select,
                     std::vector<BoundParameter> parameters);
 
+  // The WHERE's values, one per placeholder; InvalidArgument naming the
+  // first placeholder not bound.
+  absl::StatusOr<std::vector<table::CellValue>> WhereParameters() const;
+
   table::TableStore& tables_;
   registry::TableRecord table_;
+  bool is_delete_ = false;  // select_ then holds the DELETE's rows (SELECT * WHERE …)
   std::optional<BoundInsert> insert_;
   std::optional<BoundSelect> select_;
   std::vector<BoundParameter> parameters_;

@@ -21,14 +21,15 @@ class Parser {
     const Token& first = Peek();
     if (IsKeyword(first, "INSERT")) return Finish(ParseInsert());
     if (IsKeyword(first, "SELECT")) return Finish(ParseSelect());
+    if (IsKeyword(first, "DELETE")) return Finish(ParseDelete());
     if (first.kind == TokenKind::kEnd) {
-      return absl::InvalidArgumentError("SQL: the statement is empty (INSERT or SELECT)");
+      return absl::InvalidArgumentError("SQL: the statement is empty (INSERT, SELECT or DELETE)");
     }
     if (first.kind == TokenKind::kWord) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "SQL: ", absl::AsciiStrToUpper(DescribeWord(first)), " is not supported (INSERT or SELECT)"));
+      return absl::InvalidArgumentError(absl::StrCat("SQL: ", absl::AsciiStrToUpper(DescribeWord(first)),
+                                                     " is not supported (INSERT, SELECT or DELETE)"));
     }
-    return Expected("INSERT or SELECT");
+    return Expected("INSERT, SELECT or DELETE");
   }
 
  private:
@@ -196,6 +197,23 @@ class Parser {
     if (absl::Status s = ParseSelectClauses(select); !s.ok()) return s;
     select.placeholder_count = placeholders_;
     return select;
+  }
+
+  // DELETE FROM table [WHERE predicate]
+  absl::StatusOr<Statement> ParseDelete() {
+    Next();  // DELETE
+    if (absl::Status s = ExpectKeyword("FROM"); !s.ok()) return s;
+    DeleteStatement statement;
+    absl::StatusOr<table::TableName> name = ParseTableName();
+    if (!name.ok()) return name.status();
+    statement.table = *std::move(name);
+    if (AcceptKeyword("WHERE")) {
+      absl::StatusOr<Predicate> where = ParsePredicate(0);
+      if (!where.ok()) return where.status();
+      statement.where = *std::move(where);
+    }
+    statement.placeholder_count = placeholders_;
+    return statement;
   }
 
   // [AS OF VERSION n] [WHERE predicate] [ORDER BY keys] [LIMIT n], in this
@@ -380,6 +398,13 @@ class Parser {
           if (!select->count_rows) allowed.push_back("ORDER BY");
         }
         allowed.push_back("LIMIT");
+      }
+    } else if (const auto* deletion = std::get_if<DeleteStatement>(&statement)) {
+      if (deletion->where) {
+        allowed.push_back("AND");
+        allowed.push_back("OR");
+      } else {
+        allowed.push_back("WHERE");
       }
     } else {
       allowed.push_back("','");

@@ -4,7 +4,7 @@
 //
 // Grammar (keywords ignore case; names are compared exactly, as schemas do):
 //
-//   statement := (insert | select) [';']
+//   statement := (insert | select | delete) [';']
 //   insert    := INSERT INTO table '(' column {',' column} ')'
 //                VALUES row {',' row}
 //   row       := '(' '?' {',' '?'} ')'        one '?' per listed column
@@ -14,6 +14,7 @@
 //                [WHERE predicate]                (predicate.h)
 //                [ORDER BY column [ASC | DESC] {',' column [ASC | DESC]}]
 //                [LIMIT integer]
+//   delete    := DELETE FROM table [WHERE predicate]   (no WHERE: every row)
 //   table     := namespace '.' table-name     each an identifier
 //   identifier:= word | "word"                (sql_lexer.h)
 //
@@ -38,7 +39,7 @@
 //
 // Errors are InvalidArgument starting "SQL: " and name the offending token
 // and its byte offset, e.g. "SQL: expected VALUES, found 'VALUE' at offset
-// 31", "SQL: UPDATE is not supported (INSERT or SELECT)", "SQL: only ?
+// 31", "SQL: UPDATE is not supported (INSERT, SELECT or DELETE)", "SQL: only ?
 // placeholders may appear in VALUES, found '42' at offset 40".
 // Everything is checked here or in binding, before any I/O.
 #ifndef LAKE_ENGINE_SQL_SQL_STATEMENT_H_
@@ -97,7 +98,18 @@ struct SelectStatement {
   bool operator==(const SelectStatement&) const = default;
 };
 
-using Statement = std::variant<InsertStatement, SelectStatement>;
+// Invariants: `where` (when present) holds the statement's placeholders
+// [0, placeholder_count) and meets predicate.h's invariants; no WHERE
+// deletes every row, as SQL does.
+struct DeleteStatement {
+  table::TableName table;
+  std::optional<Predicate> where;
+  size_t placeholder_count = 0;
+
+  bool operator==(const DeleteStatement&) const = default;
+};
+
+using Statement = std::variant<InsertStatement, SelectStatement, DeleteStatement>;
 
 // Parses one statement of the subset. Pure: no I/O, no schema lookup (see
 // sql_binding.h for the checks against a table's schema).

@@ -5,6 +5,7 @@
 #include <utility>
 #include <variant>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,34 +29,59 @@ uint64_t EntriesBytes(const std::vector<FragmentRef>& fragments, const Schema& s
 }
 
 // `m`'s fragments less `removed`, then `added`; `entries_bytes` follows.
-// InvalidArgument when a removed path is not listed. Returns how many
-// fragments were kept (all valid before: the caller's ValidateManifest
-// trusts them).
+// An entry added under a path `removed` names takes the removed entry's
+// place (a fragment given a deletion vector keeps its place in the scan
+// order); the other additions follow, in order. InvalidArgument when a
+// removed path is not listed. Returns how many leading fragments are
+// unchanged (all valid before: the caller's ValidateManifest trusts them).
 absl::StatusOr<size_t> ApplyChanges(Manifest& m, const std::vector<std::string>& removed,
                                     std::vector<FragmentRef> added, uint64_t& entries_bytes) {
+  size_t unchanged = m.fragments.size();
   if (!removed.empty()) {
     absl::flat_hash_set<std::string_view> gone(removed.begin(), removed.end());
-    size_t erased = 0;
-    std::erase_if(m.fragments, [&](const FragmentRef& fragment) {
-      if (!gone.contains(fragment.path)) return false;
-      ++erased;
-      entries_bytes -= ManifestEntryBytes(fragment, kManifestFormatVersion, m.schema);
-      return true;
-    });
-    if (erased != gone.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(gone.size() - erased, " removed fragments are not listed by the parent"));
+    absl::flat_hash_map<std::string_view, size_t> replacing;  // path -> index in `added`
+    for (size_t i = 0; i < added.size(); ++i) {
+      if (gone.contains(added[i].path)) replacing.emplace(added[i].path, i);
     }
+    std::vector<bool> placed(added.size(), false);
+    std::vector<FragmentRef> kept;
+    kept.reserve(m.fragments.size());
+    size_t matched = 0;
+    for (FragmentRef& fragment : m.fragments) {
+      if (!gone.contains(fragment.path)) {
+        kept.push_back(std::move(fragment));
+        continue;
+      }
+      ++matched;
+      unchanged = std::min(unchanged, kept.size());
+      entries_bytes -= ManifestEntryBytes(fragment, kManifestFormatVersion, m.schema);
+      auto replacement = replacing.find(fragment.path);
+      if (replacement == replacing.end()) continue;
+      placed[replacement->second] = true;
+      entries_bytes += ManifestEntryBytes(added[replacement->second], kManifestFormatVersion,
+                                          m.schema);
+      kept.push_back(std::move(added[replacement->second]));
+    }
+    if (matched != gone.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(gone.size() - matched, " removed fragments are not listed by the parent"));
+    }
+    m.fragments = std::move(kept);
+    std::vector<FragmentRef> rest;
+    for (size_t i = 0; i < added.size(); ++i) {
+      if (!placed[i]) rest.push_back(std::move(added[i]));
+    }
+    added = std::move(rest);
   }
-  const size_t kept = m.fragments.size();
+  unchanged = std::min(unchanged, m.fragments.size());
   for (FragmentRef& fragment : added) {
     entries_bytes += ManifestEntryBytes(fragment, kManifestFormatVersion, m.schema);
     m.fragments.push_back(std::move(fragment));
   }
   uint64_t rows = 0;
-  for (const FragmentRef& fragment : m.fragments) rows += fragment.rows;
+  for (const FragmentRef& fragment : m.fragments) rows += fragment.live_rows();
   m.total_rows = rows;
-  return kept;
+  return unchanged;
 }
 
 // The header fields of `from` onto `to` (its fragments stay).

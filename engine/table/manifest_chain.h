@@ -1,5 +1,5 @@
 // A version's fragment list, resolved from its manifest file: a full list
-// (formats 1 and 2, a format 4 checkpoint) is the list; a link (format 4)
+// (formats 1 and 2, a format 3 checkpoint) is the list; a link (format 3)
 // is its parent's list with the link's changes, so a read walks back from
 // the version, link by link, to the nearest full list, and applies the
 // links forward (manifest_format.h has the format and its invariants).

@@ -43,10 +43,16 @@ bool EntriesHaveStatistics(uint32_t format_version) {
   return format_version >= kManifestFormatVersionV2;
 }
 
-// What a manifest's kind byte says (format 4).
+// Entries carry a deletion vector flag from version 3 on.
+bool EntriesHaveDeletionVectors(uint32_t format_version) {
+  return format_version >= kManifestFormatVersion;
+}
+
+// What a manifest's kind byte says (format 3).
 enum class ManifestKind : uint8_t { kCheckpoint = 0, kLink = 1 };
 
-// One fragment entry checked alone: its path, rows, digest and statistics.
+// One fragment entry checked alone: its path, rows, digest, statistics and
+// deletion vector (whose path other entries may still repeat).
 absl::Status ValidateFragmentEntry(const FragmentRef& fragment, uint32_t format_version,
                                    const Schema& schema) {
   if (absl::Status s = ValidateTablePath(fragment.path, "fragment path"); !s.ok()) return s;
@@ -65,6 +71,26 @@ absl::Status ValidateFragmentEntry(const FragmentRef& fragment, uint32_t format_
         !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("fragment '", fragment.path, "': ", std::string(s.message())));
+    }
+  }
+  if (const std::optional<DeletionVectorRef>& vector = fragment.deletion_vector) {
+    if (!EntriesHaveDeletionVectors(format_version)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a version ", format_version, " manifest holds no deletion vectors"));
+    }
+    if (absl::Status s = ValidateTablePath(vector->path, "deletion vector path"); !s.ok()) return s;
+    if (vector->path == fragment.path) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fragment '", fragment.path, "' is its own deletion vector"));
+    }
+    if (absl::Status s = ValidateSha256Field(vector->sha256, "a deletion vector's sha256");
+        !s.ok()) {
+      return s;
+    }
+    if (vector->deleted_rows == 0 || vector->deleted_rows > fragment.rows) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fragment '", fragment.path, "' has ", fragment.rows,
+                       " rows; its deletion vector deletes ", vector->deleted_rows));
     }
   }
   return absl::OkStatus();
@@ -100,30 +126,44 @@ absl::Status ValidateFragments(const Manifest& manifest, size_t known_valid) {
   }
   known_valid = std::min(known_valid, fragments.size());
   const size_t added = fragments.size() - known_valid;
-  // Repeats among all paths through a set, or, for a few added ones, by
-  // comparing each with the paths before it (the trusted ones repeat none).
+  // Repeats among all paths (fragments' and deletion vectors') through a
+  // set, or, for a few added ones, by comparing each with the paths before
+  // it (the trusted ones repeat none).
   const bool few_added = added <= 8;
   absl::flat_hash_set<std::string_view> paths;
   if (!few_added) paths.reserve(fragments.size());
+  auto taken_before = [&](size_t i, const std::string& path) {
+    for (size_t j = 0; j < i; ++j) {
+      const FragmentRef& earlier = fragments[j];
+      if (earlier.path == path ||
+          (earlier.deletion_vector && earlier.deletion_vector->path == path)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  auto repeats = [&](size_t i, const std::string& path) {
+    return few_added ? taken_before(i, path) : !paths.insert(path).second;
+  };
   uint64_t rows = 0;
   for (size_t i = 0; i < fragments.size(); ++i) {
     const FragmentRef& fragment = fragments[i];
-    rows += fragment.rows;  // cannot wrap: 2^20 fragments × 2^24 rows
-    if (i < known_valid && few_added) continue;
-    bool repeated = false;
-    if (few_added) {
-      for (size_t j = 0; j < i && !repeated; ++j) repeated = fragments[j].path == fragment.path;
-    } else {
-      repeated = !paths.insert(fragment.path).second;
+    if (i >= known_valid) {
+      if (absl::Status s =
+              ValidateFragmentEntry(fragment, manifest.format_version, manifest.schema);
+          !s.ok()) {
+        return s;
+      }
     }
-    if (repeated) {
+    rows += fragment.live_rows();  // cannot wrap: 2^20 fragments × 2^24 rows
+    if (i < known_valid && few_added) continue;
+    if (repeats(i, fragment.path)) {
       return absl::InvalidArgumentError(
           absl::StrCat("fragment '", fragment.path, "' is listed twice"));
     }
-    if (i < known_valid) continue;
-    if (absl::Status s = ValidateFragmentEntry(fragment, manifest.format_version, manifest.schema);
-        !s.ok()) {
-      return s;
+    if (fragment.deletion_vector && repeats(i, fragment.deletion_vector->path)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the deletion vector path '", fragment.deletion_vector->path, "' is listed twice"));
     }
   }
   if (rows != manifest.total_rows) {
@@ -168,17 +208,24 @@ void WriteFragmentEntry(ByteWriter& w, const FragmentRef& fragment, uint32_t for
   if (!EntriesHaveStatistics(format_version)) return;
   w.U8(fragment.statistics ? 1 : 0);
   if (fragment.statistics) WriteFragmentStatistics(w, *fragment.statistics, schema);
+  if (!EntriesHaveDeletionVectors(format_version)) return;
+  w.U8(fragment.deletion_vector ? 1 : 0);
+  if (!fragment.deletion_vector) return;
+  WritePath(w, fragment.deletion_vector->path);
+  WriteSha256(w, fragment.deletion_vector->sha256);
+  w.U64(fragment.deletion_vector->deleted_rows);
 }
 
 absl::Status ReadFragmentEntry(ByteReader& r, uint32_t format_version, const Schema& schema,
                                size_t index, FragmentRef* fragment) {
+  auto ends_early = [&] { return Damaged(absl::StrCat("fragment ", index, " ends early")); };
   if (!ReadPath(r, &fragment->path) || !r.U64(&fragment->rows) ||
       !r.U64(&fragment->size_bytes) || !ReadSha256(r, &fragment->sha256)) {
-    return Damaged(absl::StrCat("fragment ", index, " ends early"));
+    return ends_early();
   }
   if (!EntriesHaveStatistics(format_version)) return absl::OkStatus();
   uint8_t has_statistics = 0;
-  if (!r.U8(&has_statistics)) return Damaged(absl::StrCat("fragment ", index, " ends early"));
+  if (!r.U8(&has_statistics)) return ends_early();
   if (has_statistics > 1) {
     return Damaged(absl::StrCat("fragment ", index, " has an unknown statistics flag"));
   }
@@ -186,6 +233,20 @@ absl::Status ReadFragmentEntry(ByteReader& r, uint32_t format_version, const Sch
     absl::StatusOr<FragmentStatistics> statistics = ReadFragmentStatistics(r, schema);
     if (!statistics.ok()) return statistics.status();
     fragment->statistics = *std::move(statistics);
+  }
+  if (!EntriesHaveDeletionVectors(format_version)) return absl::OkStatus();
+  uint8_t has_deletion_vector = 0;
+  if (!r.U8(&has_deletion_vector)) return ends_early();
+  if (has_deletion_vector > 1) {
+    return Damaged(absl::StrCat("fragment ", index, " has an unknown deletion vector flag"));
+  }
+  if (has_deletion_vector == 1) {
+    DeletionVectorRef vector;
+    if (!ReadPath(r, &vector.path) || !ReadSha256(r, &vector.sha256) ||
+        !r.U64(&vector.deleted_rows)) {
+      return ends_early();
+    }
+    fragment->deletion_vector = std::move(vector);
   }
   return absl::OkStatus();
 }

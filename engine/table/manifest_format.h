@@ -2,23 +2,24 @@
 // schema, its fragments (a scan at that version reads exactly these), and
 // the reference delta the version added (reference_delta_format.h).
 //
-// Format (versions 1, 2 and 4; lake writes 4 and reads all three). Integers
+// Format (versions 1, 2 and 3; lake writes 3 and reads all three). Integers
 // are little-endian; a sha256 is stored as its 32 raw bytes and read back as
 // 64 lowercase hex characters.
 //
 //   manifest := magic "LAKEMNFT" (8 bytes)
-//               u32 format_version (1, 2 or 4)
+//               u32 format_version (1, 2 or 3)
 //               u64 table_id
 //               u64 version
 //               u64 parent_version
 //               u64 created_unix_micros    (an int64's bits, >= 0)
-//               u64 total_rows             (the sum of the version's fragments'
-//                                           rows: of the resolved list, for a link)
+//               u64 total_rows             (the version's live rows: the sum
+//                                           of rows - deleted_rows over the
+//                                           fragments of the resolved list)
 //               schema                     (u32 column_count, then per column
 //                                           u8 type, u8 name_bytes, name)
 //               u16 path_bytes, reference_delta_path, sha256[32] digest
 //               versions 1 and 2: full_list
-//               version 4: u8 kind, then
+//               version 3: u8 kind, then
 //                 kind 0 (a checkpoint): full_list
 //                 kind 1 (a link):       sha256[32] parent_manifest_sha256
 //                                        u32 chain_length
@@ -32,45 +33,62 @@
 //   full_list := u32 fragment_count (<= kMaxManifestFragments)
 //                fragment_count × entry
 //   entry     := u16 path_bytes, path, u64 rows, u64 size_bytes, sha256[32],
-//                from version 2 on: u8 has_statistics (0/1), then, if 1,
-//                the fragment's column statistics (fragment_statistics.h)
+//                version >= 2: u8 has_statistics (0/1), then, if 1, the
+//                              fragment's column statistics
+//                              (fragment_statistics.h)
+//                version >= 3: u8 has_deletion_vector (0/1), then, if 1,
+//                              u16 path_bytes, path, sha256[32] (of the
+//                              vector file), u64 deleted_rows
+//                              (deletion_vector_format.h)
 //
-// Version 2 adds per-fragment min/max statistics; a fragment written by a
-// lake that knew no statistics (listed first by a version 1 manifest and
-// carried on) has none, and a scan opens it whatever the WHERE.
+// What each version added:
+// - 2: per-fragment min/max statistics. A fragment first listed by a
+//   version 1 manifest and carried on has none; a scan opens it whatever
+//   the WHERE.
+// - 3: per-fragment deletion vectors (the rows a DELETE removed from the
+//   fragment as of this version), and chains: a version's new metadata
+//   grows with what it changes, not with the table.
 //
-// Version 4 makes a version's new metadata grow with what it adds, not
-// with the table: a link lists only the version's fragment changes against
-// its parent version (entries added; entries removed by path, as
-// compaction removes; an entry replaced is removed and added under the
-// same path), and names its parent's manifest file by the SHA-256 of its
-// bytes, so a chain is verified link by link. Its parent is the manifest
-// of parent_version (any format). A checkpoint lists every fragment, as
-// versions 1 and 2 do. chain_length counts the links from the last full
-// list (a checkpoint, or a version 1 or 2 manifest) to this one, this one
-// included: 1 when the parent is a full list, else the parent's plus one,
-// at most kMaxManifestChainLength, so a read opens at most that many links
-// and one full list. chain_bytes is the size of the chain's earlier links
-// (0 when the parent is a full list, else the parent's chain_bytes plus
-// the parent file's size): what a reader reads besides this file and the
-// full list. Resolving a link (manifest_chain.h) applies, from the full
-// list on, each link's removals then its additions, in order, and checks
-// each link against its parent as it goes.
+// Chains (version 3). A link lists only the version's fragment changes
+// against its parent version: entries added, and entries removed by path
+// (compaction removes; an entry replaced, e.g. given a deletion vector, is
+// removed and added under the same path). It names its parent's manifest
+// file by the SHA-256 of its bytes, so a chain is verified link by link;
+// the parent is the manifest of parent_version, of any format. A
+// checkpoint lists every fragment. chain_length counts the links from the
+// last full list (a checkpoint, or a version 1 or 2 manifest) to this one,
+// this one included: 1 when the parent is a full list, else the parent's
+// plus one, at most kMaxManifestChainLength, so a read opens at most that
+// many links and one full list. chain_bytes is the size of the chain's
+// earlier links (0 when the parent is a full list, else the parent's
+// chain_bytes plus the parent file's size). Resolving a link
+// (manifest_chain.h) applies, from the full list on, each link in turn: an
+// entry added under a path the link removes takes the removed entry's
+// place in the list; the link's other removals go, and its other additions
+// follow at the end, in order. Each link is checked against its parent.
 //
-// Invariants of a valid manifest (ValidateManifest): the format version is
-// 1, 2 or 4, and a version 1 manifest holds no statistics; 0 <= parent_version < version (a table's first
-// version has parent 0); the schema is valid; every path is a table path
-// (ValidateTablePath) and no fragment path repeats; each fragment has at
-// most kMaxFragmentRows rows; total_rows is the sum of the fragments' rows;
-// every sha256 is 64 lowercase hex characters; statistics are valid for
-// the schema and the fragment's rows (ValidateFragmentStatistics). A link
-// (ValidateManifestLink) has the same header invariants, format version 4,
-// a parent version above 0, 1 <= chain_length <= kMaxManifestChainLength,
-// valid entries added and paths removed, none repeated within its list.
+// Invariants of a valid manifest (ValidateManifest):
+// - the format version is 1, 2 or 3;
+// - a version 1 manifest holds no statistics, and only a version 3 one
+//   holds deletion vectors;
+// - 0 <= parent_version < version (a table's first version has parent 0);
+// - the schema is valid;
+// - every path is a table path (ValidateTablePath), and no fragment or
+//   deletion vector path repeats;
+// - each fragment has at most kMaxFragmentRows rows, and its deletion
+//   vector deletes 1..rows of them;
+// - total_rows is the sum of the fragments' live rows;
+// - every sha256 is 64 lowercase hex characters;
+// - statistics are valid for the schema and the fragment's rows
+//   (ValidateFragmentStatistics).
+// A link (ValidateManifestLink) has the same header invariants, format
+// version 3, a parent version above 0, 1 <= chain_length <=
+// kMaxManifestChainLength, valid entries added and paths removed, none
+// repeated within its list.
 //
 // Decoding fails closed with DataLoss: wrong magic or version, an unknown
-// kind, a digest that does not match, a count or length past the input,
-// trailing bytes, or a manifest that breaks an invariant. A count is
+// kind or flag, a digest that does not match, a count or length past the
+// input, trailing bytes, or a manifest that breaks an invariant. A count is
 // checked against the bytes left before anything is reserved for it.
 #ifndef LAKE_ENGINE_TABLE_MANIFEST_FORMAT_H_
 #define LAKE_ENGINE_TABLE_MANIFEST_FORMAT_H_
@@ -90,7 +108,7 @@ namespace lake::table {
 
 inline constexpr std::string_view kManifestMagic = "LAKEMNFT";
 // The version lake writes; versions 1 and 2 are still read.
-inline constexpr uint32_t kManifestFormatVersion = 4;
+inline constexpr uint32_t kManifestFormatVersion = 3;
 inline constexpr uint32_t kManifestFormatVersionV1 = 1;
 inline constexpr uint32_t kManifestFormatVersionV2 = 2;
 // How many links may follow a full list: a read of any version opens at
@@ -102,6 +120,16 @@ inline constexpr size_t kMaxManifestFragments = size_t{1} << 20;
 // Paths inside a table directory are short generated names.
 inline constexpr size_t kMaxTablePathBytes = 256;
 
+// The deletion vector a version applies to one fragment
+// (deletion_vector_format.h).
+struct DeletionVectorRef {
+  std::string path;    // relative to the table directory
+  std::string sha256;  // 64 lowercase hex: SHA-256 of the vector file
+  uint64_t deleted_rows = 0;
+
+  bool operator==(const DeletionVectorRef&) const = default;
+};
+
 struct FragmentRef {
   std::string path;  // relative to the table directory
   uint64_t rows = 0;
@@ -109,6 +137,12 @@ struct FragmentRef {
   std::string sha256;  // 64 lowercase hex: SHA-256 of the fragment file
   // Recorded when the fragment was written (format 2); none for older ones.
   std::optional<FragmentStatistics> statistics;
+  // The rows this version deleted from the fragment (format 3); none when
+  // every row is live.
+  std::optional<DeletionVectorRef> deletion_vector;
+
+  // The rows a scan of this version returns.
+  uint64_t live_rows() const { return rows - (deletion_vector ? deletion_vector->deleted_rows : 0); }
 
   bool operator==(const FragmentRef&) const = default;
 };
@@ -137,7 +171,7 @@ struct Manifest {
 // InvalidArgument naming `what` otherwise.
 absl::Status ValidateTablePath(std::string_view path, std::string_view what);
 
-// One manifest file of format 4 that chains to its parent (the note
+// One manifest file of format 3 that chains to its parent (the note
 // above): the version's header and its fragment changes.
 struct ManifestLink {
   // Every field but `fragments` (empty): total_rows is the resolved
@@ -168,7 +202,7 @@ absl::Status ValidateManifest(const Manifest& manifest, size_t known_valid_fragm
 absl::Status ValidateManifestLink(const ManifestLink& link);
 
 // InvalidArgument when ValidateManifest(manifest, known_valid_fragments)
-// fails. Deterministic. A format 4 manifest is written as a checkpoint.
+// fails. Deterministic. A format 3 manifest is written as a checkpoint.
 absl::StatusOr<std::string> EncodeManifest(const Manifest& manifest,
                                            size_t known_valid_fragments = 0);
 // InvalidArgument when ValidateManifestLink fails. Deterministic.

@@ -85,30 +85,12 @@ void Canonicalize(std::vector<ReferenceView>* entries) {
                  entries->end());
 }
 
-// The delta's bytes and digest. Precondition: `entries` are canonical
-// (sorted, unique, each a canonical DataLocation with a uri of at most
-// kMaxReferenceUriBytes), and child_version > parent_version. The one
-// writer of the format: its output is sized once and written in place.
-EncodedReferenceDelta EncodeCanonical(uint64_t table_id, uint64_t parent_version,
-                                      uint64_t child_version,
-                                      absl::Span<const ReferenceView> entries) {
-  size_t chunks = (entries.size() + kReferenceDeltaChunkEntries - 1) / kReferenceDeltaChunkEntries;
-  size_t total = ReferenceDeltaReader::kHeaderBytes +
-                 chunks * ReferenceDeltaReader::kChunkFrameBytes +
-                 ReferenceDeltaReader::kTrailerBytes;
-  for (const ReferenceView& entry : entries) total += EntryBytes(entry);
-  EncodedReferenceDelta encoded;
-  std::string& out = encoded.bytes;
-  out.reserve(total);
-  ByteWriter w(&out);
-  w.Bytes(kReferenceDeltaMagic);
-  w.U32(kReferenceDeltaFormatVersion);
-  w.U32(0);  // removed_count
-  w.U64(table_id);
-  w.U64(parent_version);
-  w.U64(child_version);
-  w.U64(entries.size());
-  w.U64(Checksum64(out));
+size_t ChunkCount(size_t entries) {
+  return (entries + kReferenceDeltaChunkEntries - 1) / kReferenceDeltaChunkEntries;
+}
+
+// Appends `entries` as chunks (the chunk layout in the format note).
+void WriteChunks(ByteWriter& w, std::string& out, absl::Span<const ReferenceView> entries) {
   for (size_t first = 0; first < entries.size(); first += kReferenceDeltaChunkEntries) {
     absl::Span<const ReferenceView> chunk =
         entries.subspan(first, std::min(entries.size() - first, kReferenceDeltaChunkEntries));
@@ -132,6 +114,38 @@ EncodedReferenceDelta EncodeCanonical(uint64_t table_id, uint64_t parent_version
     f.U64(Checksum64(std::string_view(out).substr(payload_at)));
     out.replace(frame_at, frame.size(), frame);
   }
+}
+
+// The delta's bytes and digest. Precondition: `added` and `removed` are
+// each canonical (sorted, unique, each a canonical DataLocation with a uri
+// of at most kMaxReferenceUriBytes), `removed` has at most
+// kMaxReferenceDeltaRemovals entries, and child_version > parent_version.
+// The one writer of the format: its output is sized once and written in
+// place; format 1 when nothing is removed, else 2.
+EncodedReferenceDelta EncodeCanonical(uint64_t table_id, uint64_t parent_version,
+                                      uint64_t child_version,
+                                      absl::Span<const ReferenceView> added,
+                                      absl::Span<const ReferenceView> removed = {}) {
+  size_t total = ReferenceDeltaReader::kHeaderBytes +
+                 (ChunkCount(added.size()) + ChunkCount(removed.size())) *
+                     ReferenceDeltaReader::kChunkFrameBytes +
+                 ReferenceDeltaReader::kTrailerBytes;
+  for (const ReferenceView& entry : added) total += EntryBytes(entry);
+  for (const ReferenceView& entry : removed) total += EntryBytes(entry);
+  EncodedReferenceDelta encoded;
+  std::string& out = encoded.bytes;
+  out.reserve(total);
+  ByteWriter w(&out);
+  w.Bytes(kReferenceDeltaMagic);
+  w.U32(removed.empty() ? kReferenceDeltaFormatVersionV1 : kReferenceDeltaFormatVersion);
+  w.U32(static_cast<uint32_t>(removed.size()));
+  w.U64(table_id);
+  w.U64(parent_version);
+  w.U64(child_version);
+  w.U64(added.size());
+  w.U64(Checksum64(out));
+  WriteChunks(w, out, added);
+  WriteChunks(w, out, removed);
   encoded.digest = Sha256Hex(out);
   w.Sha256(*Sha256FromHex(encoded.digest));
   return encoded;
@@ -232,26 +246,34 @@ absl::StatusOr<EncodedReferenceDelta> EncodeBatchReferenceDelta(
 }
 
 absl::StatusOr<EncodedReferenceDelta> EncodeReferenceDelta(const ReferenceDelta& delta) {
-  if (!delta.removed.empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "the delta of version ", delta.child_version, " removes ", delta.removed.size(),
-        " references: tables are append-only, so a delta only adds"));
-  }
   if (absl::Status s = CheckVersions(delta.parent_version, delta.child_version); !s.ok()) {
     return s;
   }
-  std::vector<ReferenceView> entries;
-  entries.reserve(delta.added.size());
-  for (const DataLocation& location : delta.added) {
-    std::string why;
-    if (!IsCanonicalEntry(location, &why)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("reference '", location.uri.substr(0, 128), "' cannot be recorded: ", why));
-    }
-    entries.push_back(ViewOf(location));
+  if (delta.removed.size() > kMaxReferenceDeltaRemovals) {
+    return absl::InvalidArgumentError(absl::StrCat("the delta of version ", delta.child_version,
+                                                   " removes more than ",
+                                                   kMaxReferenceDeltaRemovals, " references"));
   }
-  Canonicalize(&entries);
-  return EncodeCanonical(delta.table_id, delta.parent_version, delta.child_version, entries);
+  auto views = [](const std::vector<DataLocation>& locations,
+                  std::vector<ReferenceView>* entries) -> absl::Status {
+    entries->reserve(locations.size());
+    for (const DataLocation& location : locations) {
+      std::string why;
+      if (!IsCanonicalEntry(location, &why)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "reference '", location.uri.substr(0, 128), "' cannot be recorded: ", why));
+      }
+      entries->push_back(ViewOf(location));
+    }
+    Canonicalize(entries);
+    return absl::OkStatus();
+  };
+  std::vector<ReferenceView> added;
+  std::vector<ReferenceView> removed;
+  if (absl::Status s = views(delta.added, &added); !s.ok()) return s;
+  if (absl::Status s = views(delta.removed, &removed); !s.ok()) return s;
+  return EncodeCanonical(delta.table_id, delta.parent_version, delta.child_version, added,
+                         removed);
 }
 
 absl::StatusOr<ReferenceDelta> DecodeReferenceDelta(std::string_view bytes) {
@@ -265,8 +287,8 @@ absl::StatusOr<ReferenceDelta> DecodeReferenceDelta(std::string_view bytes) {
       return absl::DataLossError("the reference delta is damaged: it ends early");
     }
     if (absl::Status s = reader.Next(piece, &entries); !s.ok()) return s;
-    delta.added.insert(delta.added.end(), std::make_move_iterator(entries.begin()),
-                       std::make_move_iterator(entries.end()));
+    std::vector<DataLocation>& into = reader.last_chunk_removes() ? delta.removed : delta.added;
+    into.insert(into.end(), entries.begin(), entries.end());
   }
   if (r.remaining() != 0) {
     return Damaged(reader.header().child_version, "bytes follow its trailer");
@@ -334,8 +356,14 @@ absl::Status ReferenceDeltaReader::Next(std::string_view piece,
   return status;
 }
 
+uint64_t ReferenceDeltaReader::SectionEnd() const {
+  return entries_read_ < header_.added_count ? header_.added_count
+                                             : header_.added_count + header_.removed_count;
+}
+
 ReferenceDeltaReader::Stage ReferenceDeltaReader::AfterEntries() const {
-  return entries_read_ < header_.added_count ? Stage::kChunkFrame : Stage::kTrailer;
+  return entries_read_ < header_.added_count + header_.removed_count ? Stage::kChunkFrame
+                                                                     : Stage::kTrailer;
 }
 
 absl::Status ReferenceDeltaReader::ReadHeader(std::string_view piece) {
@@ -347,6 +375,7 @@ absl::Status ReferenceDeltaReader::ReadHeader(std::string_view piece) {
   r.Bytes(kReferenceDeltaMagic.size(), &magic);
   r.U32(&version);
   r.U32(&removed_count);
+  header_.removed_count = removed_count;
   r.U64(&header_.table_id);
   r.U64(&header_.parent_version);
   r.U64(&header_.child_version);
@@ -360,13 +389,18 @@ absl::Status ReferenceDeltaReader::ReadHeader(std::string_view piece) {
     return absl::DataLossError(
         "a reference delta is damaged: its header does not match its checksum");
   }
-  if (version != kReferenceDeltaFormatVersion) {
+  if (version != kReferenceDeltaFormatVersion && version != kReferenceDeltaFormatVersionV1) {
     return Damaged(child, absl::StrCat("unknown format version ", version, " (this lake reads ",
+                                       kReferenceDeltaFormatVersionV1, " and ",
                                        kReferenceDeltaFormatVersion, ")"));
   }
-  if (removed_count != 0) {
+  // Canonical: format 1 exactly when nothing is removed.
+  if (version == kReferenceDeltaFormatVersionV1 && removed_count != 0) {
     return Damaged(child, absl::StrCat("it removes ", removed_count,
-                                       " references, which an append-only table never does"));
+                                       " references, which a format 1 delta never does"));
+  }
+  if (version == kReferenceDeltaFormatVersion && removed_count == 0) {
+    return Damaged(child, "a format 2 delta removes at least one reference");
   }
   if (header_.child_version <= header_.parent_version) {
     return Damaged(
@@ -383,7 +417,7 @@ absl::Status ReferenceDeltaReader::ReadChunkFrame(std::string_view piece) {
   r.U32(&chunk_payload_bytes_);
   r.U64(&chunk_checksum_);
   uint64_t expected =
-      std::min<uint64_t>(header_.added_count - entries_read_, kReferenceDeltaChunkEntries);
+      std::min<uint64_t>(SectionEnd() - entries_read_, kReferenceDeltaChunkEntries);
   uint64_t child = header_.child_version;
   if (chunk_entries_ != expected) {
     return Damaged(child,
@@ -405,6 +439,9 @@ absl::Status ReferenceDeltaReader::ReadChunkPayload(std::string_view piece,
                                        " does not match its checksum"));
   }
   ByteReader r(piece);
+  // The removals start a list of their own, in its own order.
+  chunk_removes_ = entries_read_ >= header_.added_count;
+  if (chunk_removes_ && entries_read_ == header_.added_count) has_last_ = false;
   entries->swap(spare_);
   entries->resize(chunk_entries_);
   for (uint32_t i = 0; i < chunk_entries_; ++i) {

@@ -3,32 +3,39 @@
 // references (reference_journal.h) is the union of the deltas along its
 // lineage, which garbage collection reads to know what is live.
 //
-// Tables are append-only, so a delta only adds: a delta with removals is
-// refused — Unimplemented when encoding one, DataLoss when a file holds one
-// (a version-1 writer never writes one, so such a file is damaged).
-// Compaction writes a delta with no added references: the rows it merges
-// keep the references the versions that appended them added, and the union
-// over the lineage is unchanged.
+// An append's delta adds the references of its rows. A DELETE's delta
+// removes the locations no row of the new version references any more
+// (format 2). A version's references are the lineage's deltas replayed in
+// order (reference_journal.h, ReferenceReplay): a removal cancels an
+// earlier version's addition, a later addition restores it; a delta never
+// removes what it adds itself. Compaction writes a delta with
+// no entries: the rows it merges keep the references the versions that
+// appended them added, and the replay is unchanged.
 //
-// Canonical form: `added` sorted by ReferenceLess (uri, then content_type,
-// size_bytes, sha256) without duplicates, every entry a canonical
-// DataLocation (MakeDataLocation gives it back unchanged) with a uri of at
-// most kMaxReferenceUriBytes.
+// Canonical form: `added` and `removed` each sorted by ReferenceLess (uri,
+// then content_type, size_bytes, sha256) without duplicates, every entry a
+// canonical DataLocation (MakeDataLocation gives it back unchanged) with a
+// uri of at most kMaxReferenceUriBytes; format 1 exactly when nothing is
+// removed (so an append's delta is the same bytes it always was), else 2.
 //
-// Format (version 1). Integers are little-endian.
+// Format (versions 1 and 2; lake reads both). Integers are little-endian.
 //
 //   delta  := header chunk* trailer
 //   header := magic "LAKEREFS" (8 bytes)
-//             u32 format_version (1)
-//             u32 removed_count             (always 0)
+//             u32 format_version (1 or 2)
+//             u32 removed_count             (0 in format 1, >= 1 in 2)
 //             u64 table_id
 //             u64 parent_version
 //             u64 child_version             (> parent_version)
 //             u64 added_count
 //             u64 checksum                  XXH3-64 of the 48 bytes before it
 //   chunk  := u32 entry_count               kReferenceDeltaChunkEntries, the
-//                                           last chunk the rest; no chunk
-//                                           when added_count is 0
+//                                           last chunk of a list the rest;
+//                                           the added entries' chunks
+//                                           first, then the removed
+//                                           entries' (a chunk never holds
+//                                           both); no chunk for an empty
+//                                           list
 //             u32 payload_bytes             (<= kMaxReferenceChunkBytes)
 //             u64 checksum                  XXH3-64 of the payload
 //             payload: entry_count × { u16 uri_bytes, uri,
@@ -39,7 +46,7 @@
 // The trailer is the delta's digest (the registry records it per version).
 // Since the encoding of a canonical delta is fixed (order, chunking, no
 // compression), the digest is a pure function of (table_id, parent_version,
-// child_version, added). A reader pages through the chunks with memory
+// child_version, added, removed). A reader pages through the chunks with memory
 // bounded by one chunk, each checked by its checksum before its entries
 // are used; the digest is known only after the last chunk.
 #ifndef LAKE_ENGINE_TABLE_REFERENCE_DELTA_FORMAT_H_
@@ -60,7 +67,12 @@
 namespace lake::table {
 
 inline constexpr std::string_view kReferenceDeltaMagic = "LAKEREFS";
-inline constexpr uint32_t kReferenceDeltaFormatVersion = 1;
+// The version of a delta that removes; kReferenceDeltaFormatVersionV1 is
+// written (and read) for one that only adds.
+inline constexpr uint32_t kReferenceDeltaFormatVersion = 2;
+inline constexpr uint32_t kReferenceDeltaFormatVersionV1 = 1;
+// removed_count is a u32.
+inline constexpr size_t kMaxReferenceDeltaRemovals = UINT32_MAX;
 // Entries per chunk: a reader holds one chunk at a time.
 inline constexpr size_t kReferenceDeltaChunkEntries = 4096;
 // Longer than any managed object's uri (S3 keys are at most 1,024 bytes
@@ -77,7 +89,7 @@ struct ReferenceDelta {
   uint64_t parent_version = 0;
   uint64_t child_version = 0;
   std::vector<DataLocation> added;
-  std::vector<DataLocation> removed;  // always empty: tables are append-only
+  std::vector<DataLocation> removed;  // none of `added`
 
   bool operator==(const ReferenceDelta&) const = default;
 };
@@ -109,14 +121,14 @@ absl::StatusOr<EncodedReferenceDelta> EncodeBatchReferenceDelta(
     uint64_t table_id, uint64_t parent_version, uint64_t child_version, const Schema& schema,
     absl::Span<const ColumnBatch> batches);
 
-// The canonical encoding of `delta` (whose `added` is canonicalized first).
-// Unimplemented when `removed` is not empty; InvalidArgument when
-// child_version <= parent_version or an entry is not a canonical
+// The canonical encoding of `delta` (whose lists are canonicalized first).
+// InvalidArgument when child_version <= parent_version, `removed` is longer
+// than kMaxReferenceDeltaRemovals, or an entry is not a canonical
 // DataLocation with a uri of at most kMaxReferenceUriBytes.
 absl::StatusOr<EncodedReferenceDelta> EncodeReferenceDelta(const ReferenceDelta& delta);
 
-// The delta in `bytes`, canonical. DataLoss on anything damaged,
-// non-canonical or with removals.
+// The delta in `bytes`, canonical. DataLoss on anything damaged or
+// non-canonical.
 absl::StatusOr<ReferenceDelta> DecodeReferenceDelta(std::string_view bytes);
 
 struct ReferenceDeltaHeader {
@@ -124,6 +136,7 @@ struct ReferenceDeltaHeader {
   uint64_t parent_version = 0;
   uint64_t child_version = 0;
   uint64_t added_count = 0;
+  uint64_t removed_count = 0;
 };
 
 // Decodes a delta piece by piece, with memory bounded by one chunk: the
@@ -149,6 +162,9 @@ class ReferenceDeltaReader {
   // (checked: canonical, and in order after every earlier entry);
   // otherwise *entries is cleared.
   absl::Status Next(std::string_view piece, std::vector<DataLocation>* entries);
+  // Whether the entries the last Next returned are removals (else
+  // additions).
+  bool last_chunk_removes() const { return chunk_removes_; }
 
   bool done() const { return stage_ == Stage::kDone; }
   // Valid once the header has been consumed.
@@ -165,6 +181,8 @@ class ReferenceDeltaReader {
   absl::Status ReadTrailer(std::string_view piece);
   // The stage after a header or chunk: another chunk or the trailer.
   Stage AfterEntries() const;
+  // The entry count at which the list being read (added, then removed) ends.
+  uint64_t SectionEnd() const;
 
   Stage stage_ = Stage::kHeader;
   Sha256 hasher_;
@@ -174,6 +192,7 @@ class ReferenceDeltaReader {
   uint32_t chunk_payload_bytes_ = 0;
   uint64_t chunk_checksum_ = 0;
   bool has_last_ = false;
+  bool chunk_removes_ = false;
   DataLocation last_;
   // Entries of an earlier chunk whose strings the next chunk reuses.
   std::vector<DataLocation> spare_;

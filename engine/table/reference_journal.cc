@@ -75,7 +75,7 @@ absl::Status CheckHeader(const ReferenceDeltaHeader& header, const LineageEdge& 
 
 // Reads the delta of one edge piece by piece, visiting each chunk.
 absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const LineageEdge& edge,
-                       std::optional<uint64_t>* table_id, ReferenceVisitor visit) {
+                       std::optional<uint64_t>* table_id, ReferenceChangeVisitor visit) {
   std::string path = DeltaPath(table_dir, edge.child_version);
   absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(path);
   if (absl::IsNotFound(file.status())) {
@@ -101,7 +101,9 @@ absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const L
       if (absl::Status s = CheckHeader(reader.header(), edge, table_id); !s.ok()) return s;
     }
     if (!entries.empty()) {
-      if (absl::Status s = visit(edge.child_version, entries); !s.ok()) return s;
+      if (absl::Status s = visit(edge.child_version, entries, reader.last_chunk_removes()); !s.ok()) {
+        return s;
+      }
     }
   }
   absl::StatusOr<bool> more = ReadExactly(**file, offset, 1, &piece);
@@ -119,7 +121,7 @@ absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const L
 // base.version's; sets *table_id to its table.
 absl::Status WalkSnapshot(io::FileSystem& fs, const std::string& table_dir,
                           const LineageBase& base, std::optional<uint64_t>* table_id,
-                          ReferenceVisitor visit) {
+                          ReferenceChangeVisitor visit) {
   std::string path = absl::StrCat(table_dir, "/", ReferenceSnapshotRelativePath(base.version));
   absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(path);
   if (absl::IsNotFound(file.status())) {
@@ -155,7 +157,9 @@ absl::Status WalkSnapshot(io::FileSystem& fs, const std::string& table_dir,
       }
     }
     if (!entries.empty()) {
-      if (absl::Status s = visit(base.version, entries); !s.ok()) return s;
+      if (absl::Status s = visit(base.version, entries, reader.last_chunk_removes()); !s.ok()) {
+        return s;
+      }
     }
   }
   absl::StatusOr<bool> more = ReadExactly(**file, offset, 1, &piece);
@@ -199,10 +203,10 @@ absl::StatusOr<std::string> WriteReferenceSnapshot(io::FileSystem& fs,
   return encoded->digest;
 }
 
-absl::Status EnumerateReferencesFrom(io::FileSystem& fs, const std::string& table_dir,
-                                     const LineageBase& base,
-                                     const std::vector<LineageEdge>& edges_from_registry,
-                                     ReferenceVisitor visit) {
+absl::Status EnumerateReferenceChangesFrom(io::FileSystem& fs, const std::string& table_dir,
+                                           const LineageBase& base,
+                                           const std::vector<LineageEdge>& edges_from_registry,
+                                           ReferenceChangeVisitor visit) {
   if (absl::Status s = CheckEdges(edges_from_registry); !s.ok()) return s;
   if (!edges_from_registry.empty() && edges_from_registry[0].parent_version != base.version) {
     return EdgeError(edges_from_registry[0].child_version,
@@ -259,15 +263,65 @@ absl::Status RemoveUncommittedReferenceDelta(io::FileSystem& fs, const std::stri
   return io::SyncParentDirectory(fs, path);
 }
 
-absl::Status EnumerateReferences(io::FileSystem& fs, const std::string& table_dir,
-                                 const std::vector<LineageEdge>& edges_from_registry,
-                                 ReferenceVisitor visit) {
+absl::Status EnumerateReferenceChanges(io::FileSystem& fs, const std::string& table_dir,
+                                       const std::vector<LineageEdge>& edges_from_registry,
+                                       ReferenceChangeVisitor visit) {
   if (absl::Status s = CheckEdges(edges_from_registry); !s.ok()) return s;
   std::optional<uint64_t> table_id;
   for (const LineageEdge& edge : edges_from_registry) {
     if (absl::Status s = WalkDelta(fs, table_dir, edge, &table_id, visit); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+absl::Status EnumerateReferences(io::FileSystem& fs, const std::string& table_dir,
+                                 const std::vector<LineageEdge>& edges_from_registry,
+                                 ReferenceVisitor visit) {
+  return EnumerateReferenceChanges(
+      fs, table_dir, edges_from_registry,
+      [&](uint64_t version, const std::vector<DataLocation>& chunk, bool removed) {
+        return removed ? absl::OkStatus() : visit(version, chunk);
+      });
+}
+
+absl::Status EnumerateReferencesFrom(io::FileSystem& fs, const std::string& table_dir,
+                                     const LineageBase& base,
+                                     const std::vector<LineageEdge>& edges_from_registry,
+                                     ReferenceVisitor visit) {
+  return EnumerateReferenceChangesFrom(
+      fs, table_dir, base, edges_from_registry,
+      [&](uint64_t version, const std::vector<DataLocation>& chunk, bool removed) {
+        return removed ? absl::OkStatus() : visit(version, chunk);
+      });
+}
+
+absl::Status ReferenceReplay::Apply(uint64_t version, const std::vector<DataLocation>& chunk,
+                                    bool removed) {
+  if (version != version_) {
+    version_ = version;
+    added_by_version_.clear();
+  }
+  for (const DataLocation& location : chunk) {
+    if (!removed) {
+      references_.insert(location);
+      added_by_version_.insert(location);
+      continue;
+    }
+    if (added_by_version_.contains(location)) {
+      return EdgeError(version, absl::StrCat("its delta adds and removes ",
+                                             location.uri.substr(0, 256)));
+    }
+    if (references_.erase(location) == 0) {
+      return EdgeError(version, absl::StrCat("it removes ", location.uri.substr(0, 256),
+                                             ", which no earlier version references"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<DataLocation> ReferenceReplay::Take() && {
+  return std::vector<DataLocation>(std::make_move_iterator(references_.begin()),
+                                   std::make_move_iterator(references_.end()));
 }
 
 }  // namespace lake::table

@@ -10,6 +10,7 @@
 #define LAKE_ENGINE_TABLE_REFERENCE_JOURNAL_H_
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,7 +40,7 @@ std::string ReferenceDeltaRelativePath(uint64_t child_version);
 // version was never committed — AlreadyExists; the caller, which holds the
 // table's commit lock and knows the registry has no such version, may
 // remove it with RemoveUncommittedReferenceDelta and retry. Encoding errors
-// as EncodeReferenceDelta (Unimplemented for removals).
+// as EncodeReferenceDelta.
 absl::StatusOr<std::string> WriteReferenceDelta(io::FileSystem& fs, const std::string& table_dir,
                                                 const ReferenceDelta& delta);
 // The same for a delta already encoded (EncodeReferenceDelta) as the delta
@@ -67,6 +68,35 @@ struct LineageEdge {
 // within the version). A non-OK status stops the walk and is returned.
 using ReferenceVisitor =
     absl::FunctionRef<absl::Status(uint64_t child_version, const std::vector<DataLocation>& chunk)>;
+
+// Receives one chunk of a version's delta: additions, or, when `removed`,
+// removals (a delta's additions come first). A non-OK status stops the
+// walk and is returned.
+using ReferenceChangeVisitor = absl::FunctionRef<absl::Status(
+    uint64_t child_version, const std::vector<DataLocation>& chunk, bool removed)>;
+
+// The references of a version: the chunks of its lineage (from the first
+// version, or from a base snapshot) applied in walk order. Memory: every
+// reference of the version.
+class ReferenceReplay {
+ public:
+  // One chunk, as a ReferenceChangeVisitor receives it. DataLoss naming
+  // the version when a removal removes a reference not held, or one its
+  // own delta adds.
+  absl::Status Apply(uint64_t version, const std::vector<DataLocation>& chunk, bool removed);
+  // The references held, canonical (CanonicalizeReferences' order).
+  std::vector<DataLocation> Take() &&;
+
+ private:
+  struct Less {
+    bool operator()(const DataLocation& a, const DataLocation& b) const {
+      return ReferenceLess(a, b);
+    }
+  };
+  uint64_t version_ = 0;
+  std::set<DataLocation, Less> references_;
+  std::set<DataLocation, Less> added_by_version_;  // by the delta of version_
+};
 
 // "_lake/object_refs/00000000000000000007.snapshot": the path of a version's
 // reference snapshot (reference_snapshot_format.h) relative to the table
@@ -98,9 +128,15 @@ absl::Status EnumerateReferencesFrom(io::FileSystem& fs, const std::string& tabl
                                      const LineageBase& base,
                                      const std::vector<LineageEdge>& edges_from_registry,
                                      ReferenceVisitor visit);
+// The same walk, visiting every delta's removals too.
+absl::Status EnumerateReferenceChangesFrom(io::FileSystem& fs, const std::string& table_dir,
+                                           const LineageBase& base,
+                                           const std::vector<LineageEdge>& edges_from_registry,
+                                           ReferenceChangeVisitor visit);
 
 // Walks `edges` in order, reading each edge's delta one chunk at a time
-// and handing every chunk to `visit`. Fails closed — DataLoss naming the
+// and handing every chunk of additions to `visit` (removals are skipped:
+// the union of what the versions walked held). Fails closed — DataLoss naming the
 // version — when an edge is not monotonic (child <= parent, or its parent
 // is not the previous edge's child), a delta is missing, damaged, holds
 // another edge or another table than the first delta, or its digest is not
@@ -111,6 +147,10 @@ absl::Status EnumerateReferencesFrom(io::FileSystem& fs, const std::string& tabl
 absl::Status EnumerateReferences(io::FileSystem& fs, const std::string& table_dir,
                                  const std::vector<LineageEdge>& edges_from_registry,
                                  ReferenceVisitor visit);
+// The same walk, visiting every delta's removals too.
+absl::Status EnumerateReferenceChanges(io::FileSystem& fs, const std::string& table_dir,
+                                       const std::vector<LineageEdge>& edges_from_registry,
+                                       ReferenceChangeVisitor visit);
 
 }  // namespace lake::table
 

@@ -72,6 +72,10 @@ absl::Status CheckSnapshotDelta(const ReferenceSnapshotHeader& snapshot,
                                 " versions ", delta.parent_version, " to ",
                                 delta.child_version));
   }
+  // A snapshot holds a version's references: nothing to remove.
+  if (delta.removed_count != 0) {
+    return Damaged(absl::StrCat("its references remove ", delta.removed_count, " locations"));
+  }
   return absl::OkStatus();
 }
 

@@ -1,7 +1,10 @@
 #include "engine/table/table_store.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <future>
+#include <iterator>
+#include <numeric>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -15,6 +18,7 @@
 #include "engine/table/append_checkpoint_format.h"
 #include "engine/table/append_checkpoint_replay.h"
 #include "engine/table/cell_text.h"
+#include "engine/table/deletion_vector_format.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/pending_append_error.h"
 #include "engine/table/reference_delta_format.h"
@@ -62,7 +66,115 @@ void RemoveUnreferencedFile(io::FileSystem& fs, const std::string& path) {
   }
 }
 
+// The rows of `batch` but `deleted` (ascending indexes).
+ColumnBatch WithoutRows(const ColumnBatch& batch, const std::vector<uint32_t>& deleted) {
+  ColumnBatch kept = ColumnBatch::Empty(batch.schema);
+  size_t begin = 0;
+  for (uint32_t row : deleted) {
+    if (row > begin) kept.AppendRows(batch, begin, row);
+    begin = row + 1;
+  }
+  if (begin < batch.num_rows) kept.AppendRows(batch, begin, batch.num_rows);
+  return kept;
+}
+
+// Writes the reference delta of `version` durably, replacing one left by
+// an attempt that never committed (the caller holds the commit lock and
+// knows the registry has no such version).
+absl::Status WriteVersionDelta(io::FileSystem& fs, const std::string& table_dir, uint64_t version,
+                               const EncodedReferenceDelta& delta) {
+  absl::StatusOr<std::string> digest = WriteEncodedReferenceDelta(fs, table_dir, version, delta);
+  if (absl::IsAlreadyExists(digest.status())) {
+    if (absl::Status s = RemoveUncommittedReferenceDelta(fs, table_dir, version); !s.ok()) {
+      return s;
+    }
+    digest = WriteEncodedReferenceDelta(fs, table_dir, version, delta);
+  }
+  return digest.status();
+}
+
+// The columns `wanted` of fragment `ref` (the others empty), read and
+// checked against its manifest entry. DataLoss when it is missing or
+// damaged.
+absl::StatusOr<ColumnBatch> ReadFragmentColumns(io::FileSystem& fs, const std::string& table_dir,
+                                                const FragmentRef& ref, const Schema& schema,
+                                                const std::vector<bool>& wanted) {
+  absl::StatusOr<std::string> bytes =
+      io::ReadWholeFile(fs, absl::StrCat(table_dir, "/", ref.path), kMaxFragmentBytes);
+  if (absl::IsNotFound(bytes.status())) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " is missing"));
+  }
+  if (!bytes.ok()) return bytes.status();
+  if (bytes->size() != ref.size_bytes) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", bytes->size(),
+                                            " bytes, its manifest says ", ref.size_bytes));
+  }
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  if (absl::Status s = DecodeFragmentColumns(*bytes, schema, wanted, &batch); !s.ok()) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, ": ", std::string(s.message())));
+  }
+  if (batch.num_rows != ref.rows) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch.num_rows,
+                                            " rows, its manifest says ", ref.rows));
+  }
+  return batch;
+}
+
+// Calls `visit(location)` for every non-null FILE cell of the rows of
+// `batch` that `deleted` (ascending) does not list.
+template <typename Visit>
+void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& deleted,
+                         Visit visit) {
+  for (size_t c = 0; c < batch.columns.size(); ++c) {
+    const ColumnData& column = batch.columns[c];
+    if (column.type != ColumnType::kFile) continue;
+    size_t next_deleted = 0;
+    for (size_t row = 0; row < batch.num_rows; ++row) {
+      if (next_deleted < deleted.size() && deleted[next_deleted] == row) {
+        ++next_deleted;
+        continue;
+      }
+      if (column.IsNull(row)) continue;
+      visit(std::get<DataLocation>(batch.Cell(row, c)));
+    }
+  }
+}
+
+// A deletion vector holds a u32 per row and a fixed header.
+constexpr size_t kMaxDeletionVectorBytes = 128 + 4 * kMaxFragmentRows;
+
+// Writes a new file of `bytes` as `path` durably; the name is fresh (a
+// UUIDv7), so nothing else is ever there.
+absl::Status WriteNewTableFile(io::FileSystem& fs, const std::string& path, std::string_view bytes) {
+  return io::WriteWholeFileDurably(fs, path, absl::StrCat(path, ".tmp"), bytes);
+}
+
 }  // namespace
+
+absl::StatusOr<std::vector<uint32_t>> ReadDeletedRows(io::FileSystem& fs,
+                                                      const std::string& table_dir,
+                                                      const FragmentRef& fragment) {
+  if (!fragment.deletion_vector) return std::vector<uint32_t>();
+  const DeletionVectorRef& ref = *fragment.deletion_vector;
+  auto damaged = [&](std::string_view why) {
+    return absl::DataLossError(absl::StrCat("deletion vector ", ref.path, " of fragment ",
+                                            fragment.path, ": ", std::string(why)));
+  };
+  absl::StatusOr<std::string> bytes =
+      io::ReadWholeFile(fs, absl::StrCat(table_dir, "/", ref.path), kMaxDeletionVectorBytes);
+  if (absl::IsNotFound(bytes.status())) return damaged("it is missing");
+  if (!bytes.ok()) return bytes.status();
+  if (Sha256Hex(*bytes) != ref.sha256) return damaged("its SHA-256 is not its manifest's");
+  absl::StatusOr<DeletionVector> vector = DecodeDeletionVector(*bytes);
+  if (!vector.ok()) return damaged(std::string(vector.status().message()));
+  if (vector->fragment_sha256 != fragment.sha256 || vector->fragment_rows != fragment.rows ||
+      vector->deleted_rows.size() != ref.deleted_rows) {
+    return damaged(absl::StrCat("it describes another fragment or count (", vector->fragment_rows,
+                                " rows, ", vector->deleted_rows.size(), " deleted) than its manifest (",
+                                fragment.rows, " rows, ", ref.deleted_rows, " deleted)"));
+  }
+  return std::move(vector->deleted_rows);
+}
 
 std::string_view RecoveredAppendResultName(RecoveredAppend::Result result) {
   switch (result) {
@@ -131,7 +243,10 @@ absl::StatusOr<std::optional<ColumnBatch>> TableScan::ReadFragment(size_t index)
       return damaged(s);
     }
   }
-  return std::optional<ColumnBatch>(std::move(batch));
+  if (!ref.deletion_vector) return std::optional<ColumnBatch>(std::move(batch));
+  absl::StatusOr<std::vector<uint32_t>> deleted = ReadDeletedRows(fs_, table_dir_, ref);
+  if (!deleted.ok()) return deleted.status();
+  return std::optional<ColumnBatch>(WithoutRows(batch, *deleted));
 }
 
 absl::Status TableScan::ExplainMissing(const absl::Status& failed) const {
@@ -393,6 +508,11 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
     for (const FragmentRef& fragment : manifest->fragments) {
       files.push_back(fragment.path);
       file_bytes[fragment.path] = fragment.size_bytes;
+      if (!fragment.deletion_vector) continue;
+      const std::string& vector = fragment.deletion_vector->path;
+      files.push_back(vector);
+      // A vector's bytes: its header, a u32 per row, its digest.
+      file_bytes[vector] = 68 + 4 * fragment.deletion_vector->deleted_rows + 16;
     }
     for (const std::string& file : files) ++listed_by[file];
     auto tagged = tagged_files.find(v.version);
@@ -484,17 +604,10 @@ absl::StatusOr<ExpireOutcome> TableStore::Expire(const TableName& name,
     for (const LineageEdge& edge : lineage->edges) {
       if (edge.child_version <= oldest) upto.edges.push_back(edge);
     }
-    ReferenceSnapshot snapshot{table->table_id, oldest, {}};
-    if (absl::Status s = EnumerateLineage(
-            fs_, TableDir(name), upto,
-            [&](uint64_t, const std::vector<DataLocation>& chunk) -> absl::Status {
-              snapshot.references.insert(snapshot.references.end(), chunk.begin(), chunk.end());
-              return absl::OkStatus();
-            });
-        !s.ok()) {
-      return s;
-    }
-    CanonicalizeReferences(&snapshot.references);
+    absl::StatusOr<std::vector<DataLocation>> references =
+        ReplayLineage(fs_, TableDir(name), upto);
+    if (!references.ok()) return references.status();
+    ReferenceSnapshot snapshot{table->table_id, oldest, *std::move(references)};
     absl::StatusOr<std::string> digest = WriteReferenceSnapshot(fs_, TableDir(name), snapshot);
     if (!digest.ok()) return digest.status();
     if (absl::Status s = LAKE_FAILPOINT(kTableExpireFailpoints[1]); !s.ok()) return s;
@@ -532,6 +645,21 @@ absl::Status EnumerateLineage(io::FileSystem& fs, const std::string& table_dir,
     return EnumerateReferencesFrom(fs, table_dir, *lineage.base, lineage.edges, visit);
   }
   return EnumerateReferences(fs, table_dir, lineage.edges, visit);
+}
+
+absl::StatusOr<std::vector<DataLocation>> ReplayLineage(io::FileSystem& fs,
+                                                        const std::string& table_dir,
+                                                        const RetainedLineage& lineage) {
+  ReferenceReplay replay;
+  auto apply = [&](uint64_t version, const std::vector<DataLocation>& chunk, bool removed) {
+    return replay.Apply(version, chunk, removed);
+  };
+  absl::Status walked =
+      lineage.base.has_value()
+          ? EnumerateReferenceChangesFrom(fs, table_dir, *lineage.base, lineage.edges, apply)
+          : EnumerateReferenceChanges(fs, table_dir, lineage.edges, apply);
+  if (!walked.ok()) return walked;
+  return std::move(replay).Take();
 }
 
 absl::StatusOr<Manifest> TableStore::ReadManifest(const std::string& table_dir,
@@ -602,18 +730,8 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     checkpoint_published =
         pool_.Run([this, &next] { return checkpoints_->Publish(*next.checkpoint); });
   }
-  std::future<absl::Status> delta_written = pool_.Run([&]() {
-    absl::StatusOr<std::string> digest =
-        WriteEncodedReferenceDelta(fs_, table_dir, base + 1, delta);
-    if (absl::IsAlreadyExists(digest.status())) {
-      // A delta of base+1 left by an attempt that never committed.
-      if (absl::Status s = RemoveUncommittedReferenceDelta(fs_, table_dir, base + 1); !s.ok()) {
-        return s;
-      }
-      digest = WriteEncodedReferenceDelta(fs_, table_dir, base + 1, delta);
-    }
-    return digest.status();
-  });
+  std::future<absl::Status> delta_written =
+      pool_.Run([&]() { return WriteVersionDelta(fs_, table_dir, base + 1, delta); });
   std::future<absl::Status> manifest_written = pool_.Run([&]() {
     return WriteReplacingLeftover(fs_, absl::StrCat(table_dir, "/", manifest_path),
                                   *manifest_bytes);
@@ -882,6 +1000,230 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
                                                   name.ToString()));
 }
 
+absl::StatusOr<ResolvedManifest> TableStore::CurrentManifestLocked(
+    const registry::TableRecord& table) {
+  auto cached = last_committed_.find(table.table_id);
+  if (cached != last_committed_.end() &&
+      cached->second.manifest.version == table.current_version) {
+    return cached->second;
+  }
+  absl::StatusOr<registry::VersionRecord> record =
+      registry_.GetVersion(table.table_id, table.current_version);
+  if (!record.ok()) return record.status();
+  ManifestChainReader reader(fs_, TableDir(table.name));
+  absl::StatusOr<const ResolvedManifest*> resolved =
+      reader.Resolve(table.current_version, record->manifest_path);
+  if (!resolved.ok()) return resolved.status();
+  ResolvedManifest manifest = *reader.TakeLast();
+  if (manifest.manifest.table_id != table.table_id ||
+      manifest.manifest.version != table.current_version) {
+    return absl::DataLossError(absl::StrCat("manifest ", record->manifest_path,
+                                            " does not describe version ", table.current_version,
+                                            " of ", table.name.ToString()));
+  }
+  return manifest;
+}
+
+absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
+                                                 const RowSelector& selector) {
+  if (registry_.read_only()) {
+    return absl::FailedPreconditionError("this root is open read-only: a DELETE needs the writer");
+  }
+  // From the first file written to the commit, no collection deletes table
+  // files; one commit at a time across the root's writers, so the rows are
+  // chosen on the version the compare-and-set builds on.
+  absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+  if (!hold.ok()) return hold.status();
+  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  if (!turn.ok()) return turn.status();
+  absl::MutexLock lock(&commit_mu_);
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  const Schema& schema = table->schema;
+  for (size_t column : selector.columns) {
+    if (column >= schema.columns.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("a DELETE from ", name.ToString(),
+                                                     " cannot read column ", column, " of ",
+                                                     schema.columns.size()));
+    }
+  }
+  const uint64_t base = table->current_version;
+  DeleteOutcome outcome{table->table_id, base, 0, ""};
+  if (base == 0) return outcome;
+  absl::StatusOr<ResolvedManifest> current = CurrentManifestLocked(*table);
+  if (!current.ok()) return current.status();
+  const Manifest* manifest = &current->manifest;
+  const std::string table_dir = TableDir(name);
+
+  // 1. The rows: per touched fragment, every deleted row after this DELETE.
+  std::vector<bool> wanted(schema.columns.size(), false);
+  for (size_t column : selector.columns) wanted[column] = true;
+  for (size_t c = 0; c < schema.columns.size(); ++c) {
+    if (schema.columns[c].type == ColumnType::kFile) wanted[c] = true;
+  }
+  absl::flat_hash_map<size_t, std::vector<uint32_t>> deleted_after;  // by fragment index
+  std::vector<DataLocation> released;  // the deleted rows' locations
+  for (size_t i = 0; i < manifest->fragments.size(); ++i) {
+    const FragmentRef& ref = manifest->fragments[i];
+    if (selector.statistics_may_match && ref.statistics &&
+        !selector.statistics_may_match(*ref.statistics, ref.rows)) {
+      continue;
+    }
+    absl::StatusOr<ColumnBatch> batch = ReadFragmentColumns(fs_, table_dir, ref, schema, wanted);
+    if (!batch.ok()) return batch.status();
+    absl::StatusOr<std::vector<uint32_t>> before = ReadDeletedRows(fs_, table_dir, ref);
+    if (!before.ok()) return before.status();
+    std::vector<uint32_t> matching;
+    if (selector.matching_rows) {
+      absl::StatusOr<std::vector<size_t>> rows = selector.matching_rows(*batch);
+      if (!rows.ok()) return rows.status();
+      for (size_t row : *rows) {
+        if (row >= ref.rows || (!matching.empty() && row <= matching.back())) {
+          return absl::InternalError("a DELETE's row selector named rows out of order or range");
+        }
+        matching.push_back(static_cast<uint32_t>(row));
+      }
+    } else {
+      matching.resize(ref.rows);
+      std::iota(matching.begin(), matching.end(), 0u);
+    }
+    std::vector<uint32_t> fresh;
+    std::set_difference(matching.begin(), matching.end(), before->begin(), before->end(),
+                        std::back_inserter(fresh));
+    if (fresh.empty()) continue;
+    outcome.deleted_rows += fresh.size();
+    for (size_t c = 0; c < schema.columns.size(); ++c) {
+      if (schema.columns[c].type != ColumnType::kFile) continue;
+      for (uint32_t row : fresh) {
+        if (batch->columns[c].IsNull(row)) continue;
+        released.push_back(std::get<DataLocation>(batch->Cell(row, c)));
+      }
+    }
+    deleted_after[i] = MergeDeletedRows(*before, fresh);
+  }
+  if (outcome.deleted_rows == 0) return outcome;
+  CanonicalizeReferences(&released);
+
+  // What no live row of the new version references any more. The new
+  // version's changes: each touched fragment removed, and added back
+  // under its path with its new deletion vector unless no row is left.
+  std::vector<std::string> removed_fragments;
+  std::vector<FragmentRef> added_fragments;
+  std::vector<std::pair<FragmentRef, const std::vector<uint32_t>*>> survivors;
+  for (size_t i = 0; i < manifest->fragments.size(); ++i) {
+    const FragmentRef& ref = manifest->fragments[i];
+    auto touched = deleted_after.find(i);
+    if (touched != deleted_after.end()) removed_fragments.push_back(ref.path);
+    if (touched != deleted_after.end() && touched->second.size() == ref.rows) continue;
+    survivors.push_back({ref, touched == deleted_after.end() ? nullptr : &touched->second});
+  }
+  if (!released.empty()) {
+    std::vector<bool> file_columns(schema.columns.size(), false);
+    for (size_t c = 0; c < schema.columns.size(); ++c) {
+      file_columns[c] = schema.columns[c].type == ColumnType::kFile;
+    }
+    std::vector<bool> still_referenced(released.size(), false);
+    for (const auto& [ref, deleted] : survivors) {
+      absl::StatusOr<ColumnBatch> batch =
+          ReadFragmentColumns(fs_, table_dir, ref, schema, file_columns);
+      if (!batch.ok()) return batch.status();
+      std::vector<uint32_t> read_deleted;
+      if (deleted == nullptr) {
+        absl::StatusOr<std::vector<uint32_t>> rows = ReadDeletedRows(fs_, table_dir, ref);
+        if (!rows.ok()) return rows.status();
+        read_deleted = *std::move(rows);
+      }
+      ForEachLiveFileCell(*batch, deleted == nullptr ? read_deleted : *deleted,
+                          [&](const DataLocation& location) {
+                            auto at = std::lower_bound(released.begin(), released.end(), location,
+                                                       ReferenceLess);
+                            if (at != released.end() && *at == location) {
+                              still_referenced[at - released.begin()] = true;
+                            }
+                          });
+    }
+    std::vector<DataLocation> gone;
+    for (size_t k = 0; k < released.size(); ++k) {
+      if (!still_referenced[k]) gone.push_back(std::move(released[k]));
+    }
+    released = std::move(gone);
+  }
+  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[0]); !s.ok()) return s;
+
+  // 2. The new deletion vectors, each under a fresh name.
+  std::vector<std::string> written;
+  auto abandon = [&](const absl::Status& cause) {
+    for (const std::string& path : written) RemoveUnreferencedFile(fs_, path);
+    return cause;
+  };
+  for (auto& [ref, deleted] : survivors) {
+    if (deleted != nullptr) {
+      absl::StatusOr<std::string> bytes =
+          EncodeDeletionVector(DeletionVector{ref.sha256, ref.rows, *deleted});
+      if (!bytes.ok()) return abandon(bytes.status());
+      DeletionVectorRef vector{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(),
+                                            std::string(kDeletionVectorSuffix)),
+                               Sha256Hex(*bytes), deleted->size()};
+      std::string path = absl::StrCat(table_dir, "/", vector.path);
+      if (absl::Status s = WriteNewTableFile(fs_, path, *bytes); !s.ok()) return abandon(s);
+      written.push_back(std::move(path));
+      ref.deletion_vector = std::move(vector);
+      added_fragments.push_back(std::move(ref));
+    }
+  }
+  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[1]); !s.ok()) return abandon(s);
+
+  // 3. The removal delta and the manifest of base+1.
+  absl::StatusOr<EncodedReferenceDelta> delta =
+      EncodeReferenceDelta(ReferenceDelta{table->table_id, base, base + 1, {}, released});
+  if (!delta.ok()) return abandon(delta.status());
+  Manifest header;
+  header.format_version = kManifestFormatVersion;
+  header.table_id = table->table_id;
+  header.version = base + 1;
+  header.parent_version = base;
+  header.schema = manifest->schema;
+  header.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
+  header.reference_delta_sha256 = delta->digest;
+  header.created_unix_micros = NowMicros();
+  const std::string manifest_path = ManifestRelativePath(base + 1);
+  // A link to base's manifest, or a checkpoint (manifest_chain.h).
+  ResolvedManifest next = *std::move(current);
+  manifest = nullptr;
+  absl::StatusOr<std::string> manifest_bytes =
+      NextManifest(next, header, removed_fragments, std::move(added_fragments),
+                   options_.manifest_checkpoint_interval, manifest_path);
+  if (!manifest_bytes.ok()) return abandon(manifest_bytes.status());
+  std::future<absl::Status> delta_written =
+      pool_.Run([&]() { return WriteVersionDelta(fs_, table_dir, base + 1, *delta); });
+  absl::Status manifest_written = WriteReplacingLeftover(
+      fs_, absl::StrCat(table_dir, "/", manifest_path), *manifest_bytes);
+  absl::Status delta_status = delta_written.get();
+  if (!delta_status.ok()) return abandon(delta_status);
+  if (!manifest_written.ok()) return abandon(manifest_written);
+  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[2]); !s.ok()) return abandon(s);
+
+  // 4. The commit.
+  outcome.operation_id = NewUuidV7();
+  registry::VersionRecord record;
+  record.version = base + 1;
+  record.parent_version = base;
+  record.manifest_path = manifest_path;
+  record.reference_delta_sha256 = delta->digest;
+  record.operation_id = outcome.operation_id;
+  record.committed_unix_micros = NowMicros();
+  absl::StatusOr<registry::TableRecord> committed =
+      registry_.CommitVersion(table->table_id, base, record, std::nullopt);
+  if (!committed.ok()) {
+    if (registry::IsCommitOutcomeUnknown(committed.status())) return committed.status();
+    return abandon(committed.status());
+  }
+  last_committed_[table->table_id] = std::move(next);
+  outcome.version = committed->current_version;
+  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[3]); !s.ok()) return s;
+  return outcome;
+}
+
 absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName& name) {
   if (registry_.read_only()) {
     return absl::FailedPreconditionError("this root is open read-only: compaction needs the writer");
@@ -890,7 +1232,10 @@ absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName
   if (!table.ok()) return table.status();
   absl::StatusOr<std::unique_ptr<TableScan>> scan = Scan(name, table->current_version);
   if (!scan.ok()) return scan.status();
-  if ((*scan)->manifest_.fragments.size() <= 1) return std::optional<AppendOutcome>();
+  const std::vector<FragmentRef>& fragments = (*scan)->manifest_.fragments;
+  const bool has_deleted_rows = std::any_of(fragments.begin(), fragments.end(),
+                                            [](const FragmentRef& f) { return f.deletion_vector; });
+  if (fragments.size() <= 1 && !has_deleted_rows) return std::optional<AppendOutcome>();
   ColumnBatch merged = ColumnBatch::Empty(table->schema);
   for (;;) {
     absl::StatusOr<std::optional<ColumnBatch>> batch = (*scan)->Next();
@@ -937,6 +1282,18 @@ absl::Status TableStore::EnumerateReferences(const TableName& name, ReferenceVis
       ReadRetainedLineage(registry_, table->table_id, *versions);
   if (!lineage.ok()) return lineage.status();
   return EnumerateLineage(fs_, TableDir(name), *lineage, visit);
+}
+
+absl::StatusOr<std::vector<DataLocation>> TableStore::CurrentReferences(const TableName& name) {
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  absl::StatusOr<std::vector<registry::VersionRecord>> versions =
+      registry_.ListVersions(table->table_id);
+  if (!versions.ok()) return versions.status();
+  absl::StatusOr<RetainedLineage> lineage =
+      ReadRetainedLineage(registry_, table->table_id, *versions);
+  if (!lineage.ok()) return lineage.status();
+  return ReplayLineage(fs_, TableDir(name), *lineage);
 }
 
 absl::Status TableStore::ForEachPendingCheckpoint(

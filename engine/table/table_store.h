@@ -141,6 +141,42 @@ inline constexpr std::array<std::string_view, 3> kTableExpireFailpoints = {
     "table_expire.committed",         // the registry retired them (one synced write)
 };
 
+// A DELETE's steps, in order (TableStore::Delete).
+inline constexpr std::array<std::string_view, 4> kTableDeleteFailpoints = {
+    "table_delete.selected",          // the rows chosen, nothing written
+    "table_delete.vectors_written",   // the new deletion vectors are durable, unnamed
+    "table_delete.manifest_written",  // the removal delta and the manifest are durable
+    "table_delete.committed",         // the registry commit is durable
+};
+
+// Which rows of a fragment a DELETE removes. For each fragment,
+// `statistics_may_match` (when set) sees its statistics first: a fragment
+// it rejects is not opened. Then `columns` (schema indexes; the table's
+// FILE columns are decoded as well) are decoded and `matching_rows` names
+// the rows to delete, ascending indexes into the fragment's rows (rows
+// already deleted may be named again: they stay deleted). Without
+// `matching_rows`, every row (a DELETE without WHERE).
+struct RowSelector {
+  std::vector<size_t> columns;
+  std::function<absl::StatusOr<std::vector<size_t>>(const ColumnBatch& partial)> matching_rows;
+  std::function<bool(const FragmentStatistics& statistics, uint64_t rows)> statistics_may_match;
+};
+
+struct DeleteOutcome {
+  uint64_t table_id = 0;
+  uint64_t version = 0;       // the new version; the current one when nothing matched
+  uint64_t deleted_rows = 0;  // 0: nothing matched, and no version was committed
+  std::string operation_id;   // "" when nothing was committed
+};
+
+// The rows of `fragment` its deletion vector deletes (ascending; none
+// without one), read from `table_dir` and checked: DataLoss when the
+// vector is missing, damaged, not the file its manifest names (SHA-256),
+// or computed for another fragment or count.
+absl::StatusOr<std::vector<uint32_t>> ReadDeletedRows(io::FileSystem& fs,
+                                                      const std::string& table_dir,
+                                                      const FragmentRef& fragment);
+
 // The lineage a replay of a table's references walks: from its reference
 // base (the snapshot an expiry wrote), when it has one, through the edges
 // of every version after it; else every edge from version 0.
@@ -153,9 +189,16 @@ struct RetainedLineage {
 absl::StatusOr<RetainedLineage> ReadRetainedLineage(
     registry::Registry& registry, uint64_t table_id,
     const std::vector<registry::VersionRecord>& versions);
-// EnumerateReferences or EnumerateReferencesFrom, as `lineage` says.
+// EnumerateReferences or EnumerateReferencesFrom, as `lineage` says: the
+// additions alone, the union of what the lineage's versions held.
 absl::Status EnumerateLineage(io::FileSystem& fs, const std::string& table_dir,
                               const RetainedLineage& lineage, ReferenceVisitor visit);
+// The references of the lineage's last version: its deltas replayed
+// (ReferenceReplay), canonical. Fails closed as the walk does, and when a
+// removal removes what the lineage does not hold.
+absl::StatusOr<std::vector<DataLocation>> ReplayLineage(io::FileSystem& fs,
+                                                        const std::string& table_dir,
+                                                        const RetainedLineage& lineage);
 
 // Which versions an expiry retires: those that are none of the newest
 // `keep_last` (when set) and committed before now - `older_than` (when
@@ -392,15 +435,46 @@ class TableStore {
                                                   std::optional<uint64_t> version,
                                                   std::optional<ScanPrefilter> prefilter = {});
 
-  // Merges the current version's fragments into one new version (same
-  // rows, same order), with an empty reference delta: the lineage edge of
-  // a version that adds no reference. A table with at most one fragment is
-  // left as it is (nullopt).
+  // Deletes the rows `selector` picks from the current version: a new
+  // version whose manifest gives each touched fragment a new deletion
+  // vector (its earlier deleted rows and the new ones; a fragment whose
+  // rows are all deleted leaves the list), with a removal reference delta
+  // listing the locations no row of the new version references any more.
+  // Older versions keep their manifests, so AS OF VERSION still sees the
+  // rows. Under the root's shared references lock, the commit turn and
+  // the commit lock, in order (kTableDeleteFailpoints):
+  //   1. the rows are chosen on the current version (nothing matched: OK,
+  //      no version committed, deleted_rows 0);
+  //   2. the new deletion vectors are written durably (fresh names, named
+  //      by nothing yet);
+  //   3. the reference delta and the manifest of base+1 are written
+  //      durably (replacing an uncommitted leftover of base+1);
+  //   4. the registry's compare-and-set commits base+1 (synced).
+  // A DELETE carries no data of the caller's (its rows are chosen from the
+  // committed version under the commit turn), so it needs no checkpoint: a
+  // failure or crash before 4 leaves the version unchanged and at most
+  // vectors nothing names (removed on a failure; the collector's after a
+  // crash), and running the DELETE again converges — rows already deleted
+  // stay deleted and are not counted twice. A failure whose outcome the
+  // registry cannot tell (a synced write that failed) is returned as it
+  // is; the table's version then says whether it committed.
+  absl::StatusOr<DeleteOutcome> Delete(const TableName& name, const RowSelector& selector);
+
+  // Merges the current version's live rows into one new fragment of a new
+  // version (same rows but the deleted ones, same order), with an empty
+  // reference delta: the lineage edge of a version that adds no reference
+  // (a DELETE's delta already removed what its rows released). A table
+  // with at most one fragment and no deleted rows is left as it is
+  // (nullopt).
   absl::StatusOr<std::optional<AppendOutcome>> Compact(const TableName& name);
 
   // Every reference of the table's current lineage, chunk by chunk,
-  // verified edge by edge against the registry (fails closed).
+  // verified edge by edge against the registry (fails closed): the
+  // additions, the union of what its retained versions held.
   absl::Status EnumerateReferences(const TableName& name, ReferenceVisitor visit);
+  // The references of the current version: its lineage replayed
+  // (ReplayLineage), canonical; fails closed as the walk does.
+  absl::StatusOr<std::vector<DataLocation>> CurrentReferences(const TableName& name);
 
   // Every pending append checkpoint, oldest first, each read and judged as
   // Recover would (nothing is changed). Listed kMaxListedAppendCheckpoints
@@ -476,6 +550,11 @@ class TableStore {
   // its chain (manifest_chain.h).
   absl::StatusOr<Manifest> ReadManifest(const std::string& table_dir, uint64_t version,
                                         const std::string& manifest_path);
+  // The manifest of `table`'s current version (as the registry read under
+  // the commit lock names it), resolved: the cached one, else read and
+  // checked.
+  absl::StatusOr<ResolvedManifest> CurrentManifestLocked(const registry::TableRecord& table)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // A checkpoint judged (PendingAppend's states) and, when replayable,
   // what the replay needs.
   struct Assessment {

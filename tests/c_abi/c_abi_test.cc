@@ -991,6 +991,109 @@ TEST_CASE("lake_table_drop takes the table out of every lookup; its name is free
   lake_string_free(json);
 }
 
+// The rows of `sql` (a count(*) SELECT) through the C ABI.
+int64_t CountThroughC(lake_db* db, const char* sql) {
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db, sql, &raw, nullptr) == LAKE_OK);
+  Statement count(raw);
+  ArrowArrayStream stream{};
+  REQUIRE(lake_statement_query(count.get(), &stream, nullptr) == LAKE_OK);
+  ArrowArray batch{};
+  REQUIRE(stream.get_next(&stream, &batch) == 0);
+  REQUIRE((batch.release != NULL));
+  REQUIRE(batch.n_children == 1);
+  int64_t rows = static_cast<const int64_t*>(batch.children[0]->buffers[1])[0];
+  batch.release(&batch);
+  stream.release(&stream);
+  return rows;
+}
+
+// A table ml.runs (name utf8, n int64) holding n = 1..5 at version 1.
+void CreateFiveRuns(lake_db* db) {
+  const char* columns[] = {"name:utf8", "n:int64"};
+  REQUIRE(lake_table_create(db, "ml.runs", columns, 2, nullptr) == LAKE_OK);
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db, "INSERT INTO ml.runs (name, n) VALUES (?, ?), (?, ?), (?, ?), (?, ?), (?, ?)",
+                          &raw, nullptr) == LAKE_OK);
+  Statement insert(raw);
+  for (int i = 1; i <= 5; ++i) {
+    std::string name = "run-" + std::to_string(i);
+    REQUIRE(lake_statement_bind_utf8(insert.get(), 2 * i - 1, name.data(), name.size(), nullptr) ==
+            LAKE_OK);
+    REQUIRE(lake_statement_bind_int64(insert.get(), 2 * i, i, nullptr) == LAKE_OK);
+  }
+  REQUIRE(lake_statement_insert(insert.get(), nullptr, nullptr, nullptr) == LAKE_OK);
+}
+
+TEST_CASE("a DELETE through the C ABI gives the new version and the rows it deleted") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  lake_db* raw = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
+  Db db(raw);
+  CreateFiveRuns(db.get());
+  lake_statement* raw_stmt = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "DELETE FROM ml.runs WHERE n >= ?", &raw_stmt, nullptr) ==
+          LAKE_OK);
+  Statement del(raw_stmt);
+  CHECK(lake_statement_parameter_count(del.get()) == 1);
+  REQUIRE(lake_statement_bind_int64(del.get(), 1, 4, nullptr) == LAKE_OK);
+  uint64_t version = 0;
+  uint64_t rows = 0;
+  REQUIRE(lake_statement_execute(del.get(), &version, &rows, nullptr) == LAKE_OK);
+  CHECK(version == 2);
+  CHECK(rows == 2);
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs") == 3);
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs AS OF VERSION 1") == 5);
+  // Run again: nothing more matches, no version is committed.
+  REQUIRE(lake_statement_execute(del.get(), &version, &rows, nullptr) == LAKE_OK);
+  CHECK(version == 2);
+  CHECK(rows == 0);
+}
+
+TEST_CASE("a DELETE without WHERE through the C ABI deletes every row") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  lake_db* raw = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
+  Db db(raw);
+  CreateFiveRuns(db.get());
+  lake_statement* raw_stmt = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "DELETE FROM ml.runs", &raw_stmt, nullptr) == LAKE_OK);
+  Statement del(raw_stmt);
+  uint64_t rows = 0;
+  REQUIRE(lake_statement_execute(del.get(), nullptr, &rows, nullptr) == LAKE_OK);
+  CHECK(rows == 5);
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs") == 0);
+}
+
+TEST_CASE("lake_statement_execute refuses an unbound placeholder, an INSERT and a SELECT") {
+  ScratchDir dir;
+  std::string root = dir.path + "/root";
+  lake_db* raw = nullptr;
+  REQUIRE(lake_db_open(root.c_str(), nullptr, &raw, nullptr) == LAKE_OK);
+  Db db(raw);
+  CreateFiveRuns(db.get());
+  for (const char* sql : {"DELETE FROM ml.runs WHERE n = ?", "SELECT * FROM ml.runs",
+                          "INSERT INTO ml.runs (n) VALUES (?)"}) {
+    CAPTURE(sql);
+    lake_statement* raw_stmt = nullptr;
+    REQUIRE(lake_db_prepare(db.get(), sql, &raw_stmt, nullptr) == LAKE_OK);
+    Statement stmt(raw_stmt);
+    lake_error* err = nullptr;
+    CHECK(lake_statement_execute(stmt.get(), nullptr, nullptr, &err) == LAKE_INVALID_ARGUMENT);
+    lake_error_free(err);
+  }
+  // A DELETE is not a query either.
+  lake_statement* raw_stmt = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "DELETE FROM ml.runs", &raw_stmt, nullptr) == LAKE_OK);
+  Statement del(raw_stmt);
+  ArrowArrayStream stream{};
+  CHECK(lake_statement_query(del.get(), &stream, nullptr) == LAKE_INVALID_ARGUMENT);
+  CHECK(lake_statement_execute(nullptr, nullptr, nullptr, nullptr) == LAKE_INVALID_ARGUMENT);
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs") == 5);
+}
+
 TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow stream, open its FILE") {
   ScratchDir dir;
   std::string root = dir.path + "/root";

@@ -463,6 +463,43 @@ TEST_CASE("tables CLI: query with a predicate, ORDER BY and count(*)") {
   CHECK(std::filesystem::is_empty(dir.Join("lake-data/sort")));
 }
 
+TEST_CASE("lake exec DELETE prints the new version and the rows it deleted") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "k:utf8", "--column", "n:int64"})
+              .exit_code == 0);
+  for (const auto& [k, n] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "1"}, {"b", "2"}, {"c", "3"}}) {
+    REQUIRE(Lake(dir, {"insert", "INSERT INTO a.t (k, n) VALUES (?, ?)", "--param", k, "--param", n})
+                .exit_code == 0);
+  }
+  Result deleted = Lake(dir, {"exec", "DELETE FROM a.t WHERE n >= ?", "--param", "2"});
+  REQUIRE_MESSAGE(deleted.exit_code == 0, deleted.err);
+  CHECK(deleted.out == "4\t2\n");
+  CHECK(Lake(dir, {"query", "SELECT k FROM a.t"}).out == "k\na\n");
+  CHECK(Lake(dir, {"query", "SELECT k FROM a.t AS OF VERSION 3"}).out == "k\na\nb\nc\n");
+  // Nothing left to match: no version, 0 rows.
+  Result again = Lake(dir, {"exec", "DELETE FROM a.t WHERE n >= ?", "--param", "2", "--json"});
+  REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+  CHECK(again.out == "{\"deleted_rows\":0,\"version\":4}\n");
+  Result all = Lake(dir, {"exec", "DELETE FROM a.t"});
+  REQUIRE_MESSAGE(all.exit_code == 0, all.err);
+  CHECK(all.out == "5\t1\n");
+  CHECK(Lake(dir, {"query", "SELECT count(*) FROM a.t"}).out == "count\n0\n");
+}
+
+TEST_CASE("lake exec refuses a SELECT, an INSERT, a bad value and a missing table") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "n:int64"}).exit_code == 0);
+  CHECK(Lake(dir, {"exec", "SELECT * FROM a.t"}).exit_code == 2);
+  CHECK(Lake(dir, {"exec", "INSERT INTO a.t (n) VALUES (?)", "--param", "1"}).exit_code == 2);
+  Result bad_value = Lake(dir, {"exec", "DELETE FROM a.t WHERE n = ?", "--param", "one"});
+  CHECK(bad_value.exit_code == 2);
+  CHECK(bad_value.err.find("int64") != std::string::npos);
+  CHECK(Lake(dir, {"exec", "DELETE FROM a.nope"}).exit_code == 6);
+  CHECK(Lake(dir, {"exec", "DELETE FROM a.t WHERE"}).exit_code == 2);
+  CHECK(Lake(dir, {"query", "SELECT * FROM a.t"}).out == "n\n");
+}
+
 TEST_CASE("tables CLI: errors have their exit codes and leave nothing behind") {
   TempDir dir;
   REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "x:int64", "--column", "f:file"})

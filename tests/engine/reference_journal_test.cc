@@ -246,13 +246,17 @@ TEST_CASE("a visitor's error stops the walk and is returned") {
   CHECK(visits == 1);
 }
 
-TEST_CASE("a delta with removals is refused and nothing is written") {
+TEST_CASE("a delta with removals is written and read back with them") {
   testing::TempDir dir;
   io::PosixFileSystem fs;
   ReferenceDelta delta{1, 0, 1, Locations(0, 2), Locations(5, 1)};
-  absl::Status status = WriteReferenceDelta(fs, dir.path(), delta).status();
-  CHECK(absl::IsUnimplemented(status));
-  CHECK(testing::FilesUnder(dir.path()).empty());
+  LAKE_REQUIRE_OK(WriteReferenceDelta(fs, dir.path(), delta));
+  std::vector<uint8_t> bytes =
+      testing::ReadFile(dir.path() + "/" + ReferenceDeltaRelativePath(1));
+  absl::StatusOr<ReferenceDelta> back = DecodeReferenceDelta(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == delta);
 }
 
 TEST_CASE("writing a version's delta again is idempotent, a different one is refused") {

@@ -139,14 +139,36 @@ TEST_CASE("keywords are not reserved: columns may be named like them") {
   CHECK(insert.columns == std::vector<std::string>{"values", "into"});
 }
 
-TEST_CASE("a statement other than INSERT or SELECT is named") {
-  CHECK(ErrorOf("UPDATE ns.t SET a = ?") == "SQL: UPDATE is not supported (INSERT or SELECT)");
-  CHECK(ErrorOf("delete from ns.t") == "SQL: DELETE is not supported (INSERT or SELECT)");
-  CHECK(ErrorOf("DROP TABLE ns.t") == "SQL: DROP is not supported (INSERT or SELECT)");
-  CHECK(ErrorOf("(SELECT * FROM ns.t)") == "SQL: expected INSERT or SELECT, found '(' at offset 0");
-  CHECK(ErrorOf("") == "SQL: the statement is empty (INSERT or SELECT)");
-  CHECK(ErrorOf(" \n\t") == "SQL: the statement is empty (INSERT or SELECT)");
-  CHECK(ErrorOf(";") == "SQL: expected INSERT or SELECT, found ';' at offset 0");
+TEST_CASE("a statement other than INSERT, SELECT or DELETE is named") {
+  CHECK(ErrorOf("UPDATE ns.t SET a = ?") == "SQL: UPDATE is not supported (INSERT, SELECT or DELETE)");
+  CHECK(ErrorOf("DROP TABLE ns.t") == "SQL: DROP is not supported (INSERT, SELECT or DELETE)");
+  CHECK(ErrorOf("(SELECT * FROM ns.t)") ==
+        "SQL: expected INSERT, SELECT or DELETE, found '(' at offset 0");
+  CHECK(ErrorOf("") == "SQL: the statement is empty (INSERT, SELECT or DELETE)");
+  CHECK(ErrorOf(" \n\t") == "SQL: the statement is empty (INSERT, SELECT or DELETE)");
+  CHECK(ErrorOf(";") == "SQL: expected INSERT, SELECT or DELETE, found ';' at offset 0");
+}
+
+TEST_CASE("DELETE FROM a table parses with or without a WHERE") {
+  absl::StatusOr<Statement> all = ParseStatement("delete from ns.t;");
+  LAKE_REQUIRE_OK(all);
+  const DeleteStatement& every_row = std::get<DeleteStatement>(*all);
+  CHECK(every_row.table == table::TableName{"ns", "t"});
+  CHECK(!every_row.where.has_value());
+  CHECK(every_row.placeholder_count == 0);
+  absl::StatusOr<Statement> some = ParseStatement("DELETE FROM ns.t WHERE a = ? AND b IN (?, ?)");
+  LAKE_REQUIRE_OK(some);
+  const DeleteStatement& matching = std::get<DeleteStatement>(*some);
+  CHECK(matching.where.has_value());
+  CHECK(matching.placeholder_count == 3);
+}
+
+TEST_CASE("DELETE errors name the token where the statement left the grammar") {
+  CHECK(ErrorOf("DELETE ns.t") == "SQL: expected FROM, found 'ns' at offset 7");
+  CHECK(ErrorOf("DELETE FROM ns.t LIMIT 3") ==
+        "SQL: expected WHERE, ';' or end of statement, found 'LIMIT' at offset 17");
+  CHECK(ErrorOf("DELETE FROM ns.t WHERE a = ? LIMIT 3") ==
+        "SQL: expected AND, OR, ';' or end of statement, found 'LIMIT' at offset 29");
 }
 
 TEST_CASE("INSERT errors name the token where the statement left the grammar") {

@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "engine/sha256.h"
 #include "engine/table/byte_codec.h"
+#include "engine/table/deletion_vector_format.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_delta_format.h"
@@ -583,13 +584,133 @@ TEST_CASE("the manifest format 2 matches its golden bytes, statistics included")
   CHECK(*golden == TinyManifestV2());
 }
 
-TEST_CASE("a format 1 manifest holds no statistics, and a format 3 one is refused") {
+TEST_CASE("a format 1 manifest holds no statistics, and a format 4 one is refused") {
   Manifest v1 = TinyManifestV2();
   v1.format_version = kManifestFormatVersionV1;
   CHECK(absl::IsInvalidArgument(EncodeManifest(v1).status()));
-  Manifest v3 = TinyManifest();
-  v3.format_version = 3;
-  CHECK(absl::IsInvalidArgument(EncodeManifest(v3).status()));
+  Manifest v4 = TinyManifest();
+  v4.format_version = 4;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(v4).status()));
+}
+
+// TinyManifestV2 in format 3: the second fragment's rows 1 and 3 are
+// deleted, so 5 rows are live.
+Manifest TinyManifestV3() {
+  Manifest m = TinyManifestV2();
+  m.format_version = kManifestFormatVersion;
+  m.fragments[1].deletion_vector =
+      DeletionVectorRef{"data/00000000000000000003.frag.00000000000000000004.del",
+                        std::string(kShaAbc), 2};
+  m.total_rows = 5;
+  return m;
+}
+
+// EncodeManifest(TinyManifestV3()): a format 3 checkpoint.
+constexpr std::string_view kGoldenManifestV3Hex = R"(
+4c414b454d4e4654030000002a00000000000000030000000000000002000000
+0000000000401e18240a060005000000000000000300000001046e616d650201
+6e0705766964656f2b005f6c616b652f6f626a6563745f726566732f30303030
+303030303030303030303030303030332e72656673e3b0c44298fc1c149afbf4
+c8996fb92427ae41e4649b934ca495991b7852b85500020000001e0064617461
+2f30303030303030303030303030303030303030312e66726167020000000000
+00009001000000000000ba7816bf8f01cfea414140de5dae2223b00361a39617
+7a9cb410ff61f20015ad01020000010061030100000000000000070000000000
+00000700000000000000010100000000000000001e00646174612f3030303030
+3030303030303030303030303030332e66726167050000000000000084030000
+00000000e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b
+7852b85500013700646174612f30303030303030303030303030303030303030
+332e667261672e30303030303030303030303030303030303030342e64656cba
+7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad02
+00000000000000af4943250056a181e74d170751562976
+)";
+
+TEST_CASE("the manifest format 3 matches its golden bytes, deletion vectors included") {
+  absl::StatusOr<std::string> bytes = EncodeManifest(TinyManifestV3());
+  LAKE_REQUIRE_OK(bytes);
+  INFO("encoded: ", Hex(*bytes));
+  CHECK(Hex(*bytes) == Hex(FromHex(kGoldenManifestV3Hex)));
+  absl::StatusOr<Manifest> golden = DecodeManifest(FromHex(kGoldenManifestV3Hex));
+  LAKE_REQUIRE_OK(golden);
+  CHECK(*golden == TinyManifestV3());
+}
+
+TEST_CASE("only a format 3 manifest holds deletion vectors, each deleting 1..rows rows") {
+  Manifest v2 = TinyManifestV3();
+  v2.format_version = kManifestFormatVersionV2;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(v2).status()));
+  Manifest too_many = TinyManifestV3();
+  too_many.fragments[1].deletion_vector->deleted_rows = 6;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(too_many).status()));
+  Manifest none = TinyManifestV3();
+  none.fragments[1].deletion_vector->deleted_rows = 0;
+  none.total_rows = 7;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(none).status()));
+  Manifest stale_total = TinyManifestV3();
+  stale_total.total_rows = 7;  // the deleted rows still counted
+  CHECK(absl::IsInvalidArgument(EncodeManifest(stale_total).status()));
+  Manifest shared_path = TinyManifestV3();
+  shared_path.fragments[1].deletion_vector->path = shared_path.fragments[0].path;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(shared_path).status()));
+}
+
+TEST_CASE("every single-byte change and every truncation of a format 3 manifest is refused") {
+  std::string bytes = *EncodeManifest(TinyManifestV3());
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size());
+}
+
+// ---- Deletion vectors ----
+
+DeletionVector TinyDeletionVector() {
+  return DeletionVector{std::string(kShaAbc), 5, {1, 3}};
+}
+
+// EncodeDeletionVector(TinyDeletionVector()), format version 1.
+constexpr std::string_view kGoldenDeletionVectorHex = R"(
+4c414b4544454c5601000000ba7816bf8f01cfea414140de5dae2223b00361a3
+96177a9cb410ff61f20015ad0500000000000000020000000000000001000000
+03000000165253852551662582621699495c54e0
+)";
+
+absl::Status DecodeDeletionVectorStatus(std::string_view bytes) {
+  return DecodeDeletionVector(bytes).status();
+}
+
+TEST_CASE("the deletion vector format matches its golden bytes") {
+  absl::StatusOr<std::string> bytes = EncodeDeletionVector(TinyDeletionVector());
+  LAKE_REQUIRE_OK(bytes);
+  INFO("encoded: ", Hex(*bytes));
+  CHECK(Hex(*bytes) == Hex(FromHex(kGoldenDeletionVectorHex)));
+  absl::StatusOr<DeletionVector> golden = DecodeDeletionVector(FromHex(kGoldenDeletionVectorHex));
+  LAKE_REQUIRE_OK(golden);
+  CHECK(*golden == TinyDeletionVector());
+}
+
+TEST_CASE("a deletion vector's rows are ascending, below the fragment's rows, at least one") {
+  DeletionVector unordered = TinyDeletionVector();
+  unordered.deleted_rows = {3, 1};
+  CHECK(absl::IsInvalidArgument(EncodeDeletionVector(unordered).status()));
+  DeletionVector repeated = TinyDeletionVector();
+  repeated.deleted_rows = {1, 1};
+  CHECK(absl::IsInvalidArgument(EncodeDeletionVector(repeated).status()));
+  DeletionVector past = TinyDeletionVector();
+  past.deleted_rows = {5};
+  CHECK(absl::IsInvalidArgument(EncodeDeletionVector(past).status()));
+  DeletionVector empty = TinyDeletionVector();
+  empty.deleted_rows.clear();
+  CHECK(absl::IsInvalidArgument(EncodeDeletionVector(empty).status()));
+}
+
+TEST_CASE("every single-byte change and every truncation of a deletion vector is refused") {
+  std::string bytes = *EncodeDeletionVector(TinyDeletionVector());
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeDeletionVectorStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK(absl::IsDataLoss(DecodeDeletionVectorStatus(bytes + "x")));
+}
+
+TEST_CASE("merged deletion vectors hold every row of both once, ascending") {
+  CHECK(MergeDeletedRows({1, 3, 7}, {0, 3, 9}) == std::vector<uint32_t>{0, 1, 3, 7, 9});
 }
 
 TEST_CASE("every single-byte change and every truncation of a format 2 manifest is refused") {
@@ -678,7 +799,7 @@ TEST_CASE("an invalid manifest is not encoded") {
       "above 0");
   refused([](Manifest& m) { m.fragments[0].sha256 = std::string(64, 'A'); }, "lowercase hex");
   refused([](Manifest& m) { m.reference_delta_sha256 = "abc"; }, "reference_delta_sha256");
-  refused([](Manifest& m) { m.format_version = 3; }, "format version 3");
+  refused([](Manifest& m) { m.format_version = 4; }, "format version 4");
   refused([](Manifest& m) { m.schema.columns.clear(); }, "needs a column");
   refused([](Manifest& m) { m.created_unix_micros = -1; }, "created_unix_micros");
   refused(
@@ -786,13 +907,13 @@ TEST_CASE("a manifest with an intact digest but broken content is refused") {
   CHECK(absl::IsDataLoss(escape));
   CHECK(Contains(escape, "'..' segment"));
   m = TinyManifest();
-  m.format_version = 3;
+  m.format_version = 4;
   absl::Status version = DecodeManifestStatus(HandManifest(m, 2));
   CHECK(absl::IsDataLoss(version));
-  CHECK(Contains(version, "unknown format version 3"));
+  CHECK(Contains(version, "unknown format version 4"));
 }
 
-// A format 4 link: version 4 of TinyManifestV2's table, removing its second
+// A format 3 link: version 4 of TinyManifestV2's table, removing its second
 // fragment and adding one with statistics.
 ManifestLink TinyLink() {
   ManifestLink link;
@@ -827,7 +948,7 @@ TEST_CASE("a manifest link round-trips") {
   CHECK(std::get<ManifestLink>(*back) == TinyLink());
 }
 
-TEST_CASE("a format 4 checkpoint round-trips as a full list") {
+TEST_CASE("a format 3 checkpoint round-trips as a full list") {
   Manifest m = TinyManifestV2();
   m.format_version = kManifestFormatVersion;
   absl::StatusOr<std::string> bytes = EncodeManifest(m);
@@ -852,7 +973,7 @@ std::string HandManifestLink(const ManifestLink& link) {
   ByteWriter w(&out);
   const Manifest& m = link.header;
   w.Bytes("LAKEMNFT");
-  w.U32(4);
+  w.U32(3);
   w.U64(m.table_id);
   w.U64(m.version);
   w.U64(m.parent_version);
@@ -880,6 +1001,13 @@ std::string HandManifestLink(const ManifestLink& link) {
     w.Sha256(*Sha256FromHex(f.sha256));
     w.U8(f.statistics ? 1 : 0);
     if (f.statistics) WriteFragmentStatistics(w, *f.statistics, m.schema);
+    w.U8(f.deletion_vector ? 1 : 0);
+    if (f.deletion_vector) {
+      w.U16(static_cast<uint16_t>(f.deletion_vector->path.size()));
+      w.Bytes(f.deletion_vector->path);
+      w.Sha256(*Sha256FromHex(f.deletion_vector->sha256));
+      w.U64(f.deletion_vector->deleted_rows);
+    }
   }
   out += Checksum128(out);
   return out;
@@ -1163,12 +1291,35 @@ TEST_CASE("a reference delta is read one chunk at a time") {
   CHECK(absl::IsFailedPrecondition(reader.Next("", &entries)));
 }
 
-TEST_CASE("a reference delta with removals is refused") {
+TEST_CASE("a reference delta with removals round-trips in format 2") {
   ReferenceDelta delta = TinyDelta();
-  delta.removed.push_back(delta.added[0]);
-  absl::Status status = EncodeReferenceDelta(delta).status();
-  CHECK(absl::IsUnimplemented(status));
-  CHECK(Contains(status, "append-only"));
+  delta.removed = {delta.added[1]};
+  delta.added.pop_back();
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(delta);
+  LAKE_REQUIRE_OK(encoded);
+  uint32_t format_version = 0;
+  std::memcpy(&format_version, encoded->bytes.data() + 8, 4);
+  CHECK(format_version == kReferenceDeltaFormatVersion);
+  absl::StatusOr<ReferenceDelta> back = DecodeReferenceDelta(encoded->bytes);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == delta);
+}
+
+TEST_CASE("a reference delta without removals is still written in format 1") {
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeReferenceDelta(TinyDelta());
+  LAKE_REQUIRE_OK(encoded);
+  uint32_t format_version = 0;
+  std::memcpy(&format_version, encoded->bytes.data() + 8, 4);
+  CHECK(format_version == kReferenceDeltaFormatVersionV1);
+}
+
+TEST_CASE("every single-byte change and every truncation of a delta with removals is refused") {
+  ReferenceDelta delta = TinyDelta();
+  delta.removed = {delta.added[0]};
+  std::string bytes = EncodeReferenceDelta(delta)->bytes;
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeDeltaStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
 }
 
 TEST_CASE("a reference delta of invalid entries or versions is not encoded") {
@@ -1189,20 +1340,8 @@ TEST_CASE("a reference delta of invalid entries or versions is not encoded") {
   CHECK(absl::IsInvalidArgument(EncodeReferenceDelta(bad_uri).status()));
 }
 
-// A delta per the format note, written by hand with every checksum right:
-// the entries in the order given, `removed_count` as given.
-std::string HandDelta(uint64_t parent, uint64_t child, const std::vector<DataLocation>& entries,
-                      uint32_t removed_count = 0) {
-  std::string out;
-  ByteWriter w(&out);
-  w.Bytes("LAKEREFS");
-  w.U32(1);
-  w.U32(removed_count);
-  w.U64(42);
-  w.U64(parent);
-  w.U64(child);
-  w.U64(entries.size());
-  w.U64(Checksum64(out));
+// Chunks of `entries` per the format note, every checksum right.
+void HandChunks(ByteWriter& w, const std::vector<DataLocation>& entries) {
   for (size_t start = 0; start < entries.size(); start += kReferenceDeltaChunkEntries) {
     std::string payload;
     ByteWriter p(&payload);
@@ -1220,6 +1359,26 @@ std::string HandDelta(uint64_t parent, uint64_t child, const std::vector<DataLoc
     w.U64(Checksum64(payload));
     w.Bytes(payload);
   }
+}
+
+// A delta per the format note, written by hand with every checksum right:
+// the entries in the order given, `removed_count` as given (in format 1,
+// with no removed entries following, unless `removed` is given: then
+// format 2).
+std::string HandDelta(uint64_t parent, uint64_t child, const std::vector<DataLocation>& entries,
+                      uint32_t removed_count = 0, const std::vector<DataLocation>& removed = {}) {
+  std::string out;
+  ByteWriter w(&out);
+  w.Bytes("LAKEREFS");
+  w.U32(removed.empty() ? 1 : 2);
+  w.U32(removed.empty() ? removed_count : static_cast<uint32_t>(removed.size()));
+  w.U64(42);
+  w.U64(parent);
+  w.U64(child);
+  w.U64(entries.size());
+  w.U64(Checksum64(out));
+  HandChunks(w, entries);
+  HandChunks(w, removed);
   w.Sha256(*Sha256FromHex(Sha256Hex(out)));
   return out;
 }
@@ -1230,6 +1389,21 @@ TEST_CASE("the reference delta encoder writes what the format note says") {
   ReferenceDelta big{42, 2, 3, ManyLocations(kReferenceDeltaChunkEntries + 1), {}};
   CanonicalizeReferences(&big.added);
   CHECK(HandDelta(2, 3, big.added) == EncodeReferenceDelta(big)->bytes);
+  ReferenceDelta removing{42, 2, 3, {TinyDelta().added[0]}, big.added};
+  CHECK(HandDelta(2, 3, removing.added, 0, big.added) == EncodeReferenceDelta(removing)->bytes);
+}
+
+TEST_CASE("a delta's removals are in order of their own, after its additions") {
+  std::vector<DataLocation> sorted = TinyDelta().added;
+  // The removals start again from the smallest entry: no order across lists.
+  LAKE_CHECK_OK(DecodeDeltaStatus(HandDelta(2, 3, sorted, 0, sorted)));
+  std::vector<DataLocation> reversed(sorted.rbegin(), sorted.rend());
+  CHECK(Contains(DecodeDeltaStatus(HandDelta(2, 3, sorted, 0, reversed)), "out of order"));
+  std::string no_removal = HandDelta(2, 3, sorted);
+  no_removal[8] = 2;  // format 2 that removes nothing: not canonical
+  uint64_t checksum = Checksum64(std::string_view(no_removal).substr(0, 48));
+  std::memcpy(no_removal.data() + 48, &checksum, 8);
+  CHECK(absl::IsDataLoss(DecodeDeltaStatus(no_removal)));
 }
 
 TEST_CASE("a reference delta file with intact checksums but broken content is refused") {
@@ -1271,6 +1445,5 @@ TEST_CASE("a reference delta chunk's size is bounded before it is read") {
   CHECK(Contains(status, "too large"));
   CHECK(reader.next_piece_bytes() == 0);
 }
-
 }  // namespace
 }  // namespace lake::table

@@ -94,6 +94,23 @@ absl::StatusOr<std::vector<DataLocation>> TableRoot::References(const std::strin
   return refs;
 }
 
+absl::StatusOr<table::DeleteOutcome> TableRoot::Delete(const std::string& sql,
+                                                      std::vector<table::CellValue> params) {
+  absl::StatusOr<std::unique_ptr<sql::PreparedStatement>> statement =
+      sql::PreparedStatement::Prepare(*tables, sql);
+  if (!statement.ok()) return statement.status();
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (absl::Status s = (*statement)->Bind(i + 1, std::move(params[i])); !s.ok()) return s;
+  }
+  return (*statement)->ExecuteDelete();
+}
+
+absl::StatusOr<std::vector<DataLocation>> TableRoot::CurrentReferences(const std::string& table) {
+  absl::StatusOr<table::TableName> name = table::ParseTableName(table);
+  if (!name.ok()) return name.status();
+  return tables->CurrentReferences(*name);
+}
+
 std::vector<std::string> CheckpointFilesExceptSpares(const std::string& dir) {
   std::vector<std::string> files = FilesUnder(dir);
   std::erase_if(files, [](const std::string& name) { return name.starts_with(".spare-"); });

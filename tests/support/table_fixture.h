@@ -28,6 +28,9 @@ struct TableRoot {
   // Prepares `sql` and binds `params` (1-based in order), then inserts.
   absl::StatusOr<table::AppendOutcome> Insert(const std::string& sql,
                                               std::vector<sql::StatementParameter> params);
+  // Prepares the DELETE `sql`, binds `params` (1-based in order) and runs it.
+  absl::StatusOr<table::DeleteOutcome> Delete(const std::string& sql,
+                                              std::vector<table::CellValue> params = {});
   // Every row of `table` at `version` (current when nullopt), as cells.
   absl::StatusOr<std::vector<std::vector<table::CellValue>>> Rows(
       const std::string& table, std::optional<uint64_t> version = std::nullopt);
@@ -39,6 +42,8 @@ struct TableRoot {
   std::vector<std::string> StageObjects();
   // Every reference the table's lineage holds (EnumerateReferences).
   absl::StatusOr<std::vector<DataLocation>> References(const std::string& table);
+  // The references of the table's current version (CurrentReferences).
+  absl::StatusOr<std::vector<DataLocation>> CurrentReferences(const std::string& table);
 };
 
 // The stage identity a root at `root_dir` records (its local descriptor).
