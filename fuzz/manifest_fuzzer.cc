@@ -1,6 +1,8 @@
 // Fuzzes lake::table::DecodeManifest, the reader of the manifest a scan
-// opens for a table version (engine/table/manifest_format.h): formats 1
-// and 2, and in 2 the per-fragment statistics (fragment_statistics.h).
+// opens for a table version (engine/table/manifest_format.h): formats 1,
+// 2 and a format 4 checkpoint (a link is refused: manifest_link_fuzzer
+// covers it), and from 2 on the per-fragment statistics
+// (fragment_statistics.h).
 //
 // Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, so a digest that
 // does not match is not refused and the field parser behind it is reached.

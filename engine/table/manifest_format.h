@@ -2,53 +2,85 @@
 // schema, its fragments (a scan at that version reads exactly these), and
 // the reference delta the version added (reference_delta_format.h).
 //
-// Format (versions 1 and 2; lake writes 2 and reads both). Integers are
-// little-endian; a sha256 is stored as its 32 raw bytes and read back as 64
-// lowercase hex characters.
+// Format (versions 1, 2 and 4; lake writes 4 and reads all three). Integers
+// are little-endian; a sha256 is stored as its 32 raw bytes and read back as
+// 64 lowercase hex characters.
 //
 //   manifest := magic "LAKEMNFT" (8 bytes)
-//               u32 format_version (1 or 2)
+//               u32 format_version (1, 2 or 4)
 //               u64 table_id
 //               u64 version
 //               u64 parent_version
 //               u64 created_unix_micros    (an int64's bits, >= 0)
-//               u64 total_rows             (the sum of the fragments' rows)
+//               u64 total_rows             (the sum of the version's fragments'
+//                                           rows: of the resolved list, for a link)
 //               schema                     (u32 column_count, then per column
 //                                           u8 type, u8 name_bytes, name)
 //               u16 path_bytes, reference_delta_path, sha256[32] digest
-//               u32 fragment_count         (<= kMaxManifestFragments)
-//               fragment_count × { u16 path_bytes, path, u64 rows,
-//                                  u64 size_bytes, sha256[32],
-//                                  version 2 only: u8 has_statistics (0/1),
-//                                  then, if 1, the fragment's column
-//                                  statistics (fragment_statistics.h) }
+//               versions 1 and 2: full_list
+//               version 4: u8 kind, then
+//                 kind 0 (a checkpoint): full_list
+//                 kind 1 (a link):       sha256[32] parent_manifest_sha256
+//                                        u32 chain_length
+//                                        u64 chain_bytes
+//                                        u32 removed_count (<= kMaxManifestFragments)
+//                                        removed_count × { u16 path_bytes, path }
+//                                        u32 added_count (<= kMaxManifestFragments)
+//                                        added_count × entry
 //               digest: XXH3-128 of every byte before it (16 bytes)
+//
+//   full_list := u32 fragment_count (<= kMaxManifestFragments)
+//                fragment_count × entry
+//   entry     := u16 path_bytes, path, u64 rows, u64 size_bytes, sha256[32],
+//                from version 2 on: u8 has_statistics (0/1), then, if 1,
+//                the fragment's column statistics (fragment_statistics.h)
 //
 // Version 2 adds per-fragment min/max statistics; a fragment written by a
 // lake that knew no statistics (listed first by a version 1 manifest and
 // carried on) has none, and a scan opens it whatever the WHERE.
 //
+// Version 4 makes a version's new metadata grow with what it adds, not
+// with the table: a link lists only the version's fragment changes against
+// its parent version (entries added; entries removed by path, as
+// compaction removes; an entry replaced is removed and added under the
+// same path), and names its parent's manifest file by the SHA-256 of its
+// bytes, so a chain is verified link by link. Its parent is the manifest
+// of parent_version (any format). A checkpoint lists every fragment, as
+// versions 1 and 2 do. chain_length counts the links from the last full
+// list (a checkpoint, or a version 1 or 2 manifest) to this one, this one
+// included: 1 when the parent is a full list, else the parent's plus one,
+// at most kMaxManifestChainLength, so a read opens at most that many links
+// and one full list. chain_bytes is the size of the chain's earlier links
+// (0 when the parent is a full list, else the parent's chain_bytes plus
+// the parent file's size): what a reader reads besides this file and the
+// full list. Resolving a link (manifest_chain.h) applies, from the full
+// list on, each link's removals then its additions, in order, and checks
+// each link against its parent as it goes.
+//
 // Invariants of a valid manifest (ValidateManifest): the format version is
-// 1 or 2, and a version 1 manifest holds no statistics; 0 <= parent_version < version (a table's first
+// 1, 2 or 4, and a version 1 manifest holds no statistics; 0 <= parent_version < version (a table's first
 // version has parent 0); the schema is valid; every path is a table path
 // (ValidateTablePath) and no fragment path repeats; each fragment has at
 // most kMaxFragmentRows rows; total_rows is the sum of the fragments' rows;
 // every sha256 is 64 lowercase hex characters; statistics are valid for
-// the schema and the fragment's rows (ValidateFragmentStatistics).
+// the schema and the fragment's rows (ValidateFragmentStatistics). A link
+// (ValidateManifestLink) has the same header invariants, format version 4,
+// a parent version above 0, 1 <= chain_length <= kMaxManifestChainLength,
+// valid entries added and paths removed, none repeated within its list.
 //
-// Decoding fails closed with DataLoss: wrong magic or version, a digest
-// that does not match, a count or length past the input, trailing bytes,
-// or a manifest that breaks an invariant. A count is checked against the
-// bytes left before anything is reserved for it.
+// Decoding fails closed with DataLoss: wrong magic or version, an unknown
+// kind, a digest that does not match, a count or length past the input,
+// trailing bytes, or a manifest that breaks an invariant. A count is
+// checked against the bytes left before anything is reserved for it.
 #ifndef LAKE_ENGINE_TABLE_MANIFEST_FORMAT_H_
 #define LAKE_ENGINE_TABLE_MANIFEST_FORMAT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
-
-#include <optional>
 
 #include "absl/status/statusor.h"
 #include "engine/table/fragment_statistics.h"
@@ -57,9 +89,14 @@
 namespace lake::table {
 
 inline constexpr std::string_view kManifestMagic = "LAKEMNFT";
-// The version lake writes; kManifestFormatVersionV1 is still read.
-inline constexpr uint32_t kManifestFormatVersion = 2;
+// The version lake writes; versions 1 and 2 are still read.
+inline constexpr uint32_t kManifestFormatVersion = 4;
 inline constexpr uint32_t kManifestFormatVersionV1 = 1;
+inline constexpr uint32_t kManifestFormatVersionV2 = 2;
+// How many links may follow a full list: a read of any version opens at
+// most this many links and one full list (64 small files), and a writer
+// writes a checkpoint at the latest when the next link would pass it.
+inline constexpr uint32_t kMaxManifestChainLength = 63;
 // A table compacts long before this; it bounds what one manifest lists.
 inline constexpr size_t kMaxManifestFragments = size_t{1} << 20;
 // Paths inside a table directory are short generated names.
@@ -100,21 +137,51 @@ struct Manifest {
 // InvalidArgument naming `what` otherwise.
 absl::Status ValidateTablePath(std::string_view path, std::string_view what);
 
+// One manifest file of format 4 that chains to its parent (the note
+// above): the version's header and its fragment changes.
+struct ManifestLink {
+  // Every field but `fragments` (empty): total_rows is the resolved
+  // version's.
+  Manifest header;
+  std::string parent_manifest_sha256;  // 64 lowercase hex
+  uint32_t chain_length = 1;
+  uint64_t chain_bytes = 0;
+  std::vector<std::string> removed;  // paths of the parent's fragments
+  std::vector<FragmentRef> added;
+
+  bool operator==(const ManifestLink&) const = default;
+};
+
+// What one manifest file holds: a full list (a Manifest) or a link.
+using ManifestFile = std::variant<Manifest, ManifestLink>;
+
 // The invariants above; InvalidArgument naming the offending field.
 // `known_valid_fragments` says the first that many fragments were listed,
 // in that order, by a manifest that passed ValidateManifest (the parent
-// version's, as decoded or encoded): each is then trusted alone, and only
-// the later ones are checked in full and against every path. An append
-// adds one fragment to a list that grows with the table, so checking the
-// whole list again made each append slower than the last.
+// version's, as decoded or encoded, less the fragments a link removed):
+// each is then trusted alone, and only the later ones are checked in full
+// and against every path. An append adds one fragment to a list that
+// grows with the table, so checking the whole list again made each append
+// slower than the last.
 absl::Status ValidateManifest(const Manifest& manifest, size_t known_valid_fragments = 0);
+// A link's invariants (above); InvalidArgument naming the offending field.
+absl::Status ValidateManifestLink(const ManifestLink& link);
 
 // InvalidArgument when ValidateManifest(manifest, known_valid_fragments)
-// fails. Deterministic.
+// fails. Deterministic. A format 4 manifest is written as a checkpoint.
 absl::StatusOr<std::string> EncodeManifest(const Manifest& manifest,
                                            size_t known_valid_fragments = 0);
-// DataLoss on anything damaged or invalid (see above).
+// InvalidArgument when ValidateManifestLink fails. Deterministic.
+absl::StatusOr<std::string> EncodeManifestLink(const ManifestLink& link);
+// The bytes `fragment`'s entry takes in a manifest of `format_version` for
+// `schema` (the fragment valid for it): what a checkpoint listing it costs.
+size_t ManifestEntryBytes(const FragmentRef& fragment, uint32_t format_version,
+                          const Schema& schema);
+// DataLoss on anything damaged or invalid (see above), and on a link: a
+// link alone is no version's fragment list (resolve it, manifest_chain.h).
 absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes);
+// A full list or a link; DataLoss on anything damaged or invalid.
+absl::StatusOr<ManifestFile> DecodeManifestFile(std::string_view bytes);
 
 }  // namespace lake::table
 

@@ -173,6 +173,11 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
                                                              ManagedStage& stage,
                                                              std::string stage_identity,
                                                              TableStoreOptions options) {
+  if (options.manifest_checkpoint_interval == 0 ||
+      options.manifest_checkpoint_interval > kMaxManifestChainLength + 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest_checkpoint_interval is 1..", kMaxManifestChainLength + 1));
+  }
   std::optional<AppendCheckpointStore> checkpoints;
   // A writer tidies up under the commit turn: holding it, no writer of the
   // root has a checkpoint's temporary file in flight or a drop half done.
@@ -212,10 +217,6 @@ TableStore::TableStore(io::FileSystem& fs, std::string root_dir, registry::Regis
       stage_identity_(std::move(stage_identity)),
       options_(options),
       checkpoints_(std::move(checkpoints)) {}
-
-std::string ManifestRelativePath(uint64_t version) {
-  return absl::StrFormat("%s/%020u.manifest", std::string(kVersionsDir), version);
-}
 
 std::string TableDirectory(const std::string& root_dir, const TableName& name) {
   return absl::StrCat(root_dir, "/", std::string(kTablesDir), "/", name.ns, "/", name.table);
@@ -374,6 +375,8 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
   absl::flat_hash_set<uint64_t> retired_versions;
   for (const registry::RetiredVersionRecord& r : *retired) retired_versions.insert(r.version);
   std::string table_dir = TableDir(name);
+  // Versions resolved in ascending order: each link read once.
+  ManifestChainReader reader(fs_, table_dir);
   // How many retained versions list each file, and each tagged version's files.
   absl::flat_hash_map<std::string, uint64_t> listed_by;
   absl::flat_hash_map<std::string, uint64_t> file_bytes;
@@ -381,13 +384,12 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
   for (const registry::TagRecord& tag : *tags) tagged_files[tag.version];
   for (const registry::VersionRecord& v : *versions) {
     if (retired_versions.contains(v.version)) continue;
-    absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, v.manifest_path);
-    if (!manifest.ok()) return manifest.status();
-    absl::StatusOr<io::FileInfo> manifest_info =
-        fs_.Stat(absl::StrCat(table_dir, "/", v.manifest_path));
-    if (!manifest_info.ok()) return manifest_info.status();
-    std::vector<std::string> files = {v.manifest_path};
-    file_bytes[v.manifest_path] = manifest_info->size;
+    absl::StatusOr<const ResolvedManifest*> resolved = reader.Resolve(v.version, v.manifest_path);
+    if (!resolved.ok()) return resolved.status();
+    const Manifest* manifest = &(*resolved)->manifest;
+    // Its manifest chain (its own file and the links back to a full list),
+    // sized below only if a tag alone keeps it, then its fragments.
+    std::vector<std::string> files = (*resolved)->chain_files;
     for (const FragmentRef& fragment : manifest->fragments) {
       files.push_back(fragment.path);
       file_bytes[fragment.path] = fragment.size_bytes;
@@ -405,7 +407,14 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
       for (const std::string& file : tagged_files[tag.version]) {
         if (listed_by[file] != 1) continue;
         ++retention.exclusive_files;
-        retention.exclusive_bytes += file_bytes[file];
+        auto bytes = file_bytes.find(file);
+        if (bytes != file_bytes.end()) {
+          retention.exclusive_bytes += bytes->second;
+          continue;
+        }
+        absl::StatusOr<io::FileInfo> manifest_info = fs_.Stat(absl::StrCat(table_dir, "/", file));
+        if (!manifest_info.ok()) return manifest_info.status();
+        retention.exclusive_bytes += manifest_info->size;
       }
     }
     out.push_back(std::move(retention));
@@ -526,14 +535,12 @@ absl::Status EnumerateLineage(io::FileSystem& fs, const std::string& table_dir,
 }
 
 absl::StatusOr<Manifest> TableStore::ReadManifest(const std::string& table_dir,
+                                                  uint64_t version,
                                                   const std::string& manifest_path) {
-  absl::StatusOr<std::string> bytes =
-      io::ReadWholeFile(fs_, absl::StrCat(table_dir, "/", manifest_path), kMaxManifestBytes);
-  if (absl::IsNotFound(bytes.status())) {
-    return absl::DataLossError(absl::StrCat("manifest ", manifest_path, " is missing"));
-  }
-  if (!bytes.ok()) return bytes.status();
-  return DecodeManifest(*bytes);
+  ManifestChainReader reader(fs_, table_dir);
+  absl::StatusOr<const ResolvedManifest*> resolved = reader.Resolve(version, manifest_path);
+  if (!resolved.ok()) return resolved.status();
+  return std::move(reader.TakeLast()->manifest);
 }
 
 absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
@@ -546,41 +553,45 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     return registry::VersionConflictError(
         registry::VersionConflict{table.table_id, base, current->current_version});
   }
-  Manifest manifest;
+  ResolvedManifest parent;
   // Taken out: put back, as the new version's, only by a commit.
   auto cached = last_committed_.extract(table.table_id);
-  if (!cached.empty() && cached.mapped().version == base && base > 0) {
-    manifest = std::move(cached.mapped());
+  if (!cached.empty() && cached.mapped().manifest.version == base && base > 0) {
+    parent = std::move(cached.mapped());
   } else if (base > 0) {
-    absl::StatusOr<Manifest> parent = ReadManifest(table_dir, current->manifest_path);
-    if (!parent.ok()) return parent.status();
-    manifest = std::move(*parent);
+    ManifestChainReader reader(fs_, table_dir);
+    absl::StatusOr<const ResolvedManifest*> read = reader.Resolve(base, current->manifest_path);
+    if (!read.ok()) return read.status();
+    parent = *reader.TakeLast();
   } else {
-    manifest.schema = table.schema;
+    parent.manifest.schema = table.schema;
   }
   FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
                        next.rows, next.fragment_bytes.size(), next.fragment_sha256, next.statistics};
-  // A parent read as format 1 lists fragments without statistics; the new
-  // version is written in the current format either way.
-  manifest.format_version = kManifestFormatVersion;
-  if (next.replace_fragments) manifest.fragments.clear();
-  // The parent's fragments passed ValidateManifest when it was decoded or
-  // encoded; only the new one is checked in full.
-  const size_t known_valid_fragments = manifest.fragments.size();
-  manifest.fragments.push_back(fragment);
-  uint64_t rows = 0;
-  for (const FragmentRef& f : manifest.fragments) rows += f.rows;
-  manifest.total_rows = rows;
-  manifest.table_id = table.table_id;
-  manifest.version = base + 1;
-  manifest.parent_version = base;
+  // The new version's changes: one fragment added, and for compaction
+  // every fragment before it removed.
+  std::vector<std::string> removed;
+  if (next.replace_fragments) {
+    removed.reserve(parent.manifest.fragments.size());
+    for (const FragmentRef& f : parent.manifest.fragments) removed.push_back(f.path);
+  }
   const EncodedReferenceDelta& delta = next.delta;
-  manifest.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
-  manifest.reference_delta_sha256 = delta.digest;
-  manifest.created_unix_micros = NowMicros();
-  absl::StatusOr<std::string> manifest_bytes = EncodeManifest(manifest, known_valid_fragments);
-  if (!manifest_bytes.ok()) return manifest_bytes.status();
+  Manifest header;
+  header.format_version = kManifestFormatVersion;
+  header.table_id = table.table_id;
+  header.version = base + 1;
+  header.parent_version = base;
+  header.schema = parent.manifest.schema;
+  header.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
+  header.reference_delta_sha256 = delta.digest;
+  header.created_unix_micros = NowMicros();
   std::string manifest_path = ManifestRelativePath(base + 1);
+  // A link to base's manifest, or a checkpoint (manifest_chain.h).
+  ResolvedManifest manifest = std::move(parent);
+  absl::StatusOr<std::string> manifest_bytes =
+      NextManifest(manifest, header, removed, {fragment}, options_.manifest_checkpoint_interval,
+                   manifest_path);
+  if (!manifest_bytes.ok()) return manifest_bytes.status();
 
   // Four independent files, none named by anything durable before the
   // compare-and-set below: written and synced at once. (A crash leaves
@@ -850,7 +861,7 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
   if (retired->has_value()) return ExpiredVersionError(name.ToString(), wanted, **retired);
   absl::StatusOr<registry::VersionRecord> record = registry_.GetVersion(table->table_id, wanted);
   if (!record.ok()) return record.status();
-  absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, record->manifest_path);
+  absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, wanted, record->manifest_path);
   if (!manifest.ok()) {
     // Expired (and collected) since the check above: NotFound as well.
     retired = registry_.GetRetiredVersion(table->table_id, wanted);

@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -511,7 +512,7 @@ e0f6b64240a3c7d29d
 // the second has none (written before statistics, carried on).
 Manifest TinyManifestV2() {
   Manifest m = TinyManifest();
-  m.format_version = kManifestFormatVersion;
+  m.format_version = kManifestFormatVersionV2;
   FragmentStatistics statistics;
   statistics.columns.resize(3);
   statistics.columns[0].has_bounds = true;
@@ -789,6 +790,161 @@ TEST_CASE("a manifest with an intact digest but broken content is refused") {
   absl::Status version = DecodeManifestStatus(HandManifest(m, 2));
   CHECK(absl::IsDataLoss(version));
   CHECK(Contains(version, "unknown format version 3"));
+}
+
+// A format 4 link: version 4 of TinyManifestV2's table, removing its second
+// fragment and adding one with statistics.
+ManifestLink TinyLink() {
+  ManifestLink link;
+  link.header = TinyManifestV2();
+  link.header.format_version = kManifestFormatVersion;
+  link.header.version = 4;
+  link.header.parent_version = 3;
+  link.header.fragments.clear();
+  link.header.total_rows = 3;
+  link.header.reference_delta_path = "_lake/object_refs/00000000000000000004.refs";
+  link.parent_manifest_sha256 = std::string(kShaAbc);
+  link.chain_length = 2;
+  link.chain_bytes = 321;
+  link.removed = {"data/00000000000000000003.frag"};
+  FragmentRef added{"data/00000000000000000004.frag", 1, 77, std::string(kShaEmpty)};
+  added.statistics = TinyManifestV2().fragments[0].statistics;
+  added.statistics->columns[1].null_count = 0;
+  link.added = {added};
+  return link;
+}
+
+absl::Status DecodeManifestFileStatus(std::string_view bytes) {
+  return DecodeManifestFile(bytes).status();
+}
+
+TEST_CASE("a manifest link round-trips") {
+  absl::StatusOr<std::string> bytes = EncodeManifestLink(TinyLink());
+  LAKE_REQUIRE_OK(bytes);
+  absl::StatusOr<ManifestFile> back = DecodeManifestFile(*bytes);
+  LAKE_REQUIRE_OK(back);
+  REQUIRE(std::holds_alternative<ManifestLink>(*back));
+  CHECK(std::get<ManifestLink>(*back) == TinyLink());
+}
+
+TEST_CASE("a format 4 checkpoint round-trips as a full list") {
+  Manifest m = TinyManifestV2();
+  m.format_version = kManifestFormatVersion;
+  absl::StatusOr<std::string> bytes = EncodeManifest(m);
+  LAKE_REQUIRE_OK(bytes);
+  absl::StatusOr<Manifest> back = DecodeManifest(*bytes);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == m);
+  absl::StatusOr<ManifestFile> file = DecodeManifestFile(*bytes);
+  LAKE_REQUIRE_OK(file);
+  CHECK(std::holds_alternative<Manifest>(*file));
+}
+
+TEST_CASE("a link alone is no version's fragment list: DecodeManifest refuses it") {
+  absl::Status status = DecodeManifestStatus(*EncodeManifestLink(TinyLink()));
+  CHECK(absl::IsDataLoss(status));
+  CHECK(Contains(status, "a link to its parent version"));
+}
+
+// The link per the format note, written by hand; the digest recomputed.
+std::string HandManifestLink(const ManifestLink& link) {
+  std::string out;
+  ByteWriter w(&out);
+  const Manifest& m = link.header;
+  w.Bytes("LAKEMNFT");
+  w.U32(4);
+  w.U64(m.table_id);
+  w.U64(m.version);
+  w.U64(m.parent_version);
+  w.U64(static_cast<uint64_t>(m.created_unix_micros));
+  w.U64(m.total_rows);
+  WriteSchema(w, m.schema);
+  w.U16(static_cast<uint16_t>(m.reference_delta_path.size()));
+  w.Bytes(m.reference_delta_path);
+  w.Sha256(*Sha256FromHex(m.reference_delta_sha256));
+  w.U8(1);  // a link
+  w.Sha256(*Sha256FromHex(link.parent_manifest_sha256));
+  w.U32(link.chain_length);
+  w.U64(link.chain_bytes);
+  w.U32(static_cast<uint32_t>(link.removed.size()));
+  for (const std::string& path : link.removed) {
+    w.U16(static_cast<uint16_t>(path.size()));
+    w.Bytes(path);
+  }
+  w.U32(static_cast<uint32_t>(link.added.size()));
+  for (const FragmentRef& f : link.added) {
+    w.U16(static_cast<uint16_t>(f.path.size()));
+    w.Bytes(f.path);
+    w.U64(f.rows);
+    w.U64(f.size_bytes);
+    w.Sha256(*Sha256FromHex(f.sha256));
+    w.U8(f.statistics ? 1 : 0);
+    if (f.statistics) WriteFragmentStatistics(w, *f.statistics, m.schema);
+  }
+  out += Checksum128(out);
+  return out;
+}
+
+TEST_CASE("the manifest link encoder writes what the format note says") {
+  CHECK(Hex(HandManifestLink(TinyLink())) == Hex(*EncodeManifestLink(TinyLink())));
+}
+
+TEST_CASE("an invalid manifest link is not encoded") {
+  auto refused = [](void (*change)(ManifestLink&), std::string_view text) {
+    ManifestLink link = TinyLink();
+    change(link);
+    absl::Status status = EncodeManifestLink(link).status();
+    CHECK_MESSAGE(absl::IsInvalidArgument(status), status.ToString());
+    CHECK_MESSAGE(Contains(status, text), status.ToString());
+  };
+  refused([](ManifestLink& l) { l.chain_length = 0; }, "chain_length 0");
+  refused([](ManifestLink& l) { l.chain_length = kMaxManifestChainLength + 1; }, "chain_length");
+  refused([](ManifestLink& l) { l.removed.push_back(l.removed[0]); }, "removed twice");
+  refused([](ManifestLink& l) { l.added.push_back(l.added[0]); }, "added twice");
+  refused([](ManifestLink& l) { l.removed[0] = "../x"; }, "'..' segment");
+  refused([](ManifestLink& l) { l.added[0].sha256 = "abc"; }, "lowercase hex");
+  refused([](ManifestLink& l) { l.parent_manifest_sha256 = "abc"; }, "parent_manifest_sha256");
+  refused(
+      [](ManifestLink& l) {
+        l.header.version = 1;
+        l.header.parent_version = 0;
+      },
+      "no link");
+  refused([](ManifestLink& l) { l.header.format_version = kManifestFormatVersionV2; },
+          "format version");
+  refused([](ManifestLink& l) { l.header.fragments.push_back(l.added[0]); }, "lists no fragments");
+}
+
+TEST_CASE("every single-byte change and every truncation of a manifest link is refused") {
+  std::string bytes = *EncodeManifestLink(TinyLink());
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestFileStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK(absl::IsDataLoss(DecodeManifestFileStatus(bytes + "x")));
+}
+
+TEST_CASE("a manifest link with an intact digest but an unknown kind or a lying count is refused") {
+  ManifestLink link = TinyLink();
+  link.removed.clear();
+  std::string bytes = HandManifestLink(link);
+  std::string body = bytes.substr(0, bytes.size() - kChecksum128Bytes);
+  // The kind byte: 1 right before the parent's digest.
+  const Sha256Raw parent = *Sha256FromHex(std::string(kShaAbc));
+  size_t kind = body.find(std::string(1, '\x01') +
+                          std::string(reinterpret_cast<const char*>(parent.data()), parent.size()));
+  REQUIRE(kind != std::string::npos);
+  std::string unknown = body;
+  unknown[kind] = '\x02';
+  absl::Status status = DecodeManifestFileStatus(unknown + Checksum128(unknown));
+  CHECK(absl::IsDataLoss(status));
+  CHECK(Contains(status, "unknown kind 2"));
+  // removed_count follows chain_length (u32) and chain_bytes (u64).
+  size_t removed_count = kind + 1 + 32 + 4 + 8;
+  std::string lying = body;
+  lying[removed_count] = '\x7f';
+  status = DecodeManifestFileStatus(lying + Checksum128(lying));
+  CHECK(absl::IsDataLoss(status));
+  CHECK(Contains(status, "cannot fit"));
 }
 
 // ---- Reference deltas ----

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "base/failpoint.h"
+#include "engine/table/manifest_chain.h"
 #include "engine/table/table_store.h"
 #include "io/posix/posix_file_system.h"
 #include "registry/registry.h"
@@ -251,6 +252,41 @@ TEST_CASE("describe per tag: the files and bytes only that tag retains") {
     CHECK(t.exclusive_files == 0);
     CHECK(t.exclusive_bytes == 0);
   }
+}
+
+TEST_CASE("describe per tag: the manifest chain links only that tag's version needs count as its") {
+  testing::TempDir dir;
+  io::PosixFileSystem posix;
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, dir.path());
+  CreateEpisodesTable(*root);
+  constexpr uint64_t kVersions = 40;
+  for (uint64_t i = 1; i <= kVersions; ++i) InsertEpisode(*root, "e" + std::to_string(i), i);
+  // A version in the middle whose chain of links the current version's
+  // chain does not share (they begin at different full lists).
+  const std::string table_dir = root->tables->TableDir(EpisodesTableName());
+  auto chain_of = [&](uint64_t version) {
+    table::ManifestChainReader reader(posix, table_dir);
+    absl::StatusOr<const table::ResolvedManifest*> resolved =
+        reader.Resolve(version, table::ManifestRelativePath(version));
+    LAKE_REQUIRE_OK(resolved);
+    return (*resolved)->chain_files;
+  };
+  const std::vector<std::string> current = chain_of(kVersions);
+  uint64_t tagged = current.size() > 0 ? kVersions - current.size() : 0;
+  while (tagged > 1 && chain_of(tagged).size() < 2) --tagged;
+  const std::vector<std::string> chain = chain_of(tagged);
+  REQUIRE(chain.size() >= 2);
+  LAKE_REQUIRE_OK(root->tables->TagVersion(EpisodesTableName(), "golden", tagged));
+  LAKE_REQUIRE_OK(root->tables->Expire(EpisodesTableName(), {.keep_last = 1}));
+  absl::StatusOr<std::vector<table::TagRetention>> described =
+      root->tables->DescribeTagRetention(EpisodesTableName());
+  LAKE_REQUIRE_OK(described);
+  REQUIRE(described->size() == 1);
+  // Every fragment it lists, the current version lists too: only its chain is its own.
+  CHECK((*described)[0].exclusive_files == chain.size());
+  uint64_t bytes = 0;
+  for (const std::string& file : chain) bytes += std::filesystem::file_size(table_dir + "/" + file);
+  CHECK((*described)[0].exclusive_bytes == bytes);
 }
 
 TEST_CASE("expire: the failpoint list names every step an expiry passes, in order") {
