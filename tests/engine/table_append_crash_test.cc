@@ -145,28 +145,32 @@ struct PowerLossRoot : testing::CrashTestRoot {
   PowerLossRoot() { CreateTable(posix, root_dir); }
 };
 
+// Inserts `bytes` into the root of `r` on a fault-injecting file system
+// whose power is lost at `step`: the insert fails, the power is lost.
+void InsertWithPowerLossAt(testing::CrashTestRoot& r, std::string_view step,
+                           const std::vector<uint8_t>& bytes) {
+  testing::FaultInjectionFileSystem fs(r.posix, r.backups);
+  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, r.root_dir);
+  LAKE_REQUIRE_OK(root);
+  failpoint::ClearAll();
+  failpoint::Set(step, failpoint::Action::kCallback, [&] {
+    fs.Crash();
+    return absl::UnavailableError("power lost");
+  });
+  absl::Status inserted = InsertOne(**root, bytes);
+  failpoint::ClearAll();
+  CHECK_FALSE(inserted.ok());
+  CHECK(fs.crashed());
+}
+
 TEST_CASE("table append: a power loss at each step recovers to zero or one row, one upload") {
   REQUIRE(failpoint::Enabled());
   std::vector<uint8_t> bytes = testing::RandomBytes(300000, 3);
   for (std::string_view step : table::kTableAppendFailpoints) {
     CAPTURE(std::string(step));
     PowerLossRoot r;
-    const std::string& root_dir = r.root_dir;
-    {
-      testing::FaultInjectionFileSystem fs(r.posix, r.backups);
-      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, root_dir);
-      LAKE_REQUIRE_OK(root);
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kCallback, [&] {
-        fs.Crash();
-        return absl::UnavailableError("power lost");
-      });
-      absl::Status inserted = InsertOne(**root, bytes);
-      failpoint::ClearAll();
-      CHECK_FALSE(inserted.ok());
-      CHECK(fs.crashed());
-    }
-    RecoverAndCheck(root_dir, step, bytes);
+    InsertWithPowerLossAt(r, step, bytes);
+    RecoverAndCheck(r.root_dir, step, bytes);
   }
 }
 
@@ -239,22 +243,7 @@ TEST_CASE("table append: a child SIGKILLed at each step of an append writing a m
     testing::TempDir dir;
     const std::string root_dir = dir.Join("root");
     CopyLinkedTable(root_dir);
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kKill);
-      absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
-      if (!fs.ok()) ::_exit(10);
-      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(**fs, root_dir);
-      if (!root.ok()) ::_exit(11);
-      (void)InsertOne(**root, bytes);
-      ::_exit(13);  // the failpoint should have killed us
-    }
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    REQUIRE(WIFSIGNALED(status));
-    CHECK(WTERMSIG(status) == SIGKILL);
+    testing::RunKilledAt(step, root_dir, [&](TableRoot& root) { (void)InsertOne(root, bytes); });
     RecoverLinkedAndCheck(root_dir, step);
   }
 }
@@ -264,27 +253,10 @@ TEST_CASE("table append: a power loss at each step of an append writing a manife
   std::vector<uint8_t> bytes = testing::RandomBytes(3000, 5);
   for (std::string_view step : table::kTableAppendFailpoints) {
     CAPTURE(std::string(step));
-    testing::TempDir dir;
-    const std::string root_dir = dir.Join("root");
-    const std::string backups = dir.Join("backups");
-    std::filesystem::create_directory(backups);
-    CopyLinkedTable(root_dir);
-    io::PosixFileSystem base;
-    {
-      testing::FaultInjectionFileSystem fs(base, backups);
-      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, root_dir);
-      LAKE_REQUIRE_OK(root);
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kCallback, [&] {
-        fs.Crash();
-        return absl::UnavailableError("power lost");
-      });
-      absl::Status inserted = InsertOne(**root, bytes);
-      failpoint::ClearAll();
-      CHECK_FALSE(inserted.ok());
-      CHECK(fs.crashed());
-    }
-    RecoverLinkedAndCheck(root_dir, step);
+    testing::CrashTestRoot r;
+    CopyLinkedTable(r.root_dir);
+    InsertWithPowerLossAt(r, step, bytes);
+    RecoverLinkedAndCheck(r.root_dir, step);
   }
 }
 
