@@ -9,8 +9,11 @@
 #include "absl/base/call_once.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 
 namespace lake::failpoint {
 namespace {
@@ -31,19 +34,9 @@ Registry& TheRegistry() {
   return *registry;
 }
 
-// LAKE_FAILPOINTS="a.b=kill;c.d=error" configures child processes, which
-// cannot be reached through the test API.
 void LoadEnvironment() {
   const char* spec = std::getenv("LAKE_FAILPOINTS");
-  if (spec == nullptr) return;
-  for (absl::string_view item : absl::StrSplit(spec, ';', absl::SkipEmpty())) {
-    std::pair<absl::string_view, absl::string_view> kv =
-        absl::StrSplit(item, absl::MaxSplits('=', 1));
-    Action action = Action::kOff;
-    if (kv.second == "kill") action = Action::kKill;
-    if (kv.second == "error") action = Action::kError;
-    Set(std::string_view(kv.first.data(), kv.first.size()), action);
-  }
+  if (spec != nullptr) Configure(spec);
 }
 
 absl::once_flag env_once;
@@ -93,6 +86,28 @@ void Set(std::string_view name, Action action,
   Point& point = registry.points[std::string(name)];
   point.action = action;
   point.callback = std::move(callback);
+}
+
+void Configure(std::string_view spec) {
+  for (absl::string_view item :
+       absl::StrSplit(absl::string_view(spec.data(), spec.size()), ';', absl::SkipEmpty())) {
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(item, absl::MaxSplits('=', 1));
+    std::string_view name(kv.first.data(), kv.first.size());
+    uint32_t millis = 0;
+    if (kv.second == "kill") {
+      Set(name, Action::kKill);
+    } else if (kv.second == "error") {
+      Set(name, Action::kError);
+    } else if (absl::ConsumePrefix(&kv.second, "sleep:") && absl::SimpleAtoi(kv.second, &millis)) {
+      Set(name, Action::kCallback, [millis] {
+        absl::SleepFor(absl::Milliseconds(millis));
+        return absl::OkStatus();
+      });
+    } else {
+      Set(name, Action::kOff);
+    }
+  }
 }
 
 void ClearAll() {

@@ -8,7 +8,8 @@
 // in one array so tests can visit every step.
 //
 // Actions come from the test API below or, for child processes, from the
-// environment: LAKE_FAILPOINTS="name=kill;other=error".
+// environment: LAKE_FAILPOINTS="name=kill;other=error;third=sleep:20" (the
+// last passes after 20 ms: it widens a race window in another process).
 #ifndef LAKE_BASE_FAILPOINT_H_
 #define LAKE_BASE_FAILPOINT_H_
 
@@ -36,6 +37,9 @@ absl::Status Hit(std::string_view name);
 // Test API. Thread-safe.
 void Set(std::string_view name, Action action,
          std::function<absl::Status()> callback = nullptr);
+// Sets failpoints as LAKE_FAILPOINTS does ("a.b=kill;c.d=error;e.f=sleep:MS");
+// an item of another action turns its failpoint off.
+void Configure(std::string_view spec);
 void ClearAll();            // every failpoint back to kOff, counts to zero
 uint64_t HitCount(std::string_view name);
 

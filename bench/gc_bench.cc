@@ -19,6 +19,8 @@
 //   gc_bench apply ROOT PLAN_ID          apply it
 //   gc_bench candidates ROOT PLAN_ID OUT  the plan's candidate paths, a line each
 //   gc_bench s3-put BUCKET PREFIX N THREADS    N empty objects by direct PUTs
+//   gc_bench s3-list BUCKET PREFIX STREAMS     the stage's inventory listing alone,
+//       on STREAMS concurrent ListObjectsV2 streams (1: the serial listing)
 //   gc_bench s3-plan ROOT BUCKET PREFIX BUDGET_MIB / s3-apply ROOT BUCKET PREFIX PLAN_ID
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -318,6 +320,21 @@ int S3Put(const std::string& bucket, const std::string& prefix, size_t n, size_t
   return 0;
 }
 
+int S3List(const std::string& bucket, const std::string& prefix, size_t streams) {
+  std::unique_ptr<lake::S3ObjectStore> store = OpenS3(bucket, prefix);
+  auto began = Clock::now();
+  uint64_t listed = 0;
+  Must(store->ListUnordered(streams, [&](const lake::ListedObject&) {
+         ++listed;
+         return true;
+       }),
+       "list");
+  std::printf("list_seconds=%.3f\nlisted=%llu\n", Seconds(began),
+              static_cast<unsigned long long>(listed));
+  PrintRss();
+  return 0;
+}
+
 struct S3Root {
   std::unique_ptr<lake::ManagedStage> stage;
   std::string descriptor;
@@ -376,6 +393,7 @@ int main(int argc, char** argv) {
   if (a.size() == 3 && a[0] == "apply") return Apply(a[1], a[2]);
   if (a.size() == 4 && a[0] == "candidates") return Candidates(a[1], a[2], a[3]);
   if (a.size() == 5 && a[0] == "s3-put") return S3Put(a[1], a[2], n(3), n(4));
+  if (a.size() == 4 && a[0] == "s3-list") return S3List(a[1], a[2], n(3));
   if (a.size() == 5 && a[0] == "s3-plan") return S3Plan(a[1], a[2], a[3], n(4));
   if (a.size() == 5 && a[0] == "s3-apply") return S3Apply(a[1], a[2], a[3], a[4]);
   std::fprintf(stderr, "usage: see bench/gc_bench.cc\n");

@@ -118,6 +118,14 @@ class ManagedObjectStore {
   // to stop early.
   virtual absl::Status List(
       const std::function<bool(const ListedObject&)>& emit) = 0;
+  // Every published object as List, but in no order: a backend may list
+  // parts of its key space on up to `streams` concurrent requests (an S3
+  // stage does). `emit` runs on one thread at a time. By default, List.
+  virtual absl::Status ListUnordered(size_t streams,
+                                     const std::function<bool(const ListedObject&)>& emit) {
+    (void)streams;
+    return List(emit);
+  }
 
   // Removes a contained object; an absent object is not an error.
   virtual absl::Status Delete(const DataLocation& location) = 0;

@@ -107,6 +107,10 @@ class ManagedStage {
   absl::Status List(const std::function<bool(const ListedObject&)>& emit) {
     return store_->List(emit);
   }
+  absl::Status ListUnordered(size_t streams,
+                             const std::function<bool(const ListedObject&)>& emit) {
+    return store_->ListUnordered(streams, emit);
+  }
   absl::Status Delete(const DataLocation& location);
   // An existing location a caller hands in (a table's metadata-only FILE
   // value): contained in this stage, and the stored object exists with

@@ -1,7 +1,9 @@
 // Fuzzes lake::table::DecodeManifest, the reader of the manifest a scan
 // opens for a table version (engine/table/manifest_format.h): formats 1
-// to 3: from 2 the per-fragment statistics (fragment_statistics.h), in 3
-// the per-fragment deletion vector references.
+// and 2 and a format 3 checkpoint (a link is refused: manifest_link_fuzzer
+// covers it); from 2 on the per-fragment statistics
+// (fragment_statistics.h), in 3 the per-fragment deletion vector
+// references.
 //
 // Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, so a digest that
 // does not match is not refused and the field parser behind it is reached.

@@ -1,7 +1,8 @@
 // Fuzzes the XML parsers of io/s3http/s3_responses.h. The whole input is
-// given to every parser (ParseS3Error, S3ErrorResponseStatus, the four
-// result parsers, both key encodings of ListObjectsV2, and the parser of the
-// CompleteMultipartUpload body); the input's bytes also describe a list of
+// given to every parser (ParseS3Error, S3ErrorResponseStatus, the five
+// result parsers, both key encodings of ListObjectsV2 and of
+// ListMultipartUploads, and the parser of the CompleteMultipartUpload
+// body); the input's bytes also describe a list of
 // parts for the CompleteMultipartUpload serializer.
 //
 // Properties checked (a violation traps):
@@ -16,6 +17,9 @@
 //      above the marker with sizes up to 5 GiB, and a truncated listing has
 //      a next marker that advances; keys are 1..1024 bytes of valid UTF-8
 //      without NUL, sizes below 2^63, and a truncated listing has a token;
+//      an upload listing's uploads have such keys, not descending nor below
+//      the key marker, valid upload ids, and a truncated one has a next key
+//      marker and next markers that differ from the request's;
 //      at most 10000 entries; every ETag and timestamp re-serialises to a
 //      form that parses back equal.
 //   4. S3 errors: the status is never OK, GetS3Error returns exactly the
@@ -209,6 +213,41 @@ void CheckListObjects(std::string_view body, KeyEncoding encoding) {
   Check(result->is_truncated != result->next_continuation_token.empty());
 }
 
+bool IsUploadId(std::string_view id) {
+  if (id.empty() || id.size() > 1024) return false;
+  for (char c : id) {
+    if (c <= 0x20 || c >= 0x7F) return false;
+  }
+  return true;
+}
+
+void CheckListUploads(std::string_view body, KeyEncoding encoding) {
+  absl::StatusOr<ListMultipartUploadsResult> result =
+      ParseListMultipartUploadsResult(body, encoding);
+  if (!result.ok()) return CheckRefusal(result.status());
+  Check(result->uploads.size() + result->common_prefixes.size() <= kMaxListEntries);
+  CheckKey(result->prefix, true);
+  CheckKey(result->key_marker, true);
+  Check(result->upload_id_marker.empty() || IsUploadId(result->upload_id_marker));
+  std::string previous = result->key_marker;
+  for (const ListedMultipartUpload& upload : result->uploads) {
+    CheckKey(upload.key, false);
+    Check(upload.key >= previous);
+    previous = upload.key;
+    Check(IsUploadId(upload.upload_id));
+    CheckTimestamp(upload.initiated_micros);
+  }
+  for (const std::string& prefix : result->common_prefixes) CheckKey(prefix, false);
+  if (result->is_truncated) {
+    CheckKey(result->next_key_marker, false);
+    Check(result->next_upload_id_marker.empty() || IsUploadId(result->next_upload_id_marker));
+    Check(result->next_key_marker != result->key_marker ||
+          result->next_upload_id_marker != result->upload_id_marker);
+  } else {
+    Check(result->next_key_marker.empty() && result->next_upload_id_marker.empty());
+  }
+}
+
 void CheckCompleteResult(std::string_view body) {
   absl::StatusOr<CompleteMultipartUploadResult> result =
       ParseCompleteMultipartUploadResult(body);
@@ -306,6 +345,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckListParts(body);
   CheckListObjects(body, KeyEncoding::kNone);
   CheckListObjects(body, KeyEncoding::kUrl);
+  CheckListUploads(body, KeyEncoding::kNone);
+  CheckListUploads(body, KeyEncoding::kUrl);
   CheckCompleteResult(body);
   CheckCompleteBody(body);
   CheckSerializer(body);

@@ -761,10 +761,11 @@ LAKE_API lake_status lake_db_open_follower(const char* dir, uint32_t max_stalene
  * call has opened the registry yet. */
 LAKE_API int64_t lake_db_view_age_micros(lake_db* db);
 /* How long a table write of this db (an INSERT's commit, a table creation,
- * compaction, recovery) waits for another writer's commit to finish before
- * failing with LAKE_CONFLICT ("the root is busy ..."), as SQLite's busy
- * timeout. Default 5000 ms; 0 fails at once when another commit is under
- * way. Applies to calls that start after it returns; thread-safe. */
+ * compaction, drop, tag, untag or expiry, recovery) waits for another
+ * writer's commit to finish before failing with LAKE_CONFLICT ("the root
+ * is busy ..."), as SQLite's busy timeout. Default 5000 ms; 0 fails at
+ * once when another commit is under way. Applies to calls that start
+ * after it returns; thread-safe. */
 LAKE_API lake_status lake_db_set_busy_timeout(lake_db* db, uint32_t busy_timeout_ms,
                                               lake_error** err);
 

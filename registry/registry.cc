@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <random>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -118,13 +119,37 @@ std::string LengthPrefix(size_t n) {
   return out;
 }
 
-// The table record an OK reply carries.
+// What the owner's reply to a forwarded write answers, as the write's
+// method returns it: its status, and the record an OK reply carries.
+absl::Status StatusOf(const ForwardedReply& reply) { return reply.status; }
+
 absl::StatusOr<TableRecord> TableOf(const ForwardedReply& reply) {
   if (!reply.status.ok()) return reply.status;
   if (!reply.table.has_value()) {
     return absl::InternalError("the registry's owner answered a write without its table record");
   }
   return *reply.table;
+}
+
+absl::StatusOr<DroppedTableRecord> DroppedOf(const ForwardedReply& reply) {
+  if (!reply.status.ok()) return reply.status;
+  if (!reply.dropped.has_value()) {
+    return absl::InternalError("the registry's owner answered a drop without its record");
+  }
+  return *reply.dropped;
+}
+
+absl::StatusOr<TagRecord> TagOf(const ForwardedReply& reply) {
+  if (!reply.status.ok()) return reply.status;
+  if (!reply.tag.has_value()) {
+    return absl::InternalError("the registry's owner answered a tag without its record");
+  }
+  return *reply.tag;
+}
+
+absl::StatusOr<std::vector<RetiredVersionRecord>> RetiredOf(const ForwardedReply& reply) {
+  if (!reply.status.ok()) return reply.status;
+  return reply.retired;
 }
 
 absl::Status CheckOperationMatches(uint64_t table_id, const VersionRecord& next,
@@ -279,6 +304,21 @@ absl::StatusOr<std::optional<ForwardedReply>> Registry::Forward(const ForwardedW
   }
   if (absl::Status s = BecomeOwner(**fs, std::move(*lock)); !s.ok()) return s;
   return std::optional<ForwardedReply>();
+}
+
+template <typename Answer>
+auto Registry::ForwardUnlessOwner(const ForwardedWrite& write, Answer answer)
+    -> std::optional<std::invoke_result_t<Answer, const ForwardedReply&>> {
+  using Result = std::invoke_result_t<Answer, const ForwardedReply&>;
+  if (IsOwner()) return std::nullopt;
+  absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
+  // A commit lost after it was sent: the owner may have committed it.
+  if (write.kind == ForwardedKind::kCommitVersion && absl::IsUnknown(forwarded.status())) {
+    return Result(CommitOutcomeUnknownError(forwarded.status()));
+  }
+  if (!forwarded.ok()) return Result(forwarded.status());
+  if (!forwarded->has_value()) return std::nullopt;  // this Registry took over
+  return answer(**forwarded);
 }
 
 namespace {
@@ -493,13 +533,9 @@ absl::StatusOr<std::optional<std::string>> Registry::GetStageDescriptor() {
 absl::Status Registry::PutStageDescriptorIfAbsent(const std::string& descriptor_json) {
   if (absl::Status s = RefuseIfReadOnly("recording the stage descriptor"); !s.ok()) return s;
   if (absl::Status s = ValidateStageDescriptorJson(descriptor_json); !s.ok()) return s;
-  if (!IsOwner()) {
-    ForwardedWrite write;
-    write.kind = ForwardedKind::kPutStageDescriptor;
-    write.text = descriptor_json;
-    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
-    if (!forwarded.ok()) return forwarded.status();
-    if (forwarded->has_value()) return (*forwarded)->status;
+  if (auto answer = ForwardUnlessOwner(
+          {.kind = ForwardedKind::kPutStageDescriptor, .text = descriptor_json}, StatusOf)) {
+    return *answer;
   }
   absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
   if (!turn.ok()) return turn.status();
@@ -520,13 +556,9 @@ absl::Status Registry::PutStageDescriptorIfAbsent(const std::string& descriptor_
 absl::Status Registry::CreateNamespace(const std::string& name) {
   if (absl::Status s = RefuseIfReadOnly("creating a namespace"); !s.ok()) return s;
   if (absl::Status s = table::ValidateIdentifier(name, "namespace"); !s.ok()) return s;
-  if (!IsOwner()) {
-    ForwardedWrite write;
-    write.kind = ForwardedKind::kCreateNamespace;
-    write.text = name;
-    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
-    if (!forwarded.ok()) return forwarded.status();
-    if (forwarded->has_value()) return (*forwarded)->status;
+  if (auto answer =
+          ForwardUnlessOwner({.kind = ForwardedKind::kCreateNamespace, .text = name}, StatusOf)) {
+    return *answer;
   }
   absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
   if (!turn.ok()) return turn.status();
@@ -562,14 +594,9 @@ absl::StatusOr<TableRecord> Registry::CreateTable(const table::TableName& name,
   if (absl::Status s = RefuseIfReadOnly("creating a table"); !s.ok()) return s;
   if (absl::Status s = ValidateTableName(name); !s.ok()) return s;
   if (absl::Status s = table::ValidateSchema(schema); !s.ok()) return s;
-  if (!IsOwner()) {
-    ForwardedWrite write;
-    write.kind = ForwardedKind::kCreateTable;
-    write.name = name;
-    write.schema = schema;
-    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
-    if (!forwarded.ok()) return forwarded.status();
-    if (forwarded->has_value()) return TableOf(**forwarded);
+  if (auto answer = ForwardUnlessOwner(
+          {.kind = ForwardedKind::kCreateTable, .name = name, .schema = schema}, TableOf)) {
+    return *answer;
   }
   absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
   if (!turn.ok()) return turn.status();
@@ -701,20 +728,14 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
   if (operation.has_value()) {
     if (absl::Status s = CheckOperationMatches(table_id, next, *operation); !s.ok()) return s;
   }
-  if (!IsOwner()) {
-    ForwardedWrite write;
-    write.kind = ForwardedKind::kCommitVersion;
-    write.table_id = table_id;
-    write.expected_current_version = expected_current_version;
-    write.next = next;
-    write.operation = operation;
-    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
-    // Lost after it was sent: the owner may have committed it.
-    if (absl::IsUnknown(forwarded.status())) return CommitOutcomeUnknownError(forwarded.status());
-    if (!forwarded.ok()) return forwarded.status();
-    if (forwarded->has_value()) return TableOf(**forwarded);
+  if (auto answer = ForwardUnlessOwner({.kind = ForwardedKind::kCommitVersion,
+                                        .table_id = table_id,
+                                        .expected_current_version = expected_current_version,
+                                        .next = next,
+                                        .operation = operation},
+                                       TableOf)) {
+    return *answer;
   }
-
   absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
@@ -754,20 +775,12 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
 absl::StatusOr<DroppedTableRecord> Registry::DropTable(const table::TableName& name) {
   if (absl::Status s = RefuseIfReadOnly("dropping a table"); !s.ok()) return s;
   if (absl::Status s = ValidateTableName(name); !s.ok()) return s;
-  if (!IsOwner()) {
-    ForwardedWrite write;
-    write.kind = ForwardedKind::kDropTable;
-    write.name = name;
-    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
-    if (!forwarded.ok()) return forwarded.status();
-    if (forwarded->has_value()) {
-      if (!(*forwarded)->status.ok()) return (*forwarded)->status;
-      if (!(*forwarded)->dropped.has_value()) {
-        return absl::InternalError("the registry's owner answered a drop without its record");
-      }
-      return *(*forwarded)->dropped;
-    }
+  if (auto answer =
+          ForwardUnlessOwner({.kind = ForwardedKind::kDropTable, .name = name}, DroppedOf)) {
+    return *answer;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> present = ReadTable(name);
   if (!present.ok()) return present.status();
@@ -867,22 +880,13 @@ absl::StatusOr<TagRecord> Registry::TagVersion(uint64_t table_id, const std::str
   if (absl::Status s = RefuseIfReadOnly("tagging a version"); !s.ok()) return s;
   TagRecord record{table_id, tag, version, 0};
   if (absl::Status s = ValidateTagRecord(record); !s.ok()) return s;
-  if (!IsOwner()) {
-    ForwardedWrite write;
-    write.kind = ForwardedKind::kTagVersion;
-    write.table_id = table_id;
-    write.tag = tag;
-    write.version = version;
-    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
-    if (!forwarded.ok()) return forwarded.status();
-    if (forwarded->has_value()) {
-      if (!(*forwarded)->status.ok()) return (*forwarded)->status;
-      if (!(*forwarded)->tag.has_value()) {
-        return absl::InternalError("the registry's owner answered a tag without its record");
-      }
-      return *(*forwarded)->tag;
-    }
+  if (auto answer = ForwardUnlessOwner(
+          {.kind = ForwardedKind::kTagVersion, .table_id = table_id, .tag = tag, .version = version},
+          TagOf)) {
+    return *answer;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
   if (!table.ok()) return table.status();
@@ -923,15 +927,12 @@ absl::StatusOr<TagRecord> Registry::TagVersion(uint64_t table_id, const std::str
 absl::Status Registry::UntagVersion(uint64_t table_id, const std::string& tag) {
   if (absl::Status s = RefuseIfReadOnly("removing a tag"); !s.ok()) return s;
   if (absl::Status s = table::ValidateIdentifier(tag, "tag"); !s.ok()) return s;
-  if (!IsOwner()) {
-    ForwardedWrite write;
-    write.kind = ForwardedKind::kUntagVersion;
-    write.table_id = table_id;
-    write.tag = tag;
-    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
-    if (!forwarded.ok()) return forwarded.status();
-    if (forwarded->has_value()) return (*forwarded)->status;
+  if (auto answer = ForwardUnlessOwner(
+          {.kind = ForwardedKind::kUntagVersion, .table_id = table_id, .tag = tag}, StatusOf)) {
+    return *answer;
   }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<std::string>> present = ReadValue(TagKey(table_id, tag));
   if (!present.ok()) return present.status();
@@ -959,25 +960,21 @@ absl::StatusOr<std::vector<RetiredVersionRecord>> Registry::RetireVersions(
       return absl::InvalidArgumentError("a reference base of another table");
     }
   }
-  if (!IsOwner()) {
-    if (versions.size() > kMaxForwardedRecords) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a writer that does not own the registry retires at most ", kMaxForwardedRecords,
-          " versions at once, not ", versions.size()));
-    }
-    ForwardedWrite write;
-    write.kind = ForwardedKind::kRetireVersions;
-    write.table_id = table_id;
-    write.expected_current_version = expected_current_version;
-    write.versions = versions;
-    write.base = base;
-    absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
-    if (!forwarded.ok()) return forwarded.status();
-    if (forwarded->has_value()) {
-      if (!(*forwarded)->status.ok()) return (*forwarded)->status;
-      return (*forwarded)->retired;
-    }
+  if (!IsOwner() && versions.size() > kMaxForwardedRecords) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a writer that does not own the registry retires at most ", kMaxForwardedRecords,
+        " versions at once, not ", versions.size()));
   }
+  if (auto answer = ForwardUnlessOwner({.kind = ForwardedKind::kRetireVersions,
+                                        .table_id = table_id,
+                                        .expected_current_version = expected_current_version,
+                                        .versions = versions,
+                                        .base = base},
+                                       RetiredOf)) {
+    return *answer;
+  }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
   absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
   if (!table.ok()) return table.status();

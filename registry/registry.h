@@ -59,6 +59,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -269,6 +270,14 @@ class Registry {
   // (it took it over from a dead owner, or another thread of it did): the
   // caller then runs the write itself.
   absl::StatusOr<std::optional<ForwardedReply>> Forward(const ForwardedWrite& write);
+  // A write's forwarding, stated once: unless this Registry owns the
+  // registry, Forward(write) and what `answer` makes of the owner's reply,
+  // or the error that kept the reply away (a commit lost after it was sent:
+  // CommitOutcomeUnknown). nullopt when this Registry runs the write itself
+  // (it owns the registry, or has just taken it over).
+  template <typename Answer>
+  auto ForwardUnlessOwner(const ForwardedWrite& write, Answer answer)
+      -> std::optional<std::invoke_result_t<Answer, const ForwardedReply&>>;
   // The owner's side: runs a forwarded write through the methods above.
   ForwardedReply RunForwarded(const ForwardedWrite& write);
   // The owner's turn for a write of its own: taken unless this thread holds

@@ -71,22 +71,24 @@ enum class ForwardedKind : uint8_t {
   kRetireVersions = 8,
 };
 
+// Every field has an initializer, so a write names only its kind's fields
+// ({.kind = ..., .name = ...}).
 struct ForwardedWrite {
   ForwardedKind kind = ForwardedKind::kCreateNamespace;
-  std::string text;  // kPutStageDescriptor: the JSON; kCreateNamespace: the name
-  table::TableName name;  // kCreateTable, kDropTable
-  table::Schema schema;   // kCreateTable
+  std::string text = {};  // kPutStageDescriptor: the JSON; kCreateNamespace: the name
+  table::TableName name = {};  // kCreateTable, kDropTable
+  table::Schema schema = {};   // kCreateTable
   // kCommitVersion:
   uint64_t table_id = 0;
   uint64_t expected_current_version = 0;
-  VersionRecord next;
-  std::optional<AppendOperationRecord> operation;
+  VersionRecord next = {};
+  std::optional<AppendOperationRecord> operation = {};
   // kTagVersion, kUntagVersion (table_id too):
-  std::string tag;
+  std::string tag = {};
   uint64_t version = 0;  // kTagVersion
   // kRetireVersions (table_id, expected_current_version too):
-  std::vector<uint64_t> versions;
-  std::optional<ReferenceBaseRecord> base;
+  std::vector<uint64_t> versions = {};
+  std::optional<ReferenceBaseRecord> base = {};
 };
 
 struct ForwardedReply {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "base/failpoint.h"
 #include "bindings/c/c_handles.h"
 #include "engine/events/blob_field.h"
 #include "engine/events/event_json.h"
@@ -302,6 +303,11 @@ lake_status lake_event_log_append_jsonl(lake_event_log* log, const char* jsonl, 
       hold = std::move(*held);
     }
     if (absl::Status s = events::CheckBlobLocations(stage, *parsed); !s.ok()) {
+      return Report(s, err);
+    }
+    // Between the checks and the append (tests widen the window with a
+    // sleep to race a collection against it).
+    if (absl::Status s = LAKE_FAILPOINT("event_append.blobs_checked"); !s.ok()) {
       return Report(s, err);
     }
     // Batches by checkpoint_id, in the order of their first event.

@@ -100,6 +100,14 @@ lake_status ReturnJson(const json& value, char** json_out) {
   if (!var##_or.ok()) return Report(var##_or.status(), err);            \
   lake::table::TableStore& var = **var##_or
 
+// The table name argument `table` parsed into `name` (a StatusOr known to
+// hold one), or the failure reported: a null or malformed name. Pure: it
+// opens nothing.
+#define LAKE_TABLE_NAME_OR_RETURN(name, table, err)                                  \
+  if ((table) == nullptr) return NullArgument(#table, err);                          \
+  absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table); \
+  if (!name.ok()) return Report(name.status(), err)
+
 lake_status Bind(lake_statement* stmt, size_t index, lake::sql::StatementParameter value,
                  lake_error** err) {
   if (stmt == nullptr) return NullArgument("stmt", err);
@@ -168,10 +176,8 @@ lake_status lake_table_create(lake_db* db, const char* table, const char* const*
                               size_t column_count, lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);
-    if (table == nullptr) return NullArgument("table", err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
     if (columns == nullptr && column_count > 0) return NullArgument("columns", err);
-    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
-    if (!name.ok()) return Report(name.status(), err);
     lake::table::Schema schema;
     for (size_t i = 0; i < column_count; ++i) {
       if (columns[i] == nullptr) return NullArgument("a column", err);
@@ -202,10 +208,8 @@ lake_status lake_table_describe(lake_db* db, const char* table, char** json_out,
                                 lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);
-    if (table == nullptr) return NullArgument("table", err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
     if (json_out == nullptr) return NullArgument("json_out", err);
-    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
-    if (!name.ok()) return Report(name.status(), err);
     LAKE_TABLES_OR_RETURN(tables, db, err);
     absl::StatusOr<lake::registry::TableRecord> record = tables.GetTable(*name);
     if (!record.ok()) return Report(record.status(), err);
@@ -239,10 +243,8 @@ lake_status lake_table_versions(lake_db* db, const char* table, char** json_out,
                                 lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);
-    if (table == nullptr) return NullArgument("table", err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
     if (json_out == nullptr) return NullArgument("json_out", err);
-    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
-    if (!name.ok()) return Report(name.status(), err);
     LAKE_TABLES_OR_RETURN(tables, db, err);
     absl::StatusOr<std::vector<lake::registry::VersionRecord>> versions =
         tables.ListVersions(*name);
@@ -279,9 +281,7 @@ lake_status lake_table_compact(lake_db* db, const char* table, uint64_t* version
                                lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);
-    if (table == nullptr) return NullArgument("table", err);
-    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
-    if (!name.ok()) return Report(name.status(), err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
     LAKE_TABLES_OR_RETURN(tables, db, err);
     absl::StatusOr<std::optional<lake::table::AppendOutcome>> compacted = tables.Compact(*name);
     if (!compacted.ok()) return Report(compacted.status(), err);
@@ -301,9 +301,7 @@ lake_status lake_table_compact(lake_db* db, const char* table, uint64_t* version
 lake_status lake_table_drop(lake_db* db, const char* table, lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);
-    if (table == nullptr) return NullArgument("table", err);
-    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
-    if (!name.ok()) return Report(name.status(), err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
     LAKE_TABLES_OR_RETURN(tables, db, err);
     absl::StatusOr<lake::registry::DroppedTableRecord> dropped = tables.DropTable(*name);
     if (!dropped.ok()) return Report(dropped.status(), err);
@@ -315,10 +313,8 @@ lake_status lake_table_tag(lake_db* db, const char* table, const char* tag, uint
                            lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);
-    if (table == nullptr) return NullArgument("table", err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
     if (tag == nullptr) return NullArgument("tag", err);
-    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
-    if (!name.ok()) return Report(name.status(), err);
     LAKE_TABLES_OR_RETURN(tables, db, err);
     return Report(tables.TagVersion(*name, tag, version).status(), err);
   });
@@ -327,10 +323,8 @@ lake_status lake_table_tag(lake_db* db, const char* table, const char* tag, uint
 lake_status lake_table_untag(lake_db* db, const char* table, const char* tag, lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);
-    if (table == nullptr) return NullArgument("table", err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
     if (tag == nullptr) return NullArgument("tag", err);
-    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
-    if (!name.ok()) return Report(name.status(), err);
     LAKE_TABLES_OR_RETURN(tables, db, err);
     return Report(tables.UntagVersion(*name, tag), err);
   });
@@ -340,9 +334,7 @@ lake_status lake_table_expire(lake_db* db, const char* table, uint64_t keep_last
                               int64_t older_than_seconds, char** json_out, lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);
-    if (table == nullptr) return NullArgument("table", err);
-    absl::StatusOr<lake::table::TableName> name = lake::table::ParseTableName(table);
-    if (!name.ok()) return Report(name.status(), err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
     lake::table::ExpirePolicy policy;
     if (keep_last != 0) policy.keep_last = keep_last;
     if (older_than_seconds >= 0) policy.older_than = absl::Seconds(older_than_seconds);

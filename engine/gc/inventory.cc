@@ -29,9 +29,9 @@ absl::StatusOr<std::vector<std::string>> ListOrEmpty(io::FileSystem& fs, const s
 
 }  // namespace
 
-absl::Status ListStageObjects(const GcRoot& root, const InventoryVisitor& visit) {
+absl::Status ListStageObjects(const GcRoot& root, size_t streams, const InventoryVisitor& visit) {
   absl::Status stopped;
-  absl::Status listed = root.stage.List([&](const ListedObject& object) {
+  absl::Status listed = root.stage.ListUnordered(streams, [&](const ListedObject& object) {
     stopped = visit(Candidate{CandidateKind::kStageObject, object.uri, object.size_bytes,
                               object.modified_unix_micros});
     return stopped.ok();

@@ -19,8 +19,10 @@ namespace lake::gc {
 using InventoryVisitor = std::function<absl::Status(const Candidate& entry)>;
 
 // Every published object of the stage (every tenant's too), in no order.
-// Local: a walk of objects/ and tenants/*/objects/; S3: ListObjectsV2 pages.
-absl::Status ListStageObjects(const GcRoot& root, const InventoryVisitor& visit);
+// Local: a walk of objects/ and tenants/*/objects/; S3: ListObjectsV2
+// pages on `streams` concurrent streams over key ranges
+// (s3_parallel_listing.h). `visit` runs on the calling thread.
+absl::Status ListStageObjects(const GcRoot& root, size_t streams, const InventoryVisitor& visit);
 
 // Every regular file in data/, _versions/ and _lake/object_refs/ of every
 // directory <root>/tables/<ns>/<table>/, registered or not, and of every

@@ -38,6 +38,10 @@ constexpr std::string_view kRestoreRemedy =
 // The files of every retained version — and of every version retired at or
 // after `released_before`: its manifest, its reference delta and the
 // fragments its manifest lists — and the reference base's snapshot. A
+// version's manifest includes its chain: every link back to the full list
+// it resolves from, retired versions' links too (at most
+// kMaxManifestChainLength per version), so every retained version still
+// resolves after a collection. A
 // version retired before that keeps only its reference delta, and only
 // while it is after `deltas_kept_after` (the reference base, or before it
 // the oldest version retired too recently: RecentlyReleased reads those);
@@ -58,6 +62,9 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
     }
   }
   absl::flat_hash_set<std::string> previous;  // the fragments of the kept version before
+  absl::flat_hash_set<std::string> chain_files;  // the manifests visited
+  // Versions resolved in ascending order: each link read once.
+  table::ManifestChainReader reader(root.fs, table_dir);
   for (const registry::VersionRecord& version : versions) {
     Referrer referrer{Referrer::Kind::kTableFile, name, version.version};
     bool is_released = released.contains(version.version);
@@ -71,24 +78,28 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
       }
     }
     if (is_released) continue;
-    if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", version.manifest_path)),
-                               nullptr, referrer);
-        !s.ok()) {
-      return s;
-    }
-    std::string manifest_path = absl::StrCat(table_dir, "/", version.manifest_path);
-    absl::StatusOr<std::string> bytes =
-        io::ReadWholeFile(root.fs, manifest_path, table::kMaxManifestBytes);
-    absl::StatusOr<table::Manifest> manifest =
-        bytes.ok() ? table::DecodeManifest(*bytes) : absl::StatusOr<table::Manifest>(bytes.status());
-    if (!manifest.ok()) {
-      return Explained(absl::IsNotFound(manifest.status())
-                           ? absl::DataLossError(manifest.status().message())
-                           : manifest.status(),
+    absl::StatusOr<const table::ResolvedManifest*> resolved =
+        reader.Resolve(version.version, version.manifest_path);
+    if (!resolved.ok()) {
+      std::string manifest_path = absl::StrCat(table_dir, "/", version.manifest_path);
+      return Explained(absl::IsNotFound(resolved.status())
+                           ? absl::DataLossError(resolved.status().message())
+                           : resolved.status(),
                        absl::StrCat("table ", name, " version ", version.version, " manifest ",
                                     manifest_path),
                        kRestoreRemedy);
     }
+    // Its manifest and every link back to the full list it resolves from,
+    // retired versions' among them: a retained version always resolves.
+    for (const std::string& file : (*resolved)->chain_files) {
+      if (!chain_files.insert(file).second) continue;
+      if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", file)), nullptr,
+                                 referrer);
+          !s.ok()) {
+        return s;
+      }
+    }
+    const table::Manifest* manifest = &(*resolved)->manifest;
     absl::flat_hash_set<std::string> current;
     current.reserve(manifest->fragments.size());
     for (const table::FragmentRef& fragment : manifest->fragments) {

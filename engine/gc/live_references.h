@@ -22,7 +22,13 @@
 //     and the reference base's snapshot (the plan's table-file candidates
 //     are the files of a table directory outside this set). The table files kept are thus the
 //     union over the retained versions (and those retired too recently),
-//     so a file a retained version lists is never a candidate.
+//     so a file a retained version lists is never a candidate. A
+//     version's manifest is its whole chain (manifest_chain.h): its own
+//     file and every link back to the full list it resolves from, a
+//     retired version's among them. Invariant: every retained version
+//     resolves after any collection; an expiry writes no manifest, and
+//     the chain links a retained version needs cost at most
+//     kMaxManifestChainLength small files each.
 //
 // Anything that cannot be read ends the walk with an error naming what
 // failed and what the operator can do; nothing is ever skipped, so a

@@ -202,7 +202,7 @@ absl::Status PlanRun::List() {
     }
     return absl::OkStatus();
   };
-  if (absl::Status s = ListStageObjects(root_, add); !s.ok()) return s;
+  if (absl::Status s = ListStageObjects(root_, options_.list_streams, add); !s.ok()) return s;
   if (absl::Status s = ListTableFiles(root_, add); !s.ok()) return s;
   Report(options_, "listing", inventory_.added, inventory_.added);
   return LAKE_FAILPOINT(kPlanFailpoints[0]);
@@ -456,6 +456,10 @@ absl::Status CheckPlanOptions(const PlanOptions& options) {
   if (options.page_entries < 1 || options.page_entries > kMaxPlanPageEntries) {
     return absl::InvalidArgumentError(
         absl::StrCat("plan pages hold 1..", kMaxPlanPageEntries, " entries"));
+  }
+  if (options.list_streams < 1 || options.list_streams > kMaxListStreams) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a plan lists on 1..", kMaxListStreams, " streams"));
   }
   return absl::OkStatus();
 }

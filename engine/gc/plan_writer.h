@@ -65,6 +65,11 @@ inline constexpr absl::Duration kMinimumCutoff = absl::Hours(24);
 // Plans kept for `lake gc status`; older ones go with the next plan.
 inline constexpr size_t kKeptPlans = 5;
 inline constexpr uint64_t kDefaultGcMemoryBudget = uint64_t{64} << 20;
+// An S3 page takes ~10-70 ms to come, mostly waiting: 8 streams keep one
+// core busy parsing without crowding the server (apply sends as many
+// DeleteObjects at once). As S3 listing's kS3MaxListStreams, at most 64.
+inline constexpr size_t kDefaultListStreams = 8;
+inline constexpr size_t kMaxListStreams = 64;
 
 // Called with a phase ("listing", "indexing", "merging", "sealing",
 // "deleting", "verifying"), work done and the total (0 when unknown).
@@ -81,6 +86,10 @@ struct PlanOptions {
   const CancelToken* cancel = nullptr;
   // Test seam: candidates per page (1..kMaxPlanPageEntries).
   size_t page_entries = 1000;
+  // Concurrent listing streams of the stage's inventory, 1..kMaxListStreams
+  // (an S3 stage lists key ranges in parallel; a local one walks serially).
+  // The plan is the same whatever the number: the inventory is sorted.
+  size_t list_streams = kDefaultListStreams;
   // How long a dead process's leases protect (the append retention horizon).
   absl::Duration lease_expiry = absl::Hours(7 * 24);
 };

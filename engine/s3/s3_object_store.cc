@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/push_upload_bridge.h"
 #include "engine/s3/s3_object_stream.h"
+#include "engine/s3/s3_parallel_listing.h"
 #include "engine/stage_record_name.h"
 #include "io/s3http/credentials_chain.h"
 
@@ -146,6 +147,22 @@ absl::Status S3ObjectStore::List(const std::function<bool(const ListedObject&)>&
     }
     token = page->next_continuation_token;
   }
+}
+
+absl::Status S3ObjectStore::ListUnordered(size_t streams,
+                                          const std::function<bool(const ListedObject&)>& emit) {
+  if (streams == 1) return List(emit);
+  S3ParallelListing listing;
+  listing.bucket = layout_.bucket();
+  listing.prefix = layout_.ListPrefix();
+  listing.ranges = SplitKeySpace(HexShardBoundaries(layout_.ObjectsKeyPrefix()));
+  listing.streams = streams;
+  listing.page_keys = options_.list_page_keys;
+  return ListKeysInParallel(*client_, listing, [&](const s3http::ListedObject& object) {
+    if (!layout_.ContainsKey(object.key)) return true;
+    return emit(ListedObject{layout_.UriOfKey(object.key), object.size_bytes,
+                             object.last_modified_micros});
+  });
 }
 
 absl::Status S3ObjectStore::Delete(const DataLocation& location) {

@@ -40,6 +40,9 @@ struct S3StageOptions {
   std::string checkpoint_dir;
   // ListParts page size when resuming; smaller only to test paging.
   int list_parts_page = 1000;
+  // ListObjectsV2 page size of ListUnordered's streams; smaller only to
+  // test paging.
+  int list_page_keys = 1000;
 };
 
 class S3ObjectStore final : public ManagedObjectStore {
@@ -73,6 +76,10 @@ class S3ObjectStore final : public ManagedObjectStore {
   void ReadRanges(absl::Span<RangeRead> ranges) override;
   absl::Status List(
       const std::function<bool(const ListedObject&)>& emit) override;
+  // `streams` ListObjectsV2 streams over the key ranges split at the
+  // objects directory's hex shards (s3_parallel_listing.h); 1: List.
+  absl::Status ListUnordered(size_t streams,
+                             const std::function<bool(const ListedObject&)>& emit) override;
   absl::Status Delete(const DataLocation& location) override;
   // S3 has no staging area: an interrupted multipart upload is aborted by
   // lake when it can, and by the bucket's lifecycle rule otherwise.

@@ -33,6 +33,11 @@ std::string S3StageLayout::ListPrefix() const {
   return prefix_.empty() ? relative : absl::StrCat(prefix_, "/", relative);
 }
 
+std::string S3StageLayout::ObjectsKeyPrefix() const {
+  std::string relative = ObjectsPrefix(tenant_) + "/";
+  return prefix_.empty() ? relative : absl::StrCat(prefix_, "/", relative);
+}
+
 std::string S3StageLayout::UriOfKey(std::string_view key) const {
   return FormatS3Uri(bucket_, key);
 }

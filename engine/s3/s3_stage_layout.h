@@ -34,6 +34,9 @@ class S3StageLayout {
   std::string NewObjectKey() const;
   // The key under which listing finds every object this stage may serve.
   std::string ListPrefix() const;
+  // The full key prefix of this stage's (or tenant's) own objects
+  // directory, with its trailing '/': "<prefix>/objects/".
+  std::string ObjectsKeyPrefix() const;
   std::string UriOfKey(std::string_view key) const;
   // True when a full S3 key names a managed object of this stage.
   bool ContainsKey(std::string_view key) const;

@@ -656,6 +656,24 @@ absl::Status ValidateTuning(const S3UploadTuning& tuning) {
   return absl::OkStatus();
 }
 
+// Checkpoint `id`, held for a resume or an abort by this process alone:
+// FailedPrecondition when the stage keeps no checkpoints, NotFound when it
+// has no such one, Aborted while another process holds it.
+absl::StatusOr<std::unique_ptr<HeldUploadCheckpoint>> HoldCheckpoint(
+    const S3UploadCheckpointing& checkpointing, std::string_view id) {
+  if (checkpointing.store == nullptr) {
+    return absl::FailedPreconditionError("this stage keeps no upload checkpoints");
+  }
+  absl::StatusOr<std::optional<std::unique_ptr<HeldUploadCheckpoint>>> held =
+      checkpointing.store->TryLock(id);
+  if (!held.ok()) return held.status();
+  if (!held->has_value()) {
+    return absl::AbortedError(absl::StrCat("upload ", std::string(id),
+                                           " is in progress in another process"));
+  }
+  return std::move(**held);
+}
+
 }  // namespace
 
 bool CheckpointsPartBytes(uint64_t part_bytes) {
@@ -721,16 +739,8 @@ absl::StatusOr<StoredObject> ResumeS3Upload(s3http::S3Client& client, const S3St
                                             std::string_view id, const UploadOptions& options,
                                             const S3UploadCheckpointing& checkpointing) {
   if (absl::Status s = ValidateTuning(tuning); !s.ok()) return s;
-  if (checkpointing.store == nullptr) {
-    return absl::FailedPreconditionError("this stage keeps no upload checkpoints");
-  }
-  absl::StatusOr<std::optional<std::unique_ptr<HeldUploadCheckpoint>>> held =
-      checkpointing.store->TryLock(id);
+  absl::StatusOr<std::unique_ptr<HeldUploadCheckpoint>> held = HoldCheckpoint(checkpointing, id);
   if (!held.ok()) return held.status();
-  if (!held->has_value()) {
-    return absl::AbortedError(absl::StrCat("upload ", std::string(id),
-                                           " is in progress in another process"));
-  }
   absl::StatusOr<UploadCheckpoint> c = checkpointing.store->Load(id);
   if (!c.ok()) return c.status();
   if (!SameStage(*c, layout, checkpointing)) {
@@ -748,23 +758,15 @@ absl::StatusOr<StoredObject> ResumeS3Upload(s3http::S3Client& client, const S3St
   UploadOptions resumed = options;
   resumed.content_type = c->content_type;
   MultipartUpload upload(client, layout, tuning, resumed, checkpointing);
-  absl::StatusOr<StoredObject> stored = upload.Resume(**source, std::move(*c), std::move(**held));
+  absl::StatusOr<StoredObject> stored = upload.Resume(**source, std::move(*c), std::move(*held));
   if (stored.ok()) stored->content_type = resumed.content_type;
   return stored;
 }
 
 absl::Status AbortS3Upload(s3http::S3Client& client, std::string_view id,
                            const S3UploadCheckpointing& checkpointing) {
-  if (checkpointing.store == nullptr) {
-    return absl::FailedPreconditionError("this stage keeps no upload checkpoints");
-  }
-  absl::StatusOr<std::optional<std::unique_ptr<HeldUploadCheckpoint>>> held =
-      checkpointing.store->TryLock(id);
+  absl::StatusOr<std::unique_ptr<HeldUploadCheckpoint>> held = HoldCheckpoint(checkpointing, id);
   if (!held.ok()) return held.status();
-  if (!held->has_value()) {
-    return absl::AbortedError(absl::StrCat("upload ", std::string(id),
-                                           " is in progress in another process"));
-  }
   absl::StatusOr<UploadCheckpoint> c = checkpointing.store->Load(id);
   if (c.ok()) {
     absl::Status aborted =
@@ -773,7 +775,7 @@ absl::Status AbortS3Upload(s3http::S3Client& client, std::string_view id,
   } else if (!absl::IsDataLoss(c.status())) {
     return c.status();
   }
-  return (**held)->Remove();
+  return (*held)->Remove();
 }
 
 absl::StatusOr<uint64_t> ExpireStaleS3Uploads(s3http::S3Client& client,

@@ -1,5 +1,6 @@
 #include "engine/sql/prepared_statement.h"
 
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -21,17 +22,44 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 
 std::string TypeName(table::ColumnType type) { return std::string(table::ColumnTypeName(type)); }
 
-// The rows of a SELECT: the scan's batches, filtered, projected and cut at
-// the LIMIT.
-class ScanQueryResult final : public QueryResult {
+// A SELECT's result, read from one scan of its version: what the kinds of
+// result below share.
+class ScannedQueryResult : public QueryResult {
  public:
-  ScanQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
-                  std::vector<table::CellValue> where)
+  ScannedQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
+                     std::vector<table::CellValue> where)
       : scan_(std::move(scan)), select_(std::move(select)), where_(std::move(where)) {}
 
   const table::Schema& schema() const override { return select_.output_schema; }
   uint64_t version() const override { return scan_->version(); }
   size_t fragments_opened() const override { return scan_->fragments_opened(); }
+
+ protected:
+  // Reads the rest of the scan: `use` gets each batch with the rows of it
+  // the WHERE keeps (perhaps none), until it fails.
+  using MatchingRowsFn =
+      std::function<absl::Status(const table::ColumnBatch&, const std::vector<size_t>&)>;
+  absl::Status ForEachMatching(const MatchingRowsFn& use) {
+    for (;;) {
+      absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
+      if (!batch.ok()) return batch.status();
+      if (!batch->has_value()) return absl::OkStatus();
+      absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
+      if (!rows.ok()) return rows.status();
+      if (absl::Status s = use(**batch, *rows); !s.ok()) return s;
+    }
+  }
+
+  std::unique_ptr<table::TableScan> scan_;
+  BoundSelect select_;
+  std::vector<table::CellValue> where_;
+};
+
+// The rows of a SELECT: the scan's batches, filtered, projected and cut at
+// the LIMIT.
+class ScanQueryResult final : public ScannedQueryResult {
+ public:
+  using ScannedQueryResult::ScannedQueryResult;
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     for (;;) {
@@ -62,23 +90,14 @@ class ScanQueryResult final : public QueryResult {
   }
 
  private:
-  std::unique_ptr<table::TableScan> scan_;
-  BoundSelect select_;
-  std::vector<table::CellValue> where_;
   uint64_t produced_ = 0;
 };
 
 // SELECT count(*): one row holding the number of rows the WHERE keeps.
 // Without a WHERE it is the version's row count, and no fragment is read.
-class CountQueryResult final : public QueryResult {
+class CountQueryResult final : public ScannedQueryResult {
  public:
-  CountQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
-                   std::vector<table::CellValue> where)
-      : scan_(std::move(scan)), select_(std::move(select)), where_(std::move(where)) {}
-
-  const table::Schema& schema() const override { return select_.output_schema; }
-  uint64_t version() const override { return scan_->version(); }
-  size_t fragments_opened() const override { return scan_->fragments_opened(); }
+  using ScannedQueryResult::ScannedQueryResult;
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     if (done_ || (select_.limit && *select_.limit == 0)) return std::optional<table::ColumnBatch>();
@@ -86,14 +105,12 @@ class CountQueryResult final : public QueryResult {
     if (!select_.predicate) {
       count = scan_->total_rows();
     } else {
-      for (;;) {
-        absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
-        if (!batch.ok()) return batch.status();
-        if (!batch->has_value()) break;
-        absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
-        if (!rows.ok()) return rows.status();
-        count += rows->size();
-      }
+      absl::Status counted =
+          ForEachMatching([&](const table::ColumnBatch&, const std::vector<size_t>& rows) {
+            count += rows.size();
+            return absl::OkStatus();
+          });
+      if (!counted.ok()) return counted;
     }
     done_ = true;
     table::ColumnBatch out = table::ColumnBatch::Empty(select_.output_schema);
@@ -102,26 +119,17 @@ class CountQueryResult final : public QueryResult {
   }
 
  private:
-  std::unique_ptr<table::TableScan> scan_;
-  BoundSelect select_;
-  std::vector<table::CellValue> where_;
   bool done_ = false;
 };
 
 // SELECT … ORDER BY: every matching row goes through a RowSorter at the
 // first call, then the sorted rows come back batch by batch.
-class SortedQueryResult final : public QueryResult {
+class SortedQueryResult final : public ScannedQueryResult {
  public:
   SortedQueryResult(std::unique_ptr<table::TableScan> scan, BoundSelect select,
                     std::vector<table::CellValue> where, std::unique_ptr<RowSorter> sorter)
-      : scan_(std::move(scan)),
-        select_(std::move(select)),
-        where_(std::move(where)),
+      : ScannedQueryResult(std::move(scan), std::move(select), std::move(where)),
         sorter_(std::move(sorter)) {}
-
-  const table::Schema& schema() const override { return select_.output_schema; }
-  uint64_t version() const override { return scan_->version(); }
-  size_t fragments_opened() const override { return scan_->fragments_opened(); }
 
   absl::StatusOr<std::optional<table::ColumnBatch>> Next() override {
     if (!sorted_) {
@@ -141,20 +149,14 @@ class SortedQueryResult final : public QueryResult {
   absl::Status SortAll() {
     if (!sorter_) return absl::FailedPreconditionError("SQL: the query failed before");
     if (select_.limit && *select_.limit == 0) return sorter_->Finish();
-    for (;;) {
-      absl::StatusOr<std::optional<table::ColumnBatch>> batch = scan_->Next();
-      if (!batch.ok()) return batch.status();
-      if (!batch->has_value()) break;
-      absl::StatusOr<std::vector<size_t>> rows = MatchingRows(**batch, select_, where_);
-      if (!rows.ok()) return rows.status();
-      if (absl::Status s = sorter_->Add(**batch, *rows); !s.ok()) return s;
-    }
+    absl::Status added =
+        ForEachMatching([&](const table::ColumnBatch& batch, const std::vector<size_t>& rows) {
+          return sorter_->Add(batch, rows);
+        });
+    if (!added.ok()) return added;
     return sorter_->Finish();
   }
 
-  std::unique_ptr<table::TableScan> scan_;
-  BoundSelect select_;
-  std::vector<table::CellValue> where_;
   std::unique_ptr<RowSorter> sorter_;
   bool sorted_ = false;
 };

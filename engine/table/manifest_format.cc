@@ -33,6 +33,91 @@ absl::Status ValidateSha256Field(std::string_view sha256, std::string_view what)
   return absl::OkStatus();
 }
 
+bool IsReadableFormat(uint32_t format_version) {
+  return format_version == kManifestFormatVersionV1 ||
+         format_version == kManifestFormatVersionV2 || format_version == kManifestFormatVersion;
+}
+
+// Entries carry a statistics flag from version 2 on.
+bool EntriesHaveStatistics(uint32_t format_version) {
+  return format_version >= kManifestFormatVersionV2;
+}
+
+// Entries carry a deletion vector flag from version 3 on.
+bool EntriesHaveDeletionVectors(uint32_t format_version) {
+  return format_version >= kManifestFormatVersion;
+}
+
+// What a manifest's kind byte says (format 3).
+enum class ManifestKind : uint8_t { kCheckpoint = 0, kLink = 1 };
+
+// One fragment entry checked alone: its path, rows, digest, statistics and
+// deletion vector (whose path other entries may still repeat).
+absl::Status ValidateFragmentEntry(const FragmentRef& fragment, uint32_t format_version,
+                                   const Schema& schema) {
+  if (absl::Status s = ValidateTablePath(fragment.path, "fragment path"); !s.ok()) return s;
+  if (fragment.rows > kMaxFragmentRows) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fragment '", fragment.path, "' has more than ", kMaxFragmentRows, " rows"));
+  }
+  if (absl::Status s = ValidateSha256Field(fragment.sha256, "a fragment's sha256"); !s.ok()) {
+    return s;
+  }
+  if (fragment.statistics) {
+    if (!EntriesHaveStatistics(format_version)) {
+      return absl::InvalidArgumentError("a version 1 manifest holds no statistics");
+    }
+    if (absl::Status s = ValidateFragmentStatistics(*fragment.statistics, schema, fragment.rows);
+        !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fragment '", fragment.path, "': ", std::string(s.message())));
+    }
+  }
+  if (const std::optional<DeletionVectorRef>& vector = fragment.deletion_vector) {
+    if (!EntriesHaveDeletionVectors(format_version)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a version ", format_version, " manifest holds no deletion vectors"));
+    }
+    if (absl::Status s = ValidateTablePath(vector->path, "deletion vector path"); !s.ok()) return s;
+    if (vector->path == fragment.path) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fragment '", fragment.path, "' is its own deletion vector"));
+    }
+    if (absl::Status s = ValidateSha256Field(vector->sha256, "a deletion vector's sha256");
+        !s.ok()) {
+      return s;
+    }
+    if (vector->deleted_rows == 0 || vector->deleted_rows > fragment.rows) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fragment '", fragment.path, "' has ", fragment.rows,
+                       " rows; its deletion vector deletes ", vector->deleted_rows));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Every field of the header (all but the fragments and total_rows).
+absl::Status ValidateManifestHeader(const Manifest& m) {
+  if (!IsReadableFormat(m.format_version)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest format version ", m.format_version, " is not ",
+                     kManifestFormatVersionV1, ", ", kManifestFormatVersionV2, " or ",
+                     kManifestFormatVersion));
+  }
+  if (m.version == 0 || m.parent_version >= m.version) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("version ", m.version, " must be above 0 and its parent ", m.parent_version));
+  }
+  if (m.created_unix_micros < 0) {
+    return absl::InvalidArgumentError("created_unix_micros must not be negative");
+  }
+  if (absl::Status s = ValidateSchema(m.schema); !s.ok()) return s;
+  if (absl::Status s = ValidateTablePath(m.reference_delta_path, "reference delta path"); !s.ok()) {
+    return s;
+  }
+  return ValidateSha256Field(m.reference_delta_sha256, "reference_delta_sha256");
+}
+
 absl::Status ValidateFragments(const Manifest& manifest, size_t known_valid) {
   const std::vector<FragmentRef>& fragments = manifest.fragments;
   if (fragments.size() > kMaxManifestFragments) {
@@ -41,14 +126,13 @@ absl::Status ValidateFragments(const Manifest& manifest, size_t known_valid) {
   }
   known_valid = std::min(known_valid, fragments.size());
   const size_t added = fragments.size() - known_valid;
-  // Repeats among all paths through a set, or, for a few added ones, by
-  // comparing each with the paths before it (the trusted ones repeat none).
+  // Repeats among all paths (fragments' and deletion vectors') through a
+  // set, or, for a few added ones, by comparing each with the paths before
+  // it (the trusted ones repeat none).
   const bool few_added = added <= 8;
   absl::flat_hash_set<std::string_view> paths;
   if (!few_added) paths.reserve(fragments.size());
-  uint64_t rows = 0;
-  // A deletion vector's path repeats no fragment's nor another vector's.
-  auto path_taken = [&](size_t i, const std::string& path) {
+  auto taken_before = [&](size_t i, const std::string& path) {
     for (size_t j = 0; j < i; ++j) {
       const FragmentRef& earlier = fragments[j];
       if (earlier.path == path ||
@@ -58,64 +142,28 @@ absl::Status ValidateFragments(const Manifest& manifest, size_t known_valid) {
     }
     return false;
   };
+  auto repeats = [&](size_t i, const std::string& path) {
+    return few_added ? taken_before(i, path) : !paths.insert(path).second;
+  };
+  uint64_t rows = 0;
   for (size_t i = 0; i < fragments.size(); ++i) {
     const FragmentRef& fragment = fragments[i];
-    const std::optional<DeletionVectorRef>& vector = fragment.deletion_vector;
-    if (vector && vector->deleted_rows > fragment.rows) {
-      return absl::InvalidArgumentError(absl::StrCat("fragment '", fragment.path, "' has ",
-                                                     fragment.rows, " rows, its deletion vector deletes ",
-                                                     vector->deleted_rows));
+    if (i >= known_valid) {
+      if (absl::Status s =
+              ValidateFragmentEntry(fragment, manifest.format_version, manifest.schema);
+          !s.ok()) {
+        return s;
+      }
     }
     rows += fragment.live_rows();  // cannot wrap: 2^20 fragments × 2^24 rows
     if (i < known_valid && few_added) continue;
-    bool repeated = false;
-    bool vector_repeated = false;
-    if (few_added) {
-      repeated = path_taken(i, fragment.path);
-      vector_repeated = vector && (vector->path == fragment.path || path_taken(i, vector->path));
-    } else {
-      repeated = !paths.insert(fragment.path).second;
-      vector_repeated = vector && !paths.insert(vector->path).second;
-    }
-    if (repeated) {
+    if (repeats(i, fragment.path)) {
       return absl::InvalidArgumentError(
           absl::StrCat("fragment '", fragment.path, "' is listed twice"));
     }
-    if (vector_repeated) {
-      return absl::InvalidArgumentError(absl::StrCat("the deletion vector path '", vector->path,
-                                                     "' is listed twice"));
-    }
-    if (i < known_valid) continue;
-    if (absl::Status s = ValidateTablePath(fragment.path, "fragment path"); !s.ok()) return s;
-    if (fragment.rows > kMaxFragmentRows) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("fragment '", fragment.path, "' has more than ", kMaxFragmentRows, " rows"));
-    }
-    if (absl::Status s = ValidateSha256Field(fragment.sha256, "a fragment's sha256"); !s.ok()) {
-      return s;
-    }
-    if (fragment.statistics) {
-      if (manifest.format_version == kManifestFormatVersionV1) {
-        return absl::InvalidArgumentError("a version 1 manifest holds no statistics");
-      }
-      if (absl::Status s = ValidateFragmentStatistics(*fragment.statistics, manifest.schema, fragment.rows);
-          !s.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("fragment '", fragment.path, "': ", std::string(s.message())));
-      }
-    }
-    if (vector) {
-      if (manifest.format_version < kManifestFormatVersion) {
-        return absl::InvalidArgumentError(absl::StrCat("a version ", manifest.format_version,
-                                                       " manifest holds no deletion vectors"));
-      }
-      if (absl::Status s = ValidateTablePath(vector->path, "deletion vector path"); !s.ok()) return s;
-      if (absl::Status s = ValidateSha256Field(vector->sha256, "a deletion vector's sha256"); !s.ok()) {
-        return s;
-      }
-      if (vector->deleted_rows == 0) {
-        return absl::InvalidArgumentError(absl::StrCat("fragment '", fragment.path,
-                                                       "' has a deletion vector that deletes no row"));
-      }
+    if (fragment.deletion_vector && repeats(i, fragment.deletion_vector->path)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the deletion vector path '", fragment.deletion_vector->path, "' is listed twice"));
     }
   }
   if (rows != manifest.total_rows) {
@@ -149,50 +197,175 @@ bool ReadSha256(ByteReader& r, std::string* hex) {
   return true;
 }
 
-absl::Status ReadFragments(ByteReader& r, uint32_t format_version, const Schema& schema,
-                           std::vector<FragmentRef>* fragments) {
-  uint32_t count = 0;
-  if (!r.U32(&count)) return Damaged("the fragment list ends early");
-  if (count > kMaxManifestFragments || count > r.remaining() / kMinFragmentRecordBytes) {
-    return Damaged(absl::StrCat(count, " fragments cannot fit"));
+// One fragment entry, as every format lays it out (the note's `entry`):
+// shared by full lists and links.
+void WriteFragmentEntry(ByteWriter& w, const FragmentRef& fragment, uint32_t format_version,
+                        const Schema& schema) {
+  WritePath(w, fragment.path);
+  w.U64(fragment.rows);
+  w.U64(fragment.size_bytes);
+  WriteSha256(w, fragment.sha256);
+  if (!EntriesHaveStatistics(format_version)) return;
+  w.U8(fragment.statistics ? 1 : 0);
+  if (fragment.statistics) WriteFragmentStatistics(w, *fragment.statistics, schema);
+  if (!EntriesHaveDeletionVectors(format_version)) return;
+  w.U8(fragment.deletion_vector ? 1 : 0);
+  if (!fragment.deletion_vector) return;
+  WritePath(w, fragment.deletion_vector->path);
+  WriteSha256(w, fragment.deletion_vector->sha256);
+  w.U64(fragment.deletion_vector->deleted_rows);
+}
+
+absl::Status ReadFragmentEntry(ByteReader& r, uint32_t format_version, const Schema& schema,
+                               size_t index, FragmentRef* fragment) {
+  auto ends_early = [&] { return Damaged(absl::StrCat("fragment ", index, " ends early")); };
+  if (!ReadPath(r, &fragment->path) || !r.U64(&fragment->rows) ||
+      !r.U64(&fragment->size_bytes) || !ReadSha256(r, &fragment->sha256)) {
+    return ends_early();
   }
-  fragments->reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    absl::StatusOr<FragmentRef> fragment = ReadManifestFragmentEntry(r, format_version, schema, i);
-    if (!fragment.ok()) return fragment.status();
-    fragments->push_back(*std::move(fragment));
+  if (!EntriesHaveStatistics(format_version)) return absl::OkStatus();
+  uint8_t has_statistics = 0;
+  if (!r.U8(&has_statistics)) return ends_early();
+  if (has_statistics > 1) {
+    return Damaged(absl::StrCat("fragment ", index, " has an unknown statistics flag"));
+  }
+  if (has_statistics == 1) {
+    absl::StatusOr<FragmentStatistics> statistics = ReadFragmentStatistics(r, schema);
+    if (!statistics.ok()) return statistics.status();
+    fragment->statistics = *std::move(statistics);
+  }
+  if (!EntriesHaveDeletionVectors(format_version)) return absl::OkStatus();
+  uint8_t has_deletion_vector = 0;
+  if (!r.U8(&has_deletion_vector)) return ends_early();
+  if (has_deletion_vector > 1) {
+    return Damaged(absl::StrCat("fragment ", index, " has an unknown deletion vector flag"));
+  }
+  if (has_deletion_vector == 1) {
+    DeletionVectorRef vector;
+    if (!ReadPath(r, &vector.path) || !ReadSha256(r, &vector.sha256) ||
+        !r.U64(&vector.deleted_rows)) {
+      return ends_early();
+    }
+    fragment->deletion_vector = std::move(vector);
   }
   return absl::OkStatus();
 }
 
-bool IsKnownFormat(uint32_t format_version) {
-  return format_version == kManifestFormatVersion ||
-         format_version == kManifestFormatVersionV2 || format_version == kManifestFormatVersionV1;
+// A u32 count of records at least `min_record_bytes` each, checked against
+// the bytes left before anything is reserved for it.
+absl::Status ReadCount(ByteReader& r, size_t min_record_bytes, std::string_view what,
+                       uint32_t* count) {
+  if (!r.U32(count)) return Damaged(absl::StrCat("the ", std::string(what), " list ends early"));
+  if (*count > kMaxManifestFragments || *count > r.remaining() / min_record_bytes) {
+    return Damaged(absl::StrCat(*count, " ", std::string(what), "s cannot fit"));
+  }
+  return absl::OkStatus();
 }
 
-absl::StatusOr<Manifest> ReadManifest(ByteReader& r) {
-  Manifest m;
+absl::Status ReadEntries(ByteReader& r, uint32_t format_version, const Schema& schema,
+                         std::vector<FragmentRef>* fragments) {
+  uint32_t count = 0;
+  if (absl::Status s = ReadCount(r, kMinFragmentRecordBytes, "fragment", &count); !s.ok()) {
+    return s;
+  }
+  fragments->reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    FragmentRef fragment;
+    if (absl::Status s = ReadFragmentEntry(r, format_version, schema, i, &fragment); !s.ok()) {
+      return s;
+    }
+    fragments->push_back(std::move(fragment));
+  }
+  return absl::OkStatus();
+}
+
+void WriteEntries(ByteWriter& w, const std::vector<FragmentRef>& fragments,
+                  uint32_t format_version, const Schema& schema) {
+  w.U32(static_cast<uint32_t>(fragments.size()));
+  for (const FragmentRef& fragment : fragments) {
+    WriteFragmentEntry(w, fragment, format_version, schema);
+  }
+}
+
+void WriteHeader(ByteWriter& w, const Manifest& m) {
+  w.Bytes(kManifestMagic);
+  w.U32(m.format_version);
+  w.U64(m.table_id);
+  w.U64(m.version);
+  w.U64(m.parent_version);
+  w.U64(static_cast<uint64_t>(m.created_unix_micros));
+  w.U64(m.total_rows);
+  WriteSchema(w, m.schema);
+  WritePath(w, m.reference_delta_path);
+  WriteSha256(w, m.reference_delta_sha256);
+}
+
+absl::Status ReadHeader(ByteReader& r, Manifest* m) {
   std::string_view magic;
   uint64_t created = 0;
-  if (!r.Bytes(kManifestMagic.size(), &magic) || !r.U32(&m.format_version) || !r.U64(&m.table_id) ||
-      !r.U64(&m.version) || !r.U64(&m.parent_version) || !r.U64(&created) ||
-      !r.U64(&m.total_rows)) {
+  if (!r.Bytes(kManifestMagic.size(), &magic) || !r.U32(&m->format_version) ||
+      !r.U64(&m->table_id) || !r.U64(&m->version) || !r.U64(&m->parent_version) ||
+      !r.U64(&created) || !r.U64(&m->total_rows)) {
     return Damaged("shorter than a header");
   }
   if (magic != kManifestMagic) return Damaged("not a manifest (wrong magic)");
-  if (!IsKnownFormat(m.format_version)) {
-    return Damaged(absl::StrCat("unknown format version ", m.format_version, " (this lake reads ",
-                                kManifestFormatVersionV1, " to ", kManifestFormatVersion, ")"));
+  if (!IsReadableFormat(m->format_version)) {
+    return Damaged(absl::StrCat("unknown format version ", m->format_version, " (this lake reads ",
+                                kManifestFormatVersionV1, ", ", kManifestFormatVersionV2, " and ",
+                                kManifestFormatVersion, ")"));
   }
-  m.created_unix_micros = static_cast<int64_t>(created);
+  m->created_unix_micros = static_cast<int64_t>(created);
   absl::StatusOr<Schema> schema = ReadSchema(r, "manifest is damaged");
   if (!schema.ok()) return schema.status();
-  m.schema = std::move(*schema);
-  if (!ReadPath(r, &m.reference_delta_path) || !ReadSha256(r, &m.reference_delta_sha256)) {
+  m->schema = std::move(*schema);
+  if (!ReadPath(r, &m->reference_delta_path) || !ReadSha256(r, &m->reference_delta_sha256)) {
     return Damaged("the reference delta ends early");
   }
-  if (absl::Status s = ReadFragments(r, m.format_version, m.schema, &m.fragments); !s.ok()) return s;
-  return m;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ManifestLink> ReadLinkBody(ByteReader& r, Manifest header) {
+  ManifestLink link;
+  link.header = std::move(header);
+  if (!ReadSha256(r, &link.parent_manifest_sha256) || !r.U32(&link.chain_length) ||
+      !r.U64(&link.chain_bytes)) {
+    return Damaged("the link to its parent ends early");
+  }
+  uint32_t removed = 0;
+  // The smallest removal: a one-byte path.
+  if (absl::Status s = ReadCount(r, 2 + 1, "removed fragment", &removed); !s.ok()) return s;
+  link.removed.reserve(removed);
+  for (uint32_t i = 0; i < removed; ++i) {
+    std::string path;
+    if (!ReadPath(r, &path)) return Damaged(absl::StrCat("removed fragment ", i, " ends early"));
+    link.removed.push_back(std::move(path));
+  }
+  if (absl::Status s = ReadEntries(r, link.header.format_version, link.header.schema, &link.added);
+      !s.ok()) {
+    return s;
+  }
+  return link;
+}
+
+absl::StatusOr<ManifestFile> ReadManifestFile(ByteReader& r) {
+  Manifest m;
+  if (absl::Status s = ReadHeader(r, &m); !s.ok()) return s;
+  ManifestKind kind = ManifestKind::kCheckpoint;
+  if (m.format_version == kManifestFormatVersion) {
+    uint8_t kind_byte = 0;
+    if (!r.U8(&kind_byte)) return Damaged("its kind is missing");
+    if (kind_byte > static_cast<uint8_t>(ManifestKind::kLink)) {
+      return Damaged(absl::StrCat("unknown kind ", kind_byte));
+    }
+    kind = static_cast<ManifestKind>(kind_byte);
+  }
+  if (kind == ManifestKind::kLink) {
+    absl::StatusOr<ManifestLink> link = ReadLinkBody(r, std::move(m));
+    if (!link.ok()) return link.status();
+    return ManifestFile(*std::move(link));
+  }
+  if (absl::Status s = ReadEntries(r, m.format_version, m.schema, &m.fragments); !s.ok()) return s;
+  return ManifestFile(std::move(m));
 }
 
 }  // namespace
@@ -222,112 +395,95 @@ absl::Status ValidateTablePath(std::string_view path, std::string_view what) {
 }
 
 absl::Status ValidateManifest(const Manifest& m, size_t known_valid_fragments) {
-  if (!IsKnownFormat(m.format_version)) {
-    return absl::InvalidArgumentError(absl::StrCat("manifest format version ", m.format_version,
-                                                   " is not ", kManifestFormatVersionV1, " to ",
-                                                   kManifestFormatVersion));
-  }
-  if (m.version == 0 || m.parent_version >= m.version) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("version ", m.version, " must be above 0 and its parent ", m.parent_version));
-  }
-  if (m.created_unix_micros < 0) {
-    return absl::InvalidArgumentError("created_unix_micros must not be negative");
-  }
-  if (absl::Status s = ValidateSchema(m.schema); !s.ok()) return s;
-  if (absl::Status s = ValidateTablePath(m.reference_delta_path, "reference delta path"); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ValidateSha256Field(m.reference_delta_sha256, "reference_delta_sha256");
-      !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = ValidateManifestHeader(m); !s.ok()) return s;
   return ValidateFragments(m, known_valid_fragments);
 }
 
-uint32_t ManifestFormatFor(const std::vector<FragmentRef>& fragments) {
-  for (const FragmentRef& fragment : fragments) {
-    if (fragment.deletion_vector) return kManifestFormatVersion;
+absl::Status ValidateManifestLink(const ManifestLink& link) {
+  const Manifest& header = link.header;
+  if (header.format_version != kManifestFormatVersion) {
+    return absl::InvalidArgumentError(absl::StrCat("a manifest link is of format version ",
+                                                   kManifestFormatVersion, ", not ",
+                                                   header.format_version));
   }
-  return kManifestFormatVersionV2;
-}
-
-void WriteManifestFragmentEntry(ByteWriter& w, const FragmentRef& fragment,
-                                uint32_t format_version, const Schema& schema) {
-  WritePath(w, fragment.path);
-  w.U64(fragment.rows);
-  w.U64(fragment.size_bytes);
-  WriteSha256(w, fragment.sha256);
-  if (format_version == kManifestFormatVersionV1) return;
-  w.U8(fragment.statistics ? 1 : 0);
-  if (fragment.statistics) WriteFragmentStatistics(w, *fragment.statistics, schema);
-  if (format_version == kManifestFormatVersionV2) return;
-  w.U8(fragment.deletion_vector ? 1 : 0);
-  if (!fragment.deletion_vector) return;
-  WritePath(w, fragment.deletion_vector->path);
-  WriteSha256(w, fragment.deletion_vector->sha256);
-  w.U64(fragment.deletion_vector->deleted_rows);
-}
-
-absl::StatusOr<FragmentRef> ReadManifestFragmentEntry(ByteReader& r, uint32_t format_version,
-                                                      const Schema& schema, size_t index) {
-  auto ends_early = [&] { return Damaged(absl::StrCat("fragment ", index, " ends early")); };
-  FragmentRef fragment;
-  if (!ReadPath(r, &fragment.path) || !r.U64(&fragment.rows) || !r.U64(&fragment.size_bytes) ||
-      !ReadSha256(r, &fragment.sha256)) {
-    return ends_early();
+  if (absl::Status s = ValidateManifestHeader(header); !s.ok()) return s;
+  if (header.parent_version == 0) {
+    return absl::InvalidArgumentError("a table's first version is no link: it has no parent");
   }
-  if (format_version == kManifestFormatVersionV1) return fragment;
-  uint8_t has_statistics = 0;
-  if (!r.U8(&has_statistics)) return ends_early();
-  if (has_statistics > 1) {
-    return Damaged(absl::StrCat("fragment ", index, " has an unknown statistics flag"));
+  if (!header.fragments.empty()) {
+    return absl::InvalidArgumentError("a link's header lists no fragments");
   }
-  if (has_statistics == 1) {
-    absl::StatusOr<FragmentStatistics> statistics = ReadFragmentStatistics(r, schema);
-    if (!statistics.ok()) return statistics.status();
-    fragment.statistics = *std::move(statistics);
+  if (absl::Status s = ValidateSha256Field(link.parent_manifest_sha256, "parent_manifest_sha256");
+      !s.ok()) {
+    return s;
   }
-  if (format_version == kManifestFormatVersionV2) return fragment;
-  uint8_t has_deletion_vector = 0;
-  if (!r.U8(&has_deletion_vector)) return ends_early();
-  if (has_deletion_vector > 1) {
-    return Damaged(absl::StrCat("fragment ", index, " has an unknown deletion vector flag"));
+  if (link.chain_length == 0 || link.chain_length > kMaxManifestChainLength) {
+    return absl::InvalidArgumentError(absl::StrCat("chain_length ", link.chain_length,
+                                                   " is not in 1..", kMaxManifestChainLength));
   }
-  if (has_deletion_vector == 1) {
-    DeletionVectorRef vector;
-    if (!ReadPath(r, &vector.path) || !ReadSha256(r, &vector.sha256) ||
-        !r.U64(&vector.deleted_rows)) {
-      return ends_early();
+  if (link.removed.size() > kMaxManifestFragments || link.added.size() > kMaxManifestFragments) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a link changes at most ", kMaxManifestFragments, " fragments each way"));
+  }
+  absl::flat_hash_set<std::string_view> removed;
+  for (const std::string& path : link.removed) {
+    if (absl::Status s = ValidateTablePath(path, "removed fragment path"); !s.ok()) return s;
+    if (!removed.insert(path).second) {
+      return absl::InvalidArgumentError(absl::StrCat("fragment '", path, "' is removed twice"));
     }
-    fragment.deletion_vector = std::move(vector);
   }
-  return fragment;
+  absl::flat_hash_set<std::string_view> added;
+  for (const FragmentRef& fragment : link.added) {
+    if (!added.insert(fragment.path).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fragment '", fragment.path, "' is added twice"));
+    }
+    if (absl::Status s = ValidateFragmentEntry(fragment, header.format_version, header.schema);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> EncodeManifest(const Manifest& m, size_t known_valid_fragments) {
   if (absl::Status s = ValidateManifest(m, known_valid_fragments); !s.ok()) return s;
   std::string out;
   ByteWriter w(&out);
-  w.Bytes(kManifestMagic);
-  w.U32(m.format_version);
-  w.U64(m.table_id);
-  w.U64(m.version);
-  w.U64(m.parent_version);
-  w.U64(static_cast<uint64_t>(m.created_unix_micros));
-  w.U64(m.total_rows);
-  WriteSchema(w, m.schema);
-  WritePath(w, m.reference_delta_path);
-  WriteSha256(w, m.reference_delta_sha256);
-  w.U32(static_cast<uint32_t>(m.fragments.size()));
-  for (const FragmentRef& fragment : m.fragments) {
-    WriteManifestFragmentEntry(w, fragment, m.format_version, m.schema);
+  WriteHeader(w, m);
+  if (m.format_version == kManifestFormatVersion) {
+    w.U8(static_cast<uint8_t>(ManifestKind::kCheckpoint));
   }
+  WriteEntries(w, m.fragments, m.format_version, m.schema);
   out.append(Checksum128(out));
   return out;
 }
 
-absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes) {
+absl::StatusOr<std::string> EncodeManifestLink(const ManifestLink& link) {
+  if (absl::Status s = ValidateManifestLink(link); !s.ok()) return s;
+  std::string out;
+  ByteWriter w(&out);
+  WriteHeader(w, link.header);
+  w.U8(static_cast<uint8_t>(ManifestKind::kLink));
+  WriteSha256(w, link.parent_manifest_sha256);
+  w.U32(link.chain_length);
+  w.U64(link.chain_bytes);
+  w.U32(static_cast<uint32_t>(link.removed.size()));
+  for (const std::string& path : link.removed) WritePath(w, path);
+  WriteEntries(w, link.added, link.header.format_version, link.header.schema);
+  out.append(Checksum128(out));
+  return out;
+}
+
+size_t ManifestEntryBytes(const FragmentRef& fragment, uint32_t format_version,
+                          const Schema& schema) {
+  std::string out;
+  ByteWriter w(&out);
+  WriteFragmentEntry(w, fragment, format_version, schema);
+  return out.size();
+}
+
+absl::StatusOr<ManifestFile> DecodeManifestFile(std::string_view bytes) {
   if (bytes.size() < kHeaderFixedBytes + kChecksum128Bytes) return Damaged("shorter than a header");
   if (bytes.substr(0, kManifestMagic.size()) != kManifestMagic) {
     return Damaged("not a manifest (wrong magic)");
@@ -337,13 +493,23 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes) {
     return Damaged("its digest does not match its bytes");
   }
   ByteReader r(body);
-  absl::StatusOr<Manifest> manifest = ReadManifest(r);
-  if (!manifest.ok()) return manifest.status();
+  absl::StatusOr<ManifestFile> file = ReadManifestFile(r);
+  if (!file.ok()) return file.status();
   if (r.remaining() != 0) return Damaged("bytes follow the fragment list");
-  if (absl::Status s = ValidateManifest(*manifest); !s.ok()) {
-    return Damaged(std::string(s.message()));
+  absl::Status valid = std::holds_alternative<Manifest>(*file)
+                           ? ValidateManifest(std::get<Manifest>(*file))
+                           : ValidateManifestLink(std::get<ManifestLink>(*file));
+  if (!valid.ok()) return Damaged(std::string(valid.message()));
+  return file;
+}
+
+absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes) {
+  absl::StatusOr<ManifestFile> file = DecodeManifestFile(bytes);
+  if (!file.ok()) return file.status();
+  if (!std::holds_alternative<Manifest>(*file)) {
+    return Damaged("it is a link to its parent version, not a full fragment list");
   }
-  return manifest;
+  return std::get<Manifest>(*std::move(file));
 }
 
 }  // namespace lake::table

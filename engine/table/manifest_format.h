@@ -2,11 +2,9 @@
 // schema, its fragments (a scan at that version reads exactly these), and
 // the reference delta the version added (reference_delta_format.h).
 //
-// Format (versions 1, 2 and 3; lake reads all three, and writes 3 for a
-// manifest with a deletion vector, else 2 — so a table never deleted from
-// stays readable by a lake that knows only 2). Integers are little-endian;
-// a sha256 is stored as its 32 raw bytes and read back as 64 lowercase hex
-// characters.
+// Format (versions 1, 2 and 3; lake writes 3 and reads all three). Integers
+// are little-endian; a sha256 is stored as its 32 raw bytes and read back as
+// 64 lowercase hex characters.
 //
 //   manifest := magic "LAKEMNFT" (8 bytes)
 //               u32 format_version (1, 2 or 3)
@@ -14,73 +12,109 @@
 //               u64 version
 //               u64 parent_version
 //               u64 created_unix_micros    (an int64's bits, >= 0)
-//               u64 total_rows             (the sum of the fragments' live
-//                                           rows: rows - deleted_rows)
+//               u64 total_rows             (the version's live rows: the sum
+//                                           of rows - deleted_rows over the
+//                                           fragments of the resolved list)
 //               schema                     (u32 column_count, then per column
 //                                           u8 type, u8 name_bytes, name)
 //               u16 path_bytes, reference_delta_path, sha256[32] digest
-//               u32 fragment_count         (<= kMaxManifestFragments)
-//               fragment_count × fragment_entry
+//               versions 1 and 2: full_list
+//               version 3: u8 kind, then
+//                 kind 0 (a checkpoint): full_list
+//                 kind 1 (a link):       sha256[32] parent_manifest_sha256
+//                                        u32 chain_length
+//                                        u64 chain_bytes
+//                                        u32 removed_count (<= kMaxManifestFragments)
+//                                        removed_count × { u16 path_bytes, path }
+//                                        u32 added_count (<= kMaxManifestFragments)
+//                                        added_count × entry
 //               digest: XXH3-128 of every byte before it (16 bytes)
 //
-//   fragment_entry := u16 path_bytes, path, u64 rows, u64 size_bytes,
-//                     sha256[32],
-//                     version >= 2: u8 has_statistics (0/1), then, if 1,
-//                                   the fragment's column statistics
-//                                   (fragment_statistics.h),
-//                     version >= 3: u8 has_deletion_vector (0/1), then, if
-//                                   1, u16 path_bytes, path, sha256[32] (of
-//                                   the vector file), u64 deleted_rows
-//                                   (deletion_vector_format.h)
+//   full_list := u32 fragment_count (<= kMaxManifestFragments)
+//                fragment_count × entry
+//   entry     := u16 path_bytes, path, u64 rows, u64 size_bytes, sha256[32],
+//                version >= 2: u8 has_statistics (0/1), then, if 1, the
+//                              fragment's column statistics
+//                              (fragment_statistics.h)
+//                version >= 3: u8 has_deletion_vector (0/1), then, if 1,
+//                              u16 path_bytes, path, sha256[32] (of the
+//                              vector file), u64 deleted_rows
+//                              (deletion_vector_format.h)
 //
-// One function pair encodes and decodes a fragment entry
-// (WriteManifestFragmentEntry, ReadManifestFragmentEntry), for every
-// format that lists fragments.
+// What each version added:
+// - 2: per-fragment min/max statistics. A fragment first listed by a
+//   version 1 manifest and carried on has none; a scan opens it whatever
+//   the WHERE.
+// - 3: per-fragment deletion vectors (the rows a DELETE removed from the
+//   fragment as of this version), and chains: a version's new metadata
+//   grows with what it changes, not with the table.
 //
-// Version 2 adds per-fragment min/max statistics; a fragment written by a
-// lake that knew no statistics (listed first by a version 1 manifest and
-// carried on) has none, and a scan opens it whatever the WHERE. Version 3
-// adds per-fragment deletion vectors: the rows a DELETE removed from the
-// fragment at this version.
+// Chains (version 3). A link lists only the version's fragment changes
+// against its parent version: entries added, and entries removed by path
+// (compaction removes; an entry replaced, e.g. given a deletion vector, is
+// removed and added under the same path). It names its parent's manifest
+// file by the SHA-256 of its bytes, so a chain is verified link by link;
+// the parent is the manifest of parent_version, of any format. A
+// checkpoint lists every fragment. chain_length counts the links from the
+// last full list (a checkpoint, or a version 1 or 2 manifest) to this one,
+// this one included: 1 when the parent is a full list, else the parent's
+// plus one, at most kMaxManifestChainLength, so a read opens at most that
+// many links and one full list. chain_bytes is the size of the chain's
+// earlier links (0 when the parent is a full list, else the parent's
+// chain_bytes plus the parent file's size). Resolving a link
+// (manifest_chain.h) applies, from the full list on, each link in turn: an
+// entry added under a path the link removes takes the removed entry's
+// place in the list; the link's other removals go, and its other additions
+// follow at the end, in order. Each link is checked against its parent.
 //
-// Invariants of a valid manifest (ValidateManifest): the format version is
-// 1, 2 or 3; a version 1 manifest holds no statistics and only a version 3
-// one holds deletion vectors; 0 <= parent_version < version (a table's first
-// version has parent 0); the schema is valid; every path is a table path
-// (ValidateTablePath) and no fragment path repeats; each fragment has at
-// most kMaxFragmentRows rows; a deletion vector's path is a table path no
-// fragment or other vector has, and it deletes 1..rows rows; total_rows is
-// the sum of the fragments' live rows;
-// every sha256 is 64 lowercase hex characters; statistics are valid for
-// the schema and the fragment's rows (ValidateFragmentStatistics).
+// Invariants of a valid manifest (ValidateManifest):
+// - the format version is 1, 2 or 3;
+// - a version 1 manifest holds no statistics, and only a version 3 one
+//   holds deletion vectors;
+// - 0 <= parent_version < version (a table's first version has parent 0);
+// - the schema is valid;
+// - every path is a table path (ValidateTablePath), and no fragment or
+//   deletion vector path repeats;
+// - each fragment has at most kMaxFragmentRows rows, and its deletion
+//   vector deletes 1..rows of them;
+// - total_rows is the sum of the fragments' live rows;
+// - every sha256 is 64 lowercase hex characters;
+// - statistics are valid for the schema and the fragment's rows
+//   (ValidateFragmentStatistics).
+// A link (ValidateManifestLink) has the same header invariants, format
+// version 3, a parent version above 0, 1 <= chain_length <=
+// kMaxManifestChainLength, valid entries added and paths removed, none
+// repeated within its list.
 //
-// Decoding fails closed with DataLoss: wrong magic or version, a digest
-// that does not match, a count or length past the input, trailing bytes,
-// or a manifest that breaks an invariant. A count is checked against the
-// bytes left before anything is reserved for it.
+// Decoding fails closed with DataLoss: wrong magic or version, an unknown
+// kind or flag, a digest that does not match, a count or length past the
+// input, trailing bytes, or a manifest that breaks an invariant. A count is
+// checked against the bytes left before anything is reserved for it.
 #ifndef LAKE_ENGINE_TABLE_MANIFEST_FORMAT_H_
 #define LAKE_ENGINE_TABLE_MANIFEST_FORMAT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
-#include <optional>
-
 #include "absl/status/statusor.h"
-#include "engine/table/byte_codec.h"
 #include "engine/table/fragment_statistics.h"
 #include "schema/table_schema.h"
 
 namespace lake::table {
 
 inline constexpr std::string_view kManifestMagic = "LAKEMNFT";
-// The newest version lake writes (for a manifest with deletion vectors);
-// kManifestFormatVersionV2 (written otherwise) and V1 are still read.
+// The version lake writes; versions 1 and 2 are still read.
 inline constexpr uint32_t kManifestFormatVersion = 3;
-inline constexpr uint32_t kManifestFormatVersionV2 = 2;
 inline constexpr uint32_t kManifestFormatVersionV1 = 1;
+inline constexpr uint32_t kManifestFormatVersionV2 = 2;
+// How many links may follow a full list: a read of any version opens at
+// most this many links and one full list (64 small files), and a writer
+// writes a checkpoint at the latest when the next link would pass it.
+inline constexpr uint32_t kMaxManifestChainLength = 63;
 // A table compacts long before this; it bounds what one manifest lists.
 inline constexpr size_t kMaxManifestFragments = size_t{1} << 20;
 // Paths inside a table directory are short generated names.
@@ -137,38 +171,51 @@ struct Manifest {
 // InvalidArgument naming `what` otherwise.
 absl::Status ValidateTablePath(std::string_view path, std::string_view what);
 
+// One manifest file of format 3 that chains to its parent (the note
+// above): the version's header and its fragment changes.
+struct ManifestLink {
+  // Every field but `fragments` (empty): total_rows is the resolved
+  // version's.
+  Manifest header;
+  std::string parent_manifest_sha256;  // 64 lowercase hex
+  uint32_t chain_length = 1;
+  uint64_t chain_bytes = 0;
+  std::vector<std::string> removed;  // paths of the parent's fragments
+  std::vector<FragmentRef> added;
+
+  bool operator==(const ManifestLink&) const = default;
+};
+
+// What one manifest file holds: a full list (a Manifest) or a link.
+using ManifestFile = std::variant<Manifest, ManifestLink>;
+
 // The invariants above; InvalidArgument naming the offending field.
 // `known_valid_fragments` says the first that many fragments were listed,
 // in that order, by a manifest that passed ValidateManifest (the parent
-// version's, as decoded or encoded): each is then trusted alone, and only
-// the later ones are checked in full and against every path. An append
-// adds one fragment to a list that grows with the table, so checking the
-// whole list again made each append slower than the last.
+// version's, as decoded or encoded, less the fragments a link removed):
+// each is then trusted alone, and only the later ones are checked in full
+// and against every path. An append adds one fragment to a list that
+// grows with the table, so checking the whole list again made each append
+// slower than the last.
 absl::Status ValidateManifest(const Manifest& manifest, size_t known_valid_fragments = 0);
-
-// The format a manifest listing `fragments` is written in:
-// kManifestFormatVersion when one has a deletion vector, else
-// kManifestFormatVersionV2.
-uint32_t ManifestFormatFor(const std::vector<FragmentRef>& fragments);
-
-// One fragment entry of the format above, as `format_version` lays it out
-// (statistics from 2, a deletion vector from 3); the fields a format lacks
-// are not written. Precondition: the entry passed ValidateManifest's checks
-// for that format and `schema`.
-void WriteManifestFragmentEntry(ByteWriter& w, const FragmentRef& fragment,
-                                uint32_t format_version, const Schema& schema);
-// Reads one entry written by WriteManifestFragmentEntry for
-// `format_version`; DataLoss naming entry `index` when it ends early or a
-// flag is unknown. The entry's invariants are ValidateManifest's to check.
-absl::StatusOr<FragmentRef> ReadManifestFragmentEntry(ByteReader& r, uint32_t format_version,
-                                                      const Schema& schema, size_t index);
+// A link's invariants (above); InvalidArgument naming the offending field.
+absl::Status ValidateManifestLink(const ManifestLink& link);
 
 // InvalidArgument when ValidateManifest(manifest, known_valid_fragments)
-// fails. Deterministic.
+// fails. Deterministic. A format 3 manifest is written as a checkpoint.
 absl::StatusOr<std::string> EncodeManifest(const Manifest& manifest,
                                            size_t known_valid_fragments = 0);
-// DataLoss on anything damaged or invalid (see above).
+// InvalidArgument when ValidateManifestLink fails. Deterministic.
+absl::StatusOr<std::string> EncodeManifestLink(const ManifestLink& link);
+// The bytes `fragment`'s entry takes in a manifest of `format_version` for
+// `schema` (the fragment valid for it): what a checkpoint listing it costs.
+size_t ManifestEntryBytes(const FragmentRef& fragment, uint32_t format_version,
+                          const Schema& schema);
+// DataLoss on anything damaged or invalid (see above), and on a link: a
+// link alone is no version's fragment list (resolve it, manifest_chain.h).
 absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes);
+// A full list or a link; DataLoss on anything damaged or invalid.
+absl::StatusOr<ManifestFile> DecodeManifestFile(std::string_view bytes);
 
 }  // namespace lake::table
 

@@ -287,6 +287,11 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
                                                              ManagedStage& stage,
                                                              std::string stage_identity,
                                                              TableStoreOptions options) {
+  if (options.manifest_checkpoint_interval == 0 ||
+      options.manifest_checkpoint_interval > kMaxManifestChainLength + 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest_checkpoint_interval is 1..", kMaxManifestChainLength + 1));
+  }
   std::optional<AppendCheckpointStore> checkpoints;
   // A writer tidies up under the commit turn: holding it, no writer of the
   // root has a checkpoint's temporary file in flight or a drop half done.
@@ -326,10 +331,6 @@ TableStore::TableStore(io::FileSystem& fs, std::string root_dir, registry::Regis
       stage_identity_(std::move(stage_identity)),
       options_(options),
       checkpoints_(std::move(checkpoints)) {}
-
-std::string ManifestRelativePath(uint64_t version) {
-  return absl::StrFormat("%s/%020u.manifest", std::string(kVersionsDir), version);
-}
 
 std::string TableDirectory(const std::string& root_dir, const TableName& name) {
   return absl::StrCat(root_dir, "/", std::string(kTablesDir), "/", name.ns, "/", name.table);
@@ -488,6 +489,8 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
   absl::flat_hash_set<uint64_t> retired_versions;
   for (const registry::RetiredVersionRecord& r : *retired) retired_versions.insert(r.version);
   std::string table_dir = TableDir(name);
+  // Versions resolved in ascending order: each link read once.
+  ManifestChainReader reader(fs_, table_dir);
   // How many retained versions list each file, and each tagged version's files.
   absl::flat_hash_map<std::string, uint64_t> listed_by;
   absl::flat_hash_map<std::string, uint64_t> file_bytes;
@@ -495,13 +498,12 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
   for (const registry::TagRecord& tag : *tags) tagged_files[tag.version];
   for (const registry::VersionRecord& v : *versions) {
     if (retired_versions.contains(v.version)) continue;
-    absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, v.manifest_path);
-    if (!manifest.ok()) return manifest.status();
-    absl::StatusOr<io::FileInfo> manifest_info =
-        fs_.Stat(absl::StrCat(table_dir, "/", v.manifest_path));
-    if (!manifest_info.ok()) return manifest_info.status();
-    std::vector<std::string> files = {v.manifest_path};
-    file_bytes[v.manifest_path] = manifest_info->size;
+    absl::StatusOr<const ResolvedManifest*> resolved = reader.Resolve(v.version, v.manifest_path);
+    if (!resolved.ok()) return resolved.status();
+    const Manifest* manifest = &(*resolved)->manifest;
+    // Its manifest chain (its own file and the links back to a full list),
+    // sized below only if a tag alone keeps it, then its fragments.
+    std::vector<std::string> files = (*resolved)->chain_files;
     for (const FragmentRef& fragment : manifest->fragments) {
       files.push_back(fragment.path);
       file_bytes[fragment.path] = fragment.size_bytes;
@@ -523,7 +525,14 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
       for (const std::string& file : tagged_files[tag.version]) {
         if (listed_by[file] != 1) continue;
         ++retention.exclusive_files;
-        retention.exclusive_bytes += file_bytes[file];
+        auto bytes = file_bytes.find(file);
+        if (bytes != file_bytes.end()) {
+          retention.exclusive_bytes += bytes->second;
+          continue;
+        }
+        absl::StatusOr<io::FileInfo> manifest_info = fs_.Stat(absl::StrCat(table_dir, "/", file));
+        if (!manifest_info.ok()) return manifest_info.status();
+        retention.exclusive_bytes += manifest_info->size;
       }
     }
     out.push_back(std::move(retention));
@@ -652,14 +661,12 @@ absl::StatusOr<std::vector<DataLocation>> ReplayLineage(io::FileSystem& fs,
 }
 
 absl::StatusOr<Manifest> TableStore::ReadManifest(const std::string& table_dir,
+                                                  uint64_t version,
                                                   const std::string& manifest_path) {
-  absl::StatusOr<std::string> bytes =
-      io::ReadWholeFile(fs_, absl::StrCat(table_dir, "/", manifest_path), kMaxManifestBytes);
-  if (absl::IsNotFound(bytes.status())) {
-    return absl::DataLossError(absl::StrCat("manifest ", manifest_path, " is missing"));
-  }
-  if (!bytes.ok()) return bytes.status();
-  return DecodeManifest(*bytes);
+  ManifestChainReader reader(fs_, table_dir);
+  absl::StatusOr<const ResolvedManifest*> resolved = reader.Resolve(version, manifest_path);
+  if (!resolved.ok()) return resolved.status();
+  return std::move(reader.TakeLast()->manifest);
 }
 
 absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
@@ -672,41 +679,45 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     return registry::VersionConflictError(
         registry::VersionConflict{table.table_id, base, current->current_version});
   }
-  Manifest manifest;
+  ResolvedManifest parent;
   // Taken out: put back, as the new version's, only by a commit.
   auto cached = last_committed_.extract(table.table_id);
-  if (!cached.empty() && cached.mapped().version == base && base > 0) {
-    manifest = std::move(cached.mapped());
+  if (!cached.empty() && cached.mapped().manifest.version == base && base > 0) {
+    parent = std::move(cached.mapped());
   } else if (base > 0) {
-    absl::StatusOr<Manifest> parent = ReadManifest(table_dir, current->manifest_path);
-    if (!parent.ok()) return parent.status();
-    manifest = std::move(*parent);
+    ManifestChainReader reader(fs_, table_dir);
+    absl::StatusOr<const ResolvedManifest*> read = reader.Resolve(base, current->manifest_path);
+    if (!read.ok()) return read.status();
+    parent = *reader.TakeLast();
   } else {
-    manifest.schema = table.schema;
+    parent.manifest.schema = table.schema;
   }
   FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
-                       next.rows, next.fragment_bytes.size(), next.fragment_sha256, next.statistics, std::nullopt};
-  if (next.replace_fragments) manifest.fragments.clear();
-  // The parent's fragments passed ValidateManifest when it was decoded or
-  // encoded; only the new one is checked in full.
-  const size_t known_valid_fragments = manifest.fragments.size();
-  manifest.fragments.push_back(fragment);
-  // A parent read as format 1 lists fragments without statistics; the new
-  // version is written in the current format for what it lists either way.
-  manifest.format_version = ManifestFormatFor(manifest.fragments);
-  uint64_t rows = 0;
-  for (const FragmentRef& f : manifest.fragments) rows += f.live_rows();
-  manifest.total_rows = rows;
-  manifest.table_id = table.table_id;
-  manifest.version = base + 1;
-  manifest.parent_version = base;
+                       next.rows, next.fragment_bytes.size(), next.fragment_sha256, next.statistics};
+  // The new version's changes: one fragment added, and for compaction
+  // every fragment before it removed.
+  std::vector<std::string> removed;
+  if (next.replace_fragments) {
+    removed.reserve(parent.manifest.fragments.size());
+    for (const FragmentRef& f : parent.manifest.fragments) removed.push_back(f.path);
+  }
   const EncodedReferenceDelta& delta = next.delta;
-  manifest.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
-  manifest.reference_delta_sha256 = delta.digest;
-  manifest.created_unix_micros = NowMicros();
-  absl::StatusOr<std::string> manifest_bytes = EncodeManifest(manifest, known_valid_fragments);
-  if (!manifest_bytes.ok()) return manifest_bytes.status();
+  Manifest header;
+  header.format_version = kManifestFormatVersion;
+  header.table_id = table.table_id;
+  header.version = base + 1;
+  header.parent_version = base;
+  header.schema = parent.manifest.schema;
+  header.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
+  header.reference_delta_sha256 = delta.digest;
+  header.created_unix_micros = NowMicros();
   std::string manifest_path = ManifestRelativePath(base + 1);
+  // A link to base's manifest, or a checkpoint (manifest_chain.h).
+  ResolvedManifest manifest = std::move(parent);
+  absl::StatusOr<std::string> manifest_bytes =
+      NextManifest(manifest, header, removed, {fragment}, options_.manifest_checkpoint_interval,
+                   manifest_path);
+  if (!manifest_bytes.ok()) return manifest_bytes.status();
 
   // Four independent files, none named by anything durable before the
   // compare-and-set below: written and synced at once. (A crash leaves
@@ -966,7 +977,7 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
   if (retired->has_value()) return ExpiredVersionError(name.ToString(), wanted, **retired);
   absl::StatusOr<registry::VersionRecord> record = registry_.GetVersion(table->table_id, wanted);
   if (!record.ok()) return record.status();
-  absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, record->manifest_path);
+  absl::StatusOr<Manifest> manifest = ReadManifest(table_dir, wanted, record->manifest_path);
   if (!manifest.ok()) {
     // Expired (and collected) since the check above: NotFound as well.
     retired = registry_.GetRetiredVersion(table->table_id, wanted);
@@ -987,17 +998,23 @@ absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& nam
                                                   name.ToString()));
 }
 
-absl::StatusOr<Manifest> TableStore::CurrentManifestLocked(const registry::TableRecord& table) {
+absl::StatusOr<ResolvedManifest> TableStore::CurrentManifestLocked(
+    const registry::TableRecord& table) {
   auto cached = last_committed_.find(table.table_id);
-  if (cached != last_committed_.end() && cached->second.version == table.current_version) {
+  if (cached != last_committed_.end() &&
+      cached->second.manifest.version == table.current_version) {
     return cached->second;
   }
   absl::StatusOr<registry::VersionRecord> record =
       registry_.GetVersion(table.table_id, table.current_version);
   if (!record.ok()) return record.status();
-  absl::StatusOr<Manifest> manifest = ReadManifest(TableDir(table.name), record->manifest_path);
-  if (!manifest.ok()) return manifest.status();
-  if (manifest->table_id != table.table_id || manifest->version != table.current_version) {
+  ManifestChainReader reader(fs_, TableDir(table.name));
+  absl::StatusOr<const ResolvedManifest*> resolved =
+      reader.Resolve(table.current_version, record->manifest_path);
+  if (!resolved.ok()) return resolved.status();
+  ResolvedManifest manifest = *reader.TakeLast();
+  if (manifest.manifest.table_id != table.table_id ||
+      manifest.manifest.version != table.current_version) {
     return absl::DataLossError(absl::StrCat("manifest ", record->manifest_path,
                                             " does not describe version ", table.current_version,
                                             " of ", table.name.ToString()));
@@ -1031,8 +1048,9 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   const uint64_t base = table->current_version;
   DeleteOutcome outcome{table->table_id, base, 0, ""};
   if (base == 0) return outcome;
-  absl::StatusOr<Manifest> manifest = CurrentManifestLocked(*table);
-  if (!manifest.ok()) return manifest.status();
+  absl::StatusOr<ResolvedManifest> current = CurrentManifestLocked(*table);
+  if (!current.ok()) return current.status();
+  const Manifest* manifest = &current->manifest;
   const std::string table_dir = TableDir(name);
 
   // 1. The rows: per touched fragment, every deleted row after this DELETE.
@@ -1084,13 +1102,16 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   if (outcome.deleted_rows == 0) return outcome;
   CanonicalizeReferences(&released);
 
-  // What no live row of the new version references any more.
-  Manifest next = *manifest;
-  next.fragments.clear();
+  // What no live row of the new version references any more. The new
+  // version's changes: each touched fragment removed, and added back
+  // under its path with its new deletion vector unless no row is left.
+  std::vector<std::string> removed_fragments;
+  std::vector<FragmentRef> added_fragments;
   std::vector<std::pair<FragmentRef, const std::vector<uint32_t>*>> survivors;
   for (size_t i = 0; i < manifest->fragments.size(); ++i) {
     const FragmentRef& ref = manifest->fragments[i];
     auto touched = deleted_after.find(i);
+    if (touched != deleted_after.end()) removed_fragments.push_back(ref.path);
     if (touched != deleted_after.end() && touched->second.size() == ref.rows) continue;
     survivors.push_back({ref, touched == deleted_after.end() ? nullptr : &touched->second});
   }
@@ -1145,8 +1166,8 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
       if (absl::Status s = WriteNewTableFile(fs_, path, *bytes); !s.ok()) return abandon(s);
       written.push_back(std::move(path));
       ref.deletion_vector = std::move(vector);
+      added_fragments.push_back(std::move(ref));
     }
-    next.fragments.push_back(std::move(ref));
   }
   if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[1]); !s.ok()) return abandon(s);
 
@@ -1154,17 +1175,23 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   absl::StatusOr<EncodedReferenceDelta> delta =
       EncodeReferenceDelta(ReferenceDelta{table->table_id, base, base + 1, {}, released});
   if (!delta.ok()) return abandon(delta.status());
-  next.format_version = ManifestFormatFor(next.fragments);
-  next.version = base + 1;
-  next.parent_version = base;
-  next.total_rows = 0;
-  for (const FragmentRef& f : next.fragments) next.total_rows += f.live_rows();
-  next.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
-  next.reference_delta_sha256 = delta->digest;
-  next.created_unix_micros = NowMicros();
-  absl::StatusOr<std::string> manifest_bytes = EncodeManifest(next);
-  if (!manifest_bytes.ok()) return abandon(manifest_bytes.status());
+  Manifest header;
+  header.format_version = kManifestFormatVersion;
+  header.table_id = table->table_id;
+  header.version = base + 1;
+  header.parent_version = base;
+  header.schema = manifest->schema;
+  header.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
+  header.reference_delta_sha256 = delta->digest;
+  header.created_unix_micros = NowMicros();
   const std::string manifest_path = ManifestRelativePath(base + 1);
+  // A link to base's manifest, or a checkpoint (manifest_chain.h).
+  ResolvedManifest next = *std::move(current);
+  manifest = nullptr;
+  absl::StatusOr<std::string> manifest_bytes =
+      NextManifest(next, header, removed_fragments, std::move(added_fragments),
+                   options_.manifest_checkpoint_interval, manifest_path);
+  if (!manifest_bytes.ok()) return abandon(manifest_bytes.status());
   std::future<absl::Status> delta_written =
       pool_.Run([&]() { return WriteVersionDelta(fs_, table_dir, base + 1, *delta); });
   absl::Status manifest_written = WriteReplacingLeftover(

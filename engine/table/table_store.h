@@ -85,6 +85,7 @@
 #include "engine/managed_stage.h"
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/column_batch.h"
+#include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_journal.h"
 #include "schema/table_schema.h"
@@ -98,10 +99,8 @@ inline constexpr std::string_view kTablesDir = "tables";
 inline constexpr std::string_view kDroppedTablesDir = ".dropped";
 // The subdirectories of a table directory that hold its files (above).
 inline constexpr std::string_view kTableDataDir = "data";
-inline constexpr std::string_view kTableVersionsDir = "_versions";
-// A manifest lists fragments; a fragment holds at most 64 MiB of encoded
-// batch plus compaction's larger outputs.
-inline constexpr size_t kMaxManifestBytes = size_t{256} << 20;
+// (kTableVersionsDir, kMaxManifestBytes and ManifestRelativePath are in
+// manifest_chain.h.)
 
 // <root_dir>/tables/<ns>/<table>: the directory of a table (TableStore::TableDir).
 std::string TableDirectory(const std::string& root_dir, const TableName& name);
@@ -114,9 +113,6 @@ std::string DroppedTableDirectory(const std::string& root_dir, uint64_t table_id
 absl::StatusOr<std::string> LocateDroppedTableDirectory(io::FileSystem& fs,
                                                         const std::string& root_dir,
                                                         const registry::DroppedTableRecord& dropped);
-// "_versions/<version as 20 digits>.manifest": a version's manifest, relative
-// to the table directory.
-std::string ManifestRelativePath(uint64_t version);
 
 // The append path's steps, in order.
 inline constexpr std::array<std::string_view, 6> kTableAppendFailpoints = {
@@ -219,8 +215,8 @@ struct ExpireOutcome {
 };
 
 // What one tag alone keeps from the collector: the table files (its
-// manifest, the fragments it lists) no other retained version needs, and
-// their bytes.
+// manifest and the chain links it resolves through, the fragments it
+// lists) no other retained version needs, and their bytes.
 struct TagRetention {
   registry::TagRecord tag;
   uint64_t exclusive_files = 0;
@@ -233,6 +229,10 @@ struct TableStoreOptions {
   bool append_checkpoints = true;
   // How long an unfinished append stays replayable.
   absl::Duration retention = absl::Hours(7 * 24);
+  // A version's manifest is a link to its parent's (manifest_chain.h)
+  // until a chain would reach this many files: then a checkpoint.
+  // 1..kMaxManifestChainLength + 1; 1 writes only full lists.
+  uint32_t manifest_checkpoint_interval = kMaxManifestChainLength + 1;
 };
 
 struct AppendOutcome {
@@ -546,11 +546,14 @@ class TableStore {
   absl::Status AbandonLocked(const NewVersion& next, const absl::Status& cause,
                              const std::string& written_fragment)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
-  absl::StatusOr<Manifest> ReadManifest(const std::string& table_dir,
+  // The manifest of `version` (its file `manifest_path`), resolved through
+  // its chain (manifest_chain.h).
+  absl::StatusOr<Manifest> ReadManifest(const std::string& table_dir, uint64_t version,
                                         const std::string& manifest_path);
   // The manifest of `table`'s current version (as the registry read under
-  // the commit lock names it): the cached one, else read and checked.
-  absl::StatusOr<Manifest> CurrentManifestLocked(const registry::TableRecord& table)
+  // the commit lock names it), resolved: the cached one, else read and
+  // checked.
+  absl::StatusOr<ResolvedManifest> CurrentManifestLocked(const registry::TableRecord& table)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // A checkpoint judged (PendingAppend's states) and, when replayable,
   // what the replay needs.
@@ -590,11 +593,11 @@ class TableStore {
   std::optional<AppendCheckpointStore> checkpoints_;
   absl::Mutex commit_mu_;
   // The manifest of each table's newest version this store committed, by
-  // table id: the next commit builds on it without reading and decoding it
-  // again. An entry is used only when its version is the base a commit
+  // table id, resolved: the next commit builds on it (and links to it)
+  // without reading its chain again. An entry is used only when its version is the base a commit
   // names: a version number is never reused, so it is that version's
   // manifest even when other writers committed in between.
-  absl::flat_hash_map<uint64_t, Manifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
+  absl::flat_hash_map<uint64_t, ResolvedManifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
   // An append's parallel work (its reference delta, three of its four file
   // writes) and every scan's reads ahead. kPoolThreads covers one append's
   // file writes and one scan's reads ahead at once. Declared last:

@@ -298,15 +298,37 @@ absl::StatusOr<ListPartsResult> S3Client::ListParts(const std::string& bucket,
   return ServerParsed(ParseListPartsResult(answer->body));
 }
 
+absl::StatusOr<ListMultipartUploadsResult> S3Client::ListMultipartUploads(
+    const std::string& bucket, const std::string& prefix, const std::string& key_marker,
+    const std::string& upload_id_marker, int max_uploads) {
+  Exchange exchange{"GET", bucket, ""};
+  exchange.query.push_back({"uploads", ""});
+  exchange.query.push_back({"prefix", prefix});
+  if (max_uploads != 1000) exchange.query.push_back({"max-uploads", std::to_string(max_uploads)});
+  if (!key_marker.empty()) exchange.query.push_back({"key-marker", key_marker});
+  if (!upload_id_marker.empty()) exchange.query.push_back({"upload-id-marker", upload_id_marker});
+  absl::StatusOr<Answer> answer = Run(exchange);
+  if (!answer.ok()) return answer.status();
+  return ServerParsed(ParseListMultipartUploadsResult(answer->body));
+}
+
 absl::StatusOr<ListObjectsV2Result> S3Client::ListObjectsV2(
     const std::string& bucket, const std::string& prefix,
-    const std::string& continuation_token) {
+    const std::string& continuation_token, const std::string& start_after, int max_keys) {
+  if (max_keys < 1 || max_keys > 1000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ListObjectsV2 pages hold 1..1000 keys, not ", max_keys));
+  }
   Exchange exchange{"GET", bucket, ""};
   exchange.query.push_back({"list-type", "2"});
   exchange.query.push_back({"prefix", prefix});
   if (!continuation_token.empty()) {
     exchange.query.push_back({"continuation-token", continuation_token});
+  } else if (!start_after.empty()) {
+    // S3 ignores start-after beside a token; it is sent with the first page only.
+    exchange.query.push_back({"start-after", start_after});
   }
+  if (max_keys != 1000) exchange.query.push_back({"max-keys", absl::StrCat(max_keys)});
   absl::StatusOr<Answer> answer = Run(exchange);
   if (!answer.ok()) return answer.status();
   return ServerParsed(ParseListObjectsV2Result(answer->body));

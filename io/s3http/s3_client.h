@@ -108,9 +108,22 @@ class S3Client {
                                             const std::string& key,
                                             const std::string& upload_id,
                                             int part_number_marker, int max_parts = 1000);
+  // One page of the multipart uploads in progress under `prefix`, in key
+  // order, after (`key_marker`, `upload_id_marker`) — both "" for the first
+  // page, then the page's next markers. `max_uploads` 1..1000 (S3's own
+  // page size by default); smaller only to test paging.
+  absl::StatusOr<ListMultipartUploadsResult> ListMultipartUploads(
+      const std::string& bucket, const std::string& prefix, const std::string& key_marker,
+      const std::string& upload_id_marker, int max_uploads = 1000);
+  // One page of the keys beneath `prefix`, in key order: the first page
+  // (no continuation token) from the first key after `start_after` ("" for
+  // the first key), each next one by its token. `max_keys` 1..1000 (S3's
+  // own page size by default); smaller only to test paging.
   absl::StatusOr<ListObjectsV2Result> ListObjectsV2(const std::string& bucket,
                                                     const std::string& prefix,
-                                                    const std::string& continuation_token);
+                                                    const std::string& continuation_token,
+                                                    const std::string& start_after = "",
+                                                    int max_keys = 1000);
 
   // Sends one GET (optionally `Range: bytes=first-last`, or `bytes=first-`
   // when last is UINT64_MAX, and `If-Match`) and

@@ -303,6 +303,15 @@ const DocumentSchema& ListObjectsV2Schema() {
   return schema;
 }
 
+const DocumentSchema& ListMultipartUploadsSchema() {
+  static const DocumentSchema schema{
+      "ListMultipartUploadsResult",
+      {"Bucket", "Prefix", "KeyMarker", "UploadIdMarker", "NextKeyMarker", "NextUploadIdMarker",
+       "IsTruncated", "EncodingType"},
+      {{"Upload", {"Key", "UploadId", "Initiated"}}, {"CommonPrefixes", {"Prefix"}}}};
+  return schema;
+}
+
 const DocumentSchema& CompleteResultSchema() {
   static const DocumentSchema schema{
       "CompleteMultipartUploadResult", {"Location", "Bucket", "Key", "ETag"}, {}};
@@ -639,6 +648,26 @@ std::string KeyText(FieldReader& in, std::string_view name, Presence presence,
   return text;
 }
 
+// An upload id: 1..1,024 visible ASCII bytes (0x21..0x7E).
+std::string UploadIdText(FieldReader& in, std::string_view name, Presence presence) {
+  std::string id = in.Text(name, presence);
+  bool visible = !id.empty() && id.size() <= 1024;
+  for (char c : id) visible = visible && c > 0x20 && c < 0x7F;
+  if (in.Has(name) && !visible) in.Fail(name, "must be 1 to 1024 visible ASCII characters");
+  return id;
+}
+
+// The declared EncodingType must be the one asked for (ListObjectsV2Result).
+void CheckDeclaredEncoding(FieldReader& in, KeyEncoding encoding) {
+  std::string declared = in.Text("EncodingType", Presence::kOptional);
+  if (encoding == KeyEncoding::kUrl && declared != "url") {
+    in.Fail("EncodingType", "is not \"url\" although encoding-type=url was asked");
+  }
+  if (encoding == KeyEncoding::kNone && in.Has("EncodingType")) {
+    in.Fail("EncodingType", "is present although no encoding was asked");
+  }
+}
+
 // Why `parts` cannot be a CompleteMultipartUpload list, or "" when it can.
 std::string CompletedPartsProblem(std::span<const CompletedPart> parts) {
   if (parts.empty()) return "there are no parts";
@@ -761,12 +790,7 @@ ParseInitiateMultipartUploadResult(std::string_view body) {
   InitiateMultipartUploadResult result;
   result.bucket = in.Text("Bucket", Presence::kOptional);
   result.key = in.Text("Key", Presence::kOptional);
-  result.upload_id = in.Text("UploadId", Presence::kRequired);
-  bool visible = !result.upload_id.empty() && result.upload_id.size() <= 1024;
-  for (char c : result.upload_id) visible = visible && c > 0x20 && c < 0x7F;
-  if (in.Has("UploadId") && !visible) {
-    in.Fail("UploadId", "must be 1 to 1024 visible ASCII characters");
-  }
+  result.upload_id = UploadIdText(in, "UploadId", Presence::kRequired);
   if (!status.ok()) return status;
   return result;
 }
@@ -831,13 +855,7 @@ absl::StatusOr<ListObjectsV2Result> ParseListObjectsV2Result(
   if (!document.ok()) return document.status();
   absl::Status status;
   FieldReader in(document->fields, schema.root, "", &status);
-  std::string declared = in.Text("EncodingType", Presence::kOptional);
-  if (encoding == KeyEncoding::kUrl && declared != "url") {
-    in.Fail("EncodingType", "is not \"url\" although encoding-type=url was asked");
-  }
-  if (encoding == KeyEncoding::kNone && in.Has("EncodingType")) {
-    in.Fail("EncodingType", "is present although no encoding was asked");
-  }
+  CheckDeclaredEncoding(in, encoding);
   ListObjectsV2Result result;
   result.bucket = in.Text("Name", Presence::kOptional);
   result.prefix = KeyText(in, "Prefix", Presence::kOptional, encoding, true);
@@ -864,6 +882,57 @@ absl::StatusOr<ListObjectsV2Result> ParseListObjectsV2Result(
     object.etag = entry_in.ETagValue("ETag");
     object.last_modified_micros = entry_in.Timestamp("LastModified");
     result.contents.push_back(std::move(object));
+  }
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<ListMultipartUploadsResult> ParseListMultipartUploadsResult(
+    std::string_view body, KeyEncoding encoding) {
+  const DocumentSchema& schema = ListMultipartUploadsSchema();
+  absl::StatusOr<Document> document = ReadResult(body, schema);
+  if (!document.ok()) return document.status();
+  absl::Status status;
+  FieldReader in(document->fields, schema.root, "", &status);
+  CheckDeclaredEncoding(in, encoding);
+  ListMultipartUploadsResult result;
+  result.bucket = in.Text("Bucket", Presence::kOptional);
+  result.prefix = KeyText(in, "Prefix", Presence::kOptional, encoding, true);
+  result.key_marker = KeyText(in, "KeyMarker", Presence::kOptional, encoding, true);
+  if (!in.Text("UploadIdMarker", Presence::kOptional).empty()) {
+    result.upload_id_marker = UploadIdText(in, "UploadIdMarker", Presence::kRequired);
+  }
+  result.is_truncated = in.Bool("IsTruncated");
+  if (result.is_truncated) {
+    result.next_key_marker =
+        KeyText(in, "NextKeyMarker", Presence::kRequired, encoding, false);
+    if (!in.Text("NextUploadIdMarker", Presence::kOptional).empty()) {
+      result.next_upload_id_marker =
+          UploadIdText(in, "NextUploadIdMarker", Presence::kRequired);
+    }
+    if (status.ok() && result.next_key_marker == result.key_marker &&
+        result.next_upload_id_marker == result.upload_id_marker) {
+      in.Fail("NextKeyMarker", "and NextUploadIdMarker do not advance past the request's markers");
+    }
+  }
+  std::string previous = result.key_marker;
+  for (size_t i = 0; i < document->entries.size() && status.ok(); ++i) {
+    const Entry& entry = document->entries[i];
+    FieldReader entry_in(entry.fields, schema.root, EntryWhere(entry, i), &status);
+    if (entry.schema->element == "CommonPrefixes") {
+      result.common_prefixes.push_back(
+          KeyText(entry_in, "Prefix", Presence::kRequired, encoding, false));
+      continue;
+    }
+    ListedMultipartUpload upload;
+    upload.key = KeyText(entry_in, "Key", Presence::kRequired, encoding, false);
+    upload.upload_id = UploadIdText(entry_in, "UploadId", Presence::kRequired);
+    upload.initiated_micros = entry_in.Timestamp("Initiated");
+    if (status.ok() && upload.key < previous) {
+      entry_in.Fail("Key", "is below the key before it (or KeyMarker): uploads come in key order");
+    }
+    previous = upload.key;
+    result.uploads.push_back(std::move(upload));
   }
   if (!status.ok()) return status;
   return result;

@@ -225,6 +225,39 @@ absl::StatusOr<ListObjectsV2Result> ParseListObjectsV2Result(
     std::string_view body, KeyEncoding encoding = KeyEncoding::kNone);
 
 // ---------------------------------------------------------------------------
+// ListMultipartUploads: <ListMultipartUploadsResult>, the multipart uploads
+// begun and neither completed nor aborted. Required: IsTruncated, and in
+// each <Upload> Key, UploadId and Initiated; when truncated, NextKeyMarker
+// (non-empty) and NextUploadIdMarker (may be empty), which must differ from
+// the request's markers (so paging always advances). Keys and prefixes as
+// in ListObjectsV2 (KeyEncoding the same way); upload ids as in
+// InitiateMultipartUploadResult. Uploads come in key order: keys must not
+// descend, nor fall below KeyMarker (one key may hold several uploads, in
+// the server's order). Initiator, Owner and StorageClass are not read.
+struct ListedMultipartUpload {
+  std::string key;  // decoded
+  std::string upload_id;
+  int64_t initiated_micros = 0;  // Unix microseconds
+
+  friend bool operator==(const ListedMultipartUpload&, const ListedMultipartUpload&) = default;
+};
+
+struct ListMultipartUploadsResult {
+  std::string bucket;      // "" when absent
+  std::string prefix;      // decoded; "" when absent
+  std::string key_marker;  // decoded; "" when absent
+  std::string upload_id_marker;
+  bool is_truncated = false;
+  std::string next_key_marker;        // decoded; "" unless truncated
+  std::string next_upload_id_marker;  // "" unless truncated (may be "" then too)
+  std::vector<ListedMultipartUpload> uploads;
+  std::vector<std::string> common_prefixes;  // decoded
+};
+
+absl::StatusOr<ListMultipartUploadsResult> ParseListMultipartUploadsResult(
+    std::string_view body, KeyEncoding encoding = KeyEncoding::kNone);
+
+// ---------------------------------------------------------------------------
 // CompleteMultipartUpload: <CompleteMultipartUploadResult>, or an <Error>
 // document with HTTP 200 (returned as S3ErrorStatus). Required: Bucket and
 // Key. ETag is optional and may be empty: RGW returns <ETag></ETag> here

@@ -1,6 +1,7 @@
 // Named failpoints (test builds).
 #include <doctest/doctest.h>
 
+#include "absl/time/clock.h"
 #include "base/failpoint.h"
 
 namespace lake {
@@ -28,6 +29,19 @@ TEST_CASE("a failpoint counts hits and performs its action") {
   failpoint::ClearAll();
   CHECK(LAKE_FAILPOINT("test.step").ok());
   CHECK(failpoint::HitCount("test.step") == 1);
+}
+
+TEST_CASE("a failpoint configured as LAKE_FAILPOINTS is: kill, error, sleep:MS or off") {
+  failpoint::ClearAll();
+  failpoint::Configure("test.failing=error;test.slow=sleep:40;test.unknown=nonsense");
+  CHECK(absl::IsUnavailable(LAKE_FAILPOINT("test.failing")));
+  absl::Time start = absl::Now();
+  CHECK(LAKE_FAILPOINT("test.slow").ok());
+  CHECK(absl::Now() - start >= absl::Milliseconds(40));
+  CHECK(LAKE_FAILPOINT("test.unknown").ok());
+  failpoint::Configure("test.failing=off");
+  CHECK(LAKE_FAILPOINT("test.failing").ok());
+  failpoint::ClearAll();
 }
 
 }  // namespace

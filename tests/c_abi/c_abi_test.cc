@@ -1353,6 +1353,24 @@ std::string OperationIdNow() {
 
 // ---- many writer processes ----
 
+// Writes `bytes` to `path` and inserts the row (id, that file) through
+// `insert` (INSERT INTO ml.files (id, video) VALUES (?, ?)): "ok", or the
+// failure's status name and message.
+std::string InsertFileRow(lake_statement* insert, const std::string& id, const std::string& path,
+                          const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  REQUIRE(lake_statement_bind_utf8(insert, 1, id.data(), id.size(), nullptr) == LAKE_OK);
+  REQUIRE(lake_statement_bind_file_path(insert, 2, path.c_str(), "video/mp4", nullptr) ==
+          LAKE_OK);
+  lake_error* err = nullptr;
+  uint64_t version = 0;
+  lake_status status = lake_statement_insert(insert, nullptr, &version, &err);
+  Error owned(err);
+  if (status == LAKE_OK) return "ok";
+  return std::string(lake_status_name(status)) + " " + lake_error_message(err);
+}
+
 // Runs in a fresh copy of this binary (RunWriterChildren), skipped otherwise.
 constexpr char kWriterChild[] = "child process: one of many writers inserting rows with files";
 constexpr int kWriterProcesses = 8;
@@ -1376,20 +1394,8 @@ TEST_CASE(kWriterChild * doctest::skip()) {
   std::string outcome = "ok";
   for (int row = 0; row < kRowsPerWriter && outcome == "ok"; ++row) {
     std::string id = "w" + std::to_string(worker) + "-" + std::to_string(row);
-    std::string path = std::string(root) + "." + id + ".bin";
-    std::vector<uint8_t> bytes = Bytes(WriterFileSize(worker, row), 1000 + worker * 10 + row);
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    REQUIRE(lake_statement_bind_utf8(insert.get(), 1, id.data(), id.size(), nullptr) == LAKE_OK);
-    REQUIRE(lake_statement_bind_file_path(insert.get(), 2, path.c_str(), "video/mp4", nullptr) ==
-            LAKE_OK);
-    lake_error* err = nullptr;
-    uint64_t version = 0;
-    lake_status status = lake_statement_insert(insert.get(), nullptr, &version, &err);
-    Error owned(err);
-    if (status != LAKE_OK) {
-      outcome = std::string(lake_status_name(status)) + " " + lake_error_message(err);
-    }
+    outcome = InsertFileRow(insert.get(), id, std::string(root) + "." + id + ".bin",
+                            Bytes(WriterFileSize(worker, row), 1000 + worker * 10 + row));
   }
   std::ofstream(outcome_path) << outcome;
 }
@@ -1530,20 +1536,8 @@ TEST_CASE(kOwnerKilledChild * doctest::skip()) {
   std::string outcome = "ok";
   for (int row = 0; row < rows && outcome == "ok"; ++row) {
     std::string id = role + "-" + std::to_string(row);
-    std::string path = root + "." + id + ".bin";
-    std::vector<uint8_t> bytes = Bytes(size, 7000 + row + 10 * role.size());
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    REQUIRE(lake_statement_bind_utf8(insert.get(), 1, id.data(), id.size(), nullptr) == LAKE_OK);
-    REQUIRE(lake_statement_bind_file_path(insert.get(), 2, path.c_str(), "video/mp4", nullptr) ==
-            LAKE_OK);
-    lake_error* err = nullptr;
-    uint64_t version = 0;
-    lake_status status = lake_statement_insert(insert.get(), nullptr, &version, &err);
-    Error owned(err);
-    if (status != LAKE_OK) {
-      outcome = std::string(lake_status_name(status)) + " " + lake_error_message(err);
-    }
+    outcome = InsertFileRow(insert.get(), id, root + "." + id + ".bin",
+                            Bytes(size, 7000 + row + 10 * role.size()));
   }
   std::ofstream(root + ".outcome-" + role) << outcome;
 }

@@ -267,6 +267,28 @@ TEST_CASE("--help works on every command and --version prints the version") {
   CHECK(put.err.empty());
 }
 
+TEST_CASE("--help names every table subcommand, and where gc plan spills") {
+  TempDir dir;
+  // lake --help's lines on tables, as words.
+  std::string lake_help = Lake(dir, {"--help"}).out;
+  size_t from = lake_help.find("  table ");
+  REQUIRE(from != std::string::npos);
+  std::string table_words = lake_help.substr(from, lake_help.find("  insert ", from) - from);
+  for (char& c : table_words) {
+    if (c == ',' || c == '(' || c == '\n') c = ' ';
+  }
+  Result table_help = Lake(dir, {"table", "--help"});
+  for (const char* sub : {"create", "list", "describe", "versions", "compact", "drop", "tag",
+                          "untag", "expire"}) {
+    CAPTURE(sub);
+    CHECK(table_words.find(std::string(" ") + sub + " ") != std::string::npos);
+    CHECK(table_help.out.find(std::string("table ") + sub + " ") != std::string::npos);
+  }
+  Result gc_help = Lake(dir, {"gc", "--help"});
+  CHECK(gc_help.out.find("<root>/gc/tmp") != std::string::npos);
+  CHECK(gc_help.out.find("DIR/lake-gc-spill") != std::string::npos);
+}
+
 }  // namespace
 
 namespace {

@@ -23,6 +23,7 @@
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/reference_journal.h"
+#include "engine/table/manifest_chain.h"
 #include "engine/table/table_store.h"
 #include "tests/support/gc_fixture.h"
 #include "tests/support/status_checks.h"
@@ -328,6 +329,56 @@ TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained
     CHECK(StageUris(root.PlannedUris(after->manifest.plan_id)).empty());
     CHECK(after->manifest.table_files == 0);
   }
+}
+
+TEST_CASE("gc plan: after an expiry, the manifest chain links a retained version needs survive; the rest are planned") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  table::TableName name = *table::ParseTableName("ns.t");
+  constexpr uint64_t kVersions = 20;
+  for (uint64_t i = 0; i < kVersions; ++i) {
+    root.InsertLocation("ns.t", "r" + std::to_string(i), root.Put());  // versions 1..14
+  }
+  // The tagged version's manifest is a link whose chain passes through
+  // versions the expiry retires.
+  std::string dir = root.tables().tables->TableDir(name);
+  auto chain_of = [&](uint64_t version) {
+    table::ManifestChainReader reader(root.fs(), dir);
+    absl::StatusOr<const table::ResolvedManifest*> resolved =
+        reader.Resolve(version, table::ManifestRelativePath(version));
+    LAKE_REQUIRE_OK(resolved);
+    return (*resolved)->chain_files;
+  };
+  uint64_t tagged = kVersions - 2;
+  while (tagged > 1 && chain_of(tagged).size() < 2) --tagged;
+  std::vector<std::string> tagged_chain = chain_of(tagged);
+  REQUIRE(tagged_chain.size() >= 2);
+  LAKE_REQUIRE_OK(root.tables().tables->TagVersion(name, "golden", tagged));
+  absl::StatusOr<table::ExpireOutcome> expired =
+      root.tables().tables->Expire(name, {.keep_last = 1});
+  LAKE_REQUIRE_OK(expired);
+  REQUIRE(expired->retired.size() == kVersions - 2);
+  std::vector<std::string> needed = tagged_chain;
+  for (const std::string& file : chain_of(kVersions)) needed.push_back(file);
+  root.AgeEverything(absl::Hours(48));
+
+  absl::StatusOr<PlanSummary> plan = root.Plan();  // cutoff zero: the expiry is past it
+  LAKE_REQUIRE_OK(plan);
+  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
+  size_t planned_manifests = 0;
+  for (uint64_t v = 1; v <= kVersions; ++v) {
+    CAPTURE(v);
+    std::string manifest = table::ManifestRelativePath(v);
+    bool is_needed = std::find(needed.begin(), needed.end(), manifest) != needed.end();
+    CHECK(Contains(uris, FormatFileUri(dir + "/" + manifest)) == !is_needed);
+    if (!is_needed) ++planned_manifests;
+  }
+  CHECK(planned_manifests > 0);
+  LAKE_REQUIRE_OK(ApplyPlan(root.View(), plan->manifest.plan_id, {}));
+  // Every retained version still resolves and reads all its rows.
+  CHECK(root.tables().Rows("ns.t", tagged)->size() == tagged);
+  CHECK(root.tables().Rows("ns.t", kVersions)->size() == kVersions);
+  for (const std::string& file : needed) CHECK(std::filesystem::exists(dir + "/" + file));
 }
 
 TEST_CASE("gc plan: an object referenced only by a pending append checkpoint survives") {

@@ -21,6 +21,7 @@
 #include "engine/stage_descriptor.h"
 #include "tests/support/fault_http_proxy.h"
 #include "tests/support/s3_fixture.h"
+#include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
 #include "tests/support/test_files.h"
 
@@ -89,8 +90,18 @@ struct S3Root {
     return uris;
   }
 
-  std::string Plan(size_t page_entries) {
+  // The bucket goes with the root (through no proxy: faults are done).
+  ~S3Root() {
+    S3FixtureOptions direct;
+    std::unique_ptr<ManagedStage> stage = fixture.OpenAnother(direct);
+    absl::Status removed = testing::RemoveBucket(
+        static_cast<S3ObjectStore&>(stage->store()).client(), fixture.bucket());
+    CHECK_MESSAGE(removed.ok(), removed.ToString());
+  }
+
+  std::string Plan(size_t page_entries, size_t list_streams = kDefaultListStreams) {
     PlanOptions options;
+    options.list_streams = list_streams;
     options.cutoff = absl::ZeroDuration();
     options.allow_short_cutoff = true;
     options.memory_budget = uint64_t{16} << 20;
@@ -106,6 +117,22 @@ struct S3Root {
     CHECK(StoredUris() == expected);
   }
 };
+
+// Every candidate of a published plan, in chain order.
+std::vector<Candidate> PlannedCandidates(const std::string& root_dir, const std::string& plan_id,
+                                         PlanManifest* manifest_out) {
+  absl::StatusOr<PlanManifest> manifest = ReadPlanManifest(Fs(), root_dir, plan_id);
+  REQUIRE(manifest.ok());
+  *manifest_out = *manifest;
+  std::vector<Candidate> candidates;
+  LAKE_REQUIRE_OK(ForEachPlanPage(Fs(), root_dir, *manifest,
+                                  [&](const PlanPage& page, const std::string&) {
+                                    candidates.insert(candidates.end(), page.entries.begin(),
+                                                      page.entries.end());
+                                    return absl::OkStatus();
+                                  }));
+  return candidates;
+}
 
 bool IsDeleteObjects(const testing::ProxiedRequest& r) {
   return r.method == "POST" && absl::StrContains(r.query, "delete");
@@ -124,6 +151,34 @@ TEST_CASE("gc on S3: the owner marker is a key under the prefix; a second root i
   CHECK(absl::IsFailedPrecondition(CheckStageOwnership(root.fixture.stage().store(), *second)));
   CHECK(absl::IsFailedPrecondition(
       CheckStageOwnership(root.fixture.stage().store(), root.root_id)));
+}
+
+TEST_CASE("gc on S3: a plan listed on parallel streams holds exactly the serial listing's "
+          "candidates") {
+  S3Root root(3, 40);
+  // A tenant's orphan too: its keys lie in the last key range.
+  S3FixtureOptions tenant;
+  tenant.tenant = "acme";
+  std::vector<uint8_t> payload = testing::RandomBytes(64, 999);
+  testing::MemorySource bytes(payload);
+  absl::StatusOr<DataLocation> tenant_orphan =
+      root.fixture.OpenAnother(tenant)->Upload(bytes, UploadOptions());
+  LAKE_REQUIRE_OK(tenant_orphan);
+  PlanManifest serial_manifest, parallel_manifest;
+  std::vector<Candidate> serial =
+      PlannedCandidates(root.dir.path(), root.Plan(7, /*list_streams=*/1), &serial_manifest);
+  std::vector<Candidate> parallel =
+      PlannedCandidates(root.dir.path(), root.Plan(7, /*list_streams=*/8), &parallel_manifest);
+  CHECK(serial.size() == 41);
+  CHECK(parallel == serial);
+  CHECK(parallel_manifest.objects == serial_manifest.objects);
+  CHECK(parallel_manifest.object_bytes == serial_manifest.object_bytes);
+  CHECK(parallel_manifest.pages == serial_manifest.pages);
+  std::set<std::string> expected = {tenant_orphan->uri};
+  for (const DataLocation& l : root.orphans) expected.insert(l.uri);
+  std::set<std::string> planned;
+  for (const Candidate& c : parallel) planned.insert(c.uri);
+  CHECK(planned == expected);
 }
 
 TEST_CASE("gc on S3: plan lists the bucket, apply deletes exactly the orphans") {

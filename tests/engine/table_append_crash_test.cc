@@ -22,8 +22,11 @@
 #include <array>
 #include <filesystem>
 #include <thread>
+#include <variant>
 
 #include "base/failpoint.h"
+#include "engine/table/manifest_chain.h"
+#include "engine/table/manifest_format.h"
 #include "engine/table/pending_append_error.h"
 #include "registry/registry.h"
 #include "io/posix/posix_file_system.h"
@@ -188,6 +191,124 @@ TEST_CASE("table append: a power loss at each step recovers to zero or one row, 
       CHECK(fs.crashed());
     }
     RecoverAndCheck(root_dir, step, bytes);
+  }
+}
+
+// ---- an append whose manifest is a link to its parent's ----
+
+// A table of kLinkedRows one-row versions, each with its own upload: big
+// enough that the next version's manifest is a link (manifest_chain.h),
+// not a checkpoint. Made once, copied per step.
+constexpr uint64_t kLinkedRows = 12;
+
+const std::string& LinkedTableTemplate() {
+  static testing::TempDir dir;  // removed at exit (a forked child _exits)
+  static const bool made = [] {
+    io::PosixFileSystem fs;
+    CreateTable(fs, dir.path());
+    absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, dir.path());
+    LAKE_REQUIRE_OK(root);
+    for (uint64_t i = 0; i < kLinkedRows; ++i) {
+      LAKE_REQUIRE_OK(InsertOne(**root, testing::RandomBytes(100, 100 + i)));
+    }
+    return true;
+  }();
+  (void)made;
+  return dir.path();
+}
+
+void CopyLinkedTable(const std::string& to) {
+  std::filesystem::copy(LinkedTableTemplate(), to, std::filesystem::copy_options::recursive);
+}
+
+// After a crash at `step` of the append of version kLinkedRows + 1 and
+// recovery: the table holds the rows before it, or one more; the new
+// version's manifest is a link; every version reads its own rows.
+void RecoverLinkedAndCheck(const std::string& dir, std::string_view step) {
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  REQUIRE(fs.ok());
+  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(**fs, dir);
+  LAKE_REQUIRE_OK(root);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = (*root)->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  absl::StatusOr<registry::TableRecord> table =
+      (*root)->tables->GetTable(*table::ParseTableName(kTable));
+  LAKE_REQUIRE_OK(table);
+  const uint64_t expected = BeforeCheckpoint(step) ? kLinkedRows : kLinkedRows + 1;
+  REQUIRE(table->current_version == expected);
+  if (expected > kLinkedRows) {
+    std::vector<uint8_t> manifest = testing::ReadFile(
+        (*root)->tables->TableDir(table->name) + "/" + table::ManifestRelativePath(expected));
+    absl::StatusOr<table::ManifestFile> file = table::DecodeManifestFile(
+        std::string_view(reinterpret_cast<const char*>(manifest.data()), manifest.size()));
+    LAKE_REQUIRE_OK(file);
+    CHECK(std::holds_alternative<table::ManifestLink>(*file));
+  }
+  for (uint64_t v = 1; v <= expected; ++v) {
+    CAPTURE(v);
+    absl::StatusOr<std::vector<std::vector<CellValue>>> rows = (*root)->Rows(kTable, v);
+    LAKE_REQUIRE_OK(rows);
+    CHECK(rows->size() == v);
+  }
+  CHECK((*root)->StageObjects().size() == kLinkedRows + 1);  // uploaded once
+  CHECK((*root)->References(kTable)->size() == expected);
+  CHECK(testing::CheckpointFilesExceptSpares(dir + "/checkpoints").empty());
+}
+
+TEST_CASE("table append: a child SIGKILLed at each step of an append writing a manifest link recovers whole") {
+  REQUIRE(failpoint::Enabled());
+  std::vector<uint8_t> bytes = testing::RandomBytes(3000, 4);
+  for (std::string_view step : table::kTableAppendFailpoints) {
+    CAPTURE(std::string(step));
+    testing::TempDir dir;
+    const std::string root_dir = dir.Join("root");
+    CopyLinkedTable(root_dir);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      failpoint::ClearAll();
+      failpoint::Set(step, failpoint::Action::kKill);
+      absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+      if (!fs.ok()) ::_exit(10);
+      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(**fs, root_dir);
+      if (!root.ok()) ::_exit(11);
+      (void)InsertOne(**root, bytes);
+      ::_exit(13);  // the failpoint should have killed us
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGKILL);
+    RecoverLinkedAndCheck(root_dir, step);
+  }
+}
+
+TEST_CASE("table append: a power loss at each step of an append writing a manifest link recovers whole") {
+  REQUIRE(failpoint::Enabled());
+  std::vector<uint8_t> bytes = testing::RandomBytes(3000, 5);
+  for (std::string_view step : table::kTableAppendFailpoints) {
+    CAPTURE(std::string(step));
+    testing::TempDir dir;
+    const std::string root_dir = dir.Join("root");
+    const std::string backups = dir.Join("backups");
+    std::filesystem::create_directory(backups);
+    CopyLinkedTable(root_dir);
+    io::PosixFileSystem base;
+    {
+      testing::FaultInjectionFileSystem fs(base, backups);
+      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, root_dir);
+      LAKE_REQUIRE_OK(root);
+      failpoint::ClearAll();
+      failpoint::Set(step, failpoint::Action::kCallback, [&] {
+        fs.Crash();
+        return absl::UnavailableError("power lost");
+      });
+      absl::Status inserted = InsertOne(**root, bytes);
+      failpoint::ClearAll();
+      CHECK_FALSE(inserted.ok());
+      CHECK(fs.crashed());
+    }
+    RecoverLinkedAndCheck(root_dir, step);
   }
 }
 

@@ -10,9 +10,6 @@
 //   - what it referenced can still be read (the collector's live walk);
 //   - a new table of the same name starts empty and takes rows.
 #include <doctest/doctest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 
@@ -20,6 +17,7 @@
 #include "engine/table/table_store.h"
 #include "io/posix/posix_file_system.h"
 #include "registry/registry.h"
+#include "tests/support/episodes_table.h"
 #include "tests/support/fault_injection_file_system.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
@@ -30,35 +28,13 @@ namespace lake {
 namespace {
 
 using table::CellValue;
+using testing::CreateEpisodesTable;
+using testing::EpisodesTableName;
+using testing::InsertEpisode;
+using testing::kEpisodesInsert;
+using testing::kEpisodesTable;
+using testing::OpenTableRootOrStop;
 using testing::TableRoot;
-
-constexpr char kTable[] = "robots.episodes";
-constexpr char kInsert[] = "INSERT INTO robots.episodes (episode_id, video) VALUES (?, ?)";
-
-table::TableName Name() { return *table::ParseTableName(kTable); }
-
-std::unique_ptr<TableRoot> OpenOn(io::FileSystem& fs, const std::string& dir) {
-  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, dir);
-  LAKE_REQUIRE_OK(root);
-  return std::move(*root);
-}
-
-void CreateTable(TableRoot& root) {
-  table::Schema schema;
-  schema.columns = {{"episode_id", table::ColumnType::kUtf8}, {"video", table::ColumnType::kFile}};
-  LAKE_REQUIRE_OK(root.tables->CreateTable(Name(), schema));
-}
-
-DataLocation InsertOne(TableRoot& root, const std::string& id, uint64_t seed) {
-  std::vector<uint8_t> bytes = testing::RandomBytes(1000, seed);
-  testing::MemorySource source(bytes);
-  absl::StatusOr<table::AppendOutcome> inserted =
-      root.Insert(kInsert, {CellValue{id}, sql::FileFromSource{&source, "video/mp4"}});
-  LAKE_REQUIRE_OK(inserted);
-  absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root.Rows(kTable);
-  LAKE_REQUIRE_OK(rows);
-  return std::get<DataLocation>(rows->back()[1]);
-}
 
 // The names of every regular file beneath `dir`, relative to it, sorted.
 std::vector<std::string> FilesBeneath(const std::string& dir) {
@@ -74,33 +50,28 @@ std::vector<std::string> FilesBeneath(const std::string& dir) {
 }
 
 // A root with the table holding one row, and what it looked like.
-struct DropFixture {
-  testing::TempDir dir;
-  std::string root_dir = dir.Join("root");
-  std::string backups = dir.Join("backups");
-  io::PosixFileSystem posix;
+struct DropFixture : testing::CrashTestRoot {
   uint64_t table_id = 0;
   DataLocation referenced;
   std::vector<std::string> files;
 
   DropFixture() {
-    std::filesystem::create_directories(backups);
-    std::unique_ptr<TableRoot> root = OpenOn(posix, root_dir);
-    CreateTable(*root);
-    referenced = InsertOne(*root, "e1", 1);
-    table_id = root->tables->GetTable(Name())->table_id;
-    files = FilesBeneath(root->tables->TableDir(Name()));
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, root_dir);
+    CreateEpisodesTable(*root);
+    referenced = InsertEpisode(*root, "e1", 1);
+    table_id = root->tables->GetTable(EpisodesTableName())->table_id;
+    files = FilesBeneath(root->tables->TableDir(EpisodesTableName()));
     REQUIRE(files.size() >= 3);
   }
-  std::string NameDir() const { return table::TableDirectory(root_dir, Name()); }
+  std::string NameDir() const { return table::TableDirectory(root_dir, EpisodesTableName()); }
   std::string DroppedDir() const { return table::DroppedTableDirectory(root_dir, table_id); }
 
   // The invariants after a completed or crashed drop, once a writer opened.
   void CheckDropped() {
     absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
     REQUIRE(fs.ok());
-    std::unique_ptr<TableRoot> root = OpenOn(**fs, root_dir);
-    CHECK(absl::IsNotFound(root->tables->GetTable(Name()).status()));
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(**fs, root_dir);
+    CHECK(absl::IsNotFound(root->tables->GetTable(EpisodesTableName()).status()));
     absl::StatusOr<std::vector<registry::DroppedTableRecord>> dropped =
         root->registry->ListDroppedTables();
     LAKE_REQUIRE_OK(dropped);
@@ -125,10 +96,10 @@ struct DropFixture {
         }));
     CHECK(refs == std::vector<DataLocation>{referenced});
     // The name starts empty and takes rows.
-    CreateTable(*root);
-    CHECK(root->Rows(kTable)->empty());
-    InsertOne(*root, "e2", 2);
-    CHECK(root->Rows(kTable)->size() == 1);
+    CreateEpisodesTable(*root);
+    CHECK(root->Rows(kEpisodesTable)->empty());
+    InsertEpisode(*root, "e2", 2);
+    CHECK(root->Rows(kEpisodesTable)->size() == 1);
     CHECK(FilesBeneath(DroppedDir()) == files);
   }
 };
@@ -136,13 +107,14 @@ struct DropFixture {
 TEST_CASE("table drop: the table leaves the registry; its directory moves aside, whole") {
   DropFixture f;
   {
-    std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
-    absl::StatusOr<registry::DroppedTableRecord> dropped = root->tables->DropTable(Name());
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
+    absl::StatusOr<registry::DroppedTableRecord> dropped =
+        root->tables->DropTable(EpisodesTableName());
     LAKE_REQUIRE_OK(dropped);
     CHECK(dropped->table.table_id == f.table_id);
-    CHECK(absl::IsNotFound(root->tables->GetTable(Name()).status()));
+    CHECK(absl::IsNotFound(root->tables->GetTable(EpisodesTableName()).status()));
     CHECK(root->tables->ListTables()->empty());
-    CHECK(absl::IsNotFound(root->Rows(kTable).status()));
+    CHECK(absl::IsNotFound(root->Rows(kEpisodesTable).status()));
     CHECK(FilesBeneath(f.DroppedDir()) == f.files);
   }
   f.CheckDropped();
@@ -150,20 +122,20 @@ TEST_CASE("table drop: the table leaves the registry; its directory moves aside,
 
 TEST_CASE("table drop: an unknown table is NotFound and changes nothing") {
   DropFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   CHECK(absl::IsNotFound(root->tables->DropTable(*table::ParseTableName("robots.nope")).status()));
-  CHECK(root->Rows(kTable)->size() == 1);
+  CHECK(root->Rows(kEpisodesTable)->size() == 1);
   CHECK(FilesBeneath(f.NameDir()) == f.files);
 }
 
 TEST_CASE("table drop: an INSERT into a dropped table fails NotFound and commits nothing") {
   DropFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
-  LAKE_REQUIRE_OK(root->tables->DropTable(Name()));
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
+  LAKE_REQUIRE_OK(root->tables->DropTable(EpisodesTableName()));
   std::vector<uint8_t> bytes = testing::RandomBytes(1000, 9);
   testing::MemorySource source(bytes);
   absl::Status inserted =
-      root->Insert(kInsert, {CellValue{"late"}, sql::FileFromSource{&source, "video/mp4"}})
+      root->Insert(kEpisodesInsert, {CellValue{"late"}, sql::FileFromSource{&source, "video/mp4"}})
           .status();
   CHECK(absl::IsNotFound(inserted));
   CHECK(FilesBeneath(f.DroppedDir()) == f.files);
@@ -175,8 +147,8 @@ TEST_CASE("table drop: the failpoint list names every step a drop passes, in ord
   DropFixture f;
   failpoint::ClearAll();
   {
-    std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
-    LAKE_REQUIRE_OK(root->tables->DropTable(Name()));
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
+    LAKE_REQUIRE_OK(root->tables->DropTable(EpisodesTableName()));
   }
   for (std::string_view step : table::kTableDropFailpoints) {
     CAPTURE(std::string(step));
@@ -190,22 +162,9 @@ TEST_CASE("table drop: a child SIGKILLed at each step leaves the table dropped, 
   for (std::string_view step : table::kTableDropFailpoints) {
     CAPTURE(std::string(step));
     DropFixture f;
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kKill);
-      absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
-      if (!fs.ok()) ::_exit(10);
-      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(**fs, f.root_dir);
-      if (!root.ok()) ::_exit(11);
-      (void)(*root)->tables->DropTable(Name());
-      ::_exit(13);  // the failpoint should have killed us
-    }
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    REQUIRE(WIFSIGNALED(status));
-    CHECK(WTERMSIG(status) == SIGKILL);
+    testing::RunKilledAt(step, f.root_dir, [](TableRoot& root) {
+      (void)root.tables->DropTable(EpisodesTableName());
+    });
     f.CheckDropped();
   }
 }
@@ -217,13 +176,13 @@ TEST_CASE("table drop: a power loss at each step leaves the table dropped, whole
     DropFixture f;
     {
       testing::FaultInjectionFileSystem fs(f.posix, f.backups);
-      std::unique_ptr<TableRoot> root = OpenOn(fs, f.root_dir);
+      std::unique_ptr<TableRoot> root = OpenTableRootOrStop(fs, f.root_dir);
       failpoint::ClearAll();
       failpoint::Set(step, failpoint::Action::kCallback, [&] {
         fs.Crash();
         return absl::UnavailableError("power lost");
       });
-      absl::Status dropped = root->tables->DropTable(Name()).status();
+      absl::Status dropped = root->tables->DropTable(EpisodesTableName()).status();
       failpoint::ClearAll();
       CHECK_FALSE(dropped.ok());
       CHECK(fs.crashed());
@@ -235,32 +194,21 @@ TEST_CASE("table drop: a power loss at each step leaves the table dropped, whole
 TEST_CASE("table drop: killed before its move, reopened, the name reused, then a power loss") {
   REQUIRE(failpoint::Enabled());
   DropFixture f;
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    failpoint::ClearAll();
-    failpoint::Set(table::kTableDropFailpoints[0], failpoint::Action::kKill);
-    absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(f.posix, f.root_dir);
-    if (!root.ok()) ::_exit(11);
-    (void)(*root)->tables->DropTable(Name());
-    ::_exit(13);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFSIGNALED(status));
+  testing::RunKilledAt(table::kTableDropFailpoints[0], f.root_dir,
+                       [](TableRoot& root) { (void)root.tables->DropTable(EpisodesTableName()); });
   // The directory is still under the table's name, owned by no table.
   CHECK(FilesBeneath(f.NameDir()) == f.files);
   DataLocation second;
   {
     testing::FaultInjectionFileSystem fs(f.posix, f.backups);
-    std::unique_ptr<TableRoot> root = OpenOn(fs, f.root_dir);
-    CreateTable(*root);
-    second = InsertOne(*root, "e2", 2);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(fs, f.root_dir);
+    CreateEpisodesTable(*root);
+    second = InsertEpisode(*root, "e2", 2);
     fs.Crash();
   }
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   CHECK(FilesBeneath(f.DroppedDir()) == f.files);
-  absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kTable);
+  absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kEpisodesTable);
   LAKE_REQUIRE_OK(rows);
   REQUIRE(rows->size() == 1);
   CHECK(std::get<DataLocation>((*rows)[0][1]) == second);

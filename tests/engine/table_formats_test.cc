@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -604,23 +605,23 @@ Manifest TinyManifestV3() {
   return m;
 }
 
-// EncodeManifest(TinyManifestV3()), format version 3.
+// EncodeManifest(TinyManifestV3()): a format 3 checkpoint.
 constexpr std::string_view kGoldenManifestV3Hex = R"(
 4c414b454d4e4654030000002a00000000000000030000000000000002000000
 0000000000401e18240a060005000000000000000300000001046e616d650201
 6e0705766964656f2b005f6c616b652f6f626a6563745f726566732f30303030
 303030303030303030303030303030332e72656673e3b0c44298fc1c149afbf4
-c8996fb92427ae41e4649b934ca495991b7852b855020000001e00646174612f
-30303030303030303030303030303030303030312e6672616702000000000000
-009001000000000000ba7816bf8f01cfea414140de5dae2223b00361a396177a
-9cb410ff61f20015ad0102000001006103010000000000000007000000000000
-000700000000000000010100000000000000001e00646174612f303030303030
-30303030303030303030303030332e6672616705000000000000008403000000
-000000e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78
-52b85500013700646174612f3030303030303030303030303030303030303033
-2e667261672e30303030303030303030303030303030303030342e64656cba78
-16bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad0200
-0000000000006042b12f53a280351b86dbae80b2516c
+c8996fb92427ae41e4649b934ca495991b7852b85500020000001e0064617461
+2f30303030303030303030303030303030303030312e66726167020000000000
+00009001000000000000ba7816bf8f01cfea414140de5dae2223b00361a39617
+7a9cb410ff61f20015ad01020000010061030100000000000000070000000000
+00000700000000000000010100000000000000001e00646174612f3030303030
+3030303030303030303030303030332e66726167050000000000000084030000
+00000000e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b
+7852b85500013700646174612f30303030303030303030303030303030303030
+332e667261672e30303030303030303030303030303030303030342e64656cba
+7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad02
+00000000000000af4943250056a181e74d170751562976
 )";
 
 TEST_CASE("the manifest format 3 matches its golden bytes, deletion vectors included") {
@@ -650,11 +651,6 @@ TEST_CASE("only a format 3 manifest holds deletion vectors, each deleting 1..row
   Manifest shared_path = TinyManifestV3();
   shared_path.fragments[1].deletion_vector->path = shared_path.fragments[0].path;
   CHECK(absl::IsInvalidArgument(EncodeManifest(shared_path).status()));
-}
-
-TEST_CASE("a manifest is written in format 3 only when it has a deletion vector") {
-  CHECK(ManifestFormatFor(TinyManifestV2().fragments) == kManifestFormatVersionV2);
-  CHECK(ManifestFormatFor(TinyManifestV3().fragments) == kManifestFormatVersion);
 }
 
 TEST_CASE("every single-byte change and every truncation of a format 3 manifest is refused") {
@@ -920,6 +916,168 @@ TEST_CASE("a manifest with an intact digest but broken content is refused") {
   absl::Status version = DecodeManifestStatus(HandManifest(m, 2));
   CHECK(absl::IsDataLoss(version));
   CHECK(Contains(version, "unknown format version 4"));
+}
+
+// A format 3 link: version 4 of TinyManifestV2's table, removing its second
+// fragment and adding one with statistics.
+ManifestLink TinyLink() {
+  ManifestLink link;
+  link.header = TinyManifestV2();
+  link.header.format_version = kManifestFormatVersion;
+  link.header.version = 4;
+  link.header.parent_version = 3;
+  link.header.fragments.clear();
+  link.header.total_rows = 3;
+  link.header.reference_delta_path = "_lake/object_refs/00000000000000000004.refs";
+  link.parent_manifest_sha256 = std::string(kShaAbc);
+  link.chain_length = 2;
+  link.chain_bytes = 321;
+  link.removed = {"data/00000000000000000003.frag"};
+  FragmentRef added{"data/00000000000000000004.frag", 1, 77, std::string(kShaEmpty)};
+  added.statistics = TinyManifestV2().fragments[0].statistics;
+  added.statistics->columns[1].null_count = 0;
+  link.added = {added};
+  return link;
+}
+
+absl::Status DecodeManifestFileStatus(std::string_view bytes) {
+  return DecodeManifestFile(bytes).status();
+}
+
+TEST_CASE("a manifest link round-trips") {
+  absl::StatusOr<std::string> bytes = EncodeManifestLink(TinyLink());
+  LAKE_REQUIRE_OK(bytes);
+  absl::StatusOr<ManifestFile> back = DecodeManifestFile(*bytes);
+  LAKE_REQUIRE_OK(back);
+  REQUIRE(std::holds_alternative<ManifestLink>(*back));
+  CHECK(std::get<ManifestLink>(*back) == TinyLink());
+}
+
+TEST_CASE("a format 3 checkpoint round-trips as a full list") {
+  Manifest m = TinyManifestV2();
+  m.format_version = kManifestFormatVersion;
+  absl::StatusOr<std::string> bytes = EncodeManifest(m);
+  LAKE_REQUIRE_OK(bytes);
+  absl::StatusOr<Manifest> back = DecodeManifest(*bytes);
+  LAKE_REQUIRE_OK(back);
+  CHECK(*back == m);
+  absl::StatusOr<ManifestFile> file = DecodeManifestFile(*bytes);
+  LAKE_REQUIRE_OK(file);
+  CHECK(std::holds_alternative<Manifest>(*file));
+}
+
+TEST_CASE("a link alone is no version's fragment list: DecodeManifest refuses it") {
+  absl::Status status = DecodeManifestStatus(*EncodeManifestLink(TinyLink()));
+  CHECK(absl::IsDataLoss(status));
+  CHECK(Contains(status, "a link to its parent version"));
+}
+
+// The link per the format note, written by hand; the digest recomputed.
+std::string HandManifestLink(const ManifestLink& link) {
+  std::string out;
+  ByteWriter w(&out);
+  const Manifest& m = link.header;
+  w.Bytes("LAKEMNFT");
+  w.U32(3);
+  w.U64(m.table_id);
+  w.U64(m.version);
+  w.U64(m.parent_version);
+  w.U64(static_cast<uint64_t>(m.created_unix_micros));
+  w.U64(m.total_rows);
+  WriteSchema(w, m.schema);
+  w.U16(static_cast<uint16_t>(m.reference_delta_path.size()));
+  w.Bytes(m.reference_delta_path);
+  w.Sha256(*Sha256FromHex(m.reference_delta_sha256));
+  w.U8(1);  // a link
+  w.Sha256(*Sha256FromHex(link.parent_manifest_sha256));
+  w.U32(link.chain_length);
+  w.U64(link.chain_bytes);
+  w.U32(static_cast<uint32_t>(link.removed.size()));
+  for (const std::string& path : link.removed) {
+    w.U16(static_cast<uint16_t>(path.size()));
+    w.Bytes(path);
+  }
+  w.U32(static_cast<uint32_t>(link.added.size()));
+  for (const FragmentRef& f : link.added) {
+    w.U16(static_cast<uint16_t>(f.path.size()));
+    w.Bytes(f.path);
+    w.U64(f.rows);
+    w.U64(f.size_bytes);
+    w.Sha256(*Sha256FromHex(f.sha256));
+    w.U8(f.statistics ? 1 : 0);
+    if (f.statistics) WriteFragmentStatistics(w, *f.statistics, m.schema);
+    w.U8(f.deletion_vector ? 1 : 0);
+    if (f.deletion_vector) {
+      w.U16(static_cast<uint16_t>(f.deletion_vector->path.size()));
+      w.Bytes(f.deletion_vector->path);
+      w.Sha256(*Sha256FromHex(f.deletion_vector->sha256));
+      w.U64(f.deletion_vector->deleted_rows);
+    }
+  }
+  out += Checksum128(out);
+  return out;
+}
+
+TEST_CASE("the manifest link encoder writes what the format note says") {
+  CHECK(Hex(HandManifestLink(TinyLink())) == Hex(*EncodeManifestLink(TinyLink())));
+}
+
+TEST_CASE("an invalid manifest link is not encoded") {
+  auto refused = [](void (*change)(ManifestLink&), std::string_view text) {
+    ManifestLink link = TinyLink();
+    change(link);
+    absl::Status status = EncodeManifestLink(link).status();
+    CHECK_MESSAGE(absl::IsInvalidArgument(status), status.ToString());
+    CHECK_MESSAGE(Contains(status, text), status.ToString());
+  };
+  refused([](ManifestLink& l) { l.chain_length = 0; }, "chain_length 0");
+  refused([](ManifestLink& l) { l.chain_length = kMaxManifestChainLength + 1; }, "chain_length");
+  refused([](ManifestLink& l) { l.removed.push_back(l.removed[0]); }, "removed twice");
+  refused([](ManifestLink& l) { l.added.push_back(l.added[0]); }, "added twice");
+  refused([](ManifestLink& l) { l.removed[0] = "../x"; }, "'..' segment");
+  refused([](ManifestLink& l) { l.added[0].sha256 = "abc"; }, "lowercase hex");
+  refused([](ManifestLink& l) { l.parent_manifest_sha256 = "abc"; }, "parent_manifest_sha256");
+  refused(
+      [](ManifestLink& l) {
+        l.header.version = 1;
+        l.header.parent_version = 0;
+      },
+      "no link");
+  refused([](ManifestLink& l) { l.header.format_version = kManifestFormatVersionV2; },
+          "format version");
+  refused([](ManifestLink& l) { l.header.fragments.push_back(l.added[0]); }, "lists no fragments");
+}
+
+TEST_CASE("every single-byte change and every truncation of a manifest link is refused") {
+  std::string bytes = *EncodeManifestLink(TinyLink());
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestFileStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
+  CHECK(absl::IsDataLoss(DecodeManifestFileStatus(bytes + "x")));
+}
+
+TEST_CASE("a manifest link with an intact digest but an unknown kind or a lying count is refused") {
+  ManifestLink link = TinyLink();
+  link.removed.clear();
+  std::string bytes = HandManifestLink(link);
+  std::string body = bytes.substr(0, bytes.size() - kChecksum128Bytes);
+  // The kind byte: 1 right before the parent's digest.
+  const Sha256Raw parent = *Sha256FromHex(std::string(kShaAbc));
+  size_t kind = body.find(std::string(1, '\x01') +
+                          std::string(reinterpret_cast<const char*>(parent.data()), parent.size()));
+  REQUIRE(kind != std::string::npos);
+  std::string unknown = body;
+  unknown[kind] = '\x02';
+  absl::Status status = DecodeManifestFileStatus(unknown + Checksum128(unknown));
+  CHECK(absl::IsDataLoss(status));
+  CHECK(Contains(status, "unknown kind 2"));
+  // removed_count follows chain_length (u32) and chain_bytes (u64).
+  size_t removed_count = kind + 1 + 32 + 4 + 8;
+  std::string lying = body;
+  lying[removed_count] = '\x7f';
+  status = DecodeManifestFileStatus(lying + Checksum128(lying));
+  CHECK(absl::IsDataLoss(status));
+  CHECK(Contains(status, "cannot fit"));
 }
 
 // ---- Reference deltas ----
@@ -1292,6 +1450,5 @@ TEST_CASE("a reference delta chunk's size is bounded before it is read") {
   CHECK(Contains(status, "too large"));
   CHECK(reader.next_piece_bytes() == 0);
 }
-
 }  // namespace
 }  // namespace lake::table

@@ -17,6 +17,7 @@
 #include "engine/table/append_checkpoint_format.h"
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/fragment_format.h"
+#include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
 #include "registry/commit_errors.h"
 #include "spill/spill_sorter.h"
@@ -61,6 +62,24 @@ std::vector<sql::StatementParameter> Episode(const std::string& id, int64_t n, S
   return {CellValue{id}, CellValue{n}, sql::FileFromSource{&video.source, "video/mp4"}};
 }
 
+// Two one-row batches, ("r0", 0) and ("r1", 1), each with a video of 2000
+// bytes (seeds `first_seed` and the next) already uploaded: appends
+// prepared on the version read, not yet committed.
+std::vector<table::ColumnBatch> TwoUploadedRows(TableRoot& root, const table::Schema& schema,
+                                                uint64_t first_seed) {
+  std::vector<table::ColumnBatch> batches;
+  for (int i = 0; i < 2; ++i) {
+    Source video(2000, first_seed + i);
+    absl::StatusOr<DataLocation> location = root.stage->Upload(video.source, {});
+    LAKE_REQUIRE_OK(location);
+    table::ColumnBatch batch = table::ColumnBatch::Empty(schema);
+    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
+                                     CellValue{*location}}));
+    batches.push_back(std::move(batch));
+  }
+  return batches;
+}
+
 // Appends `count` one-row versions "e<i>", n = i, each with its own video
 // (one fragment each, in order).
 void AppendOneRowFragments(TableRoot& root, int count, uint64_t seed,
@@ -80,11 +99,14 @@ std::vector<std::string> EpisodeFragmentFiles(const testing::TempDir& dir) {
     manifests.push_back(entry.path().string());
   }
   REQUIRE_FALSE(manifests.empty());
-  std::vector<uint8_t> newest =
-      testing::ReadFile(*std::max_element(manifests.begin(), manifests.end()));
-  absl::StatusOr<table::Manifest> manifest = table::DecodeManifest(
-      std::string_view(reinterpret_cast<const char*>(newest.data()), newest.size()));
-  LAKE_REQUIRE_OK(manifest);
+  const uint64_t newest = manifests.size();  // versions 1..n, each with a manifest
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  LAKE_REQUIRE_OK(fs);
+  table::ManifestChainReader reader(**fs, table_dir);
+  absl::StatusOr<const table::ResolvedManifest*> resolved =
+      reader.Resolve(newest, table::ManifestRelativePath(newest));
+  LAKE_REQUIRE_OK(resolved);
+  const table::Manifest* manifest = &(*resolved)->manifest;
   std::vector<std::string> fragments;
   for (const table::FragmentRef& fragment : manifest->fragments) {
     fragments.push_back(table_dir + "/" + fragment.path);
@@ -308,6 +330,88 @@ TEST_CASE("tables: a scan never opens a fragment whose statistics the WHERE cann
   CHECK(RunCounting(*root, "SELECT count(*) FROM robots.episodes", {}).fragments_opened == 0);
 }
 
+// Each version's manifest file of robots.episodes, decoded, in version order.
+std::vector<table::ManifestFile> EpisodeManifestFiles(const testing::TempDir& dir, uint64_t versions) {
+  std::vector<table::ManifestFile> files;
+  for (uint64_t v = 1; v <= versions; ++v) {
+    std::vector<uint8_t> bytes = testing::ReadFile(dir.path() + "/tables/robots/episodes/" +
+                                                   table::ManifestRelativePath(v));
+    absl::StatusOr<table::ManifestFile> file = table::DecodeManifestFile(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    LAKE_REQUIRE_OK(file);
+    files.push_back(*std::move(file));
+  }
+  return files;
+}
+
+TEST_CASE("tables: an append's manifest is a link holding only its one new fragment, or a checkpoint") {
+  testing::TempDir dir;
+  std::vector<std::unique_ptr<Source>> sources;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  constexpr int kAppends = 60;
+  AppendOneRowFragments(*root, kAppends, 300, sources);
+  size_t links = 0;
+  for (const table::ManifestFile& file : EpisodeManifestFiles(dir, kAppends)) {
+    const table::ManifestLink* link = std::get_if<table::ManifestLink>(&file);
+    if (link == nullptr) continue;
+    ++links;
+    CHECK(link->removed.empty());
+    CHECK(link->added.size() == 1);
+  }
+  CHECK(links >= kAppends / 2);
+  // Every version reads its own rows through its chain.
+  for (int v = 1; v <= kAppends; v += 7) {
+    CAPTURE(v);
+    absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kEpisodes, v);
+    LAKE_REQUIRE_OK(rows);
+    CHECK(rows->size() == static_cast<size_t>(v));
+  }
+}
+
+TEST_CASE("tables: a compaction's manifest is a checkpoint; appends after it link to it") {
+  testing::TempDir dir;
+  std::vector<std::unique_ptr<Source>> sources;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  AppendOneRowFragments(*root, 30, 400, sources);
+  absl::StatusOr<std::optional<table::AppendOutcome>> compacted =
+      root->tables->Compact(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());
+  CHECK((*compacted)->version == 31);
+  AppendOneRowFragments(*root, 30, 500, sources);  // versions 32..61
+  std::vector<table::ManifestFile> files = EpisodeManifestFiles(dir, 61);
+  REQUIRE(std::holds_alternative<table::Manifest>(files[30]));
+  CHECK(std::get<table::Manifest>(files[30]).fragments.size() == 1);
+  CHECK(root->Rows(kEpisodes, 31)->size() == 30);
+  CHECK(root->Rows(kEpisodes)->size() == 60);
+}
+
+TEST_CASE("tables: a store that committed a version links the next one without reading the chain") {
+  testing::TempDir dir;
+  std::vector<std::unique_ptr<Source>> sources;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  AppendOneRowFragments(*root, 40, 600, sources);
+  // The chain behind version 40 is gone: this store appends on what it
+  // committed, and the new version (its chain unreadable) is still a link.
+  std::vector<table::ManifestFile> files = EpisodeManifestFiles(dir, 40);
+  REQUIRE(std::holds_alternative<table::ManifestLink>(files[39]));
+  const uint64_t parent = std::get<table::ManifestLink>(files[39]).header.parent_version;
+  std::filesystem::remove(dir.path() + "/tables/robots/episodes/" + table::ManifestRelativePath(parent));
+  AppendOneRowFragments(*root, 1, 700, sources);  // version 41
+  std::vector<uint8_t> bytes = testing::ReadFile(dir.path() + "/tables/robots/episodes/" +
+                                                 table::ManifestRelativePath(41));
+  absl::StatusOr<table::ManifestFile> file = table::DecodeManifestFile(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  LAKE_REQUIRE_OK(file);
+  CHECK(std::holds_alternative<table::ManifestLink>(*file));
+  // A new store must walk the chain: the missing link fails closed.
+  auto reopened = OpenRoot(dir.path());
+  CHECK(absl::IsDataLoss(reopened->Rows(kEpisodes).status()));
+}
+
 TEST_CASE("tables: a table whose manifests are format 1 stays readable; its old fragments are always opened") {
   testing::TempDir dir;
   std::vector<std::unique_ptr<Source>> sources;
@@ -318,11 +422,14 @@ TEST_CASE("tables: a table whose manifests are format 1 stays readable; its old 
   }
   // Version 2's manifest as a lake before statistics wrote it.
   const std::string path = dir.path() + "/tables/robots/episodes/" + table::ManifestRelativePath(2);
-  std::vector<uint8_t> bytes = testing::ReadFile(path);
-  absl::StatusOr<table::Manifest> manifest =
-      table::DecodeManifest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  LAKE_REQUIRE_OK(manifest);
-  CHECK(manifest->format_version == table::kManifestFormatVersionV2);
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  LAKE_REQUIRE_OK(fs);
+  table::ManifestChainReader reader(**fs, dir.path() + "/tables/robots/episodes");
+  absl::StatusOr<const table::ResolvedManifest*> resolved =
+      reader.Resolve(2, table::ManifestRelativePath(2));
+  LAKE_REQUIRE_OK(resolved);
+  std::optional<table::Manifest> manifest = (*resolved)->manifest;
+  CHECK(manifest->format_version == table::kManifestFormatVersion);
   manifest->format_version = table::kManifestFormatVersionV1;
   for (table::FragmentRef& fragment : manifest->fragments) fragment.statistics.reset();
   absl::StatusOr<std::string> v1 = table::EncodeManifest(*manifest);
@@ -462,17 +569,7 @@ TEST_CASE("tables: two appends racing the CAS from one version: one commits, one
       root->tables->GetTable(*table::ParseTableName(kEpisodes));
   LAKE_REQUIRE_OK(table);
   // Both prepared against version 0, uploads done.
-  std::vector<table::ColumnBatch> batches;
-  std::vector<std::unique_ptr<Source>> sources;
-  for (int i = 0; i < 2; ++i) {
-    sources.push_back(std::make_unique<Source>(2000, 20 + i));
-    absl::StatusOr<DataLocation> location = root->stage->Upload(sources.back()->source, {});
-    LAKE_REQUIRE_OK(location);
-    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
-    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
-                                     CellValue{*location}}));
-    batches.push_back(std::move(batch));
-  }
+  std::vector<table::ColumnBatch> batches = TwoUploadedRows(*root, table->schema, 20);
   std::vector<absl::StatusOr<table::AppendOutcome>> outcomes(2, absl::UnknownError("unset"));
   std::thread a([&] { outcomes[0] = root->tables->AppendBatch(*table, batches[0]); });
   std::thread b([&] { outcomes[1] = root->tables->AppendBatch(*table, batches[1]); });
@@ -503,17 +600,7 @@ TEST_CASE("tables: appends on the current version from one read version both com
   LAKE_REQUIRE_OK(table);
   // Both prepared against version 0, uploads done: INSERTs add rows and
   // read nothing, so the second goes on the first's version.
-  std::vector<table::ColumnBatch> batches;
-  std::vector<std::unique_ptr<Source>> sources;
-  for (int i = 0; i < 2; ++i) {
-    sources.push_back(std::make_unique<Source>(2000, 30 + i));
-    absl::StatusOr<DataLocation> location = root->stage->Upload(sources.back()->source, {});
-    LAKE_REQUIRE_OK(location);
-    table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
-    LAKE_REQUIRE_OK(batch.AppendRow({CellValue{absl::StrCat("r", i)}, CellValue{int64_t{i}},
-                                     CellValue{*location}}));
-    batches.push_back(std::move(batch));
-  }
+  std::vector<table::ColumnBatch> batches = TwoUploadedRows(*root, table->schema, 30);
   std::vector<absl::StatusOr<table::AppendOutcome>> outcomes(2, absl::UnknownError("unset"));
   std::thread a([&] {
     outcomes[0] = root->tables->AppendBatch(*table, batches[0], table::AppendBase::kCurrent);

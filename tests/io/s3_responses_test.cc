@@ -937,5 +937,138 @@ TEST_CASE("a DeleteObjects answer missing a failure's code, or an <Error> instea
   CHECK(GetS3Error(error.status()).has_value());
 }
 
+// --- ListMultipartUploadsResult ------------------------------------------------
+
+std::string UploadElement(const std::string& key, const std::string& upload_id,
+                          const std::string& initiated = "2010-11-10T20:48:34.000Z") {
+  return "<Upload><Key>" + key + "</Key><UploadId>" + upload_id + "</UploadId>"
+         "<Initiator><ID>arn:aws:iam::111122223333:user/u</ID><DisplayName>u</DisplayName>"
+         "</Initiator><Owner><ID>o</ID><DisplayName>o</DisplayName></Owner>"
+         "<StorageClass>STANDARD</StorageClass><Initiated>" + initiated + "</Initiated></Upload>";
+}
+
+std::string UploadsDocument(const std::string& ns, const std::string& head,
+                            const std::string& uploads) {
+  return std::string(kXmlDeclaration) + "<ListMultipartUploadsResult" + ns + ">" +
+         "<Bucket>example-bucket</Bucket>" + head + "<MaxUploads>1000</MaxUploads>" + uploads +
+         "</ListMultipartUploadsResult>";
+}
+
+TEST_CASE("ListMultipartUploadsResult gives the uploads, the markers and the common prefixes") {
+  std::string body = UploadsDocument(
+      kNs,
+      "<KeyMarker>stage/a</KeyMarker><UploadIdMarker>2~prev</UploadIdMarker>"
+      "<NextKeyMarker>stage/c</NextKeyMarker><NextUploadIdMarker>2~next</NextUploadIdMarker>"
+      "<Prefix>stage/</Prefix><IsTruncated>true</IsTruncated>",
+      UploadElement("stage/a", "2~later") + UploadElement("stage/b &amp; c", "2~x") +
+          UploadElement("stage/c", "2~next") +
+          "<CommonPrefixes><Prefix>stage/d/</Prefix></CommonPrefixes>");
+  absl::StatusOr<ListMultipartUploadsResult> result = ParseListMultipartUploadsResult(body);
+  LAKE_REQUIRE_OK(result);
+  CHECK(result->bucket == "example-bucket");
+  CHECK(result->prefix == "stage/");
+  CHECK(result->key_marker == "stage/a");
+  CHECK(result->upload_id_marker == "2~prev");
+  CHECK(result->is_truncated);
+  CHECK(result->next_key_marker == "stage/c");
+  CHECK(result->next_upload_id_marker == "2~next");
+  REQUIRE(result->uploads.size() == 3);
+  CHECK(result->uploads[0] == ListedMultipartUpload{"stage/a", "2~later", kNov10Micros});
+  CHECK(result->uploads[1].key == "stage/b & c");
+  CHECK(result->uploads[2].upload_id == "2~next");
+  CHECK(result->common_prefixes == std::vector<std::string>{"stage/d/"});
+}
+
+TEST_CASE("ListMultipartUploadsResult from RGW, empty and untruncated, parses") {
+  // What RGW answers for a prefix without uploads.
+  absl::StatusOr<ListMultipartUploadsResult> result = ParseListMultipartUploadsResult(
+      UploadsDocument(kNs,
+                      "<KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker>"
+                      "<NextKeyMarker></NextKeyMarker><NextUploadIdMarker></NextUploadIdMarker>"
+                      "<Prefix>p/</Prefix><IsTruncated>false</IsTruncated>",
+                      ""));
+  LAKE_REQUIRE_OK(result);
+  CHECK(result->uploads.empty());
+  CHECK(!result->is_truncated);
+  CHECK(result->next_key_marker.empty());
+}
+
+TEST_CASE("a truncated upload listing must name markers that advance") {
+  CheckMalformed(ParseListMultipartUploadsResult(UploadsDocument(
+                     kNs, "<IsTruncated>true</IsTruncated>", UploadElement("k", "u"))),
+                 "<NextKeyMarker> is missing");
+  CheckMalformed(ParseListMultipartUploadsResult(UploadsDocument(
+                     kNs,
+                     "<KeyMarker>k</KeyMarker><UploadIdMarker>u</UploadIdMarker>"
+                     "<NextKeyMarker>k</NextKeyMarker><NextUploadIdMarker>u</NextUploadIdMarker>"
+                     "<IsTruncated>true</IsTruncated>",
+                     "")),
+                 "do not advance");
+  LAKE_CHECK_OK(ParseListMultipartUploadsResult(UploadsDocument(
+      kNs,
+      "<KeyMarker>k</KeyMarker><UploadIdMarker>u</UploadIdMarker>"
+      "<NextKeyMarker>k</NextKeyMarker><NextUploadIdMarker>v</NextUploadIdMarker>"
+      "<IsTruncated>true</IsTruncated>",
+      UploadElement("k", "v"))));
+}
+
+TEST_CASE("an upload without Key, UploadId or Initiated, or with a bad one, is refused") {
+  const std::string head = "<IsTruncated>false</IsTruncated>";
+  CheckMalformed(ParseListMultipartUploadsResult(UploadsDocument(
+                     kNs, head, "<Upload><UploadId>u</UploadId><Initiated>2010-11-10T20:48:34.000Z"
+                                "</Initiated></Upload>")),
+                 "Upload[1]: <Key> is missing");
+  CheckMalformed(ParseListMultipartUploadsResult(UploadsDocument(
+                     kNs, head, "<Upload><Key>k</Key><Initiated>2010-11-10T20:48:34.000Z"
+                                "</Initiated></Upload>")),
+                 "<UploadId> is missing");
+  CheckMalformed(ParseListMultipartUploadsResult(
+                     UploadsDocument(kNs, head, "<Upload><Key>k</Key><UploadId>u</UploadId></Upload>")),
+                 "<Initiated> is missing");
+  CheckMalformed(ParseListMultipartUploadsResult(
+                     UploadsDocument(kNs, head, UploadElement("k", "an id with spaces"))),
+                 "visible ASCII");
+  CheckMalformed(ParseListMultipartUploadsResult(
+                     UploadsDocument(kNs, head, UploadElement("k", "u", "yesterday"))),
+                 "<Initiated>");
+  CheckMalformed(ParseListMultipartUploadsResult(UploadsDocument(kNs, head, UploadElement("", "u"))),
+                 "<Key> is empty");
+  CheckMalformed(ParseListMultipartUploadsResult(UploadsDocument(kNs, "", "")),
+                 "<IsTruncated> is missing");
+}
+
+TEST_CASE("uploads out of key order, or below the key marker, are refused") {
+  CheckMalformed(ParseListMultipartUploadsResult(UploadsDocument(
+                     kNs, "<IsTruncated>false</IsTruncated>",
+                     UploadElement("b", "u1") + UploadElement("a", "u2"))),
+                 "key order");
+  CheckMalformed(ParseListMultipartUploadsResult(UploadsDocument(
+                     kNs, "<KeyMarker>m</KeyMarker><IsTruncated>false</IsTruncated>",
+                     UploadElement("a", "u1"))),
+                 "key order");
+  // One key may hold several uploads.
+  LAKE_CHECK_OK(ParseListMultipartUploadsResult(UploadsDocument(
+      kNs, "<IsTruncated>false</IsTruncated>", UploadElement("a", "u2") + UploadElement("a", "u1"))));
+}
+
+TEST_CASE("an url-encoded upload listing is decoded only when asked for") {
+  std::string body = UploadsDocument(
+      kNs, "<EncodingType>url</EncodingType><Prefix>a%20b/</Prefix><IsTruncated>false</IsTruncated>",
+      UploadElement("a%20b/c+d", "u"));
+  absl::StatusOr<ListMultipartUploadsResult> result =
+      ParseListMultipartUploadsResult(body, KeyEncoding::kUrl);
+  LAKE_REQUIRE_OK(result);
+  CHECK(result->prefix == "a b/");
+  CHECK(result->uploads[0].key == "a b/c d");
+  CheckMalformed(ParseListMultipartUploadsResult(body), "EncodingType");
+}
+
+TEST_CASE("an Error document in place of an upload listing is the typed S3 error") {
+  absl::StatusOr<ListMultipartUploadsResult> result =
+      ParseListMultipartUploadsResult(ErrorDocument("NoSuchBucket"));
+  CHECK(absl::IsNotFound(result.status()));
+  CHECK(GetS3Error(result.status())->code == "NoSuchBucket");
+}
+
 }  // namespace
 }  // namespace lake::s3http

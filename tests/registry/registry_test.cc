@@ -46,6 +46,17 @@ VersionRecord Version(uint64_t version, uint64_t parent, std::string operation_i
                        1700000000000000 + static_cast<int64_t>(version)};
 }
 
+// Creates ns.t through `registry` and commits versions 1..`versions` of it;
+// the table record as created.
+TableRecord TableWithVersions(Registry& registry, uint64_t versions) {
+  absl::StatusOr<TableRecord> t = registry.CreateTable({"ns", "t"}, TwoColumns());
+  LAKE_REQUIRE_OK(t);
+  for (uint64_t v = 1; v <= versions; ++v) {
+    LAKE_REQUIRE_OK(registry.CommitVersion(t->table_id, v - 1, Version(v, v - 1), std::nullopt));
+  }
+  return *t;
+}
+
 AppendOperationRecord Operation(std::string id, uint64_t table_id, uint64_t version) {
   return AppendOperationRecord{std::move(id), table_id, version, Hex64('f'), 1700000000000123};
 }
@@ -416,10 +427,7 @@ TEST_CASE("a second writer's tags and expiries are forwarded to the owner") {
   std::unique_ptr<Registry> owner = root.OpenWriter();
   std::unique_ptr<Registry> second = root.OpenWriter();
   REQUIRE_FALSE(second->IsOwner());
-  TableRecord t = *second->CreateTable({"ns", "t"}, TwoColumns());
-  for (uint64_t v = 1; v <= 3; ++v) {
-    LAKE_REQUIRE_OK(second->CommitVersion(t.table_id, v - 1, Version(v, v - 1), std::nullopt));
-  }
+  TableRecord t = TableWithVersions(*second, 3);
   absl::StatusOr<TagRecord> tag = second->TagVersion(t.table_id, "gold", 2);
   LAKE_REQUIRE_OK(tag);
   CHECK(tag->version == 2);
@@ -543,6 +551,34 @@ TEST_CASE("the commit turn is one thread's at a time; another waits at most the 
   *held = CommitTurn();
   next.join();
   LAKE_CHECK_OK(waited);
+}
+
+TEST_CASE("the owner's own writes wait for the commit turn; past the busy timeout none is made") {
+  Root root;
+  RegistryOptions options;
+  options.busy_timeout = absl::Milliseconds(100);
+  std::unique_ptr<Registry> owner = root.OpenWriter(options);
+  std::unique_ptr<Registry> second = root.OpenWriter();
+  REQUIRE(owner->IsOwner());
+  TableRecord t = TableWithVersions(*owner, 3);
+  absl::StatusOr<TagRecord> gold = owner->TagVersion(t.table_id, "gold", 2);
+  LAKE_REQUIRE_OK(gold);
+  absl::StatusOr<CommitTurn> held = second->AwaitCommitTurn();
+  LAKE_REQUIRE_OK(held);
+  CHECK(absl::IsAborted(owner->CreateNamespace("other")));
+  CHECK(absl::IsAborted(owner->CreateTable({"ns", "u"}, TwoColumns()).status()));
+  CHECK(absl::IsAborted(
+      owner->CommitVersion(t.table_id, 3, Version(4, 3), std::nullopt).status()));
+  CHECK(absl::IsAborted(owner->TagVersion(t.table_id, "silver", 1).status()));
+  CHECK(absl::IsAborted(owner->UntagVersion(t.table_id, "gold")));
+  CHECK(absl::IsAborted(owner->RetireVersions(t.table_id, 3, {1}).status()));
+  CHECK(absl::IsAborted(owner->DropTable({"ns", "t"}).status()));
+  *held = CommitTurn();
+  CHECK(*owner->ListNamespaces() == std::vector<std::string>{"ns"});
+  CHECK(owner->ListTables()->size() == 1);
+  CHECK(owner->GetTable({"ns", "t"})->current_version == 3);
+  CHECK(*owner->ListTags(t.table_id) == std::vector<TagRecord>{*gold});
+  CHECK(owner->ListRetiredVersions(t.table_id)->empty());
 }
 
 TEST_CASE("the commit turn is one process's at a time; it is free once its holder dies") {
@@ -879,10 +915,7 @@ TEST_CASE("retiring versions: never the current one, never a tagged one; all or 
   RegistryOptions options;
   options.clock = clock.Function();
   std::unique_ptr<Registry> registry = root.OpenWriter(options);
-  TableRecord t = *registry->CreateTable({"ns", "t"}, TwoColumns());
-  for (uint64_t v = 1; v <= 4; ++v) {
-    LAKE_REQUIRE_OK(registry->CommitVersion(t.table_id, v - 1, Version(v, v - 1), std::nullopt));
-  }
+  TableRecord t = TableWithVersions(*registry, 4);
   LAKE_REQUIRE_OK(registry->TagVersion(t.table_id, "keep", 2));
 
   CHECK(absl::IsFailedPrecondition(registry->RetireVersions(t.table_id, 4, {1, 4}).status()));
@@ -911,10 +944,7 @@ TEST_CASE("retiring versions: never the current one, never a tagged one; all or 
 TEST_CASE("an expiry records the reference base with its retirements; a bad base changes nothing") {
   Root root;
   std::unique_ptr<Registry> registry = root.OpenWriter();
-  TableRecord t = *registry->CreateTable({"ns", "t"}, TwoColumns());
-  for (uint64_t v = 1; v <= 4; ++v) {
-    LAKE_REQUIRE_OK(registry->CommitVersion(t.table_id, v - 1, Version(v, v - 1), std::nullopt));
-  }
+  TableRecord t = TableWithVersions(*registry, 4);
   CHECK_FALSE(registry->GetReferenceBase(t.table_id)->has_value());
   ReferenceBaseRecord base{t.table_id, 3, Hex64('b'), 0};
   // The base among the versions retired, or of another table: refused whole.

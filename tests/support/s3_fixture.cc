@@ -36,6 +36,23 @@ std::string UniqueBucketName() {
   return absl::StrCat("lake-test-", absl::Hex(rng(), absl::kZeroPad16));
 }
 
+absl::Status RemoveBucket(s3http::S3Client& client, const std::string& bucket) {
+  for (;;) {
+    absl::StatusOr<s3http::ListObjectsV2Result> page = client.ListObjectsV2(bucket, "", "");
+    if (!page.ok()) return page.status();
+    if (page->contents.empty()) break;
+    std::vector<std::string> keys;
+    for (const s3http::ListedObject& object : page->contents) keys.push_back(object.key);
+    absl::StatusOr<s3http::DeleteObjectsResult> deleted = client.DeleteObjects(bucket, keys);
+    if (!deleted.ok()) return deleted.status();
+    if (!deleted->failures.empty()) {
+      return absl::UnavailableError(absl::StrCat("could not delete ", deleted->failures.size(),
+                                                 " keys of ", bucket));
+    }
+  }
+  return client.DeleteBucket(bucket);
+}
+
 S3Fixture::S3Fixture(S3FixtureOptions options) {
   endpoint_ = options.endpoint.empty() ? TestEndpoint() : options.endpoint;
   bucket_ = UniqueBucketName();
@@ -64,6 +81,7 @@ std::unique_ptr<ManagedStage> S3Fixture::Open(S3FixtureOptions options) const {
   stage.transport = options.transport;
   stage.checkpoint_dir = options.checkpoint_dir;
   stage.list_parts_page = options.list_parts_page;
+  stage.list_page_keys = options.list_page_keys;
   absl::StatusOr<std::unique_ptr<S3ObjectStore>> store = S3ObjectStore::Open(
       stage, std::make_unique<s3http::StaticCredentialsProvider>(TestCredentials()));
   if (!store.ok()) throw std::runtime_error(store.status().ToString());

@@ -26,6 +26,7 @@ struct S3FixtureOptions {
   // Upload checkpoints (engine/s3/s3_upload.h): none unless set.
   std::string checkpoint_dir;
   int list_parts_page = 1000;
+  int list_page_keys = 1000;
 };
 
 class S3Fixture {
@@ -57,6 +58,8 @@ s3http::Credentials TestCredentials();
 std::string TestEndpoint();
 // A fresh, valid bucket name.
 std::string UniqueBucketName();
+// Deletes every key of `bucket` (lake's or not), then the bucket.
+absl::Status RemoveBucket(s3http::S3Client& client, const std::string& bucket);
 
 }  // namespace lake::testing
 

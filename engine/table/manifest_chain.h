@@ -1,0 +1,116 @@
+// A version's fragment list, resolved from its manifest file: a full list
+// (formats 1 and 2, a format 3 checkpoint) is the list; a link (format 3)
+// is its parent's list with the link's changes, so a read walks back from
+// the version, link by link, to the nearest full list, and applies the
+// links forward (manifest_format.h has the format and its invariants).
+//
+// Every step of the walk fails closed with DataLoss: a manifest missing, a
+// file damaged, a file that holds another version than the path names, a
+// parent whose bytes do not match the digest its child names, a
+// chain_length or chain_bytes that does not follow from the parent's, a
+// table id or schema that changes along the chain, a removal of a fragment
+// the parent does not list or an addition of one it does, a total_rows
+// that the resolved list does not hold, or a walk past
+// kMaxManifestChainLength links. A cycle cannot be walked: each step goes
+// to a lower version (parent_version < version) and the file read must
+// hold exactly that version.
+//
+// The writer (NextManifest) writes a link, unless the chain would grow
+// past its checkpoint interval (at most kMaxManifestChainLength + 1) or
+// the chain's links would cost more to read than a full list (as after a
+// compaction, which removes every fragment): then a checkpoint. So a
+// version's new metadata is O(what it adds), and a read opens at most
+// kMaxManifestChainLength + 1 small files.
+#ifndef LAKE_ENGINE_TABLE_MANIFEST_CHAIN_H_
+#define LAKE_ENGINE_TABLE_MANIFEST_CHAIN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/table/manifest_format.h"
+#include "io/file_system.h"
+
+namespace lake::table {
+
+// The subdirectory of a table directory that holds its manifests.
+inline constexpr std::string_view kTableVersionsDir = "_versions";
+// A manifest file is read whole, at most this size: a full list of
+// kMaxManifestFragments fragments with statistics fits.
+inline constexpr size_t kMaxManifestBytes = size_t{256} << 20;
+// "_versions/<version as 20 digits>.manifest": a version's manifest, relative
+// to the table directory. A link's parent is the manifest of its
+// parent_version at this path.
+std::string ManifestRelativePath(uint64_t version);
+
+// A version's manifest resolved, with what its child's link records of it.
+struct ResolvedManifest {
+  Manifest manifest;  // the version's full fragment list
+  // The version's own manifest file: the SHA-256 of its bytes (what a
+  // child link names) and its size.
+  std::string file_sha256;
+  uint64_t file_bytes = 0;
+  // The file's chain_length and chain_bytes; 0 for a full list.
+  uint32_t chain_length = 0;
+  uint64_t chain_bytes = 0;
+  // What a checkpoint's entries of this list take, in the format lake
+  // writes: what a link chain is weighed against.
+  uint64_t entries_bytes = 0;
+  // Every manifest file the version resolves from, relative to the table
+  // directory: its own first, the full list last (at most
+  // kMaxManifestChainLength + 1). A collector keeps them all while the
+  // version is retained.
+  std::vector<std::string> chain_files;
+};
+
+// The resolved view of a full list read from `path` (`bytes`, decoded as
+// `manifest`).
+ResolvedManifest ResolveFullList(Manifest manifest, std::string_view bytes,
+                                 const std::string& path);
+
+// `resolved` (a version, or, for a table's first version, an empty list
+// of version 0 with the table's schema) becomes the version `header`
+// describes: its fragments less `removed` (paths it lists), then `added`,
+// in order; total_rows is recomputed. Returns the bytes of the new
+// version's manifest, to be written at `path` (ManifestRelativePath of
+// header.version): a link to `resolved`, or a checkpoint when the chain
+// would reach `checkpoint_interval` files (1..kMaxManifestChainLength + 1;
+// 1 writes only checkpoints) or would read more bytes than a checkpoint,
+// or when there is no parent. InvalidArgument for a removal the parent
+// does not list, a repeated path, or any invalid field; `resolved` is then
+// unspecified.
+absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manifest& header,
+                                         const std::vector<std::string>& removed,
+                                         std::vector<FragmentRef> added,
+                                         uint32_t checkpoint_interval, const std::string& path);
+
+// Resolves the versions of one table directory. It keeps the last version
+// resolved: resolving its child (as a collector walking versions in
+// ascending order does) reads one file.
+//
+// Not thread-safe: one reader per thread.
+class ManifestChainReader {
+ public:
+  ManifestChainReader(io::FileSystem& fs, std::string table_dir)
+      : fs_(fs), table_dir_(std::move(table_dir)) {}
+
+  // The manifest of `version`, whose file is `manifest_path` (relative, as
+  // the registry records it). DataLoss as the header says; another code
+  // for a storage failure. The result stays valid until the next call.
+  absl::StatusOr<const ResolvedManifest*> Resolve(uint64_t version,
+                                                  const std::string& manifest_path);
+  // The last version resolved, handed over (nullopt when none).
+  std::optional<ResolvedManifest> TakeLast();
+
+ private:
+  io::FileSystem& fs_;
+  const std::string table_dir_;
+  std::optional<ResolvedManifest> last_;
+};
+
+}  // namespace lake::table
+
+#endif  // LAKE_ENGINE_TABLE_MANIFEST_CHAIN_H_
