@@ -9,7 +9,10 @@
 // fields as columns). Prints, one "key=value" line per figure:
 //   fsync floor (fsyncs/s of 4 KiB appends in DIR), insert rows/s for lake,
 //   SQLite synchronous=FULL and =NORMAL, full-scan and selective-scan rows/s
-//   for both, and p50/p99 of a single-row lake INSERT uploading 1 MiB.
+//   for both, and p50/p99 of a single-row lake INSERT uploading 1 MiB;
+//   then a DELETE of every 100th row (1 % of the rows, spread so that every
+//   fragment is touched) and a full scan after it, on both sides (lake:
+//   n IN (the 1 % of n values), SQLite: n % 100 = 0, synchronous=FULL).
 // Where the kernel counts them (/sys/dev/block/M:m/stat, field 16), also
 // the disk's cache flushes per batch on each side: on a disk without FUA
 // every fsync is one flush, and flushes do not overlap, so flushes per
@@ -474,6 +477,48 @@ int main(int argc, char** argv) {
                                      &sqlite_rows);
   if (sqlite_rows != 1) Die("sqlite selective scan count");
   std::printf("sqlite_where_scan_rows_per_s=%.0f\n", rows / sqlite_where_s);
+
+  // DELETE of every 100th row, then a full scan of what is left.
+  {
+    const size_t deleted = rows / 100;
+    std::string delete_sql = "DELETE FROM bench.rows WHERE n IN (?";
+    for (size_t i = 1; i < deleted; ++i) delete_sql += ", ?";
+    delete_sql += ")";
+    start = Clock::now();
+    lake_statement* del = nullptr;
+    Check(lake_db_prepare(db, delete_sql.c_str(), &del, &err), err, "prepare delete");
+    for (size_t i = 0; i < deleted; ++i) {
+      Check(lake_statement_bind_int64(del, i + 1, static_cast<int64_t>(i * 100), &err), err,
+            "bind");
+    }
+    uint64_t version = 0, deleted_rows = 0;
+    Check(lake_statement_execute(del, &version, &deleted_rows, &err), err, "delete");
+    lake_statement_free(del);
+    double lake_delete_s = Seconds(start);
+    if (deleted_rows != deleted) Die("lake delete removed " + std::to_string(deleted_rows));
+    std::printf("lake_delete_1pct_ms=%.1f\n", lake_delete_s * 1000);
+    start = Clock::now();
+    uint64_t left = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
+    double lake_scan_after_s = Seconds(start);
+    if (left != rows - deleted) Die("lake scan after delete returned " + std::to_string(left));
+    std::printf("lake_scan_after_delete_rows_per_s=%.0f\n", left / lake_scan_after_s);
+
+    sqlite3* sdb = nullptr;
+    if (sqlite3_open(full_db.c_str(), &sdb) != SQLITE_OK) Die("sqlite open");
+    Sql(sdb, "PRAGMA journal_mode=WAL");
+    Sql(sdb, "PRAGMA synchronous=FULL");
+    start = Clock::now();
+    Sql(sdb, "BEGIN");
+    Sql(sdb, "DELETE FROM rows WHERE n % 100 = 0");
+    Sql(sdb, "COMMIT");
+    double sqlite_delete_s = Seconds(start);
+    if (static_cast<size_t>(sqlite3_changes(sdb)) != deleted) Die("sqlite delete count");
+    sqlite3_close(sdb);
+    std::printf("sqlite_full_delete_1pct_ms=%.1f\n", sqlite_delete_s * 1000);
+    double sqlite_scan_after_s = SqliteScan(full_db, "SELECT * FROM rows", nullptr, &sqlite_rows);
+    if (sqlite_rows != rows - deleted) Die("sqlite scan after delete count");
+    std::printf("sqlite_scan_after_delete_rows_per_s=%.0f\n", sqlite_rows / sqlite_scan_after_s);
+  }
 
   // Single-row INSERTs, each uploading a 1 MiB FILE.
   std::vector<double> latencies;

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <variant>
 
+#include "absl/container/flat_hash_set.h"
+
 namespace lake::sql {
 namespace {
 
@@ -102,12 +104,39 @@ void EvaluateCompare(const BoundPredicate& p, const ColumnData& column, size_t r
   }
 }
 
+// A list longer than this of int64 or timestamp values is looked up in a
+// hash set (a DELETE of every 100th of a million rows lists 10,000);
+// shorter ones are compared value by value.
+constexpr size_t kHashedInValues = 16;
+
+// EvaluateIn for an int64 or timestamp column and a long list.
+void EvaluateHashedIn(const ColumnData& column, size_t rows, absl::Span<const CellValue> values,
+                      bool null_value, Truths& out) {
+  absl::flat_hash_set<int64_t> set;
+  set.reserve(values.size());
+  for (const CellValue& value : values) {
+    if (const auto* v = std::get_if<int64_t>(&value)) set.insert(*v);
+    if (const auto* t = std::get_if<table::TimestampMicros>(&value)) set.insert(t->micros);
+  }
+  for (size_t row = 0; row < rows; ++row) {
+    if (column.valid[row] == 0) {
+      out[row] = kUnknown;
+      continue;
+    }
+    out[row] = set.contains(column.int64s[row]) ? kTrue : (null_value ? kUnknown : kFalse);
+  }
+}
+
 // True when a value equals the cell; unknown when none does but the cell or
 // a value is null; false otherwise.
 void EvaluateIn(const ColumnData& column, size_t rows,
                 absl::Span<const CellValue> values, Truths& out) {
   bool null_value = false;
   for (const CellValue& value : values) null_value = null_value || std::holds_alternative<std::monostate>(value);
+  if (values.size() > kHashedInValues &&
+      (column.type == ColumnType::kInt64 || column.type == ColumnType::kTimestamp)) {
+    return EvaluateHashedIn(column, rows, values, null_value, out);
+  }
   for (size_t row = 0; row < rows; ++row) {
     if (column.valid[row] == 0) {
       out[row] = kUnknown;

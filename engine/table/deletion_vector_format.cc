@@ -12,6 +12,7 @@ namespace lake::table {
 namespace {
 
 constexpr size_t kHeaderBytes = 8 + 4 + kSha256RawBytes + 8 + 8;
+static_assert(EncodedDeletionVectorBytes(0) == kHeaderBytes + kChecksum128Bytes);
 
 absl::Status Damaged(std::string_view why) {
   return absl::DataLossError(absl::StrCat("deletion vector is damaged: ", std::string(why)));

@@ -56,6 +56,12 @@ struct DeletionVector {
   bool operator==(const DeletionVector&) const = default;
 };
 
+// The size of an encoded vector deleting `deleted_rows` rows: its header
+// (60 bytes), a u32 per row, its digest (16 bytes).
+inline constexpr uint64_t EncodedDeletionVectorBytes(uint64_t deleted_rows) {
+  return 60 + 4 * deleted_rows + 16;
+}
+
 // The invariants above; InvalidArgument naming the offending field.
 absl::Status ValidateDeletionVector(const DeletionVector& vector);
 // InvalidArgument when ValidateDeletionVector fails. Deterministic.

@@ -140,8 +140,7 @@ void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& 
   }
 }
 
-// A deletion vector holds a u32 per row and a fixed header.
-constexpr size_t kMaxDeletionVectorBytes = 128 + 4 * kMaxFragmentRows;
+constexpr size_t kMaxDeletionVectorBytes = EncodedDeletionVectorBytes(kMaxFragmentRows);
 
 // Writes a new file of `bytes` as `path` durably; the name is fresh (a
 // UUIDv7), so nothing else is ever there.
@@ -511,8 +510,7 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
       if (!fragment.deletion_vector) continue;
       const std::string& vector = fragment.deletion_vector->path;
       files.push_back(vector);
-      // A vector's bytes: its header, a u32 per row, its digest.
-      file_bytes[vector] = 68 + 4 * fragment.deletion_vector->deleted_rows + 16;
+      file_bytes[vector] = EncodedDeletionVectorBytes(fragment.deletion_vector->deleted_rows);
     }
     for (const std::string& file : files) ++listed_by[file];
     auto tagged = tagged_files.find(v.version);

@@ -292,6 +292,22 @@ TEST_CASE("WHERE IN matches any listed value; a null in the list matches nothing
   CHECK(Matching("SELECT * FROM ns.t WHERE video IN (?)", {b}) == std::vector<size_t>{1, 4});
 }
 
+TEST_CASE("a long WHERE IN list matches as a short one does, nulls included") {
+  // 20 values (looked up in a hash set): 2 and 3 among them.
+  std::string sql = "SELECT * FROM ns.t WHERE id IN (?";
+  std::vector<CellValue> values = {int64_t{2}};
+  for (int64_t v = 100; v < 119; ++v) {
+    sql += ", ?";
+    values.push_back(v == 110 ? CellValue{int64_t{3}} : CellValue{v});
+  }
+  CHECK(Matching(sql + ")", values) == std::vector<size_t>{1, 4});
+  values.back() = std::monostate{};
+  CHECK(Matching(sql + ")", values) == std::vector<size_t>{1, 4});
+  std::string not_in = sql;
+  not_in.replace(not_in.find(" IN "), 4, " NOT IN ");
+  CHECK(Matching(not_in + ")", values).empty());
+}
+
 TEST_CASE("WHERE IS NULL and IS NOT NULL test the cell, never unknown") {
   CHECK(Matching("SELECT * FROM ns.t WHERE name IS NULL", {}) == std::vector<size_t>{3, 5});
   CHECK(Matching("SELECT * FROM ns.t WHERE name IS NOT NULL", {}) == std::vector<size_t>{0, 1, 2, 4});

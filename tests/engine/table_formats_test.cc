@@ -686,6 +686,11 @@ TEST_CASE("the deletion vector format matches its golden bytes") {
   CHECK(*golden == TinyDeletionVector());
 }
 
+TEST_CASE("a deletion vector's size is its header, a u32 per row and its digest") {
+  CHECK(EncodeDeletionVector(TinyDeletionVector())->size() ==
+        EncodedDeletionVectorBytes(TinyDeletionVector().deleted_rows.size()));
+}
+
 TEST_CASE("a deletion vector's rows are ascending, below the fragment's rows, at least one") {
   DeletionVector unordered = TinyDeletionVector();
   unordered.deleted_rows = {3, 1};
