@@ -1898,6 +1898,10 @@ struct S3Bucket {
     REQUIRE_MESSAGE(getenv("LAKE_S3_STATE_DIR") != nullptr, "S3 tests need the RGW server");
     REQUIRE(Server("mb") == 0);
   }
+  // Best effort: the server keeps a bounded number of buckets.
+  ~S3Bucket() { (void)Server("rb"); }
+  S3Bucket(const S3Bucket&) = delete;
+  S3Bucket& operator=(const S3Bucket&) = delete;
   int Server(const char* verb) const {
     std::string command = std::string("cd '") + getenv("LAKE_SOURCE_ROOT") +
                           "' && scripts/s3-test-server " + verb + " " +

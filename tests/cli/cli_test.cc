@@ -302,6 +302,14 @@ struct S3Root {
     std::string mb = std::string("scripts/s3-test-server mb ") + state + " " + bucket + " >/dev/null";
     REQUIRE(std::system(("cd " + std::string(std::getenv("LAKE_SOURCE_ROOT")) + " && " + mb).c_str()) == 0);
   }
+  // Best effort: the server keeps a bounded number of buckets.
+  ~S3Root() {
+    std::string rb = std::string("scripts/s3-test-server rb ") +
+                     std::getenv("LAKE_S3_STATE_DIR") + " " + bucket + " >/dev/null 2>&1";
+    (void)std::system(("cd " + std::string(std::getenv("LAKE_SOURCE_ROOT")) + " && " + rb).c_str());
+  }
+  S3Root(const S3Root&) = delete;
+  S3Root& operator=(const S3Root&) = delete;
   std::vector<std::string> Flags() const {
     return {"--stage", "s3://" + bucket + "/cli data", "--path-style"};
   }

@@ -38,6 +38,17 @@ std::string UniqueBucketName() {
 
 absl::Status RemoveBucket(s3http::S3Client& client, const std::string& bucket) {
   for (;;) {
+    absl::StatusOr<s3http::ListMultipartUploadsResult> uploads =
+        client.ListMultipartUploads(bucket, "", "", "");
+    if (!uploads.ok()) return uploads.status();
+    if (uploads->uploads.empty()) break;
+    for (const s3http::ListedMultipartUpload& upload : uploads->uploads) {
+      absl::Status aborted =
+          client.AbortMultipartUpload(bucket, upload.key, upload.upload_id, absl::Seconds(30));
+      if (!aborted.ok() && !absl::IsNotFound(aborted)) return aborted;
+    }
+  }
+  for (;;) {
     absl::StatusOr<s3http::ListObjectsV2Result> page = client.ListObjectsV2(bucket, "", "");
     if (!page.ok()) return page.status();
     if (page->contents.empty()) break;
@@ -59,6 +70,12 @@ S3Fixture::S3Fixture(S3FixtureOptions options) {
   stage_ = Open(options);
   absl::Status created = client().CreateBucket(bucket_);
   if (!created.ok()) throw std::runtime_error("cannot create the test bucket: " + created.ToString());
+}
+
+S3Fixture::~S3Fixture() {
+  // Best effort: a test that removed its bucket already, or a server gone,
+  // leaves nothing to do.
+  (void)RemoveBucket(client(), bucket_);
 }
 
 std::unique_ptr<ManagedStage> S3Fixture::OpenAnother(S3FixtureOptions options) const {

@@ -32,6 +32,11 @@ struct S3FixtureOptions {
 class S3Fixture {
  public:
   explicit S3Fixture(S3FixtureOptions options = {});
+  // Removes the bucket and all it holds (RemoveBucket), so that a long run
+  // of tests stays under the server's bucket limit and memory.
+  ~S3Fixture();
+  S3Fixture(const S3Fixture&) = delete;
+  S3Fixture& operator=(const S3Fixture&) = delete;
   // Another stage on the same bucket (another prefix, tenant or endpoint).
   std::unique_ptr<ManagedStage> OpenAnother(S3FixtureOptions options) const;
 
@@ -58,7 +63,8 @@ s3http::Credentials TestCredentials();
 std::string TestEndpoint();
 // A fresh, valid bucket name.
 std::string UniqueBucketName();
-// Deletes every key of `bucket` (lake's or not), then the bucket.
+// Aborts every multipart upload in progress in `bucket` and deletes every
+// key (lake's or not), then the bucket.
 absl::Status RemoveBucket(s3http::S3Client& client, const std::string& bucket);
 
 }  // namespace lake::testing
