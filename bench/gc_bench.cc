@@ -38,6 +38,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bench/bench_status.h"
 #include "engine/gc/gc_root.h"
 #include "engine/gc/live_index.h"
 #include "engine/gc/live_references.h"
@@ -58,26 +59,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void Die(const absl::Status& status, const char* what) {
-  std::fprintf(stderr, "gc_bench: %s: %s\n", what, status.ToString().c_str());
-  std::exit(1);
-}
-
-template <typename T>
-T Must(absl::StatusOr<T> value, const char* what) {
-  if (!value.ok()) Die(value.status(), what);
-  return std::move(*value);
-}
-
-void Must(const absl::Status& status, const char* what) {
-  if (!status.ok()) Die(status, what);
-}
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
+using lake::bench::Clock;
+using lake::bench::Die;
+using lake::bench::Must;
+using lake::bench::Seconds;
 
 void PrintRss() {
   struct rusage usage;

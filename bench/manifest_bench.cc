@@ -23,6 +23,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_status.h"
 #include "engine/data_location.h"
 #include "engine/local/local_object_store.h"
 #include "engine/location_uri.h"
@@ -36,26 +37,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void Die(const absl::Status& status, const char* what) {
-  std::fprintf(stderr, "manifest_bench: %s: %s\n", what, status.ToString().c_str());
-  std::exit(1);
-}
-
-template <typename T>
-T Must(absl::StatusOr<T> value, const char* what) {
-  if (!value.ok()) Die(value.status(), what);
-  return std::move(*value);
-}
-
-void Must(const absl::Status& status, const char* what) {
-  if (!status.ok()) Die(status, what);
-}
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
+using lake::bench::Clock;
+using lake::bench::Die;
+using lake::bench::Must;
+using lake::bench::Seconds;
 
 lake::io::FileSystem& Fs() { return *Must(lake::io::DefaultFileSystem(), "file system"); }
 
