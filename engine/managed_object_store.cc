@@ -85,6 +85,16 @@ absl::Status NoStageRecords(std::string_view backend) {
 
 }  // namespace
 
+absl::StatusOr<std::string> ManagedObjectStore::StageRelativeKey(std::string_view) {
+  return absl::UnimplementedError(absl::StrCat(
+      "garbage collection needs a local, S3 or host stage, not ", std::string(backend_name())));
+}
+
+absl::StatusOr<std::string> ManagedObjectStore::ScopedTenant() const {
+  return absl::UnimplementedError(absl::StrCat(
+      "garbage collection needs a local, S3 or host stage, not ", std::string(backend_name())));
+}
+
 absl::StatusOr<std::optional<std::string>> ManagedObjectStore::ReadStageRecord(std::string_view,
                                                                                size_t) {
   return NoStageRecords(backend_name());

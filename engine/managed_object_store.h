@@ -161,6 +161,15 @@ class ManagedObjectStore {
   virtual absl::StatusOr<std::string> Presign(const DataLocation& location,
                                               absl::Duration ttl);
 
+  // What the collector needs of a backend it knows only through this
+  // interface (a host's store; engine/gc/stage_keys.h reads local and S3
+  // stages directly): the decoded key of a contained URI relative to the
+  // stage root ("objects/ab/<uuid>", "tenants/<t>/objects/ab/<uuid>";
+  // InvalidLocation for one it does not contain), and the tenant the handle
+  // is scoped to ("" for the whole stage). Unimplemented by default.
+  virtual absl::StatusOr<std::string> StageRelativeKey(std::string_view uri);
+  virtual absl::StatusOr<std::string> ScopedTenant() const;
+
   // Small records the stage keeps for lake itself beside its objects, never
   // listed as objects (the collector's owner marker and claims, under
   // "_lake/"). `name` is relative to the stage root or prefix (never the

@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/utf8.h"
 #include "engine/location_uri.h"
 #include "io/s3http/s3_endpoint.h"
 
@@ -26,14 +27,35 @@ absl::Status Refuse(std::string_view why) {
 
 }  // namespace
 
+absl::Status ValidateHostId(std::string_view host_id) {
+  if (host_id.empty() || host_id.size() > kMaxHostIdBytes) {
+    return Refuse(absl::StrCat("a host id is 1..", kMaxHostIdBytes, " bytes"));
+  }
+  if (!IsValidUtf8(host_id)) return Refuse("a host id is UTF-8");
+  for (unsigned char c : host_id) {
+    if (c < 0x20 || c == 0x7f) return Refuse("a host id holds no control character");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<StageDescriptor> ValidateStageDescriptor(StageDescriptor d) {
+  bool has_s3_fields =
+      !d.bucket.empty() || !d.prefix.empty() || !d.region.empty() || !d.endpoint.empty() ||
+      d.path_style;
   if (d.kind == StageDescriptor::Kind::kLocal) {
-    if (!d.bucket.empty() || !d.prefix.empty() || !d.region.empty() || !d.endpoint.empty() ||
-        d.path_style) {
-      return Refuse("a local stage has no bucket, prefix, region, endpoint or path style");
+    if (has_s3_fields || !d.host_id.empty()) {
+      return Refuse("a local stage has no bucket, prefix, region, endpoint, path style or host id");
     }
     return d;
   }
+  if (d.kind == StageDescriptor::Kind::kHost) {
+    if (has_s3_fields) {
+      return Refuse("a host stage has no bucket, prefix, region, endpoint or path style");
+    }
+    if (absl::Status s = ValidateHostId(d.host_id); !s.ok()) return s;
+    return d;
+  }
+  if (!d.host_id.empty()) return Refuse("an S3 stage has no host id");
   if (!IsValidBucketName(d.bucket)) return Refuse("invalid bucket name \"" + d.bucket + "\"");
   while (!d.prefix.empty() && d.prefix.front() == '/') d.prefix.erase(0, 1);
   while (!d.prefix.empty() && d.prefix.back() == '/') d.prefix.pop_back();
@@ -54,6 +76,10 @@ absl::StatusOr<StageDescriptor> ValidateStageDescriptor(StageDescriptor d) {
 std::string StageDescriptorToJson(const StageDescriptor& d) {
   if (d.kind == StageDescriptor::Kind::kLocal) {
     return absl::StrCat("{\"version\":", kStageDescriptorVersion, ",\"kind\":\"local\"}");
+  }
+  if (d.kind == StageDescriptor::Kind::kHost) {
+    return absl::StrCat("{\"version\":", kStageDescriptorVersion,
+                        ",\"kind\":\"host\",\"host_id\":", JsonString(d.host_id), "}");
   }
   return absl::StrCat("{\"version\":", kStageDescriptorVersion, ",\"kind\":\"s3\",\"bucket\":",
                       JsonString(d.bucket), ",\"prefix\":", JsonString(d.prefix),
@@ -105,6 +131,13 @@ absl::StatusOr<StageDescriptor> StageDescriptorFromJson(std::string_view text) {
     d.region = json["region"].get<std::string>();
     d.endpoint = json["endpoint"].get<std::string>();
     d.path_style = json["path_style"].get<bool>();
+  } else if (kind == "host") {
+    d.kind = StageDescriptor::Kind::kHost;
+    allowed = {"version", "kind", "host_id"};
+    if (!json.contains("host_id") || !json["host_id"].is_string()) {
+      return Refuse("missing string \"host_id\"");
+    }
+    d.host_id = json["host_id"].get<std::string>();
   } else {
     return Refuse("unknown kind \"" + kind + "\"");
   }

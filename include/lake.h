@@ -339,6 +339,15 @@ LAKE_API lake_status lake_stage_options_set_descriptor(lake_stage_options* opts,
  * `ctx` must stay valid until `destroy` is called. */
 LAKE_API lake_status lake_stage_options_set_host_store(
     lake_stage_options* opts, const lake_host_store* store, lake_error** err);
+/* The host store's stable identity, chosen by the host: 1..128 bytes of
+ * UTF-8 without control characters, the same at every open of the same
+ * store (e.g. "warehouse-7"). It makes the store's descriptor
+ * {"version":1,"kind":"host","host_id":…}, and a root (lake_db_open) needs
+ * it. Given without a host store, the open fails with
+ * LAKE_INVALID_ARGUMENT. */
+LAKE_API lake_status lake_stage_options_set_host_id(lake_stage_options* opts,
+                                                    const char* host_id,
+                                                    lake_error** err);
 LAKE_API void lake_stage_options_free(lake_stage_options* opts);
 
 /* A stage. Thread-safe: any number of threads may upload and read through
@@ -352,8 +361,11 @@ LAKE_API void lake_stage_free(lake_stage* stage);
 
 /* The stage's descriptor: its credential-free topology as canonical JSON,
  * {"version":1,"kind":"local"} or {"version":1,"kind":"s3","bucket":…,
- * "prefix":…,"region":…,"endpoint":…,"path_style":…}; "" for a host store.
- * Owned by the stage. */
+ * "prefix":…,"region":…,"endpoint":…,"path_style":…}, or
+ * {"version":1,"kind":"host","host_id":…} for a host store given a host id;
+ * "" for a host store without one. Owned by the stage. A host descriptor
+ * given to lake_stage_options_set_descriptor sets the host id; the store
+ * itself still comes from lake_stage_options_set_host_store. */
 LAKE_API const char* lake_stage_descriptor(const lake_stage* stage);
 
 /* A GET URL for a contained object, valid for `ttl_seconds` (1..3600),
@@ -415,7 +427,22 @@ typedef struct lake_db lake_db;
  * read; a root without a format record (created before lake recorded one)
  * opens as version 1 and is left without one. A tenant in
  * `stage_opts` applies to this handle only. `stage_opts` may be freed after
- * the call. */
+ * the call.
+ *
+ * A root's stage may be a host store (lake_stage_options_set_host_store
+ * with lake_stage_options_set_host_id; a host store without a host id is
+ * refused with LAKE_INVALID_ARGUMENT). The root records the host id, and
+ * every later open must give a host store with the same id: another id, or
+ * a host store for a root with a local or S3 stage, fails with
+ * LAKE_INVALID_ARGUMENT naming both; an open without a host store of a
+ * root whose stage is one (the lake CLI's, a follower's) fails with
+ * LAKE_INVALID_ARGUMENT saying only the program that supplies the store
+ * can open it. The writer's first open writes the owner marker through the
+ * store's upload callback at <root_uri>/_lake/owner (outside objects/),
+ * and garbage collection reads it back through open_stream, lists the
+ * objects through list (their size and modification time) and deletes
+ * through remove, one page at a time (see "Garbage collection"). The
+ * store's destroy runs when the db is freed, not when the open fails. */
 LAKE_API lake_status lake_db_open(const char* dir,
                                   const lake_stage_options* stage_opts,
                                   lake_db** out, lake_error** err);

@@ -49,6 +49,9 @@ struct lake_stage_options {
   // The host store's root_uri, copied (the table's own pointer is not
   // kept: the caller may free its string after the set call).
   std::optional<std::string> host_store_root_uri;
+  // The host store's stable identity (lake_stage_options_set_host_id, or a
+  // host descriptor): its stage descriptor's host_id. Empty: none.
+  std::string host_id;
   // S3: set by lake_stage_options_set_s3 or a descriptor.
   bool s3 = false;
   std::string s3_bucket;

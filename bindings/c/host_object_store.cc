@@ -9,6 +9,7 @@
 #include "engine/managed_key.h"
 #include "engine/push_upload_bridge.h"
 #include "engine/sha256.h"
+#include "engine/stage_record_name.h"
 
 namespace lake::c {
 namespace {
@@ -97,6 +98,37 @@ int EmitListed(void* ctx, const lake_list_entry* entry) {
   list->stopped = !more;
   return more ? 0 : 1;
 }
+
+// The pull source of a record upload: its bytes, once.
+struct RecordPull {
+  std::string_view bytes;
+  size_t offset = 0;
+
+  static int64_t Read(void* ctx, uint8_t* buf, size_t cap) {
+    auto* pull = static_cast<RecordPull*>(ctx);
+    size_t n = std::min(cap, pull->bytes.size() - pull->offset);
+    memcpy(buf, pull->bytes.data() + pull->offset, n);
+    pull->offset += n;
+    return static_cast<int64_t>(n);
+  }
+};
+
+struct RecordListing {
+  std::string prefix;
+  std::vector<std::string> names;
+
+  static int Emit(void* ctx, const lake_list_entry* entry) {
+    auto* listing = static_cast<RecordListing*>(ctx);
+    if (entry == nullptr || entry->uri == nullptr) return 0;
+    std::string_view uri(entry->uri);
+    if (!uri.starts_with(listing->prefix)) return 0;
+    std::string_view name = uri.substr(listing->prefix.size());
+    if (!name.empty() && name.find('/') == std::string_view::npos) {
+      listing->names.emplace_back(name);
+    }
+    return 0;
+  }
+};
 
 }  // namespace
 
@@ -242,6 +274,81 @@ absl::Status HostObjectStore::Delete(const DataLocation& location) {
       table_.remove(table_.ctx, location.uri.c_str(), message, sizeof message);
   if (code == LAKE_NOT_FOUND) return absl::OkStatus();
   return HostStatus(code, "remove", message);
+}
+
+}  // namespace lake::c
+
+namespace lake::c {
+
+absl::StatusOr<std::string> HostObjectStore::StageRelativeKey(std::string_view uri) {
+  if (!IsStrictlyBeneath(uri, root_uri_) ||
+      !IsManagedKey(uri.substr(root_uri_.size() + 1), "")) {
+    return InvalidLocationError(
+        absl::StrCat("location is outside the stage ", root_uri_, ": ", std::string(uri)));
+  }
+  // The canonical encoding decodes exactly once: as the path of a file URI.
+  absl::StatusOr<ParsedUri> parsed =
+      ParseLocationUri(absl::StrCat("file:///", std::string(uri.substr(root_uri_.size() + 1))));
+  if (!parsed.ok()) return parsed.status();
+  return parsed->path.substr(1);
+}
+
+absl::StatusOr<std::string> HostObjectStore::RecordUri(std::string_view name) const {
+  if (absl::Status s = CheckStageRecordName(name); !s.ok()) return s;
+  return absl::StrCat(root_uri_, "/", std::string(name));  // [A-Za-z0-9._-/]: canonical
+}
+
+absl::StatusOr<std::optional<std::string>> HostObjectStore::ReadStageRecord(
+    std::string_view name, size_t max_bytes) {
+  absl::StatusOr<std::string> uri = RecordUri(name);
+  if (!uri.ok()) return uri.status();
+  void* stream = nullptr;
+  char message[kHostMessageBytes] = {0};
+  lake_status code =
+      table_.open_stream(table_.ctx, uri->c_str(), 0, &stream, message, sizeof message);
+  if (code == LAKE_NOT_FOUND) return std::optional<std::string>();
+  if (code != LAKE_OK) return HostStatus(code, "open_stream", message);
+  HostObjectStream reader(table_, stream);
+  std::string bytes;
+  uint8_t buf[4096];
+  for (;;) {
+    absl::StatusOr<size_t> n = reader.Read(buf, sizeof buf);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;
+    bytes.append(reinterpret_cast<const char*>(buf), *n);
+    if (bytes.size() > max_bytes) {
+      return absl::DataLossError(absl::StrCat("the stage record ", *uri, " is longer than ",
+                                              max_bytes, " bytes"));
+    }
+  }
+  return std::optional<std::string>(std::move(bytes));
+}
+
+absl::Status HostObjectStore::CreateStageRecord(std::string_view name, std::string_view bytes) {
+  absl::StatusOr<std::optional<std::string>> present = ReadStageRecord(name, bytes.size() + 1);
+  if (absl::IsDataLoss(present.status()) || (present.ok() && present->has_value())) {
+    return absl::AlreadyExistsError(absl::StrCat("the stage record ", std::string(name),
+                                                 " exists"));
+  }
+  if (!present.ok()) return present.status();
+  absl::StatusOr<std::string> uri = RecordUri(name);
+  if (!uri.ok()) return uri.status();
+  RecordPull pull{bytes};
+  char message[kHostMessageBytes] = {0};
+  lake_status code = table_.upload(table_.ctx, uri->c_str(), "application/json",
+                                   &RecordPull::Read, &pull, message, sizeof message);
+  return HostStatus(code, "upload", message);
+}
+
+absl::StatusOr<std::vector<std::string>> HostObjectStore::ListStageRecords(std::string_view dir) {
+  absl::StatusOr<std::string> uri = RecordUri(dir);
+  if (!uri.ok()) return uri.status();
+  RecordListing listing{absl::StrCat(*uri, "/"), {}};
+  char message[kHostMessageBytes] = {0};
+  lake_status code = table_.list(table_.ctx, listing.prefix.c_str(), &RecordListing::Emit,
+                                 &listing, message, sizeof message);
+  if (code != LAKE_OK) return HostStatus(code, "list", message);
+  return listing.names;
 }
 
 }  // namespace lake::c

@@ -4,6 +4,16 @@
 // key_chosen before the host's upload is called), hashes and counts every byte it hands the
 // host, refuses to publish an upload the host did not read to the end, and
 // checks containment lexically on canonical URIs.
+//
+// The records lake keeps beside the objects (the collector's owner marker
+// and claims, ManagedObjectStore::ReadStageRecord) are objects of the host
+// store too, at <root_uri>/_lake/<name>, outside every managed key: read
+// with open_stream, written with upload, listed with list. A record is
+// created only when a read finds none; the host store has no
+// create-if-absent, so two roots opened for the first time at once could
+// both write the marker — the later one wins, and the other root's
+// collector then refuses the stage (its marker names another root), which
+// fails safe.
 #ifndef LAKE_BINDINGS_C_HOST_OBJECT_STORE_H_
 #define LAKE_BINDINGS_C_HOST_OBJECT_STORE_H_
 
@@ -35,11 +45,19 @@ class HostObjectStore final : public ManagedObjectStore {
       const std::function<bool(const ListedObject&)>& emit) override;
   absl::Status Delete(const DataLocation& location) override;
   absl::StatusOr<uint64_t> CleanStaging() override { return 0; }
+  absl::StatusOr<std::string> StageRelativeKey(std::string_view uri) override;
+  absl::StatusOr<std::string> ScopedTenant() const override { return tenant_; }
+  absl::StatusOr<std::optional<std::string>> ReadStageRecord(std::string_view name,
+                                                             size_t max_bytes) override;
+  absl::Status CreateStageRecord(std::string_view name, std::string_view bytes) override;
+  absl::StatusOr<std::vector<std::string>> ListStageRecords(std::string_view dir) override;
 
  private:
   HostObjectStore(const lake_host_store& table, std::string root_uri,
                   std::string tenant);
   bool Contains(std::string_view uri) const;
+  // The URI of a stage record (never a managed key).
+  absl::StatusOr<std::string> RecordUri(std::string_view name) const;
 
   lake_host_store table_;
   std::string root_uri_;  // canonical, without a trailing '/'

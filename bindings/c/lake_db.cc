@@ -37,17 +37,42 @@ bool HasS3Details(const lake_stage_options& opts) {
   return !opts.s3_endpoint.empty() || !opts.s3_region.empty() || opts.s3_path_style_set;
 }
 
+std::string KindName(lake::StageDescriptor::Kind kind) {
+  switch (kind) {
+    case lake::StageDescriptor::Kind::kS3: return "s3";
+    case lake::StageDescriptor::Kind::kHost: return "host";
+    default: return "local";
+  }
+}
+
 // What the options ask for, compared with what the root recorded: only
-// what the caller set explicitly counts.
+// what the caller set explicitly counts — except that a root whose stage is
+// a host store opens only with the host's store (lake cannot reach it
+// otherwise).
 absl::Status CheckAgreement(const lake_stage_options& opts, const lake::StageDescriptor& recorded) {
   using Kind = lake::StageDescriptor::Kind;
-  if (!opts.s3 && !HasS3Details(opts)) return absl::OkStatus();
   auto disagree = [&](const std::string& what, const std::string& asked,
                       const std::string& has) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the stage options disagree with the root's recorded stage: ", what, " '", asked,
         "' asked, '", has, "' recorded (", lake::StageDescriptorToJson(recorded), ")"));
   };
+  if (opts.host_store.has_value()) {
+    if (recorded.kind != Kind::kHost) return disagree("stage", "host", KindName(recorded.kind));
+    if (opts.s3 || HasS3Details(opts)) return disagree("stage", "s3", "host");
+    if (opts.host_id != recorded.host_id) {
+      return disagree("host id", opts.host_id, recorded.host_id);
+    }
+    return absl::OkStatus();
+  }
+  if (recorded.kind == Kind::kHost) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the root's stage is a host store (host id '", recorded.host_id,
+        "'), whose callbacks only the program that supplies them can give: open the root "
+        "there, through lake_db_open with lake_stage_options_set_host_store and "
+        "lake_stage_options_set_host_id (the lake CLI and a follower cannot)"));
+  }
+  if (!opts.s3 && !HasS3Details(opts)) return absl::OkStatus();
   if (recorded.kind != Kind::kS3) return disagree("stage", "s3", "local");
   // Without a stage URI only the details given are compared.
   if (opts.s3 && opts.s3_bucket != recorded.bucket) {
@@ -79,9 +104,22 @@ lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool f
     if (dir == nullptr) return lake::c::NullArgument("dir", err);
     if (out == nullptr) return lake::c::NullArgument("out", err);
     lake_stage_options asked = stage_opts != nullptr ? *stage_opts : lake_stage_options{};
-    if (asked.host_store.has_value() || !asked.local_root.empty()) {
+    if (!asked.local_root.empty()) {
       return lake::c::Report(
-          absl::InvalidArgumentError("a root's stage is its own local stage or an S3 stage"),
+          absl::InvalidArgumentError(
+              "a root's stage is its own local stage, an S3 stage or a host store"),
+          err);
+    }
+    if (asked.host_store.has_value() && asked.host_id.empty()) {
+      return lake::c::Report(
+          absl::InvalidArgumentError("a root's host store needs a stable host id "
+                                     "(lake_stage_options_set_host_id), which the root records"),
+          err);
+    }
+    if (!asked.host_store.has_value() && !asked.host_id.empty()) {
+      return lake::c::Report(
+          absl::InvalidArgumentError("a host id names a host store: set the store too "
+                                     "(lake_stage_options_set_host_store)"),
           err);
     }
     absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
@@ -112,7 +150,14 @@ lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool f
                                        "for its S3 endpoint, region or path style"),
             err);
       }
-      if (asked.s3) {
+      if (asked.host_store.has_value()) {
+        if (asked.s3 || HasS3Details(asked)) {
+          return lake::c::Report(
+              absl::InvalidArgumentError("a stage is one of an S3 stage or a host store"), err);
+        }
+        descriptor.kind = lake::StageDescriptor::Kind::kHost;
+        descriptor.host_id = asked.host_id;
+      } else if (asked.s3) {
         absl::StatusOr<lake::StageDescriptor> validated =
             lake::ValidateStageDescriptor(lake::c::S3DescriptorOf(asked));
         if (!validated.ok()) return lake::c::Report(validated.status(), err);
@@ -163,6 +208,11 @@ lake_status OpenDb(const char* dir, const lake_stage_options* stage_opts, bool f
         if (!recorded.ok()) return lake::c::Report(recorded.status(), err);
         opening.upload_checkpoint_dir = *recorded;
       }
+    } else if (descriptor.kind == lake::StageDescriptor::Kind::kHost) {
+      // CheckAgreement made sure the options hold the store of this id.
+      opening.host_store = asked.host_store;
+      opening.host_store_root_uri = asked.host_store_root_uri;
+      opening.host_id = descriptor.host_id;
     } else {
       opening.local_root = *root + "/stage";
     }

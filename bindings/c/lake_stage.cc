@@ -80,9 +80,17 @@ absl::StatusOr<std::unique_ptr<lake::ManagedObjectStore>> OpenStore(
   if (opts.host_store.has_value()) {
     lake_host_store table = *opts.host_store;
     if (opts.host_store_root_uri) table.root_uri = opts.host_store_root_uri->c_str();
+    if (!opts.host_id.empty()) {
+      descriptor->kind = lake::StageDescriptor::Kind::kHost;
+      descriptor->host_id = opts.host_id;
+    }
     auto store = lake::c::HostObjectStore::Create(table, opts.tenant);
     if (!store.ok()) return store.status();
     return std::unique_ptr<lake::ManagedObjectStore>(std::move(*store));
+  }
+  if (!opts.host_id.empty()) {
+    return absl::InvalidArgumentError(
+        "a host id names a host store: set the store too (lake_stage_options_set_host_store)");
   }
   if (opts.local_root.empty()) {
     return absl::InvalidArgumentError(
@@ -105,8 +113,9 @@ lake_status lake::c::OpenStage(const lake_stage_options& opts, lake_stage** out,
   if (!store.ok()) return lake::c::Report(store.status(), err);
   auto stage = std::make_unique<lake_stage>();
   stage->backend = std::string((*store)->backend_name());
-  // A host store's topology is the host's own: it has no descriptor.
-  if (!opts.host_store.has_value()) {
+  // A host store's topology is the host's own: it has a descriptor only
+  // when the host named it with a host id.
+  if (!opts.host_store.has_value() || !opts.host_id.empty()) {
     stage->descriptor = lake::StageDescriptorToJson(descriptor);
   }
   stage->stage = std::make_unique<lake::ManagedStage>(std::move(*store));
@@ -158,6 +167,17 @@ lake_status lake_stage_options_set_host_store(lake_stage_options* opts,
     opts->host_store->root_uri = nullptr;
     opts->host_store_root_uri.reset();
     if (store->root_uri != nullptr) opts->host_store_root_uri = std::string(store->root_uri);
+    return LAKE_OK;
+  });
+}
+
+lake_status lake_stage_options_set_host_id(lake_stage_options* opts, const char* host_id,
+                                           lake_error** err) {
+  return lake::c::Guarded(err, [&] {
+    if (opts == nullptr) return lake::c::NullArgument("opts", err);
+    if (host_id == nullptr) return lake::c::NullArgument("host_id", err);
+    if (absl::Status s = lake::ValidateHostId(host_id); !s.ok()) return lake::c::Report(s, err);
+    opts->host_id = host_id;
     return LAKE_OK;
   });
 }
@@ -299,8 +319,13 @@ lake_status lake_stage_options_set_descriptor(lake_stage_options* opts, const ch
       opts->s3_endpoint = d->endpoint;
       opts->s3_path_style = d->path_style;
       opts->s3_path_style_set = true;
+      opts->host_id.clear();
+    } else if (d->kind == lake::StageDescriptor::Kind::kHost) {
+      opts->s3 = false;
+      opts->host_id = d->host_id;  // the store itself comes from the host
     } else {
       opts->s3 = false;
+      opts->host_id.clear();
     }
     return LAKE_OK;
   });

@@ -19,15 +19,13 @@ absl::StatusOr<std::string> StageRelativeKey(ManagedObjectStore& store, std::str
     const std::string& prefix = s3->layout().prefix();
     return prefix.empty() ? *key : key->substr(prefix.size() + 1);
   }
-  return absl::UnimplementedError(absl::StrCat(
-      "garbage collection needs a local or S3 stage, not ", std::string(store.backend_name())));
+  return store.StageRelativeKey(uri);  // a host's store knows its own keys
 }
 
 absl::StatusOr<std::string> StageTenant(ManagedObjectStore& store) {
   if (auto* local = dynamic_cast<LocalObjectStore*>(&store)) return local->paths().tenant();
   if (auto* s3 = dynamic_cast<S3ObjectStore*>(&store)) return s3->layout().tenant();
-  return absl::UnimplementedError(absl::StrCat(
-      "garbage collection needs a local or S3 stage, not ", std::string(store.backend_name())));
+  return store.ScopedTenant();
 }
 
 std::string TenantOfKey(std::string_view key) {

@@ -13,12 +13,13 @@
 namespace lake::gc {
 
 // "objects/ab/<uuid>" or "tenants/<t>/objects/ab/<uuid>": the key of a
-// URI the stage contains (InvalidLocation otherwise; Unimplemented for a
-// host's store, whose keys lake does not know).
+// URI the stage contains (InvalidLocation otherwise). A host's store
+// answers through ManagedObjectStore::StageRelativeKey; a backend without
+// one is Unimplemented.
 absl::StatusOr<std::string> StageRelativeKey(ManagedObjectStore& store, std::string_view uri);
 
 // The tenant a stage handle is scoped to ("" for the whole stage);
-// Unimplemented for a host's store.
+// Unimplemented for a backend that cannot say.
 absl::StatusOr<std::string> StageTenant(ManagedObjectStore& store);
 
 // The tenant of a stage-relative key; "" for the stage's own objects.

@@ -19,6 +19,8 @@
 #include <sstream>
 
 #include "engine/managed_key.h"
+#include "engine/root_format_record.h"
+#include "engine/root_stage_record.h"
 #include "tests/cli/lake_cli.h"
 #include "tests/support/s3_fixture.h"
 #include "tests/support/test_files.h"
@@ -373,6 +375,28 @@ TEST_CASE("presign is refused on a local stage; S3 details disagree with it, and
   CHECK_FALSE(std::filesystem::exists(dir.Join("fresh/stage.json")));
   Result local = Lake(dir, {"--root", "fresh", "stage", "describe"});
   CHECK(local.out == "{\"version\":1,\"kind\":\"local\"}\n");
+}
+
+TEST_CASE("a root whose stage is a host store is refused with exit 2: only its host can open it") {
+  TempDir dir;
+  // A root a program made over its own store (lake_stage_options_set_host_store).
+  absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
+  REQUIRE(fs.ok());
+  std::string root = dir.Join("hosted");
+  std::filesystem::create_directories(root);
+  REQUIRE(lake::WriteRootFormatRecord(**fs, root).ok());
+  lake::StageDescriptor host;
+  host.kind = lake::StageDescriptor::Kind::kHost;
+  host.host_id = "warehouse-7";
+  REQUIRE(lake::WriteRootStageRecord(**fs, root, host).ok());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--root", "hosted", "gc", "plan"},
+        std::vector<std::string>{"--root", "hosted", "stage", "list"}}) {
+    Result refused = Lake(dir, args);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("host store (host id 'warehouse-7')") != std::string::npos);
+    CHECK(refused.err.find("the lake CLI and a follower cannot") != std::string::npos);
+  }
 }
 
 }  // namespace

@@ -38,6 +38,33 @@ TEST_CASE("descriptors round-trip in any key order") {
   CHECK(*StageDescriptorFromJson(StageDescriptorToJson(S3Descriptor())) == S3Descriptor());
 }
 
+TEST_CASE("a host descriptor names the host's store by its id, and round-trips") {
+  StageDescriptor host;
+  host.kind = StageDescriptor::Kind::kHost;
+  host.host_id = "warehouse \"7\"";
+  std::string text = StageDescriptorToJson(host);
+  CHECK(text == "{\"version\":1,\"kind\":\"host\",\"host_id\":\"warehouse \\\"7\\\"\"}");
+  absl::StatusOr<StageDescriptor> parsed = StageDescriptorFromJson(text);
+  LAKE_REQUIRE_OK(parsed);
+  CHECK(*parsed == host);
+}
+
+TEST_CASE("a host descriptor refuses an empty, long or control-character id and S3 fields") {
+  auto refuse = [](const std::string& text) {
+    CAPTURE(text);
+    CHECK(absl::IsInvalidArgument(StageDescriptorFromJson(text).status()));
+  };
+  refuse("{\"version\":1,\"kind\":\"host\"}");
+  refuse("{\"version\":1,\"kind\":\"host\",\"host_id\":\"\"}");
+  refuse("{\"version\":1,\"kind\":\"host\",\"host_id\":\"" + std::string(129, 'h') + "\"}");
+  refuse("{\"version\":1,\"kind\":\"host\",\"host_id\":\"a\\u0001b\"}");
+  refuse("{\"version\":1,\"kind\":\"host\",\"host_id\":\"h\",\"bucket\":\"b\"}");
+  refuse("{\"version\":1,\"kind\":\"local\",\"host_id\":\"h\"}");
+  CHECK(StageDescriptorFromJson("{\"version\":1,\"kind\":\"host\",\"host_id\":\"" +
+                                std::string(128, 'h') + "\"}")
+            .ok());
+}
+
 TEST_CASE("descriptors refuse unknown versions, kinds and keys, and invalid fields") {
   std::string good = StageDescriptorToJson(S3Descriptor());
   auto refuse = [](const std::string& text) {
