@@ -1,5 +1,6 @@
 // lake insert "INSERT …", lake query "SELECT …" [--json] and lake exec
-// "DELETE …" [--json], with --param/--file/--location bound in argv order.
+// "DELETE …" or "INSERT … REPLACE WHERE …" [--json], with
+// --param/--file/--location bound in argv order.
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -42,14 +43,24 @@ constexpr char kQueryUsage[] =
 
 constexpr char kExecUsage[] =
     "usage: lake [global options] exec \"DELETE FROM NS.T [WHERE PREDICATE]\"\n"
-    "            [--param V | --location L]… [--json]\n"
+    "       lake [global options] exec \"INSERT INTO NS.T REPLACE WHERE PREDICATE\n"
+    "            (C, …) VALUES (?, …)[, …]\"\n"
+    "            [--param V | --file PATH[:CONTENT_TYPE] | --location L]… [--json]\n"
     "\n"
-    "Deletes the rows the WHERE matches (every row without one; PREDICATE as\n"
-    "for query) in one new version, and prints that version and the number of\n"
-    "rows deleted, tab-separated (--json: {\"version\":N,\"deleted_rows\":M}).\n"
-    "When nothing matched no version is committed: it prints the current\n"
-    "version and 0. Older versions keep the rows (AS OF VERSION). Running it\n"
-    "again after a failure converges: deleted rows are not counted twice.\n";
+    "DELETE deletes the rows the WHERE matches (every row without one;\n"
+    "PREDICATE as for query) in one new version, and prints that version and\n"
+    "the number of rows deleted, tab-separated (--json:\n"
+    "{\"version\":N,\"deleted_rows\":M}). When nothing matched no version is\n"
+    "committed: it prints the current version and 0. Older versions keep the\n"
+    "rows (AS OF VERSION). Running it again after a failure converges: deleted\n"
+    "rows are not counted twice.\n"
+    "\n"
+    "INSERT … REPLACE WHERE deletes the matching rows and appends the VALUES\n"
+    "(files uploaded first, as insert does) in one new version, and prints the\n"
+    "version, the rows deleted and the rows inserted, tab-separated (--json:\n"
+    "{\"version\":N,\"deleted_rows\":M,\"inserted_rows\":K}). Any commit to\n"
+    "the table after it read the version it replaces on (another insert too)\n"
+    "fails it with exit 4, committing nothing: run it again.\n";
 
 constexpr char kRecoverUsage[] =
     "usage: lake [global options] recover [--list] [--json]\n"
@@ -240,8 +251,19 @@ int RunExec(const std::vector<std::string>& argv) {
   lake_error* err = nullptr;
   lake_status status = lake_statement_execute(stmt, &version, &rows, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "exec");
+  uint64_t deleted = 0;
+  uint64_t inserted = 0;
+  lake_statement_changes(stmt, &deleted, &inserted);
+  // A replace-where is the one statement exec runs that inserts rows, and
+  // it always inserts some (VALUES has at least one row).
+  bool replaced = inserted > 0;
   if (args->Has("--json")) {
-    std::printf("%s\n", json{{"version", version}, {"deleted_rows", rows}}.dump().c_str());
+    json out{{"version", version}, {"deleted_rows", rows}};
+    if (replaced) out["inserted_rows"] = inserted;
+    std::printf("%s\n", out.dump().c_str());
+  } else if (replaced) {
+    std::printf("%llu\t%llu\t%llu\n", static_cast<unsigned long long>(version),
+                static_cast<unsigned long long>(deleted), static_cast<unsigned long long>(inserted));
   } else {
     std::printf("%llu\t%llu\n", static_cast<unsigned long long>(version),
                 static_cast<unsigned long long>(rows));

@@ -854,6 +854,7 @@ LAKE_API lake_status lake_table_expire(lake_db* db, const char* table, uint64_t 
 
 /* A statement of the SQL subset, prepared against a table:
  *   INSERT INTO ns.t (c1, …) VALUES (?, …)[, (?, …)]
+ *   INSERT INTO ns.t REPLACE WHERE predicate (c1, …) VALUES (?, …)[, …]
  *   SELECT cols|*|count(*) FROM ns.t [AS OF VERSION n] [WHERE predicate]
  *          [ORDER BY c [ASC|DESC], …] [LIMIT n]
  *   DELETE FROM ns.t [WHERE predicate]
@@ -864,6 +865,9 @@ LAKE_API lake_status lake_table_expire(lake_db* db, const char* table, uint64_t 
  * int64 column named count. ORDER BY without a small LIMIT sorts through
  * temporary files under <root>/sort/, removed when the stream ends or is
  * released.
+ * A replace-where deletes the rows its predicate matches and appends its
+ * VALUES in one new version: readers see both or neither. Its placeholders
+ * are numbered in text order, the predicate's first.
  * Values are only ever `?` placeholders, bound by 1-based index. Binding
  * checks the value against its column's type at once. A statement runs any
  * number of times and each binding stays until bound again — except a FILE
@@ -952,9 +956,23 @@ LAKE_API lake_status lake_statement_query(lake_statement* stmt, struct ArrowArra
  * LAKE_CONFLICT when another writer's commit held the root past the busy
  * timeout; LAKE_NOT_FOUND when the table was dropped; LAKE_INVALID_ARGUMENT
  * when it changed since the statement was prepared, for an unbound
- * placeholder, and for an INSERT or SELECT. */
+ * placeholder, and for an INSERT or SELECT.
+ * Runs a replace-where too: its WHERE values checked, the table's version
+ * read (the base), each FILE uploaded as an INSERT does, then in one new
+ * version (*version_out) the matching rows deleted (*rows_out, may be NULL)
+ * and the VALUES appended (lake_statement_changes gives both counts). Any
+ * commit to the table after the base was read — an INSERT of this db on
+ * another thread, another process's — fails it with LAKE_CONFLICT and
+ * nothing of it is committed (run it again: it reads the new base). Like a
+ * DELETE it leaves no pending operation: after a failure the table's
+ * version says whether it committed. */
 LAKE_API lake_status lake_statement_execute(lake_statement* stmt, uint64_t* version_out,
                                             uint64_t* rows_out, lake_error** err);
+/* The rows the statement's last successful run deleted and inserted (each
+ * pointer may be NULL): an INSERT's inserted rows, a DELETE's deleted ones,
+ * a replace-where's both; 0 and 0 before a successful run. */
+LAKE_API void lake_statement_changes(const lake_statement* stmt, uint64_t* deleted_out,
+                                     uint64_t* inserted_out);
 LAKE_API void lake_statement_free(lake_statement* stmt);
 
 /* The DataLocation in row `row` of FILE column `column` of a result batch

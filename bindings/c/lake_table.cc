@@ -25,6 +25,9 @@ struct lake_statement {
   // parameter at most, replaced when that parameter gets another reader,
   // freed with the statement.
   absl::flat_hash_map<size_t, std::unique_ptr<lake::c::CallbackUploadSource>> sources;
+  // What the last successful run changed (lake_statement_changes).
+  uint64_t deleted_rows = 0;
+  uint64_t inserted_rows = 0;
 };
 
 namespace lake::c {
@@ -461,6 +464,8 @@ lake_status lake_statement_insert(lake_statement* stmt, const lake_upload_option
     absl::StatusOr<lake::table::AppendOutcome> outcome =
         stmt->prepared->ExecuteInsert(lake::c::ToUploadOptions(opts));
     if (!outcome.ok()) return Report(outcome.status(), err);
+    stmt->deleted_rows = 0;
+    stmt->inserted_rows = outcome->rows;
     if (version_out != nullptr) *version_out = outcome->version;
     return LAKE_OK;
   });
@@ -485,12 +490,30 @@ lake_status lake_statement_execute(lake_statement* stmt, uint64_t* version_out,
                                    uint64_t* rows_out, lake_error** err) {
   return Guarded(err, [&] {
     if (stmt == nullptr) return NullArgument("stmt", err);
-    absl::StatusOr<lake::table::DeleteOutcome> outcome = stmt->prepared->ExecuteDelete();
-    if (!outcome.ok()) return Report(outcome.status(), err);
-    if (version_out != nullptr) *version_out = outcome->version;
-    if (rows_out != nullptr) *rows_out = outcome->deleted_rows;
+    uint64_t version = 0;
+    if (stmt->prepared->is_replace()) {
+      absl::StatusOr<lake::table::ReplaceOutcome> outcome = stmt->prepared->ExecuteReplace({});
+      if (!outcome.ok()) return Report(outcome.status(), err);
+      version = outcome->version;
+      stmt->deleted_rows = outcome->deleted_rows;
+      stmt->inserted_rows = outcome->inserted_rows;
+    } else {
+      absl::StatusOr<lake::table::DeleteOutcome> outcome = stmt->prepared->ExecuteDelete();
+      if (!outcome.ok()) return Report(outcome.status(), err);
+      version = outcome->version;
+      stmt->deleted_rows = outcome->deleted_rows;
+      stmt->inserted_rows = 0;
+    }
+    if (version_out != nullptr) *version_out = version;
+    if (rows_out != nullptr) *rows_out = stmt->deleted_rows;
     return LAKE_OK;
   });
+}
+
+void lake_statement_changes(const lake_statement* stmt, uint64_t* deleted_out,
+                            uint64_t* inserted_out) {
+  if (deleted_out != nullptr) *deleted_out = stmt == nullptr ? 0 : stmt->deleted_rows;
+  if (inserted_out != nullptr) *inserted_out = stmt == nullptr ? 0 : stmt->inserted_rows;
 }
 
 void lake_statement_free(lake_statement* stmt) { delete stmt; }

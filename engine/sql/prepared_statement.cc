@@ -174,24 +174,39 @@ absl::StatusOr<std::unique_ptr<PreparedStatement>> PreparedStatement::Prepare(
   std::optional<BoundInsert> insert;
   std::optional<BoundSelect> select;
   std::vector<BoundParameter> parameters;
-  bool is_delete = false;
-  if (const auto* s = std::get_if<InsertStatement>(&*statement)) {
-    absl::StatusOr<BoundInsert> bound = BindInsert(*s, table->schema);
-    if (!bound.ok()) return bound.status();
-    parameters = bound->parameters;
-    insert = std::move(*bound);
-  } else if (const auto* d = std::get_if<DeleteStatement>(&*statement)) {
-    // The rows a DELETE removes are those a SELECT * with its WHERE reads.
+  Kind kind = Kind::kSelect;
+  // The rows a DELETE (and a replace-where) removes are those a SELECT *
+  // with its WHERE reads.
+  auto bind_deleted = [&](const DeleteStatement& d) -> absl::Status {
     SelectStatement rows;
-    rows.table = d->table;
+    rows.table = d.table;
     rows.all_columns = true;
-    rows.where = d->where;
-    rows.placeholder_count = d->placeholder_count;
+    rows.where = d.where;
+    rows.placeholder_count = d.placeholder_count;
     absl::StatusOr<BoundSelect> bound = BindSelect(rows, table->schema);
     if (!bound.ok()) return bound.status();
-    parameters = bound->where;
+    parameters.insert(parameters.end(), bound->where.begin(), bound->where.end());
     select = std::move(*bound);
-    is_delete = true;
+    return absl::OkStatus();
+  };
+  auto bind_inserted = [&](const InsertStatement& i) -> absl::Status {
+    absl::StatusOr<BoundInsert> bound = BindInsert(i, table->schema);
+    if (!bound.ok()) return bound.status();
+    parameters.insert(parameters.end(), bound->parameters.begin(), bound->parameters.end());
+    insert = std::move(*bound);
+    return absl::OkStatus();
+  };
+  if (const auto* s = std::get_if<InsertStatement>(&*statement)) {
+    if (absl::Status bound = bind_inserted(*s); !bound.ok()) return bound;
+    kind = Kind::kInsert;
+  } else if (const auto* d = std::get_if<DeleteStatement>(&*statement)) {
+    if (absl::Status bound = bind_deleted(*d); !bound.ok()) return bound;
+    kind = Kind::kDelete;
+  } else if (const auto* r = std::get_if<ReplaceStatement>(&*statement)) {
+    // The WHERE's placeholders first, then the VALUES', as in the text.
+    if (absl::Status bound = bind_deleted(r->removed); !bound.ok()) return bound;
+    if (absl::Status bound = bind_inserted(r->added); !bound.ok()) return bound;
+    kind = Kind::kReplace;
   } else {
     absl::StatusOr<BoundSelect> bound =
         BindSelect(std::get<SelectStatement>(*statement), table->schema);
@@ -199,18 +214,18 @@ absl::StatusOr<std::unique_ptr<PreparedStatement>> PreparedStatement::Prepare(
     parameters = bound->where;
     select = std::move(*bound);
   }
-  auto prepared = std::unique_ptr<PreparedStatement>(new PreparedStatement(
-      tables, std::move(*table), std::move(insert), std::move(select), std::move(parameters)));
-  prepared->is_delete_ = is_delete;
-  return prepared;
+  return std::unique_ptr<PreparedStatement>(
+      new PreparedStatement(tables, std::move(*table), kind, std::move(insert), std::move(select),
+                            std::move(parameters)));
 }
 
 PreparedStatement::PreparedStatement(table::TableStore& tables, registry::TableRecord table,
-                                     std::optional<BoundInsert> insert,
+                                     Kind kind, std::optional<BoundInsert> insert,
                                      std::optional<BoundSelect> select,
                                      std::vector<BoundParameter> parameters)
     : tables_(tables),
       table_(std::move(table)),
+      kind_(kind),
       insert_(std::move(insert)),
       select_(std::move(select)),
       parameters_(std::move(parameters)),
@@ -246,7 +261,9 @@ absl::Status PreparedStatement::Bind(size_t index, StatementParameter value) {
       std::holds_alternative<FileFromPath>(value) || std::holds_alternative<FileFromSource>(value);
   if (is_file_upload) {
     if (target.type != table::ColumnType::kFile) return refuse("a file");
-    if (select_) return refuse("a file to upload (a SELECT takes an existing location)");
+    if (index <= WhereSlotCount()) {
+      return refuse("a file to upload (a WHERE takes an existing location)");
+    }
     const std::string& content_type = std::holds_alternative<FileFromPath>(value)
                                           ? std::get<FileFromPath>(value).content_type
                                           : std::get<FileFromSource>(value).content_type;
@@ -278,9 +295,21 @@ void PreparedStatement::ClearBindings() {
   for (auto& slot : slots_) slot.reset();
 }
 
+absl::Status PreparedStatement::CheckUnchanged(const registry::TableRecord& now) const {
+  if (now.table_id != table_.table_id || !(now.schema == table_.schema)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
     const UploadOptions& upload_options) {
-  if (!insert_) return absl::InvalidArgumentError("SQL: a SELECT is run with a query, not an insert");
+  if (kind_ != Kind::kInsert) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SQL: ", kind_ == Kind::kReplace ? "a replace-where is run as a statement"
+                                         : "only an INSERT is run as an insert"));
+  }
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!slots_[i]) {
       return absl::InvalidArgumentError(
@@ -290,14 +319,24 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
   // The table as the append will build on: the same registration.
   absl::StatusOr<registry::TableRecord> table = tables_.GetTable(table_.name);
   if (!table.ok()) return table.status();
-  if (table->table_id != table_.table_id || !(table->schema == table_.schema)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
-  }
+  if (absl::Status s = CheckUnchanged(*table); !s.ok()) return s;
+  std::vector<std::unique_ptr<KeyLease>> leases;
+  gc::GcHold hold;
+  absl::StatusOr<table::ColumnBatch> rows = UploadRows(upload_options, &leases, &hold);
+  if (!rows.ok()) return rows.status();
+  // An INSERT only adds rows: it goes on whatever version is current when
+  // it commits, so concurrent INSERTs wait for each other, never conflict.
+  return tables_.AppendBatch(*table, *rows, table::AppendBase::kCurrent);
+}
+
+absl::StatusOr<table::ColumnBatch> PreparedStatement::UploadRows(
+    const UploadOptions& upload_options, std::vector<std::unique_ptr<KeyLease>>* leases,
+    gc::GcHold* hold) {
+  const size_t first = WhereSlotCount();
   // Open every file and check every existing location before the first
   // upload.
   std::vector<std::unique_ptr<FileUploadSource>> opened(slots_.size());
-  for (size_t i = 0; i < slots_.size(); ++i) {
+  for (size_t i = first; i < slots_.size(); ++i) {
     if (const auto* path = std::get_if<FileFromPath>(&*slots_[i])) {
       absl::StatusOr<std::unique_ptr<FileUploadSource>> source =
           FileUploadSource::Open(tables_.fs(), path->path);
@@ -315,13 +354,12 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
   }
   // Each value read where it is: a bound one in its slot, an uploaded
   // FILE's location in `uploaded`. The uploads' leases are held until the
-  // append returns: its checkpoint published or its commit made the
-  // objects referenced (or it failed, leaving them unreferenced).
-  std::vector<const table::CellValue*> values(slots_.size());
-  std::vector<table::CellValue> uploaded(slots_.size());
-  std::vector<std::unique_ptr<KeyLease>> leases;
+  // caller's commit returns: its checkpoint published or its commit made
+  // the objects referenced (or it failed, leaving them unreferenced).
+  std::vector<const table::CellValue*> values(slots_.size() - first);
+  std::vector<table::CellValue> uploaded(slots_.size() - first);
   bool binds_existing = false;
-  for (size_t i = 0; i < slots_.size(); ++i) {
+  for (size_t i = first; i < slots_.size(); ++i) {
     UploadSource* source = nullptr;
     std::string content_type;
     if (const auto* path = std::get_if<FileFromPath>(&*slots_[i])) {
@@ -332,44 +370,42 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
       content_type = std::move(from->content_type);
       slots_[i].reset();  // read to its end by this upload, whatever happens
     } else {
-      values[i] = &std::get<table::CellValue>(*slots_[i]);
-      binds_existing = binds_existing || std::holds_alternative<DataLocation>(*values[i]);
+      values[i - first] = &std::get<table::CellValue>(*slots_[i]);
+      binds_existing = binds_existing || std::holds_alternative<DataLocation>(*values[i - first]);
       continue;
     }
     UploadOptions options = upload_options;
     options.content_type = content_type.empty() ? std::string(kDefaultContentType) : content_type;
     absl::StatusOr<LeasedLocation> location = tables_.stage().UploadLeased(*source, options);
     if (!location.ok()) return location.status();
-    uploaded[i] = std::move(location->location);
-    values[i] = &uploaded[i];
-    if (location->lease != nullptr) leases.push_back(std::move(location->lease));
+    uploaded[i - first] = std::move(location->location);
+    values[i - first] = &uploaded[i - first];
+    if (location->lease != nullptr) leases->push_back(std::move(location->lease));
   }
   absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, values);
   if (!rows.ok()) return rows.status();
   // An existing location is checked again, from under the shared GC lock to
   // the commit, so no collection deletes it in between (the check above
   // only spared an upload; this one is free unless a collection ran since).
-  gc::GcHold hold;
   if (binds_existing) {
     absl::StatusOr<gc::GcHold> held =
         gc::HoldToAddReferences(tables_.fs(), tables_.root_dir(), tables_.stage());
     if (!held.ok()) return held.status();
-    hold = std::move(*held);
-    for (const std::optional<StatementParameter>& slot : slots_) {
+    *hold = std::move(*held);
+    for (size_t i = first; i < slots_.size(); ++i) {
+      const std::optional<StatementParameter>& slot = slots_[i];
       const auto* cell = slot ? std::get_if<table::CellValue>(&*slot) : nullptr;
       const auto* location = cell ? std::get_if<DataLocation>(cell) : nullptr;
       if (location == nullptr) continue;
       if (absl::Status s = tables_.stage().CheckExisting(*location); !s.ok()) return s;
     }
   }
-  // An INSERT only adds rows: it goes on whatever version is current when
-  // it commits, so concurrent INSERTs wait for each other, never conflict.
-  return tables_.AppendBatch(*table, *rows, table::AppendBase::kCurrent);
+  return rows;
 }
 
 absl::StatusOr<std::vector<table::CellValue>> PreparedStatement::WhereParameters() const {
-  std::vector<table::CellValue> where(slots_.size());
-  for (size_t i = 0; i < slots_.size(); ++i) {
+  std::vector<table::CellValue> where(WhereSlotCount());
+  for (size_t i = 0; i < where.size(); ++i) {
     if (!slots_[i]) {
       return absl::InvalidArgumentError(
           absl::StrCat("SQL: parameter ", i + 1, " of ", slots_.size(), " is not bound"));
@@ -379,19 +415,11 @@ absl::StatusOr<std::vector<table::CellValue>> PreparedStatement::WhereParameters
   return where;
 }
 
-absl::StatusOr<table::DeleteOutcome> PreparedStatement::ExecuteDelete() {
-  if (!is_delete_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SQL: ", is_insert() ? "an INSERT" : "a SELECT", " is not run as a DELETE"));
-  }
-  absl::StatusOr<std::vector<table::CellValue>> where = WhereParameters();
-  if (!where.ok()) return where.status();
-  // Refused before anything is read: parameters of the wrong type.
-  if (absl::Status s = CheckParameters(select_->schema, select_->where, *where); !s.ok()) return s;
+table::RowSelector PreparedStatement::WhereSelector(std::vector<table::CellValue> where) const {
   table::RowSelector selector;
   if (select_->predicate) {
     auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
-        *select_, *std::move(where));
+        *select_, std::move(where));
     selector.columns = WhereColumns(*select_);
     selector.matching_rows = [test](const table::ColumnBatch& partial) {
       return MatchingRows(partial, test->first, test->second);
@@ -401,19 +429,54 @@ absl::StatusOr<table::DeleteOutcome> PreparedStatement::ExecuteDelete() {
       return PredicateMayMatch(*test->first.predicate, statistics, rows, test->second);
     };
   }
+  return selector;
+}
+
+absl::StatusOr<table::DeleteOutcome> PreparedStatement::ExecuteDelete() {
+  if (kind_ != Kind::kDelete) {
+    return absl::InvalidArgumentError("SQL: only a DELETE is run as a DELETE");
+  }
+  absl::StatusOr<std::vector<table::CellValue>> where = WhereParameters();
+  if (!where.ok()) return where.status();
+  // Refused before anything is read: parameters of the wrong type.
+  if (absl::Status s = CheckParameters(select_->schema, select_->where, *where); !s.ok()) return s;
+  table::RowSelector selector = WhereSelector(*std::move(where));
   absl::StatusOr<registry::TableRecord> now = tables_.GetTable(table_.name);
   if (!now.ok()) return now.status();
-  if (now->table_id != table_.table_id || !(now->schema == select_->schema)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
-  }
+  if (absl::Status s = CheckUnchanged(*now); !s.ok()) return s;
   return tables_.Delete(table_.name, selector);
 }
 
+absl::StatusOr<table::ReplaceOutcome> PreparedStatement::ExecuteReplace(
+    const UploadOptions& upload_options) {
+  if (kind_ != Kind::kReplace) {
+    return absl::InvalidArgumentError("SQL: only INSERT … REPLACE WHERE is run as a replace-where");
+  }
+  absl::StatusOr<std::vector<table::CellValue>> where = WhereParameters();
+  if (!where.ok()) return where.status();
+  for (size_t i = where->size(); i < slots_.size(); ++i) {
+    if (!slots_[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SQL: parameter ", i + 1, " of ", slots_.size(), " is not bound"));
+    }
+  }
+  if (absl::Status s = CheckParameters(select_->schema, select_->where, *where); !s.ok()) return s;
+  table::RowSelector selector = WhereSelector(*std::move(where));
+  // The base: the version read now, before any upload. A commit after this
+  // read is a conflict (TableStore::ReplaceWhere).
+  absl::StatusOr<registry::TableRecord> base = tables_.GetTable(table_.name);
+  if (!base.ok()) return base.status();
+  if (absl::Status s = CheckUnchanged(*base); !s.ok()) return s;
+  std::vector<std::unique_ptr<KeyLease>> leases;
+  gc::GcHold hold;
+  absl::StatusOr<table::ColumnBatch> rows = UploadRows(upload_options, &leases, &hold);
+  if (!rows.ok()) return rows.status();
+  return tables_.ReplaceWhere(*base, selector, *rows);
+}
+
 absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(const QueryOptions& options) {
-  if (!select_ || is_delete_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SQL: ", is_insert() ? "an INSERT" : "a DELETE", " is run as a statement, not a query"));
+  if (kind_ != Kind::kSelect) {
+    return absl::InvalidArgumentError("SQL: only a SELECT is run as a query");
   }
   absl::StatusOr<std::vector<table::CellValue>> bound_where = WhereParameters();
   if (!bound_where.ok()) return bound_where.status();

@@ -2,7 +2,10 @@
 // parameters bound one by one, then executed — an INSERT through the
 // append path (table_store.h), a SELECT as a stream of batches, a DELETE
 // as a new version without the rows its WHERE matches
-// (TableStore::Delete; the WHERE's meaning is a SELECT's).
+// (TableStore::Delete; the WHERE's meaning is a SELECT's), a
+// replace-where as a DELETE and an INSERT in one new version
+// (TableStore::ReplaceWhere: its FILE values uploaded as an INSERT's, its
+// base the version read before them, a commit in between a conflict).
 //
 // Order of an INSERT's execution (ARCHITECTURE.md, durability rule 2):
 //   1. prepare: parse, look the table up, bind names and types;
@@ -39,6 +42,10 @@
 #include "engine/sql/sql_statement.h"
 #include "engine/table/table_store.h"
 #include "engine/upload_source.h"
+
+namespace lake::gc {
+class GcHold;
+}  // namespace lake::gc
 
 namespace lake::sql {
 
@@ -88,8 +95,9 @@ class PreparedStatement {
   static absl::StatusOr<std::unique_ptr<PreparedStatement>> Prepare(table::TableStore& tables,
                                                                     std::string_view sql);
 
-  bool is_insert() const { return insert_.has_value(); }
-  bool is_delete() const { return is_delete_; }
+  bool is_insert() const { return kind_ == Kind::kInsert; }
+  bool is_delete() const { return kind_ == Kind::kDelete; }
+  bool is_replace() const { return kind_ == Kind::kReplace; }
   size_t parameter_count() const { return slots_.size(); }
   // The column type placeholder `index` (1-based) takes.
   table::ColumnType ParameterType(size_t index) const;
@@ -108,6 +116,11 @@ class PreparedStatement {
   // version. FailedPrecondition when the table was dropped or changed
   // since the statement was prepared.
   absl::StatusOr<table::DeleteOutcome> ExecuteDelete();
+  // A replace-where: every placeholder bound, the WHERE's of its column's
+  // type; then the table read (the base), then the INSERT's steps 3.. up to
+  // the append, which is TableStore::ReplaceWhere on that base (Aborted
+  // when any commit landed since the base was read).
+  absl::StatusOr<table::ReplaceOutcome> ExecuteReplace(const UploadOptions& upload_options);
   // A SELECT. With ORDER BY, the first Next of the result reads and sorts
   // every matching row (row_sorter.h: top-k in memory for a small LIMIT,
   // else spilled under <root>/sort/); count(*) without WHERE reads no
@@ -115,17 +128,37 @@ class PreparedStatement {
   absl::StatusOr<std::unique_ptr<QueryResult>> ExecuteQuery(const QueryOptions& options = {});
 
  private:
-  PreparedStatement(table::TableStore& tables, registry::TableRecord table,
+  enum class Kind { kInsert, kSelect, kDelete, kReplace };
+  PreparedStatement(table::TableStore& tables, registry::TableRecord table, Kind kind,
                     std::optional<BoundInsert> insert, std::optional<BoundSelect> select,
                     std::vector<BoundParameter> parameters);
 
+  // How many placeholders, from the first, the WHERE holds (a SELECT's, a
+  // DELETE's, a replace-where's: its VALUES follow).
+  size_t WhereSlotCount() const { return select_ ? select_->where.size() : 0; }
   // The WHERE's values, one per placeholder; InvalidArgument naming the
   // first placeholder not bound.
   absl::StatusOr<std::vector<table::CellValue>> WhereParameters() const;
+  // The rows the WHERE (of select_, with these values) picks, for a
+  // DELETE or a replace-where.
+  table::RowSelector WhereSelector(std::vector<table::CellValue> where) const;
+  // FailedPrecondition unless `now` is the table this statement was
+  // prepared against (same registration, same schema).
+  absl::Status CheckUnchanged(const registry::TableRecord& now) const;
+  // The rows of an INSERT's VALUES (the placeholders from
+  // WhereSlotCount() on): every file opened and every existing location
+  // checked, then each FILE uploaded (leases into `leases`), and — when a
+  // value is an existing location — the shared GC lock taken into `hold`
+  // and the locations checked again.
+  absl::StatusOr<table::ColumnBatch> UploadRows(const UploadOptions& upload_options,
+                                                std::vector<std::unique_ptr<KeyLease>>* leases,
+                                                gc::GcHold* hold);
 
   table::TableStore& tables_;
   registry::TableRecord table_;
-  bool is_delete_ = false;  // select_ then holds the DELETE's rows (SELECT * WHERE …)
+  // A DELETE's and a replace-where's select_ holds the rows they delete
+  // (SELECT * WHERE …); a replace-where's insert_ its VALUES.
+  Kind kind_;
   std::optional<BoundInsert> insert_;
   std::optional<BoundSelect> select_;
   std::vector<BoundParameter> parameters_;

@@ -133,7 +133,33 @@ class Parser {
     absl::StatusOr<table::TableName> name = ParseTableName();
     if (!name.ok()) return name.status();
     insert.table = *std::move(name);
-    if (absl::Status s = Expect(TokenKind::kLeftParen, "'(' and the column list"); !s.ok()) return s;
+    if (IsKeyword(Peek(), "REPLACE")) return ParseReplace(std::move(insert));
+    if (absl::Status s = Expect(TokenKind::kLeftParen, "'(' and the column list, or REPLACE WHERE"); !s.ok()) return s;
+    if (absl::Status s = ParseInsertRows(insert); !s.ok()) return s;
+    return insert;
+  }
+
+  // REPLACE WHERE predicate, then an INSERT's columns and rows: after
+  // INSERT INTO table.
+  absl::StatusOr<Statement> ParseReplace(InsertStatement insert) {
+    Next();  // REPLACE
+    if (absl::Status s = ExpectKeyword("WHERE"); !s.ok()) return s;
+    ReplaceStatement replace;
+    replace.table = insert.table;
+    replace.removed.table = insert.table;
+    absl::StatusOr<Predicate> where = ParsePredicate(0);
+    if (!where.ok()) return where.status();
+    replace.removed.where = *std::move(where);
+    replace.removed.placeholder_count = placeholders_;
+    if (absl::Status s = Expect(TokenKind::kLeftParen, "AND, OR or '(' and the column list"); !s.ok()) return s;
+    if (absl::Status s = ParseInsertRows(insert); !s.ok()) return s;
+    replace.added = std::move(insert);
+    replace.placeholder_count = replace.removed.placeholder_count + replace.added.placeholder_count;
+    return replace;
+  }
+
+  // column {',' column} ')' VALUES row {',' row}: after the '('.
+  absl::Status ParseInsertRows(InsertStatement& insert) {
     do {
       absl::StatusOr<std::string> column = ParseIdentifier("column");
       if (!column.ok()) return column.status();
@@ -146,7 +172,7 @@ class Parser {
       ++insert.row_count;
     } while (Accept(TokenKind::kComma));
     insert.placeholder_count = insert.row_count * insert.columns.size();
-    return insert;
+    return absl::OkStatus();
   }
 
   // '(' '?' {',' '?'} ')' with exactly `width` placeholders.

@@ -4,9 +4,11 @@
 //
 // Grammar (keywords ignore case; names are compared exactly, as schemas do):
 //
-//   statement := (insert | select | delete) [';']
+//   statement := (insert | replace | select | delete) [';']
 //   insert    := INSERT INTO table '(' column {',' column} ')'
 //                VALUES row {',' row}
+//   replace   := INSERT INTO table REPLACE WHERE predicate
+//                '(' column {',' column} ')' VALUES row {',' row}
 //   row       := '(' '?' {',' '?'} ')'        one '?' per listed column
 //   select    := SELECT ('*' | column {',' column} | COUNT '(' '*' ')')
 //                FROM table
@@ -33,7 +35,8 @@
 //   - COUNT followed by '(' right after SELECT is count(*) (a column named
 //     count is selected as `SELECT count FROM …` or `SELECT "count" …`).
 // After a column, IS, IN and NOT are keywords; between conditions AND and
-// OR; after an ORDER BY column ASC and DESC. A statement that reads one way
+// OR; after an ORDER BY column ASC and DESC; after INSERT INTO's table
+// REPLACE (where only '(' could stand otherwise). A statement that reads one way
 // today keeps that reading when keywords are added: a new keyword only
 // ever stands where no name could.
 //
@@ -109,7 +112,23 @@ struct DeleteStatement {
   bool operator==(const DeleteStatement&) const = default;
 };
 
-using Statement = std::variant<InsertStatement, SelectStatement, DeleteStatement>;
+// A replace-where: the rows `removed` deletes and the rows `added` appends,
+// in one commit. Invariants: table == removed.table == added.table;
+// removed.where is present and holds placeholders [0,
+// removed.placeholder_count); added's placeholders follow them, so
+// placeholder_count == removed.placeholder_count + added.placeholder_count
+// and added's placeholder k is the statement's removed.placeholder_count + k.
+struct ReplaceStatement {
+  table::TableName table;
+  DeleteStatement removed;
+  InsertStatement added;
+  size_t placeholder_count = 0;
+
+  bool operator==(const ReplaceStatement&) const = default;
+};
+
+using Statement =
+    std::variant<InsertStatement, SelectStatement, DeleteStatement, ReplaceStatement>;
 
 // Parses one statement of the subset. Pure: no I/O, no schema lookup (see
 // sql_binding.h for the checks against a table's schema).

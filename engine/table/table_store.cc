@@ -148,6 +148,27 @@ absl::Status WriteNewTableFile(io::FileSystem& fs, const std::string& path, std:
   return io::WriteWholeFileDurably(fs, path, absl::StrCat(path, ".tmp"), bytes);
 }
 
+// A batch an append or a replace-where may commit to `table`: of its
+// schema, valid, every FILE cell contained in the stage.
+absl::Status CheckBatchForTable(const registry::TableRecord& table, const ColumnBatch& batch,
+                                ManagedObjectStore& store) {
+  if (!(batch.schema == table.schema)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the batch's schema is not the schema of ", table.name.ToString()));
+  }
+  if (absl::Status s = batch.Validate(); !s.ok()) return s;
+  DataLocation contained;  // containment reads the uri only; reused per row
+  for (const ColumnData& column : batch.columns) {
+    if (column.type != ColumnType::kFile) continue;
+    for (size_t row = 0; row < batch.num_rows; ++row) {
+      if (column.IsNull(row)) continue;
+      contained.uri.assign(column.strings.At(row));
+      if (absl::Status s = store.CheckContainment(contained); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<uint32_t>> ReadDeletedRows(io::FileSystem& fs,
@@ -851,20 +872,7 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   if (registry_.read_only()) {
     return absl::FailedPreconditionError("this root is open read-only: appends need the writer");
   }
-  if (!(batch.schema == table.schema)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the batch's schema is not the schema of ", table.name.ToString()));
-  }
-  if (absl::Status s = batch.Validate(); !s.ok()) return s;
-  DataLocation contained;  // containment reads the uri only; reused per row
-  for (const ColumnData& column : batch.columns) {
-    if (column.type != ColumnType::kFile) continue;
-    for (size_t row = 0; row < batch.num_rows; ++row) {
-      if (column.IsNull(row)) continue;
-      contained.uri.assign(column.strings.At(row));
-      if (absl::Status s = stage_.store().CheckContainment(contained); !s.ok()) return s;
-    }
-  }
+  if (absl::Status s = CheckBatchForTable(table, batch, stage_.store()); !s.ok()) return s;
   if (absl::Status s = LAKE_FAILPOINT("table_append.prepared"); !s.ok()) return s;
   std::string operation_id = NewUuidV7();
   const uint64_t base = table.current_version;
@@ -1037,7 +1045,51 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   absl::MutexLock lock(&commit_mu_);
   absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
   if (!table.ok()) return table.status();
-  const Schema& schema = table->schema;
+  absl::StatusOr<ReplaceOutcome> changed = ChangeRowsLocked(
+      *table, selector, nullptr,
+      {kTableDeleteFailpoints[0], kTableDeleteFailpoints[1], "", kTableDeleteFailpoints[2],
+       kTableDeleteFailpoints[3]});
+  if (!changed.ok()) return changed.status();
+  return DeleteOutcome{changed->table_id, changed->version, changed->deleted_rows,
+                       std::move(changed->operation_id)};
+}
+
+absl::StatusOr<ReplaceOutcome> TableStore::ReplaceWhere(const registry::TableRecord& table,
+                                                        const RowSelector& selector,
+                                                        const ColumnBatch& rows) {
+  if (registry_.read_only()) {
+    return absl::FailedPreconditionError(
+        "this root is open read-only: a replace-where needs the writer");
+  }
+  if (absl::Status s = CheckBatchForTable(table, rows, stage_.store()); !s.ok()) return s;
+  absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+  if (!hold.ok()) return hold.status();
+  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  if (!turn.ok()) return turn.status();
+  absl::MutexLock lock(&commit_mu_);
+  absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
+  if (!current.ok()) return current.status();
+  if (!(current->name == table.name) || !(current->schema == table.schema)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        table.name.ToString(), " changed (dropped, created again) since the replace-where began"));
+  }
+  // The rows to delete were meant for the version read: any commit since
+  // (rows added or deleted by anyone) is a conflict, never merged.
+  if (current->current_version != table.current_version) {
+    return registry::VersionConflictError(registry::VersionConflict{
+        table.table_id, table.current_version, current->current_version});
+  }
+  return ChangeRowsLocked(*current, selector, &rows, kTableReplaceFailpoints);
+}
+
+absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
+    const registry::TableRecord& table, const RowSelector& selector, const ColumnBatch* added,
+    const std::array<std::string_view, 5>& steps) {
+  auto step = [&](size_t index) -> absl::Status {
+    return steps[index].empty() ? absl::OkStatus() : LAKE_FAILPOINT(steps[index]);
+  };
+  const TableName& name = table.name;
+  const Schema& schema = table.schema;
   for (size_t column : selector.columns) {
     if (column >= schema.columns.size()) {
       return absl::InvalidArgumentError(absl::StrCat("a DELETE from ", name.ToString(),
@@ -1045,10 +1097,13 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
                                                      schema.columns.size()));
     }
   }
-  const uint64_t base = table->current_version;
-  DeleteOutcome outcome{table->table_id, base, 0, ""};
-  if (base == 0) return outcome;
-  absl::StatusOr<ResolvedManifest> current = CurrentManifestLocked(*table);
+  const uint64_t base = table.current_version;
+  ReplaceOutcome outcome{table.table_id, base, 0, 0, ""};
+  if (base == 0 && added == nullptr) return outcome;
+  ResolvedManifest empty;  // version 0's: no fragment
+  empty.manifest.schema = schema;
+  absl::StatusOr<ResolvedManifest> current =
+      base == 0 ? absl::StatusOr<ResolvedManifest>(std::move(empty)) : CurrentManifestLocked(table);
   if (!current.ok()) return current.status();
   const Manifest* manifest = &current->manifest;
   const std::string table_dir = TableDir(name);
@@ -1099,7 +1154,7 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
     }
     deleted_after[i] = MergeDeletedRows(*before, fresh);
   }
-  if (outcome.deleted_rows == 0) return outcome;
+  if (outcome.deleted_rows == 0 && added == nullptr) return outcome;
   CanonicalizeReferences(&released);
 
   // What no live row of the new version references any more. The new
@@ -1146,7 +1201,19 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
     }
     released = std::move(gone);
   }
-  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[0]); !s.ok()) return s;
+  // The new rows' locations: added, and so never removed.
+  std::vector<DataLocation> adds;
+  if (added != nullptr) {
+    absl::StatusOr<ReferenceDelta> delta = BuildReferenceDelta(
+        table.table_id, base, base + 1, schema, absl::MakeConstSpan(added, 1));
+    if (!delta.ok()) return delta.status();
+    adds = std::move(delta->added);
+    std::vector<DataLocation> gone;
+    std::set_difference(released.begin(), released.end(), adds.begin(), adds.end(),
+                        std::back_inserter(gone), ReferenceLess);
+    released = std::move(gone);
+  }
+  if (absl::Status s = step(0); !s.ok()) return s;
 
   // 2. The new deletion vectors, each under a fresh name.
   std::vector<std::string> written;
@@ -1169,15 +1236,31 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
       added_fragments.push_back(std::move(ref));
     }
   }
-  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[1]); !s.ok()) return abandon(s);
+  if (absl::Status s = step(1); !s.ok()) return abandon(s);
 
-  // 3. The removal delta and the manifest of base+1.
-  absl::StatusOr<EncodedReferenceDelta> delta =
-      EncodeReferenceDelta(ReferenceDelta{table->table_id, base, base + 1, {}, released});
+  // 2b. The new rows' fragment, under a fresh name.
+  if (added != nullptr) {
+    absl::StatusOr<std::string> bytes = EncodeValidatedFragment(*added);
+    if (!bytes.ok()) return abandon(bytes.status());
+    FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
+                         added->num_rows, bytes->size(), Sha256Hex(*bytes),
+                         ComputeFragmentStatistics(*added), std::nullopt};
+    std::string path = absl::StrCat(table_dir, "/", fragment.path);
+    if (absl::Status s = WriteNewTableFile(fs_, path, *bytes); !s.ok()) return abandon(s);
+    written.push_back(std::move(path));
+    added_fragments.push_back(std::move(fragment));
+    outcome.inserted_rows = added->num_rows;
+    if (absl::Status s = step(2); !s.ok()) return abandon(s);
+  }
+
+  // 3. The reference delta (removals, and a replace-where's additions) and
+  // the manifest of base+1.
+  absl::StatusOr<EncodedReferenceDelta> delta = EncodeReferenceDelta(
+      ReferenceDelta{table.table_id, base, base + 1, std::move(adds), released});
   if (!delta.ok()) return abandon(delta.status());
   Manifest header;
   header.format_version = kManifestFormatVersion;
-  header.table_id = table->table_id;
+  header.table_id = table.table_id;
   header.version = base + 1;
   header.parent_version = base;
   header.schema = manifest->schema;
@@ -1199,7 +1282,7 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   absl::Status delta_status = delta_written.get();
   if (!delta_status.ok()) return abandon(delta_status);
   if (!manifest_written.ok()) return abandon(manifest_written);
-  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[2]); !s.ok()) return abandon(s);
+  if (absl::Status s = step(3); !s.ok()) return abandon(s);
 
   // 4. The commit.
   outcome.operation_id = NewUuidV7();
@@ -1211,14 +1294,14 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   record.operation_id = outcome.operation_id;
   record.committed_unix_micros = NowMicros();
   absl::StatusOr<registry::TableRecord> committed =
-      registry_.CommitVersion(table->table_id, base, record, std::nullopt);
+      registry_.CommitVersion(table.table_id, base, record, std::nullopt);
   if (!committed.ok()) {
     if (registry::IsCommitOutcomeUnknown(committed.status())) return committed.status();
     return abandon(committed.status());
   }
-  last_committed_[table->table_id] = std::move(next);
+  last_committed_[table.table_id] = std::move(next);
   outcome.version = committed->current_version;
-  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[3]); !s.ok()) return s;
+  if (absl::Status s = step(4); !s.ok()) return s;
   return outcome;
 }
 

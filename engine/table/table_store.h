@@ -149,6 +149,15 @@ inline constexpr std::array<std::string_view, 4> kTableDeleteFailpoints = {
     "table_delete.committed",         // the registry commit is durable
 };
 
+// A replace-where's steps, in order (TableStore::ReplaceWhere).
+inline constexpr std::array<std::string_view, 5> kTableReplaceFailpoints = {
+    "table_replace.selected",          // the base checked, the rows chosen; nothing written
+    "table_replace.vectors_written",   // the new deletion vectors are durable, unnamed
+    "table_replace.fragment_written",  // the new rows' fragment is durable, unnamed
+    "table_replace.manifest_written",  // the reference delta and the manifest are durable
+    "table_replace.committed",         // the registry commit is durable
+};
+
 // Which rows of a fragment a DELETE removes. For each fragment,
 // `statistics_may_match` (when set) sees its statistics first: a fragment
 // it rejects is not opened. Then `columns` (schema indexes; the table's
@@ -167,6 +176,14 @@ struct DeleteOutcome {
   uint64_t version = 0;       // the new version; the current one when nothing matched
   uint64_t deleted_rows = 0;  // 0: nothing matched, and no version was committed
   std::string operation_id;   // "" when nothing was committed
+};
+
+struct ReplaceOutcome {
+  uint64_t table_id = 0;
+  uint64_t version = 0;  // the new version
+  uint64_t deleted_rows = 0;
+  uint64_t inserted_rows = 0;
+  std::string operation_id;
 };
 
 // The rows of `fragment` its deletion vector deletes (ascending; none
@@ -460,6 +477,28 @@ class TableStore {
   // is; the table's version then says whether it committed.
   absl::StatusOr<DeleteOutcome> Delete(const TableName& name, const RowSelector& selector);
 
+  // Replaces the rows `selector` picks with `rows` in one new version (a
+  // replace-where, the seed's conditional overwrite): readers see the
+  // deletions and the new rows together or neither. The base is the
+  // version `table` names, as the caller read it before its uploads: a
+  // commit of any writer since (an append too, of this process or
+  // another) is Aborted (registry::VersionConflict), found under the
+  // commit turn before anything is written, so a row added in between is
+  // never silently kept or lost. `rows` is of the table's schema, its FILE
+  // cells DataLocations of this stage (uploaded or checked). Then a
+  // DELETE's steps, with the rows' fragment beside the deletion vectors
+  // (kTableReplaceFailpoints): one manifest that gives each touched
+  // fragment its new vector and adds the new fragment, and one reference
+  // delta listing the new rows' locations (added) and the locations no row
+  // of the new version references any more (removed). Like a DELETE it
+  // needs no checkpoint: a failure or crash before the commit leaves the
+  // version unchanged and files nothing names (removed on a failure; the
+  // collector's after a crash); the caller runs it again on the new base.
+  // A failure whose outcome the registry cannot tell is returned as it is.
+  absl::StatusOr<ReplaceOutcome> ReplaceWhere(const registry::TableRecord& table,
+                                              const RowSelector& selector,
+                                              const ColumnBatch& rows);
+
   // Merges the current version's live rows into one new fragment of a new
   // version (same rows but the deleted ones, same order), with an empty
   // reference delta: the lineage edge of a version that adds no reference
@@ -535,6 +574,17 @@ class TableStore {
   absl::StatusOr<registry::TableRecord> CommitVersionLocked(const registry::TableRecord& table,
                                                             uint64_t base,
                                                             const NewVersion& next)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // What a DELETE and a replace-where share: on `table` as the registry
+  // names it under the commit turn and lock (its current version the
+  // base), the rows `selector` picks deleted and `added` (when not null)
+  // appended in one new version, each step's failpoint from `steps` (in
+  // kTableReplaceFailpoints' order; an empty name has none). Nothing to
+  // delete and nothing to add commits nothing.
+  absl::StatusOr<ReplaceOutcome> ChangeRowsLocked(const registry::TableRecord& table,
+                                                  const RowSelector& selector,
+                                                  const ColumnBatch* added,
+                                                  const std::array<std::string_view, 5>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // The error of an append that failed with `cause` certainly before its
   // commit call: its published checkpoint withdrawn durably, else (the

@@ -519,6 +519,38 @@ TEST_CASE("lake exec DELETE prints the new version and the rows it deleted") {
   CHECK(Lake(dir, {"query", "SELECT count(*) FROM a.t"}).out == "count\n0\n");
 }
 
+TEST_CASE("lake exec INSERT … REPLACE WHERE prints the version, rows deleted and inserted") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "k:utf8", "--column", "n:int64",
+                     "--column", "f:file"})
+              .exit_code == 0);
+  REQUIRE(Lake(dir, {"insert", "INSERT INTO a.t (k, n) VALUES (?, ?), (?, ?)", "--param", "a",
+                     "--param", "1", "--param", "b", "--param", "2"})
+              .exit_code == 0);
+  WriteSource(dir, "clip.bin", 2000, 5);
+  Result replaced = Lake(dir, {"exec", "INSERT INTO a.t REPLACE WHERE n = ? (k, n, f) VALUES (?, ?, ?)",
+                               "--param", "2", "--param", "c", "--param", "3", "--file",
+                               dir.Join("clip.bin") + ":video/mp4"});
+  REQUIRE_MESSAGE(replaced.exit_code == 0, replaced.err);
+  CHECK(replaced.out == "2\t1\t1\n");
+  CHECK(Lake(dir, {"query", "SELECT k FROM a.t"}).out == "k\na\nc\n");
+  CHECK(Lake(dir, {"query", "SELECT k FROM a.t AS OF VERSION 1"}).out == "k\na\nb\n");
+  Result json = Lake(dir, {"exec", "INSERT INTO a.t REPLACE WHERE k = ? (k) VALUES (?)", "--param",
+                           "nobody", "--param", "d", "--json"});
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  CHECK(json.out == "{\"deleted_rows\":0,\"inserted_rows\":1,\"version\":3}\n");
+}
+
+TEST_CASE("lake exec refuses a replace-where outside the grammar, naming the token") {
+  TempDir dir;
+  REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "n:int64"}).exit_code == 0);
+  Result bad = Lake(dir, {"exec", "INSERT INTO a.t REPLACE n = ? (n) VALUES (?)", "--param", "1",
+                          "--param", "2"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("expected WHERE, found 'n' at offset 24") != std::string::npos);
+  CHECK(Lake(dir, {"query", "SELECT count(*) FROM a.t"}).out == "count\n0\n");
+}
+
 TEST_CASE("lake exec refuses a SELECT, an INSERT, a bad value and a missing table") {
   TempDir dir;
   REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "n:int64"}).exit_code == 0);

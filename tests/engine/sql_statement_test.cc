@@ -163,6 +163,47 @@ TEST_CASE("DELETE FROM a table parses with or without a WHERE") {
   CHECK(matching.placeholder_count == 3);
 }
 
+TEST_CASE("INSERT … REPLACE WHERE numbers the WHERE's placeholders before the VALUES'") {
+  absl::StatusOr<Statement> parsed = ParseStatement(
+      "insert into ns.t replace where a = ? or b in (?, ?) (a, b) values (?, ?), (?, ?);");
+  LAKE_REQUIRE_OK(parsed);
+  REQUIRE(std::holds_alternative<ReplaceStatement>(*parsed));
+  const ReplaceStatement& replace = std::get<ReplaceStatement>(*parsed);
+  CHECK(replace.table == table::TableName{"ns", "t"});
+  CHECK(replace.removed.table == replace.table);
+  REQUIRE(replace.removed.where.has_value());
+  CHECK(PredicateColumnNames(*replace.removed.where) == std::vector<std::string>{"a", "b"});
+  CHECK(replace.removed.placeholder_count == 3);
+  CHECK(replace.added.columns == std::vector<std::string>{"a", "b"});
+  CHECK(replace.added.row_count == 2);
+  CHECK(replace.added.placeholder_count == 4);
+  CHECK(replace.placeholder_count == 7);
+}
+
+TEST_CASE("REPLACE is a keyword only after INSERT INTO's table: elsewhere a name") {
+  absl::StatusOr<Statement> parsed =
+      ParseStatement("INSERT INTO ns.t REPLACE WHERE replace = ? (replace) VALUES (?)");
+  LAKE_REQUIRE_OK(parsed);
+  const ReplaceStatement& replace = std::get<ReplaceStatement>(*parsed);
+  CHECK(replace.added.columns == std::vector<std::string>{"replace"});
+  CHECK(ParseInsert("INSERT INTO ns.t (replace) VALUES (?)").columns ==
+        std::vector<std::string>{"replace"});
+}
+
+TEST_CASE("replace-where errors name the token where the statement left the grammar") {
+  CHECK(ErrorOf("INSERT INTO ns.t REPLACE (a) VALUES (?)") ==
+        "SQL: expected WHERE, found '(' at offset 25");
+  CHECK(ErrorOf("INSERT INTO ns.t REPLACE WHERE (a) VALUES (?)") ==
+        "SQL: expected an operator after column 'a' (=, !=, <, <=, >, >=, IN, IS NULL), found ')' "
+        "at offset 33");
+  CHECK(ErrorOf("INSERT INTO ns.t REPLACE WHERE a = ? VALUES (?)") ==
+        "SQL: expected AND, OR or '(' and the column list, found 'VALUES' at offset 37");
+  CHECK(ErrorOf("INSERT INTO ns.t REPLACE WHERE a = 1 (a) VALUES (?)") ==
+        "SQL: only ? placeholders may appear in WHERE, found '1' at offset 35");
+  CHECK(ErrorOf("INSERT INTO ns.t REPLACE WHERE a = ? (a) VALUES (?, ?)") ==
+        "SQL: row 1 of VALUES has 2 values for 1 column (the row ends at offset 53)");
+}
+
 TEST_CASE("DELETE errors name the token where the statement left the grammar") {
   CHECK(ErrorOf("DELETE ns.t") == "SQL: expected FROM, found 'ns' at offset 7");
   CHECK(ErrorOf("DELETE FROM ns.t LIMIT 3") ==
@@ -176,7 +217,7 @@ TEST_CASE("INSERT errors name the token where the statement left the grammar") {
         "SQL: expected VALUES, found 'VALUE' at offset 24");
   CHECK(ErrorOf("INSERT ns.t (a) VALUES (?)") == "SQL: expected INTO, found 'ns' at offset 7");
   CHECK(ErrorOf("INSERT INTO ns.t VALUES (?)") ==
-        "SQL: expected '(' and the column list, found 'VALUES' at offset 17");
+        "SQL: expected '(' and the column list, or REPLACE WHERE, found 'VALUES' at offset 17");
   CHECK(ErrorOf("INSERT INTO ns.t () VALUES (?)") ==
         "SQL: expected a column name, found ')' at offset 18");
   CHECK(ErrorOf("INSERT INTO ns.t (a b) VALUES (?)") == "SQL: expected ',' or ')', found 'b' at offset 20");

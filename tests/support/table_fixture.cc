@@ -105,6 +105,17 @@ absl::StatusOr<table::DeleteOutcome> TableRoot::Delete(const std::string& sql,
   return (*statement)->ExecuteDelete();
 }
 
+absl::StatusOr<table::ReplaceOutcome> TableRoot::Replace(
+    const std::string& sql, std::vector<sql::StatementParameter> params) {
+  absl::StatusOr<std::unique_ptr<sql::PreparedStatement>> statement =
+      sql::PreparedStatement::Prepare(*tables, sql);
+  if (!statement.ok()) return statement.status();
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (absl::Status s = (*statement)->Bind(i + 1, std::move(params[i])); !s.ok()) return s;
+  }
+  return (*statement)->ExecuteReplace({});
+}
+
 absl::StatusOr<std::vector<DataLocation>> TableRoot::CurrentReferences(const std::string& table) {
   absl::StatusOr<table::TableName> name = table::ParseTableName(table);
   if (!name.ok()) return name.status();

@@ -31,6 +31,10 @@ struct TableRoot {
   // Prepares the DELETE `sql`, binds `params` (1-based in order) and runs it.
   absl::StatusOr<table::DeleteOutcome> Delete(const std::string& sql,
                                               std::vector<table::CellValue> params = {});
+  // Prepares the replace-where `sql`, binds `params` (1-based in order)
+  // and runs it.
+  absl::StatusOr<table::ReplaceOutcome> Replace(const std::string& sql,
+                                                std::vector<sql::StatementParameter> params);
   // Every row of `table` at `version` (current when nullopt), as cells.
   absl::StatusOr<std::vector<std::vector<table::CellValue>>> Rows(
       const std::string& table, std::optional<uint64_t> version = std::nullopt);
