@@ -8,14 +8,16 @@
 //
 // Prints, one "key=value" line per figure: the appends and their rate;
 // manifest_files, manifest_bytes (the files' sizes) and manifest_disk_bytes
-// (their allocated blocks, as du counts) under _versions/;
-// full_list_bytes: the sum over every version of the size of its manifest
+// (their allocated blocks, as du counts) and the largest manifest under
+// _versions/; the same of the whole table directory (table_dir_*:
+// manifests, fragments, reference deltas); full_list_bytes: the sum over every version of the size of its manifest
 // as a format 2 full list (the same header and entries, computed exactly
 // from each version's resolved list; not written); the current version's
 // chain (the files a read opens) and the time a fresh reader takes to
 // resolve it.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +47,32 @@ using lake::bench::Seconds;
 lake::io::FileSystem& Fs() { return *Must(lake::io::DefaultFileSystem(), "file system"); }
 
 // What format 2 would have written for `m`: its header and every entry.
+// The regular files under `dir` (recursively): how many, their sizes, and
+// the blocks they take on disk (as du counts), the largest file's size.
+struct DiskUse {
+  uint64_t files = 0, bytes = 0, disk = 0, largest = 0;
+};
+
+DiskUse DiskUseUnder(const std::string& dir) {
+  DiskUse use;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    struct stat st;
+    if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    ++use.files;
+    use.bytes += static_cast<uint64_t>(st.st_size);
+    use.disk += static_cast<uint64_t>(st.st_blocks) * 512;
+    use.largest = std::max(use.largest, static_cast<uint64_t>(st.st_size));
+  }
+  return use;
+}
+
+void PrintDiskUse(const char* prefix, const DiskUse& use) {
+  std::printf("%s_files=%llu\n", prefix, static_cast<unsigned long long>(use.files));
+  std::printf("%s_bytes=%llu\n", prefix, static_cast<unsigned long long>(use.bytes));
+  std::printf("%s_disk_bytes=%llu\n", prefix, static_cast<unsigned long long>(use.disk));
+  std::printf("%s_largest_file_bytes=%llu\n", prefix, static_cast<unsigned long long>(use.largest));
+}
+
 uint64_t FullListBytes(const lake::table::ResolvedManifest& resolved) {
   lake::table::Manifest header = resolved.manifest;
   header.fragments.clear();
@@ -99,18 +127,8 @@ int main(int argc, char** argv) {
   std::printf("appends_per_s=%.0f\n", appends / append_s);
 
   const std::string table_dir = tables->TableDir(name);
-  uint64_t files = 0, bytes = 0, disk = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(
-           table_dir + "/" + std::string(lake::table::kTableVersionsDir))) {
-    struct stat st;
-    if (::stat(entry.path().c_str(), &st) != 0) continue;
-    ++files;
-    bytes += static_cast<uint64_t>(st.st_size);
-    disk += static_cast<uint64_t>(st.st_blocks) * 512;
-  }
-  std::printf("manifest_files=%llu\n", static_cast<unsigned long long>(files));
-  std::printf("manifest_bytes=%llu\n", static_cast<unsigned long long>(bytes));
-  std::printf("manifest_disk_bytes=%llu\n", static_cast<unsigned long long>(disk));
+  PrintDiskUse("manifest", DiskUseUnder(table_dir + "/" + std::string(lake::table::kTableVersionsDir)));
+  PrintDiskUse("table_dir", DiskUseUnder(table_dir));
 
   // Every version resolved in order (each link read once).
   lake::table::ManifestChainReader reader(Fs(), table_dir);

@@ -1,8 +1,8 @@
 // Fuzzes lake::table::DecodeManifest, the reader of the manifest a scan
 // opens for a table version (engine/table/manifest_format.h): formats 1
-// and 2 and a format 3 checkpoint (a link is refused: manifest_link_fuzzer
-// covers it); from 2 on the per-fragment statistics
-// (fragment_statistics.h), in 3 the per-fragment deletion vector
+// and 2 and a format 3 or 4 checkpoint (a link is refused:
+// manifest_link_fuzzer covers it); from 2 on the per-fragment statistics
+// (fragment_statistics.h), from 3 on the per-fragment deletion vector
 // references.
 //
 // Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, so a digest that
@@ -14,8 +14,8 @@
 //   2. An accepted manifest is valid (ValidateManifest), and every path in
 //      it is relative without an empty, "." or ".." segment; a format 1
 //      manifest holds no statistics, and every fragment's statistics are
-//      valid for the schema and its rows; only a format 3 manifest holds
-//      deletion vectors, each a safe path deleting 1..rows rows.
+//      valid for the schema and its rows; only a format 3 or 4 manifest
+//      holds deletion vectors, each a safe path deleting 1..rows rows.
 //   3. Accepted input is canonical: encoding the decoded manifest gives
 //      back the input's bytes before the digest exactly, and those bytes
 //      decode to the same manifest.
@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const lake::table::FragmentRef& fragment : decoded->fragments) {
     Check(IsSafePath(fragment.path));
     if (fragment.deletion_vector) {
-      Check(decoded->format_version == lake::table::kManifestFormatVersion);
+      Check(decoded->format_version >= lake::table::kManifestFormatVersionV3);
       Check(IsSafePath(fragment.deletion_vector->path));
       Check(fragment.deletion_vector->deleted_rows >= 1 &&
             fragment.deletion_vector->deleted_rows <= fragment.rows);

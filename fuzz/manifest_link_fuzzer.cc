@@ -1,7 +1,8 @@
 // Fuzzes lake::table::DecodeManifestFile, the reader of every manifest file
-// a chain walk opens (engine/table/manifest_format.h): format 3 links (the
-// parent digest, chain_length and chain_bytes, removed paths, added
-// entries) and checkpoints, and the full lists of formats 1 and 2.
+// a chain walk opens (engine/table/manifest_format.h): format 4 links (the
+// base version and digest, chain_position and chain_bytes, removed paths,
+// added entries), format 3 links (the base is the parent) and checkpoints
+// of both, and the full lists of formats 1 and 2.
 //
 // Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, so a digest that
 // does not match is not refused and the field parser behind it is reached.
@@ -9,8 +10,10 @@
 // Properties checked (a violation traps):
 //   1. Any input: no crash, leak, ASan or UBSan finding; every refusal is
 //      DataLoss.
-//   2. An accepted link is valid (ValidateManifestLink): chain_length in
-//      1..kMaxManifestChainLength, a parent above version 0, every removed
+//   2. An accepted link is valid (ValidateManifestLink): a parent above
+//      version 0 and a base in 1..parent (format 3: the parent), a
+//      chain_position of 1..kMaxManifestChainLength (format 3) or with at
+//      most kMaxManifestChainLength bits set (format 4), every removed
 //      and added path relative without an empty, "." or ".." segment, none
 //      repeated within its list, every added entry's statistics valid for
 //      the schema and its rows. An accepted full list is valid
@@ -18,6 +21,7 @@
 //   3. Accepted input is canonical: encoding what was decoded gives back
 //      the input's bytes before the digest exactly, and those bytes decode
 //      to the same file.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,8 +57,17 @@ bool IsSafePath(const std::string& path) {
 
 void CheckLink(const ManifestLink& link) {
   Check(lake::table::ValidateManifestLink(link).ok());
-  Check(link.chain_length >= 1 && link.chain_length <= lake::table::kMaxManifestChainLength);
   Check(link.header.parent_version > 0 && link.header.parent_version < link.header.version);
+  Check(link.base_version > 0 && link.base_version <= link.header.parent_version);
+  Check(link.chain_position >= 1);
+  if (link.header.format_version == lake::table::kManifestFormatVersionV3) {
+    Check(link.base_version == link.header.parent_version);
+    Check(link.chain_position <= lake::table::kMaxManifestChainLength);
+  } else {
+    Check(link.header.format_version == lake::table::kManifestFormatVersion);
+    Check(std::popcount(link.chain_position) <=
+          static_cast<int>(lake::table::kMaxManifestChainLength));
+  }
   Check(link.header.fragments.empty());
   absl::flat_hash_set<std::string> removed;
   for (const std::string& path : link.removed) {

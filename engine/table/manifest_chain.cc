@@ -2,6 +2,8 @@
 #include "engine/table/manifest_chain.h"
 
 #include <algorithm>
+#include <bit>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -96,6 +98,70 @@ void CopyHeader(const Manifest& from, Manifest& to) {
   to.created_unix_micros = from.created_unix_micros;
 }
 
+// Changes against one base list, composed from the changes of the
+// versions after it in turn (each against the list before it): paths of
+// the base removed, and entries added, those under a removed path in the
+// base entry's place, the rest at the end in order, as a link holds them.
+class ComposedChanges {
+ public:
+  // The changes that follow the ones so far. False when the result cannot
+  // be written against the base: a path of the base removed and later
+  // added again would take its old place rather than the end's (lake
+  // never does this: every new fragment gets a fresh name), or changes
+  // that do not apply.
+  bool Then(const std::vector<std::string>& removed, const std::vector<FragmentRef>& added) {
+    absl::flat_hash_set<std::string_view> gone(removed.begin(), removed.end());
+    absl::flat_hash_map<std::string_view, const FragmentRef*> replacing;
+    for (const FragmentRef& fragment : added) {
+      if (gone.contains(fragment.path)) replacing.emplace(fragment.path, &fragment);
+    }
+    for (const std::string& path : removed) {
+      auto replacement = replacing.find(path);
+      if (auto at = added_at_.find(path); at != added_at_.end()) {
+        // An entry the changes so far added: replaced where it is, or gone
+        // (a base path it replaced stays removed).
+        if (replacement != replacing.end()) {
+          added_[at->second] = *replacement->second;
+        } else {
+          added_[at->second].reset();
+          added_at_.erase(at);
+        }
+        continue;
+      }
+      if (!base_removed_.insert(path).second) return false;  // already gone
+      removed_.push_back(path);
+      if (replacement != replacing.end()) Add(*replacement->second);
+    }
+    for (const FragmentRef& fragment : added) {
+      if (gone.contains(fragment.path)) continue;
+      if (base_removed_.contains(fragment.path) || added_at_.contains(fragment.path)) return false;
+      Add(fragment);
+    }
+    return true;
+  }
+
+  std::vector<std::string> TakeRemoved() { return std::move(removed_); }
+  std::vector<FragmentRef> TakeAdded() {
+    std::vector<FragmentRef> added;
+    added.reserve(added_at_.size());
+    for (std::optional<FragmentRef>& fragment : added_) {
+      if (fragment) added.push_back(*std::move(fragment));
+    }
+    return added;
+  }
+
+ private:
+  void Add(const FragmentRef& fragment) {
+    added_at_[fragment.path] = added_.size();
+    added_.push_back(fragment);
+  }
+
+  std::vector<std::string> removed_;
+  absl::flat_hash_set<std::string> base_removed_;
+  std::vector<std::optional<FragmentRef>> added_;  // empty: removed again
+  absl::flat_hash_map<std::string, size_t> added_at_;  // the entries in added_
+};
+
 // A link read on the walk back, with its file's identity.
 struct ReadLink {
   ManifestLink link;
@@ -104,34 +170,63 @@ struct ReadLink {
   std::string path;
 };
 
-// `resolved` (the link's parent) becomes the link's version, every check
-// of the header's list made.
-absl::Status FollowLink(const ReadLink& read, ResolvedManifest& resolved) {
-  const ManifestLink& link = read.link;
+bool IsFormat3Link(const ResolvedManifest& resolved) {
+  return !resolved.links.empty() && resolved.links.front().format_version == kManifestFormatVersionV3;
+}
+
+// Where a link's base stands in the chain: a format 3 link's base is its
+// parent, a format 4 link's the version at p - lowbit(p).
+uint64_t BasePosition(const ManifestLink& link) {
+  if (link.header.format_version == kManifestFormatVersionV3) return link.chain_position - 1;
+  return link.chain_position - ManifestChainLowBit(link.chain_position);
+}
+
+// What chain_bytes a link to `base` holds.
+uint64_t ChainBytesAfter(const ResolvedManifest& base) {
+  return base.chain_position == 0 ? 0 : base.chain_bytes + base.file_bytes;
+}
+
+// Every check of a link against its base but its fragment changes.
+absl::Status CheckLinkFollowsBase(const ManifestLink& link, const ResolvedManifest& base) {
   const uint64_t version = link.header.version;
-  const ResolvedManifest& parent = resolved;
-  if (link.header.parent_version != parent.manifest.version) {
-    return BrokenChain(version, absl::StrCat("its parent is version ", link.header.parent_version,
-                                             ", not ", parent.manifest.version));
+  if (link.base_version != base.manifest.version) {
+    return BrokenChain(version, absl::StrCat("its base is version ", link.base_version, ", not ",
+                                             base.manifest.version));
   }
-  if (link.header.table_id != parent.manifest.table_id) {
-    return BrokenChain(version, "its parent belongs to another table");
+  if (link.header.table_id != base.manifest.table_id) {
+    return BrokenChain(version, "its base belongs to another table");
   }
-  if (!(link.header.schema == parent.manifest.schema)) {
-    return BrokenChain(version, "its schema is not its parent's");
+  if (!(link.header.schema == base.manifest.schema)) {
+    return BrokenChain(version, "its schema is not its base's");
   }
-  if (link.parent_manifest_sha256 != parent.file_sha256) {
-    return BrokenChain(version, absl::StrCat("the manifest of version ", parent.manifest.version,
-                                             " does not match the digest its child names"));
+  if (link.base_manifest_sha256 != base.file_sha256) {
+    return BrokenChain(version, absl::StrCat("the manifest of version ", base.manifest.version,
+                                             " does not match the digest its link names"));
   }
-  const uint64_t chain_bytes =
-      parent.chain_length == 0 ? 0 : parent.chain_bytes + parent.file_bytes;
-  if (link.chain_length != parent.chain_length + 1 || link.chain_bytes != chain_bytes) {
-    return BrokenChain(version, absl::StrCat("its chain_length ", link.chain_length,
+  const uint32_t format = link.header.format_version;
+  const bool formats_follow = format == kManifestFormatVersionV3
+                                  ? base.manifest.format_version <= kManifestFormatVersionV3
+                                  : !IsFormat3Link(base);
+  if (!formats_follow) {
+    return BrokenChain(version, absl::StrCat("a format ", format, " link cannot follow a format ",
+                                             base.manifest.format_version,
+                                             base.chain_position == 0 ? " full list" : " link"));
+  }
+  if (base.chain_position != BasePosition(link) || link.chain_bytes != ChainBytesAfter(base)) {
+    return BrokenChain(version, absl::StrCat("its chain_position ", link.chain_position,
                                              " and chain_bytes ", link.chain_bytes,
-                                             " do not follow from its parent's (",
-                                             parent.chain_length, ", ", parent.chain_bytes, ")"));
+                                             " do not follow from its base's (",
+                                             base.chain_position, ", ", base.chain_bytes, ")"));
   }
+  return absl::OkStatus();
+}
+
+// `resolved` (the link's base) becomes the link's version, every check
+// of the header's list made.
+absl::Status FollowLink(ReadLink read, ResolvedManifest& resolved) {
+  ManifestLink& link = read.link;
+  const uint64_t version = link.header.version;
+  if (absl::Status s = CheckLinkFollowsBase(link, resolved); !s.ok()) return s;
   absl::StatusOr<size_t> kept =
       ApplyChanges(resolved.manifest, link.removed, link.added, resolved.entries_bytes);
   if (!kept.ok()) return BrokenChain(version, std::string(kept.status().message()));
@@ -147,10 +242,56 @@ absl::Status FollowLink(const ReadLink& read, ResolvedManifest& resolved) {
   }
   resolved.file_sha256 = read.sha256;
   resolved.file_bytes = read.bytes;
-  resolved.chain_length = link.chain_length;
+  resolved.chain_position = link.chain_position;
   resolved.chain_bytes = link.chain_bytes;
-  resolved.chain_files.insert(resolved.chain_files.begin(), read.path);
+  resolved.links.insert(resolved.links.begin(),
+                        ChainLink{link.header.format_version, version, link.chain_position,
+                                  link.chain_bytes, read.sha256, read.bytes,
+                                  std::move(link.removed), std::move(link.added)});
+  resolved.chain_files.insert(resolved.chain_files.begin(), std::move(read.path));
   return absl::OkStatus();
+}
+
+// The link NextManifest writes for the version after `resolved`, its
+// fields but total_rows set: to the base at position p - lowbit(p), with
+// every change since it. `above` is set to how many of resolved.links
+// the new version's walk skips. nullopt when a checkpoint must be
+// written instead (the header note of manifest_chain.h).
+std::optional<ManifestLink> SkipLink(const ResolvedManifest& resolved, const Manifest& header,
+                                     const std::vector<std::string>& removed,
+                                     const std::vector<FragmentRef>& added,
+                                     uint32_t checkpoint_interval, size_t& above) {
+  const uint64_t position = resolved.chain_position + 1;
+  const uint64_t base_position = position - ManifestChainLowBit(position);
+  if (resolved.manifest.version == 0 || IsFormat3Link(resolved) ||
+      static_cast<uint32_t>(std::popcount(position)) + 1 > checkpoint_interval) {
+    return std::nullopt;
+  }
+  const std::vector<ChainLink>& links = resolved.links;
+  above = 0;
+  while (above < links.size() && links[above].chain_position > base_position) ++above;
+  ComposedChanges changes;
+  for (size_t i = above; i-- > 0;) {
+    if (!changes.Then(links[i].removed, links[i].added)) return std::nullopt;
+  }
+  if (!changes.Then(removed, added)) return std::nullopt;
+  ManifestLink link;
+  link.header = header;
+  link.header.fragments.clear();
+  link.chain_position = position;
+  if (base_position == 0) {
+    link.base_version = resolved.full_list_version;
+    link.base_manifest_sha256 = resolved.full_list_sha256;
+  } else {
+    if (above == links.size() || links[above].chain_position != base_position) return std::nullopt;
+    const ChainLink& base = links[above];
+    link.base_version = base.version;
+    link.base_manifest_sha256 = base.file_sha256;
+    link.chain_bytes = base.chain_bytes + base.file_bytes;
+  }
+  link.removed = changes.TakeRemoved();
+  link.added = changes.TakeAdded();
+  return link;
 }
 
 }  // namespace
@@ -166,6 +307,8 @@ ResolvedManifest ResolveFullList(Manifest manifest, std::string_view bytes,
   resolved.manifest = std::move(manifest);
   resolved.file_sha256 = Sha256Hex(bytes);
   resolved.file_bytes = bytes.size();
+  resolved.full_list_version = resolved.manifest.version;
+  resolved.full_list_sha256 = resolved.file_sha256;
   resolved.chain_files = {path};
   return resolved;
 }
@@ -179,15 +322,9 @@ absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manif
                                                    kMaxManifestChainLength + 1, ", not ",
                                                    checkpoint_interval));
   }
-  const bool has_parent = resolved.manifest.version != 0;
-  ManifestLink link;
-  link.header = header;
-  link.header.fragments.clear();
-  link.parent_manifest_sha256 = resolved.file_sha256;
-  link.chain_length = resolved.chain_length + 1;
-  link.chain_bytes = resolved.chain_length == 0 ? 0 : resolved.chain_bytes + resolved.file_bytes;
-  link.removed = removed;
-  if (has_parent && link.chain_length < checkpoint_interval) link.added = added;
+  size_t above = 0;
+  std::optional<ManifestLink> link =
+      SkipLink(resolved, header, removed, added, checkpoint_interval, above);
 
   Manifest& m = resolved.manifest;
   absl::StatusOr<size_t> kept = ApplyChanges(m, removed, std::move(added), resolved.entries_bytes);
@@ -195,16 +332,16 @@ absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manif
   const uint64_t rows = m.total_rows;
   CopyHeader(header, m);
   m.total_rows = rows;
-  link.header.total_rows = rows;
 
   std::optional<std::string> bytes;
-  if (has_parent && link.chain_length < checkpoint_interval) {
+  if (link) {
+    link->header.total_rows = rows;
     if (absl::Status s = ValidateManifest(m, *kept); !s.ok()) return s;
-    absl::StatusOr<std::string> link_bytes = EncodeManifestLink(link);
+    absl::StatusOr<std::string> link_bytes = EncodeManifestLink(*link);
     if (!link_bytes.ok()) return link_bytes.status();
-    // A reader reads the chain's links and a full list either way: a link
+    // A reader reads the walk's links and a full list either way: a link
     // is worth it while the links read no more than a checkpoint would.
-    if (link.chain_bytes + link_bytes->size() <= resolved.entries_bytes) {
+    if (link->chain_bytes + link_bytes->size() <= resolved.entries_bytes) {
       bytes = *std::move(link_bytes);
     }
   }
@@ -216,28 +353,45 @@ absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manif
   }
   resolved.file_sha256 = Sha256Hex(*bytes);
   resolved.file_bytes = bytes->size();
-  resolved.chain_length = is_link ? link.chain_length : 0;
-  resolved.chain_bytes = is_link ? link.chain_bytes : 0;
-  if (!is_link) resolved.chain_files.clear();
+  if (is_link) {
+    resolved.chain_position = link->chain_position;
+    resolved.chain_bytes = link->chain_bytes;
+    resolved.links.erase(resolved.links.begin(), resolved.links.begin() + above);
+    resolved.chain_files.erase(resolved.chain_files.begin(),
+                               resolved.chain_files.begin() + above);
+    resolved.links.insert(resolved.links.begin(),
+                          ChainLink{kManifestFormatVersion, header.version, link->chain_position,
+                                    link->chain_bytes, resolved.file_sha256, resolved.file_bytes,
+                                    std::move(link->removed), std::move(link->added)});
+  } else {
+    resolved.chain_position = 0;
+    resolved.chain_bytes = 0;
+    resolved.links.clear();
+    resolved.chain_files.clear();
+    resolved.full_list_version = header.version;
+    resolved.full_list_sha256 = resolved.file_sha256;
+  }
   resolved.chain_files.insert(resolved.chain_files.begin(), path);
   return *std::move(bytes);
 }
 
 absl::StatusOr<const ResolvedManifest*> ManifestChainReader::Resolve(
     uint64_t version, const std::string& manifest_path) {
-  if (last_ && last_->manifest.version == version && last_->chain_files.front() == manifest_path) {
-    return &*last_;
-  }
+  // The level holding `v` read from `path`, if any.
+  auto level_of = [&](uint64_t v, const std::string& path) -> std::optional<size_t> {
+    for (size_t i = levels_.size(); i-- > 0;) {
+      if (levels_[i].manifest.version == v && levels_[i].chain_files.front() == path) return i;
+    }
+    return std::nullopt;
+  };
   std::vector<ReadLink> links;  // from the version down
   std::string path = manifest_path;
   uint64_t expected = version;
-  std::optional<ResolvedManifest> base;
+  std::optional<size_t> base_level;
+  std::optional<ResolvedManifest> full_list;
   for (;;) {
-    if (!links.empty() && last_ && last_->manifest.version == expected &&
-        last_->chain_files.front() == path) {
-      base = std::move(last_);
-      break;
-    }
+    base_level = level_of(expected, path);
+    if (base_level) break;
     if (links.size() > kMaxManifestChainLength) {
       return BrokenChain(version, absl::StrCat("it passes ", kMaxManifestChainLength,
                                                " links without reaching a full list"));
@@ -262,25 +416,40 @@ absl::StatusOr<const ResolvedManifest*> ManifestChainReader::Resolve(
                                                header.version, ", not ", expected));
     }
     if (std::holds_alternative<Manifest>(*file)) {
-      base = ResolveFullList(std::get<Manifest>(*std::move(file)), *bytes, path);
+      full_list = ResolveFullList(std::get<Manifest>(*std::move(file)), *bytes, path);
       break;
     }
     ManifestLink& link = std::get<ManifestLink>(*file);
-    expected = link.header.parent_version;
+    expected = link.base_version;
     links.push_back(ReadLink{std::move(link), Sha256Hex(*bytes), bytes->size(), path});
     path = ManifestRelativePath(expected);
   }
-  last_.reset();
-  for (auto link = links.rbegin(); link != links.rend(); ++link) {
-    if (absl::Status s = FollowLink(*link, *base); !s.ok()) return s;
+  if (base_level) {
+    levels_.resize(*base_level + 1);
+  } else {
+    levels_.clear();
+    levels_.push_back(*std::move(full_list));
   }
-  last_ = std::move(base);
-  return &*last_;
+  for (auto link = links.rbegin(); link != links.rend(); ++link) {
+    // A format 3 link is the base of its child only: its level replaces
+    // its base's.
+    const bool replaces = link->link.header.format_version == kManifestFormatVersionV3;
+    if (!replaces) {
+      ResolvedManifest base = levels_.back();
+      levels_.push_back(std::move(base));
+    }
+    if (absl::Status s = FollowLink(std::move(*link), levels_.back()); !s.ok()) {
+      levels_.clear();
+      return s;
+    }
+  }
+  return &levels_.back();
 }
 
 std::optional<ResolvedManifest> ManifestChainReader::TakeLast() {
-  std::optional<ResolvedManifest> last = std::move(last_);
-  last_.reset();
+  if (levels_.empty()) return std::nullopt;
+  std::optional<ResolvedManifest> last = std::move(levels_.back());
+  levels_.clear();
   return last;
 }
 

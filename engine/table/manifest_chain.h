@@ -1,26 +1,33 @@
 // A version's fragment list, resolved from its manifest file: a full list
-// (formats 1 and 2, a format 3 checkpoint) is the list; a link (format 3)
-// is its parent's list with the link's changes, so a read walks back from
-// the version, link by link, to the nearest full list, and applies the
-// links forward (manifest_format.h has the format and its invariants).
+// (formats 1 and 2, a format 3 or 4 checkpoint) is the list; a link is its
+// base's list with the link's changes, so a read walks back from the
+// version, link by link, to the nearest full list, and applies the links
+// forward (manifest_format.h has the format and its invariants).
 //
 // Every step of the walk fails closed with DataLoss: a manifest missing, a
 // file damaged, a file that holds another version than the path names, a
-// parent whose bytes do not match the digest its child names, a
-// chain_length or chain_bytes that does not follow from the parent's, a
-// table id or schema that changes along the chain, a removal of a fragment
-// the parent does not list or an addition of one it does, a total_rows
-// that the resolved list does not hold, or a walk past
+// base whose bytes do not match the digest its link names, a
+// chain_position or chain_bytes that does not follow from the base's (a
+// format 4 link's base at position p - lowbit(p), a format 3 link's at
+// p - 1; a format 3 link after a format 4 file, or a format 4 link after a
+// format 3 link), a table id or schema that changes along the chain, a
+// removal of a fragment the base does not list or an addition of one it
+// does, a total_rows that the resolved list does not hold, or a walk past
 // kMaxManifestChainLength links. A cycle cannot be walked: each step goes
-// to a lower version (parent_version < version) and the file read must
-// hold exactly that version.
+// to a lower version (base_version <= parent_version < version) and the
+// file read must hold exactly that version.
 //
-// The writer (NextManifest) writes a link, unless the chain would grow
-// past its checkpoint interval (at most kMaxManifestChainLength + 1) or
-// the chain's links would cost more to read than a full list (as after a
-// compaction, which removes every fragment): then a checkpoint. So a
-// version's new metadata is O(what it adds), and a read opens at most
-// kMaxManifestChainLength + 1 small files.
+// The writer (NextManifest) writes a format 4 link whose base is the
+// version at position p - lowbit(p) of the chain, its changes the
+// composition of the changes since that base: n appends write O(n log n)
+// bytes of links, and a read opens popcount(p) + 1 <= log2(n) + 2 files. It
+// writes a checkpoint instead when the read would open more files than
+// its checkpoint interval, when the walk's links would read more bytes
+// than a full list (as after a compaction, which removes every fragment),
+// when the base's list cannot express the changes (a path removed and
+// later added again, which lake never writes), or when the parent is a
+// format 3 link. A base is always a file the parent resolves from, so it
+// exists while the parent is retained.
 #ifndef LAKE_ENGINE_TABLE_MANIFEST_CHAIN_H_
 #define LAKE_ENGINE_TABLE_MANIFEST_CHAIN_H_
 
@@ -46,23 +53,42 @@ inline constexpr size_t kMaxManifestBytes = size_t{256} << 20;
 // parent_version at this path.
 std::string ManifestRelativePath(uint64_t version);
 
-// A version's manifest resolved, with what its child's link records of it.
+// One link a resolved version's read opens: what a later link that takes
+// it (or the full list below it) as its base needs of it.
+struct ChainLink {
+  uint32_t format_version = kManifestFormatVersion;
+  uint64_t version = 0;
+  uint64_t chain_position = 0;
+  uint64_t chain_bytes = 0;
+  std::string file_sha256;
+  uint64_t file_bytes = 0;
+  // Its changes against its own base.
+  std::vector<std::string> removed;
+  std::vector<FragmentRef> added;
+};
+
+// A version's manifest resolved, with what a link to it records of it.
 struct ResolvedManifest {
   Manifest manifest;  // the version's full fragment list
   // The version's own manifest file: the SHA-256 of its bytes (what a
-  // child link names) and its size.
+  // link names) and its size.
   std::string file_sha256;
   uint64_t file_bytes = 0;
-  // The file's chain_length and chain_bytes; 0 for a full list.
-  uint32_t chain_length = 0;
+  // The file's chain_position and chain_bytes; 0 for a full list.
+  uint64_t chain_position = 0;
   uint64_t chain_bytes = 0;
   // What a checkpoint's entries of this list take, in the format lake
   // writes: what a link chain is weighed against.
   uint64_t entries_bytes = 0;
+  // The links a read of the version opens, its own first (none for a full
+  // list), and the full list they start from.
+  std::vector<ChainLink> links;
+  uint64_t full_list_version = 0;
+  std::string full_list_sha256;
   // Every manifest file the version resolves from, relative to the table
-  // directory: its own first, the full list last (at most
-  // kMaxManifestChainLength + 1). A collector keeps them all while the
-  // version is retained.
+  // directory: the links' files in the order of `links`, then the full
+  // list (at most kMaxManifestChainLength + 1). A collector keeps them all
+  // while the version is retained.
   std::vector<std::string> chain_files;
 };
 
@@ -76,20 +102,21 @@ ResolvedManifest ResolveFullList(Manifest manifest, std::string_view bytes,
 // describes: its fragments less `removed` (paths it lists), then `added`,
 // in order; total_rows is recomputed. Returns the bytes of the new
 // version's manifest, to be written at `path` (ManifestRelativePath of
-// header.version): a link to `resolved`, or a checkpoint when the chain
-// would reach `checkpoint_interval` files (1..kMaxManifestChainLength + 1;
-// 1 writes only checkpoints) or would read more bytes than a checkpoint,
-// or when there is no parent. InvalidArgument for a removal the parent
-// does not list, a repeated path, or any invalid field; `resolved` is then
-// unspecified.
+// header.version): a link to a base `resolved` resolves from (the header
+// note), or a checkpoint when a read would open more than
+// `checkpoint_interval` files (1..kMaxManifestChainLength + 1; 1 writes
+// only checkpoints) or more bytes than a checkpoint, or when there is no
+// parent. InvalidArgument for a removal the parent does not list, a
+// repeated path, or any invalid field; `resolved` is then unspecified.
 absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manifest& header,
                                          const std::vector<std::string>& removed,
                                          std::vector<FragmentRef> added,
                                          uint32_t checkpoint_interval, const std::string& path);
 
 // Resolves the versions of one table directory. It keeps the last version
-// resolved: resolving its child (as a collector walking versions in
-// ascending order does) reads one file.
+// resolved and the versions its links start from (at most
+// kMaxManifestChainLength + 1 lists): resolving its child (as a collector
+// walking versions in ascending order does) reads one file.
 //
 // Not thread-safe: one reader per thread.
 class ManifestChainReader {
@@ -108,7 +135,9 @@ class ManifestChainReader {
  private:
   io::FileSystem& fs_;
   const std::string table_dir_;
-  std::optional<ResolvedManifest> last_;
+  // The last version resolved (back) and the bases its walk passed, from
+  // its full list (front) up: each level the base of the next.
+  std::vector<ResolvedManifest> levels_;
 };
 
 }  // namespace lake::table

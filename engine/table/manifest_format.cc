@@ -2,6 +2,7 @@
 #include "engine/table/manifest_format.h"
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -34,8 +35,7 @@ absl::Status ValidateSha256Field(std::string_view sha256, std::string_view what)
 }
 
 bool IsReadableFormat(uint32_t format_version) {
-  return format_version == kManifestFormatVersionV1 ||
-         format_version == kManifestFormatVersionV2 || format_version == kManifestFormatVersion;
+  return format_version >= kManifestFormatVersionV1 && format_version <= kManifestFormatVersion;
 }
 
 // Entries carry a statistics flag from version 2 on.
@@ -45,10 +45,13 @@ bool EntriesHaveStatistics(uint32_t format_version) {
 
 // Entries carry a deletion vector flag from version 3 on.
 bool EntriesHaveDeletionVectors(uint32_t format_version) {
-  return format_version >= kManifestFormatVersion;
+  return format_version >= kManifestFormatVersionV3;
 }
 
-// What a manifest's kind byte says (format 3).
+// A kind byte (checkpoint or link) follows the header from version 3 on.
+bool HasKind(uint32_t format_version) { return format_version >= kManifestFormatVersionV3; }
+
+// What a manifest's kind byte says (formats 3 and 4).
 enum class ManifestKind : uint8_t { kCheckpoint = 0, kLink = 1 };
 
 // One fragment entry checked alone: its path, rows, digest, statistics and
@@ -101,8 +104,7 @@ absl::Status ValidateManifestHeader(const Manifest& m) {
   if (!IsReadableFormat(m.format_version)) {
     return absl::InvalidArgumentError(
         absl::StrCat("manifest format version ", m.format_version, " is not ",
-                     kManifestFormatVersionV1, ", ", kManifestFormatVersionV2, " or ",
-                     kManifestFormatVersion));
+                     kManifestFormatVersionV1, " to ", kManifestFormatVersion));
   }
   if (m.version == 0 || m.parent_version >= m.version) {
     return absl::InvalidArgumentError(
@@ -311,8 +313,7 @@ absl::Status ReadHeader(ByteReader& r, Manifest* m) {
   if (magic != kManifestMagic) return Damaged("not a manifest (wrong magic)");
   if (!IsReadableFormat(m->format_version)) {
     return Damaged(absl::StrCat("unknown format version ", m->format_version, " (this lake reads ",
-                                kManifestFormatVersionV1, ", ", kManifestFormatVersionV2, " and ",
-                                kManifestFormatVersion, ")"));
+                                kManifestFormatVersionV1, " to ", kManifestFormatVersion, ")"));
   }
   m->created_unix_micros = static_cast<int64_t>(created);
   absl::StatusOr<Schema> schema = ReadSchema(r, "manifest is damaged");
@@ -327,10 +328,18 @@ absl::Status ReadHeader(ByteReader& r, Manifest* m) {
 absl::StatusOr<ManifestLink> ReadLinkBody(ByteReader& r, Manifest header) {
   ManifestLink link;
   link.header = std::move(header);
-  if (!ReadSha256(r, &link.parent_manifest_sha256) || !r.U32(&link.chain_length) ||
-      !r.U64(&link.chain_bytes)) {
-    return Damaged("the link to its parent ends early");
+  bool read = true;
+  if (link.header.format_version == kManifestFormatVersionV3) {
+    uint32_t chain_length = 0;
+    link.base_version = link.header.parent_version;
+    read = ReadSha256(r, &link.base_manifest_sha256) && r.U32(&chain_length) &&
+           r.U64(&link.chain_bytes);
+    link.chain_position = chain_length;
+  } else {
+    read = r.U64(&link.base_version) && ReadSha256(r, &link.base_manifest_sha256) &&
+           r.U64(&link.chain_position) && r.U64(&link.chain_bytes);
   }
+  if (!read) return Damaged("the link to its base ends early");
   uint32_t removed = 0;
   // The smallest removal: a one-byte path.
   if (absl::Status s = ReadCount(r, 2 + 1, "removed fragment", &removed); !s.ok()) return s;
@@ -351,7 +360,7 @@ absl::StatusOr<ManifestFile> ReadManifestFile(ByteReader& r) {
   Manifest m;
   if (absl::Status s = ReadHeader(r, &m); !s.ok()) return s;
   ManifestKind kind = ManifestKind::kCheckpoint;
-  if (m.format_version == kManifestFormatVersion) {
+  if (HasKind(m.format_version)) {
     uint8_t kind_byte = 0;
     if (!r.U8(&kind_byte)) return Damaged("its kind is missing");
     if (kind_byte > static_cast<uint8_t>(ManifestKind::kLink)) {
@@ -399,10 +408,44 @@ absl::Status ValidateManifest(const Manifest& m, size_t known_valid_fragments) {
   return ValidateFragments(m, known_valid_fragments);
 }
 
+namespace {
+
+// The base and position fields of a link (the note's "Links").
+absl::Status ValidateChainFields(const ManifestLink& link) {
+  const Manifest& header = link.header;
+  if (header.format_version == kManifestFormatVersionV3) {
+    if (link.base_version != header.parent_version) {
+      return absl::InvalidArgumentError(absl::StrCat("a format 3 link's base is its parent ",
+                                                     header.parent_version, ", not ",
+                                                     link.base_version));
+    }
+    if (link.chain_position == 0 || link.chain_position > kMaxManifestChainLength) {
+      return absl::InvalidArgumentError(absl::StrCat("chain_length ", link.chain_position,
+                                                     " is not in 1..", kMaxManifestChainLength));
+    }
+    return absl::OkStatus();
+  }
+  if (link.base_version == 0 || link.base_version > header.parent_version) {
+    return absl::InvalidArgumentError(absl::StrCat("base_version ", link.base_version,
+                                                   " is not in 1..parent_version (",
+                                                   header.parent_version, ")"));
+  }
+  if (link.chain_position == 0 ||
+      std::popcount(link.chain_position) > static_cast<int>(kMaxManifestChainLength)) {
+    return absl::InvalidArgumentError(absl::StrCat("chain_position ", link.chain_position,
+                                                   " is 0 or has more than ",
+                                                   kMaxManifestChainLength, " bits set"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateManifestLink(const ManifestLink& link) {
   const Manifest& header = link.header;
-  if (header.format_version != kManifestFormatVersion) {
+  if (!HasKind(header.format_version)) {
     return absl::InvalidArgumentError(absl::StrCat("a manifest link is of format version ",
+                                                   kManifestFormatVersionV3, " or ",
                                                    kManifestFormatVersion, ", not ",
                                                    header.format_version));
   }
@@ -413,14 +456,11 @@ absl::Status ValidateManifestLink(const ManifestLink& link) {
   if (!header.fragments.empty()) {
     return absl::InvalidArgumentError("a link's header lists no fragments");
   }
-  if (absl::Status s = ValidateSha256Field(link.parent_manifest_sha256, "parent_manifest_sha256");
+  if (absl::Status s = ValidateSha256Field(link.base_manifest_sha256, "base_manifest_sha256");
       !s.ok()) {
     return s;
   }
-  if (link.chain_length == 0 || link.chain_length > kMaxManifestChainLength) {
-    return absl::InvalidArgumentError(absl::StrCat("chain_length ", link.chain_length,
-                                                   " is not in 1..", kMaxManifestChainLength));
-  }
+  if (absl::Status s = ValidateChainFields(link); !s.ok()) return s;
   if (link.removed.size() > kMaxManifestFragments || link.added.size() > kMaxManifestFragments) {
     return absl::InvalidArgumentError(
         absl::StrCat("a link changes at most ", kMaxManifestFragments, " fragments each way"));
@@ -451,9 +491,7 @@ absl::StatusOr<std::string> EncodeManifest(const Manifest& m, size_t known_valid
   std::string out;
   ByteWriter w(&out);
   WriteHeader(w, m);
-  if (m.format_version == kManifestFormatVersion) {
-    w.U8(static_cast<uint8_t>(ManifestKind::kCheckpoint));
-  }
+  if (HasKind(m.format_version)) w.U8(static_cast<uint8_t>(ManifestKind::kCheckpoint));
   WriteEntries(w, m.fragments, m.format_version, m.schema);
   out.append(Checksum128(out));
   return out;
@@ -465,8 +503,14 @@ absl::StatusOr<std::string> EncodeManifestLink(const ManifestLink& link) {
   ByteWriter w(&out);
   WriteHeader(w, link.header);
   w.U8(static_cast<uint8_t>(ManifestKind::kLink));
-  WriteSha256(w, link.parent_manifest_sha256);
-  w.U32(link.chain_length);
+  if (link.header.format_version == kManifestFormatVersionV3) {
+    WriteSha256(w, link.base_manifest_sha256);
+    w.U32(static_cast<uint32_t>(link.chain_position));
+  } else {
+    w.U64(link.base_version);
+    WriteSha256(w, link.base_manifest_sha256);
+    w.U64(link.chain_position);
+  }
   w.U64(link.chain_bytes);
   w.U32(static_cast<uint32_t>(link.removed.size()));
   for (const std::string& path : link.removed) WritePath(w, path);
@@ -507,7 +551,7 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes) {
   absl::StatusOr<ManifestFile> file = DecodeManifestFile(bytes);
   if (!file.ok()) return file.status();
   if (!std::holds_alternative<Manifest>(*file)) {
-    return Damaged("it is a link to its parent version, not a full fragment list");
+    return Damaged("it is a link to a base version, not a full fragment list");
   }
   return std::get<Manifest>(*std::move(file));
 }

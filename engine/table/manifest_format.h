@@ -2,12 +2,12 @@
 // schema, its fragments (a scan at that version reads exactly these), and
 // the reference delta the version added (reference_delta_format.h).
 //
-// Format (versions 1, 2 and 3; lake writes 3 and reads all three). Integers
+// Format (versions 1 to 4; lake writes 4 and reads all four). Integers
 // are little-endian; a sha256 is stored as its 32 raw bytes and read back as
 // 64 lowercase hex characters.
 //
 //   manifest := magic "LAKEMNFT" (8 bytes)
-//               u32 format_version (1, 2 or 3)
+//               u32 format_version (1, 2, 3 or 4)
 //               u64 table_id
 //               u64 version
 //               u64 parent_version
@@ -19,17 +19,25 @@
 //                                           u8 type, u8 name_bytes, name)
 //               u16 path_bytes, reference_delta_path, sha256[32] digest
 //               versions 1 and 2: full_list
-//               version 3: u8 kind, then
+//               versions 3 and 4: u8 kind, then
 //                 kind 0 (a checkpoint): full_list
-//                 kind 1 (a link):       sha256[32] parent_manifest_sha256
-//                                        u32 chain_length
+//                 kind 1 (a link), version 3:
+//                                        sha256[32] base_manifest_sha256
+//                                        u32 chain_position (chain_length)
 //                                        u64 chain_bytes
-//                                        u32 removed_count (<= kMaxManifestFragments)
-//                                        removed_count × { u16 path_bytes, path }
-//                                        u32 added_count (<= kMaxManifestFragments)
-//                                        added_count × entry
+//                                        changes
+//                 kind 1 (a link), version 4:
+//                                        u64 base_version
+//                                        sha256[32] base_manifest_sha256
+//                                        u64 chain_position
+//                                        u64 chain_bytes
+//                                        changes
 //               digest: XXH3-128 of every byte before it (16 bytes)
 //
+//   changes   := u32 removed_count (<= kMaxManifestFragments)
+//                removed_count × { u16 path_bytes, path }
+//                u32 added_count (<= kMaxManifestFragments)
+//                added_count × entry
 //   full_list := u32 fragment_count (<= kMaxManifestFragments)
 //                fragment_count × entry
 //   entry     := u16 path_bytes, path, u64 rows, u64 size_bytes, sha256[32],
@@ -46,31 +54,43 @@
 //   version 1 manifest and carried on has none; a scan opens it whatever
 //   the WHERE.
 // - 3: per-fragment deletion vectors (the rows a DELETE removed from the
-//   fragment as of this version), and chains: a version's new metadata
-//   grows with what it changes, not with the table.
+//   fragment as of this version), and chains of links, each to its parent
+//   version: a version's new metadata grows with what it changes, but a
+//   checkpoint every 64 versions made n appends write O(n^2 / 64) bytes.
+// - 4: links to a skip ancestor (a binary counter over the chain), so n
+//   appends write O(n log n) bytes and a read still opens O(log n) files.
 //
-// Chains (version 3). A link lists only the version's fragment changes
-// against its parent version: entries added, and entries removed by path
+// Links. A link holds only the changes between its base's fragment list
+// and its own: entries added, and entries of the base removed by path
 // (compaction removes; an entry replaced, e.g. given a deletion vector, is
-// removed and added under the same path). It names its parent's manifest
-// file by the SHA-256 of its bytes, so a chain is verified link by link;
-// the parent is the manifest of parent_version, of any format. A
-// checkpoint lists every fragment. chain_length counts the links from the
-// last full list (a checkpoint, or a version 1 or 2 manifest) to this one,
-// this one included: 1 when the parent is a full list, else the parent's
-// plus one, at most kMaxManifestChainLength, so a read opens at most that
-// many links and one full list. chain_bytes is the size of the chain's
-// earlier links (0 when the parent is a full list, else the parent's
-// chain_bytes plus the parent file's size). Resolving a link
-// (manifest_chain.h) applies, from the full list on, each link in turn: an
-// entry added under a path the link removes takes the removed entry's
-// place in the list; the link's other removals go, and its other additions
-// follow at the end, in order. Each link is checked against its parent.
+// removed and added under the same path). It names its base's manifest
+// file by the SHA-256 of its bytes, so a chain is verified link by link.
+// Resolving a link (manifest_chain.h) applies its changes to its base's
+// resolved list: an entry added under a path the link removes takes the
+// removed entry's place in the list; the other removals go, and the other
+// additions follow at the end, in order.
+//
+// chain_position counts the versions since the chain's full list (a
+// checkpoint, or a version 1 or 2 manifest; position 0) along the lineage.
+// - Version 3: the base is the parent version (base_version is
+//   parent_version, not stored) and its position is chain_position - 1:
+//   1 when the parent is a full list, at most kMaxManifestChainLength.
+// - Version 4: the base is the version at position p - lowbit(p), where p
+//   is chain_position and lowbit(p) its lowest set bit (0: the full list),
+//   so base_version <= parent_version. Walking from a link to its base
+//   clears one bit of p: a read opens popcount(p) links (at most
+//   kMaxManifestChainLength) and one full list, and a link holds the
+//   changes of the last lowbit(p) versions. A version 4 link's base is a
+//   full list of any version or a version 4 link.
+// chain_bytes is the size of the links a read of this one opens after it
+// (0 when the base is a full list, else the base's chain_bytes plus the
+// base file's size). A writer writes a checkpoint rather than a link whose
+// walk would read more bytes than a full list.
 //
 // Invariants of a valid manifest (ValidateManifest):
-// - the format version is 1, 2 or 3;
-// - a version 1 manifest holds no statistics, and only a version 3 one
-//   holds deletion vectors;
+// - the format version is 1, 2, 3 or 4;
+// - a version 1 manifest holds no statistics, and only a version 3 or 4
+//   one holds deletion vectors;
 // - 0 <= parent_version < version (a table's first version has parent 0);
 // - the schema is valid;
 // - every path is a table path (ValidateTablePath), and no fragment or
@@ -82,9 +102,11 @@
 // - statistics are valid for the schema and the fragment's rows
 //   (ValidateFragmentStatistics).
 // A link (ValidateManifestLink) has the same header invariants, format
-// version 3, a parent version above 0, 1 <= chain_length <=
-// kMaxManifestChainLength, valid entries added and paths removed, none
-// repeated within its list.
+// version 3 or 4, a parent version above 0, 0 < base_version <=
+// parent_version (version 3: base_version == parent_version), a
+// chain_position of 1..kMaxManifestChainLength (version 3) or of at most
+// kMaxManifestChainLength set bits (version 4), valid entries added and
+// paths removed, none repeated within its list.
 //
 // Decoding fails closed with DataLoss: wrong magic or version, an unknown
 // kind or flag, a digest that does not match, a count or length past the
@@ -107,13 +129,14 @@
 namespace lake::table {
 
 inline constexpr std::string_view kManifestMagic = "LAKEMNFT";
-// The version lake writes; versions 1 and 2 are still read.
-inline constexpr uint32_t kManifestFormatVersion = 3;
+// The version lake writes; versions 1 to 3 are still read.
+inline constexpr uint32_t kManifestFormatVersion = 4;
 inline constexpr uint32_t kManifestFormatVersionV1 = 1;
 inline constexpr uint32_t kManifestFormatVersionV2 = 2;
-// How many links may follow a full list: a read of any version opens at
-// most this many links and one full list (64 small files), and a writer
-// writes a checkpoint at the latest when the next link would pass it.
+inline constexpr uint32_t kManifestFormatVersionV3 = 3;
+// How many links a read may open before a full list (64 small files at
+// most): a version 3 chain's length, a version 4 chain_position's set
+// bits.
 inline constexpr uint32_t kMaxManifestChainLength = 63;
 // A table compacts long before this; it bounds what one manifest lists.
 inline constexpr size_t kMaxManifestFragments = size_t{1} << 20;
@@ -171,16 +194,19 @@ struct Manifest {
 // InvalidArgument naming `what` otherwise.
 absl::Status ValidateTablePath(std::string_view path, std::string_view what);
 
-// One manifest file of format 3 that chains to its parent (the note
-// above): the version's header and its fragment changes.
+// One manifest file of format 3 or 4 that chains to a base version (the
+// note above): the version's header and its fragment changes.
 struct ManifestLink {
   // Every field but `fragments` (empty): total_rows is the resolved
   // version's.
   Manifest header;
-  std::string parent_manifest_sha256;  // 64 lowercase hex
-  uint32_t chain_length = 1;
+  // Format 3: header.parent_version (not stored).
+  uint64_t base_version = 0;
+  std::string base_manifest_sha256;  // 64 lowercase hex
+  // Format 3: its chain_length, 1..kMaxManifestChainLength.
+  uint64_t chain_position = 1;
   uint64_t chain_bytes = 0;
-  std::vector<std::string> removed;  // paths of the parent's fragments
+  std::vector<std::string> removed;  // paths of the base's fragments
   std::vector<FragmentRef> added;
 
   bool operator==(const ManifestLink&) const = default;
@@ -202,11 +228,15 @@ absl::Status ValidateManifest(const Manifest& manifest, size_t known_valid_fragm
 absl::Status ValidateManifestLink(const ManifestLink& link);
 
 // InvalidArgument when ValidateManifest(manifest, known_valid_fragments)
-// fails. Deterministic. A format 3 manifest is written as a checkpoint.
+// fails. Deterministic. A format 3 or 4 manifest is written as a
+// checkpoint.
 absl::StatusOr<std::string> EncodeManifest(const Manifest& manifest,
                                            size_t known_valid_fragments = 0);
 // InvalidArgument when ValidateManifestLink fails. Deterministic.
 absl::StatusOr<std::string> EncodeManifestLink(const ManifestLink& link);
+// The lowest set bit of a version 4 chain_position (0 for 0): the link at
+// position p has its base at p - ManifestChainLowBit(p).
+inline uint64_t ManifestChainLowBit(uint64_t position) { return position & (~position + 1); }
 // The bytes `fragment`'s entry takes in a manifest of `format_version` for
 // `schema` (the fragment valid for it): what a checkpoint listing it costs.
 size_t ManifestEntryBytes(const FragmentRef& fragment, uint32_t format_version,

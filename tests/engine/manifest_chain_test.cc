@@ -1,12 +1,15 @@
 // Manifest chains (engine/table/manifest_chain.h): a version's manifest is a
-// link to its parent's, holding only what the version changed, with a full
-// checkpoint now and then; a read resolves a version by walking back to the
-// nearest full list and fails closed on any broken link.
+// link to a base version's (the one at chain position p - lowbit(p)),
+// holding only the changes since it, with a full checkpoint now and then; a
+// read resolves a version by walking back to the nearest full list and
+// fails closed on any broken link.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <variant>
 #include <vector>
@@ -87,6 +90,21 @@ struct ChainDir {
     return std::holds_alternative<ManifestLink>(*file);
   }
 
+  ManifestLink LinkOf(uint64_t version) const {
+    absl::StatusOr<ManifestFile> file = DecodeManifestFile(ReadBytes(PathOf(version)));
+    LAKE_REQUIRE_OK(file);
+    REQUIRE(std::holds_alternative<ManifestLink>(*file));
+    return std::get<ManifestLink>(*file);
+  }
+
+  std::vector<std::string> ChainFiles(uint64_t version) const {
+    ManifestChainReader reader(*fs, dir.path());
+    absl::StatusOr<const ResolvedManifest*> resolved =
+        reader.Resolve(version, ManifestRelativePath(version));
+    LAKE_REQUIRE_OK(resolved);
+    return (*resolved)->chain_files;
+  }
+
   absl::StatusOr<Manifest> Resolve(uint64_t version) const {
     ManifestChainReader reader(*fs, dir.path());
     absl::StatusOr<const ResolvedManifest*> resolved =
@@ -106,7 +124,7 @@ bool Contains(const absl::Status& status, std::string_view text) {
   return std::string(status.message()).find(text) != std::string::npos;
 }
 
-TEST_CASE("manifest chain: a link resolves to its parent's fragments with its changes applied") {
+TEST_CASE("manifest chain: a link resolves to its base's fragments with its changes applied") {
   ChainDir chain;
   chain.Grow(20, 4);  // versions 1..5
   REQUIRE(!chain.IsLink(1));
@@ -150,18 +168,49 @@ TEST_CASE("manifest chain: a link's size is what its version adds, not the table
   CHECK(large_link.size() == small_link.size() + 3);
 }
 
-TEST_CASE("manifest chain: a checkpoint is written once the chain would reach its interval") {
+TEST_CASE("manifest chain: a link's base is the version at chain position p - lowbit(p)") {
   ChainDir chain;
-  chain.interval = 4;
-  chain.Grow(40, 8);  // versions 1..9
+  chain.Grow(40, 15);  // versions 1..16 at positions 0..15
+  for (uint64_t v = 2; v <= 16; ++v) {
+    CAPTURE(v);
+    ManifestLink link = chain.LinkOf(v);
+    const uint64_t p = v - 1;
+    CHECK(link.chain_position == p);
+    CHECK(link.base_version == p - (p & -p) + 1);
+    CHECK(link.header.parent_version == v - 1);
+    CHECK(link.added.size() == (p & -p));  // every fragment since its base
+  }
+  // Version 15 (position 14 = 0b1110) reads from 13 (12), 9 (8) and 1 (0).
+  CHECK(chain.ChainFiles(15) ==
+        std::vector<std::string>{ManifestRelativePath(15), ManifestRelativePath(13),
+                                 ManifestRelativePath(9), ManifestRelativePath(1)});
+}
+
+TEST_CASE("manifest chain: a checkpoint is written once a read would open more files than its interval") {
+  ChainDir chain;
+  chain.interval = 3;
+  chain.Grow(40, 8);  // versions 1..9; version 8 is at position 7 (3 links and a full list)
   std::vector<bool> links;
   for (uint64_t v = 1; v <= 9; ++v) links.push_back(chain.IsLink(v));
-  CHECK(links == std::vector<bool>{false, true, true, true, false, true, true, true, false});
-  ManifestChainReader reader(*chain.fs, chain.dir.path());
-  absl::StatusOr<const ResolvedManifest*> v8 = reader.Resolve(8, ManifestRelativePath(8));
-  LAKE_REQUIRE_OK(v8);
-  CHECK((*v8)->chain_files == std::vector<std::string>{ManifestRelativePath(8), ManifestRelativePath(7),
-                                                       ManifestRelativePath(6), ManifestRelativePath(5)});
+  CHECK(links == std::vector<bool>{false, true, true, true, true, true, true, false, true});
+  CHECK(chain.ChainFiles(7) == std::vector<std::string>{ManifestRelativePath(7), ManifestRelativePath(5),
+                                                        ManifestRelativePath(1)});
+}
+
+TEST_CASE("manifest chain: a version resolves from its chain files alone") {
+  ChainDir chain;
+  chain.Grow(40, 14);  // versions 1..15
+  const std::vector<std::string> files = chain.ChainFiles(15);
+  REQUIRE(files.size() == 4);
+  for (uint64_t v = 1; v <= 15; ++v) {
+    std::string path = ManifestRelativePath(v);
+    if (std::find(files.begin(), files.end(), path) == files.end()) {
+      std::filesystem::remove(chain.PathOf(v));
+    }
+  }
+  absl::StatusOr<Manifest> m = chain.Resolve(15);
+  LAKE_REQUIRE_OK(m);
+  CHECK(*m == chain.head.manifest);
 }
 
 TEST_CASE("manifest chain: a change that would read more than a full list is written as a checkpoint") {
@@ -191,41 +240,63 @@ TEST_CASE("manifest chain: a removal the parent does not list is refused by the 
   CHECK(absl::IsInvalidArgument(bytes.status()));
 }
 
-TEST_CASE("manifest chain: a parent whose bytes changed since its child linked to it is refused") {
+TEST_CASE("manifest chain: a base whose bytes changed since a link named it is refused") {
   ChainDir chain;
-  chain.Grow(20, 3);  // versions 1..4, 2..4 links
-  // Version 2 written again, valid but not the bytes version 3 names.
+  chain.Grow(20, 3);  // versions 1..4; 4 links to 3, 3 to 1
+  // Version 3 written again, valid but not the bytes version 4 names.
   ChainDir other;
-  other.Grow(20, 0);
-  other.Commit({}, {Fragment(20, 5)});
-  REQUIRE(ReadBytes(other.PathOf(2)) != ReadBytes(chain.PathOf(2)));
-  WriteBytes(chain.PathOf(2), ReadBytes(other.PathOf(2)));
+  other.Grow(20, 1);
+  other.Commit({}, {Fragment(21, 5)});
+  REQUIRE(ReadBytes(other.PathOf(3)) != ReadBytes(chain.PathOf(3)));
+  WriteBytes(chain.PathOf(3), ReadBytes(other.PathOf(3)));
   absl::Status status = chain.Resolve(4).status();
   CHECK(absl::IsDataLoss(status));
-  CHECK(Contains(status, "does not match the digest its child names"));
-  LAKE_CHECK_OK(chain.Resolve(1).status());
+  CHECK(Contains(status, "does not match the digest its link names"));
+  LAKE_CHECK_OK(chain.Resolve(2).status());
 }
 
-TEST_CASE("manifest chain: a missing parent is refused") {
+TEST_CASE("manifest chain: a missing base is refused") {
   ChainDir chain;
   chain.Grow(20, 3);
-  std::filesystem::remove(chain.PathOf(2));
+  std::filesystem::remove(chain.PathOf(3));
   absl::Status status = chain.Resolve(4).status();
   CHECK(absl::IsDataLoss(status));
   CHECK(Contains(status, "is missing"));
 }
 
-TEST_CASE("manifest chain: a parent's file holding another version (a loop, a move) is refused") {
+TEST_CASE("manifest chain: a base's file holding another version (a loop, a move) is refused") {
   ChainDir chain;
   chain.Grow(20, 3);
-  WriteBytes(chain.PathOf(2), ReadBytes(chain.PathOf(4)));  // version 3's parent "is" 4
-  absl::Status status = chain.Resolve(3).status();
+  WriteBytes(chain.PathOf(3), ReadBytes(chain.PathOf(4)));  // version 4's base "is" 4
+  absl::Status status = chain.Resolve(4).status();
   CHECK(absl::IsDataLoss(status));
-  CHECK(Contains(status, "holds version 4, not 2"));
+  CHECK(Contains(status, "holds version 4, not 3"));
 }
 
-// Version 3 of `chain` written again as a link whose fields `change` alters;
-// its parent digest is still version 2's.
+TEST_CASE("manifest chain: damage to any file a read opens fails the read closed") {
+  ChainDir chain;
+  chain.Grow(40, 14);  // version 15 reads 15, 13, 9 and 1
+  const std::vector<std::string> files = chain.ChainFiles(15);
+  REQUIRE(files.size() == 4);
+  for (const std::string& file : files) {
+    CAPTURE(file);
+    const std::string path = chain.dir.path() + "/" + file;
+    const std::string intact = ReadBytes(path);
+    for (size_t at : {size_t{20}, intact.size() / 2, intact.size() - 1}) {
+      std::string damaged = intact;
+      damaged[at] = static_cast<char>(damaged[at] ^ 0x40);
+      WriteBytes(path, damaged);
+      CHECK(absl::IsDataLoss(chain.Resolve(15).status()));
+    }
+    WriteBytes(path, intact.substr(0, intact.size() - 1));
+    CHECK(absl::IsDataLoss(chain.Resolve(15).status()));
+    WriteBytes(path, intact);
+  }
+  LAKE_CHECK_OK(chain.Resolve(15).status());
+}
+
+// Version 3 of `chain` (position 2, base version 1) written again as a link
+// whose fields `change` alters; its base digest is still version 1's.
 absl::Status ResolveAltered(ChainDir& chain, void (*change)(ManifestLink&)) {
   absl::StatusOr<ManifestFile> file = DecodeManifestFile(ReadBytes(chain.PathOf(3)));
   LAKE_REQUIRE_OK(file);
@@ -237,7 +308,7 @@ absl::Status ResolveAltered(ChainDir& chain, void (*change)(ManifestLink&)) {
   return chain.Resolve(3).status();
 }
 
-TEST_CASE("manifest chain: a link that does not follow from its parent is refused") {
+TEST_CASE("manifest chain: a link that does not follow from its base is refused") {
   auto refused = [](void (*change)(ManifestLink&), std::string_view text) {
     ChainDir chain;
     chain.Grow(20, 2);  // versions 1..3
@@ -245,12 +316,16 @@ TEST_CASE("manifest chain: a link that does not follow from its parent is refuse
     CHECK_MESSAGE(absl::IsDataLoss(status), status.ToString());
     CHECK_MESSAGE(Contains(status, text), status.ToString());
   };
-  refused([](ManifestLink& l) { l.chain_length = 5; }, "do not follow from its parent's");
-  refused([](ManifestLink& l) { l.chain_bytes += 1; }, "do not follow from its parent's");
+  refused([](ManifestLink& l) { l.chain_position = 5; }, "do not follow from its base's");
+  refused([](ManifestLink& l) { l.chain_position = 3; }, "do not follow from its base's");
+  refused([](ManifestLink& l) { l.chain_bytes += 1; }, "do not follow from its base's");
+  refused([](ManifestLink& l) { l.base_version = 2; }, "does not match the digest");
   refused([](ManifestLink& l) { l.removed = {"data/nope.frag"}; }, "not listed by the parent");
-  refused([](ManifestLink& l) { l.added = {Fragment(0)}; }, "listed twice");
+  refused([](ManifestLink& l) { l.added.back() = Fragment(0); }, "listed twice");
   refused([](ManifestLink& l) { l.header.total_rows += 1; }, "total_rows");
   refused([](ManifestLink& l) { l.header.table_id = 8; }, "another table");
+  refused([](ManifestLink& l) { l.base_manifest_sha256 = std::string(64, 'b'); },
+          "does not match the digest");
   refused([](ManifestLink& l) { l.header.schema.columns[0].name = "y"; }, "schema");
 }
 
@@ -259,12 +334,17 @@ TEST_CASE("manifest chain: resolving versions in ascending order reads each link
   chain.Grow(20, 5);  // versions 1..6
   ManifestChainReader reader(*chain.fs, chain.dir.path());
   LAKE_REQUIRE_OK(reader.Resolve(4, ManifestRelativePath(4)).status());
-  // What version 4 resolved from is no longer read: version 5 builds on it.
+  // What version 4 resolved from is no longer read: version 5 builds on a
+  // base it passed (version 1, at position 0).
   for (uint64_t v = 1; v <= 4; ++v) std::filesystem::remove(chain.PathOf(v));
   absl::StatusOr<const ResolvedManifest*> v5 = reader.Resolve(5, ManifestRelativePath(5));
   LAKE_REQUIRE_OK(v5);
   CHECK((*v5)->manifest.fragments.size() == 24);
-  CHECK((*v5)->chain_files.size() == 5);  // 5, 4, 3, 2 and the full list of 1
+  CHECK((*v5)->chain_files ==
+        std::vector<std::string>{ManifestRelativePath(5), ManifestRelativePath(1)});
+  absl::StatusOr<const ResolvedManifest*> v6 = reader.Resolve(6, ManifestRelativePath(6));
+  LAKE_REQUIRE_OK(v6);
+  CHECK((*v6)->manifest.fragments.size() == 25);
   CHECK(absl::IsDataLoss(chain.Resolve(6).status()));  // a fresh reader walks back
 }
 
@@ -283,6 +363,202 @@ TEST_CASE("manifest chain: a link to a format 1 or 2 full list resolves") {
   LAKE_REQUIRE_OK(m);
   CHECK(m->fragments.size() == 21);
   CHECK(m->format_version == kManifestFormatVersion);
+}
+
+// The total size of the manifest files of versions 1..n of `chain`.
+uint64_t ManifestBytes(const ChainDir& chain, uint64_t n) {
+  uint64_t bytes = 0;
+  for (uint64_t v = 1; v <= n; ++v) bytes += std::filesystem::file_size(chain.PathOf(v));
+  return bytes;
+}
+
+TEST_CASE("manifest chain: n single-fragment appends write O(n log n) bytes of manifests") {
+  constexpr uint64_t kAppends = 4096;
+  ChainDir chain;
+  chain.Grow(1, kAppends);  // versions 1..4097
+  const uint64_t versions = kAppends + 1;
+  const uint64_t total = ManifestBytes(chain, versions);
+  // One entry here is 67 bytes, a link's header and digest about 200. A
+  // link at position p holds lowbit(p) entries, lowbit summing to about
+  // n/2 log2 n + n over n positions; with a checkpoint every 64 versions
+  // (format 3) the same appends wrote about n^2/128 entries: 8.8 MB.
+  const uint64_t entry = 67;
+  const uint64_t bound = entry * (kAppends / 2 * 12 + kAppends) + 300 * kAppends +
+                         /* checkpoints while the list is short */ 64 * 1024;
+  CHECK(total < bound);
+  CHECK(bound < entry * kAppends * kAppends / 128);
+  // A read of the newest version still opens at most log2(n) + 2 files.
+  CHECK(chain.ChainFiles(versions).size() <= 14);
+  absl::StatusOr<Manifest> newest = chain.Resolve(versions);
+  LAKE_REQUIRE_OK(newest);
+  CHECK(newest->fragments.size() == kAppends + 1);
+}
+
+TEST_CASE("manifest chain: a version's own manifest holds what changed since its base, not the table") {
+  ChainDir chain;
+  chain.Grow(1, 1024);
+  // Beyond the first checkpoints, every manifest is a link of lowbit(p) entries.
+  for (uint64_t v = 513; v <= 1025; ++v) {
+    CAPTURE(v);
+    ManifestLink link = chain.LinkOf(v);
+    CHECK(link.added.size() == ManifestChainLowBit(link.chain_position));
+    CHECK(link.removed.empty());
+  }
+}
+
+// A table's fragment list kept by hand: what every version must resolve to.
+struct ModelTable {
+  std::vector<FragmentRef> fragments;
+  int next_name = 0;
+};
+
+TEST_CASE("manifest chain: reads resolve the right list after appends, deletes and compactions") {
+  std::mt19937_64 random(22);
+  ChainDir chain;
+  ModelTable model;
+  std::vector<std::vector<FragmentRef>> expected = {{}};  // by version
+  for (int i = 0; i < 30; ++i) model.fragments.push_back(Fragment(model.next_name++));
+  chain.Commit({}, model.fragments);
+  expected.push_back(model.fragments);
+  for (int step = 0; step < 400; ++step) {
+    std::vector<std::string> removed;
+    std::vector<FragmentRef> added;
+    const uint64_t roll = random() % 100;
+    if (roll < 70 || model.fragments.empty()) {  // an append of 1..3 fragments
+      for (uint64_t n = 1 + random() % 3; n > 0; --n) {
+        added.push_back(Fragment(model.next_name++, 1 + random() % 5));
+      }
+      for (const FragmentRef& f : added) model.fragments.push_back(f);
+    } else if (roll < 90) {  // a DELETE: fragments given fewer rows, in place
+      for (uint64_t n = 1 + random() % 3; n > 0; --n) {
+        FragmentRef& f = model.fragments[random() % model.fragments.size()];
+        if (std::find(removed.begin(), removed.end(), f.path) != removed.end()) continue;
+        removed.push_back(f.path);
+        f.size_bytes += 1;  // another entry under the same path
+        added.push_back(f);
+      }
+    } else if (roll < 97) {  // a fragment dropped
+      size_t at = random() % model.fragments.size();
+      removed.push_back(model.fragments[at].path);
+      model.fragments.erase(model.fragments.begin() + static_cast<std::ptrdiff_t>(at));
+    } else {  // a compaction
+      for (const FragmentRef& f : model.fragments) removed.push_back(f.path);
+      model.fragments = {Fragment(model.next_name++, 7)};
+      added = model.fragments;
+    }
+    chain.Commit(removed, added);
+    expected.push_back(model.fragments);
+    REQUIRE(chain.head.manifest.fragments == model.fragments);
+  }
+  const uint64_t versions = expected.size() - 1;
+  size_t links = 0;
+  for (uint64_t v = 1; v <= versions; ++v) links += chain.IsLink(v) ? 1 : 0;
+  CHECK(links > versions / 2);
+  // A fresh read of each version, and one reader in ascending order.
+  ManifestChainReader ascending(*chain.fs, chain.dir.path());
+  for (uint64_t v = 1; v <= versions; ++v) {
+    CAPTURE(v);
+    absl::StatusOr<Manifest> fresh = chain.Resolve(v);
+    LAKE_REQUIRE_OK(fresh);
+    CHECK(fresh->fragments == expected[v]);
+    absl::StatusOr<const ResolvedManifest*> read = ascending.Resolve(v, ManifestRelativePath(v));
+    LAKE_REQUIRE_OK(read);
+    CHECK((*read)->manifest.fragments == expected[v]);
+  }
+}
+
+TEST_CASE("manifest chain: a path removed and later added again is written as a checkpoint") {
+  ChainDir chain;
+  chain.Grow(20, 1);                          // versions 1, 2 (position 1)
+  chain.Commit({Fragment(5).path}, {});       // version 3 (position 2, base 1)
+  chain.Commit({}, {Fragment(5, 3)});         // version 4 (position 3, base 3)
+  chain.Commit({}, {Fragment(40)});           // version 5: position 4 would hold all since 1
+  CHECK(chain.IsLink(4));
+  CHECK(!chain.IsLink(5));
+  for (uint64_t v : {4, 5}) {
+    absl::StatusOr<Manifest> m = chain.Resolve(v);
+    LAKE_REQUIRE_OK(m);
+    CHECK(m->fragments[20] == Fragment(5, 3));  // at the end, where it was added again
+  }
+}
+
+// Version `version` of `chain`'s table written as a format 3 link to the
+// previous one (as lake before format 4 wrote it), with `added` appended.
+void WriteFormat3Link(ChainDir& chain, uint32_t chain_length, std::vector<FragmentRef> added) {
+  ManifestLink link;
+  link.header = chain.head.manifest;
+  link.header.format_version = kManifestFormatVersionV3;
+  link.header.version = chain.head.manifest.version + 1;
+  link.header.parent_version = chain.head.manifest.version;
+  link.header.fragments.clear();
+  link.header.total_rows = chain.head.manifest.total_rows + added.size();
+  link.base_version = link.header.parent_version;
+  link.base_manifest_sha256 = chain.head.file_sha256;
+  link.chain_position = chain_length;
+  link.chain_bytes = chain_length == 1 ? 0 : chain.head.chain_bytes + chain.head.file_bytes;
+  link.added = added;
+  absl::StatusOr<std::string> bytes = EncodeManifestLink(link);
+  LAKE_REQUIRE_OK(bytes);
+  WriteBytes(chain.PathOf(link.header.version), *bytes);
+  ManifestChainReader reader(*chain.fs, chain.dir.path());
+  LAKE_REQUIRE_OK(reader.Resolve(link.header.version, ManifestRelativePath(link.header.version)));
+  chain.head = *reader.TakeLast();
+}
+
+// Versions 1 (a format 3 checkpoint) and 2..3 (format 3 links).
+void GrowFormat3(ChainDir& chain) {
+  Manifest v1 = chain.head.manifest;
+  v1.format_version = kManifestFormatVersionV3;
+  v1.version = 1;
+  v1.reference_delta_path = "_lake/object_refs/1.refs";
+  v1.reference_delta_sha256 = kSha;
+  for (int i = 0; i < 20; ++i) v1.fragments.push_back(Fragment(i));
+  v1.total_rows = 20;
+  absl::StatusOr<std::string> bytes = EncodeManifest(v1);
+  LAKE_REQUIRE_OK(bytes);
+  WriteBytes(chain.PathOf(1), *bytes);
+  chain.head = ResolveFullList(v1, *bytes, ManifestRelativePath(1));
+  WriteFormat3Link(chain, 1, {Fragment(20)});
+  WriteFormat3Link(chain, 2, {Fragment(21)});
+}
+
+TEST_CASE("manifest chain: a format 3 chain stays readable; the next version is a format 4 checkpoint") {
+  ChainDir chain;
+  GrowFormat3(chain);
+  absl::StatusOr<Manifest> v3 = chain.Resolve(3);
+  LAKE_REQUIRE_OK(v3);
+  CHECK(v3->fragments.size() == 22);
+  CHECK(v3->format_version == kManifestFormatVersionV3);
+  chain.Commit({}, {Fragment(22)});  // version 4
+  CHECK(!chain.IsLink(4));
+  chain.Commit({}, {Fragment(23)});  // version 5
+  CHECK(chain.LinkOf(5).header.format_version == kManifestFormatVersion);
+  absl::StatusOr<Manifest> v5 = chain.Resolve(5);
+  LAKE_REQUIRE_OK(v5);
+  CHECK(v5->fragments.size() == 24);
+}
+
+TEST_CASE("manifest chain: a format 4 link whose base is a format 3 link is refused") {
+  ChainDir chain;
+  GrowFormat3(chain);  // version 3 is a format 3 link at position 2
+  ManifestLink link;
+  link.header = chain.head.manifest;
+  link.header.format_version = kManifestFormatVersion;
+  link.header.version = 4;
+  link.header.parent_version = 3;
+  link.header.fragments.clear();
+  link.header.total_rows = 23;
+  link.base_version = 3;
+  link.base_manifest_sha256 = chain.head.file_sha256;
+  link.chain_position = 3;  // base position 2
+  link.chain_bytes = chain.head.chain_bytes + chain.head.file_bytes;
+  link.added = {Fragment(22)};
+  absl::StatusOr<std::string> bytes = EncodeManifestLink(link);
+  LAKE_REQUIRE_OK(bytes);
+  WriteBytes(chain.PathOf(4), *bytes);
+  absl::Status status = chain.Resolve(4).status();
+  CHECK(absl::IsDataLoss(status));
+  CHECK(Contains(status, "a format 4 link cannot follow a format 3 link"));
 }
 
 }  // namespace

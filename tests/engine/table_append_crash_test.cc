@@ -179,7 +179,7 @@ TEST_CASE("table append: a power loss at each step recovers to zero or one row, 
 // A table of kLinkedRows one-row versions, each with its own upload: big
 // enough that the next version's manifest is a link (manifest_chain.h),
 // not a checkpoint. Made once, copied per step.
-constexpr uint64_t kLinkedRows = 12;
+constexpr uint64_t kLinkedRows = 40;
 
 const std::string& LinkedTableTemplate() {
   static testing::TempDir dir;  // removed at exit (a forked child _exits)

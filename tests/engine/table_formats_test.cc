@@ -584,20 +584,20 @@ TEST_CASE("the manifest format 2 matches its golden bytes, statistics included")
   CHECK(*golden == TinyManifestV2());
 }
 
-TEST_CASE("a format 1 manifest holds no statistics, and a format 4 one is refused") {
+TEST_CASE("a format 1 manifest holds no statistics, and a format 5 one is refused") {
   Manifest v1 = TinyManifestV2();
   v1.format_version = kManifestFormatVersionV1;
   CHECK(absl::IsInvalidArgument(EncodeManifest(v1).status()));
-  Manifest v4 = TinyManifest();
-  v4.format_version = 4;
-  CHECK(absl::IsInvalidArgument(EncodeManifest(v4).status()));
+  Manifest v5 = TinyManifest();
+  v5.format_version = 5;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(v5).status()));
 }
 
 // TinyManifestV2 in format 3: the second fragment's rows 1 and 3 are
 // deleted, so 5 rows are live.
 Manifest TinyManifestV3() {
   Manifest m = TinyManifestV2();
-  m.format_version = kManifestFormatVersion;
+  m.format_version = kManifestFormatVersionV3;
   m.fragments[1].deletion_vector =
       DeletionVectorRef{"data/00000000000000000003.frag.00000000000000000004.del",
                         std::string(kShaAbc), 2};
@@ -804,7 +804,7 @@ TEST_CASE("an invalid manifest is not encoded") {
       "above 0");
   refused([](Manifest& m) { m.fragments[0].sha256 = std::string(64, 'A'); }, "lowercase hex");
   refused([](Manifest& m) { m.reference_delta_sha256 = "abc"; }, "reference_delta_sha256");
-  refused([](Manifest& m) { m.format_version = 4; }, "format version 4");
+  refused([](Manifest& m) { m.format_version = 5; }, "format version 5");
   refused([](Manifest& m) { m.schema.columns.clear(); }, "needs a column");
   refused([](Manifest& m) { m.created_unix_micros = -1; }, "created_unix_micros");
   refused(
@@ -912,31 +912,45 @@ TEST_CASE("a manifest with an intact digest but broken content is refused") {
   CHECK(absl::IsDataLoss(escape));
   CHECK(Contains(escape, "'..' segment"));
   m = TinyManifest();
-  m.format_version = 4;
+  m.format_version = 5;
   absl::Status version = DecodeManifestStatus(HandManifest(m, 2));
   CHECK(absl::IsDataLoss(version));
-  CHECK(Contains(version, "unknown format version 4"));
+  CHECK(Contains(version, "unknown format version 5"));
 }
 
 // A format 3 link: version 4 of TinyManifestV2's table, removing its second
 // fragment and adding one with statistics.
-ManifestLink TinyLink() {
+ManifestLink TinyLinkV3() {
   ManifestLink link;
   link.header = TinyManifestV2();
-  link.header.format_version = kManifestFormatVersion;
+  link.header.format_version = kManifestFormatVersionV3;
   link.header.version = 4;
   link.header.parent_version = 3;
   link.header.fragments.clear();
   link.header.total_rows = 3;
   link.header.reference_delta_path = "_lake/object_refs/00000000000000000004.refs";
-  link.parent_manifest_sha256 = std::string(kShaAbc);
-  link.chain_length = 2;
+  link.base_version = 3;
+  link.base_manifest_sha256 = std::string(kShaAbc);
+  link.chain_position = 2;
   link.chain_bytes = 321;
   link.removed = {"data/00000000000000000003.frag"};
   FragmentRef added{"data/00000000000000000004.frag", 1, 77, std::string(kShaEmpty)};
   added.statistics = TinyManifestV2().fragments[0].statistics;
   added.statistics->columns[1].null_count = 0;
   link.added = {added};
+  return link;
+}
+
+// TinyLinkV3 in format 4: version 6 at chain position 6, so its base is the
+// version at position 4, version 4.
+ManifestLink TinyLink() {
+  ManifestLink link = TinyLinkV3();
+  link.header.format_version = kManifestFormatVersion;
+  link.header.version = 6;
+  link.header.parent_version = 5;
+  link.header.reference_delta_path = "_lake/object_refs/00000000000000000006.refs";
+  link.base_version = 4;
+  link.chain_position = 6;
   return link;
 }
 
@@ -953,9 +967,80 @@ TEST_CASE("a manifest link round-trips") {
   CHECK(std::get<ManifestLink>(*back) == TinyLink());
 }
 
+TEST_CASE("a format 3 manifest link round-trips, its base its parent") {
+  absl::StatusOr<std::string> bytes = EncodeManifestLink(TinyLinkV3());
+  LAKE_REQUIRE_OK(bytes);
+  absl::StatusOr<ManifestFile> back = DecodeManifestFile(*bytes);
+  LAKE_REQUIRE_OK(back);
+  REQUIRE(std::holds_alternative<ManifestLink>(*back));
+  CHECK(std::get<ManifestLink>(*back) == TinyLinkV3());
+}
+
+// EncodeManifestLink(TinyLink()): a format 4 link.
+constexpr std::string_view kGoldenManifestLinkV4Hex = R"(
+4c414b454d4e4654040000002a00000000000000060000000000000005000000
+0000000000401e18240a060003000000000000000300000001046e616d650201
+6e0705766964656f2b005f6c616b652f6f626a6563745f726566732f30303030
+303030303030303030303030303030362e72656673e3b0c44298fc1c149afbf4
+c8996fb92427ae41e4649b934ca495991b7852b855010400000000000000ba78
+16bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad0600
+0000000000004101000000000000010000001e00646174612f30303030303030
+303030303030303030303030332e66726167010000001e00646174612f303030
+30303030303030303030303030303030342e6672616701000000000000004d00
+000000000000e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495
+991b7852b8550102000001006102070000000000000007000000000000000101
+00000000000000002ba7c14f1589522f48b50b0d72102f64
+)";
+
+TEST_CASE("the manifest format 4 link matches its golden bytes") {
+  absl::StatusOr<std::string> bytes = EncodeManifestLink(TinyLink());
+  LAKE_REQUIRE_OK(bytes);
+  INFO("encoded: ", Hex(*bytes));
+  CHECK(Hex(*bytes) == Hex(FromHex(kGoldenManifestLinkV4Hex)));
+  absl::StatusOr<ManifestFile> golden = DecodeManifestFile(FromHex(kGoldenManifestLinkV4Hex));
+  LAKE_REQUIRE_OK(golden);
+  REQUIRE(std::holds_alternative<ManifestLink>(*golden));
+  CHECK(std::get<ManifestLink>(*golden) == TinyLink());
+}
+
+// EncodeManifest of TinyManifestV3() in format 4: a format 4 checkpoint.
+constexpr std::string_view kGoldenManifestV4Hex = R"(
+4c414b454d4e4654040000002a00000000000000030000000000000002000000
+0000000000401e18240a060005000000000000000300000001046e616d650201
+6e0705766964656f2b005f6c616b652f6f626a6563745f726566732f30303030
+303030303030303030303030303030332e72656673e3b0c44298fc1c149afbf4
+c8996fb92427ae41e4649b934ca495991b7852b85500020000001e0064617461
+2f30303030303030303030303030303030303030312e66726167020000000000
+00009001000000000000ba7816bf8f01cfea414140de5dae2223b00361a39617
+7a9cb410ff61f20015ad01020000010061030100000000000000070000000000
+00000700000000000000010100000000000000001e00646174612f3030303030
+3030303030303030303030303030332e66726167050000000000000084030000
+00000000e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b
+7852b85500013700646174612f30303030303030303030303030303030303030
+332e667261672e30303030303030303030303030303030303030342e64656cba
+7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad02
+000000000000008dd97fd2f578271cdc43a1c8ec3bac86
+)";
+
+Manifest TinyManifestV4() {
+  Manifest m = TinyManifestV3();
+  m.format_version = kManifestFormatVersion;
+  return m;
+}
+
+TEST_CASE("the manifest format 4 checkpoint matches its golden bytes") {
+  absl::StatusOr<std::string> bytes = EncodeManifest(TinyManifestV4());
+  LAKE_REQUIRE_OK(bytes);
+  INFO("encoded: ", Hex(*bytes));
+  CHECK(Hex(*bytes) == Hex(FromHex(kGoldenManifestV4Hex)));
+  absl::StatusOr<Manifest> golden = DecodeManifest(FromHex(kGoldenManifestV4Hex));
+  LAKE_REQUIRE_OK(golden);
+  CHECK(*golden == TinyManifestV4());
+}
+
 TEST_CASE("a format 3 checkpoint round-trips as a full list") {
   Manifest m = TinyManifestV2();
-  m.format_version = kManifestFormatVersion;
+  m.format_version = kManifestFormatVersionV3;
   absl::StatusOr<std::string> bytes = EncodeManifest(m);
   LAKE_REQUIRE_OK(bytes);
   absl::StatusOr<Manifest> back = DecodeManifest(*bytes);
@@ -969,7 +1054,7 @@ TEST_CASE("a format 3 checkpoint round-trips as a full list") {
 TEST_CASE("a link alone is no version's fragment list: DecodeManifest refuses it") {
   absl::Status status = DecodeManifestStatus(*EncodeManifestLink(TinyLink()));
   CHECK(absl::IsDataLoss(status));
-  CHECK(Contains(status, "a link to its parent version"));
+  CHECK(Contains(status, "a link to a base version"));
 }
 
 // The link per the format note, written by hand; the digest recomputed.
@@ -978,7 +1063,7 @@ std::string HandManifestLink(const ManifestLink& link) {
   ByteWriter w(&out);
   const Manifest& m = link.header;
   w.Bytes("LAKEMNFT");
-  w.U32(3);
+  w.U32(m.format_version);
   w.U64(m.table_id);
   w.U64(m.version);
   w.U64(m.parent_version);
@@ -989,8 +1074,14 @@ std::string HandManifestLink(const ManifestLink& link) {
   w.Bytes(m.reference_delta_path);
   w.Sha256(*Sha256FromHex(m.reference_delta_sha256));
   w.U8(1);  // a link
-  w.Sha256(*Sha256FromHex(link.parent_manifest_sha256));
-  w.U32(link.chain_length);
+  if (m.format_version == 3) {
+    w.Sha256(*Sha256FromHex(link.base_manifest_sha256));
+    w.U32(static_cast<uint32_t>(link.chain_position));
+  } else {
+    w.U64(link.base_version);
+    w.Sha256(*Sha256FromHex(link.base_manifest_sha256));
+    w.U64(link.chain_position);
+  }
   w.U64(link.chain_bytes);
   w.U32(static_cast<uint32_t>(link.removed.size()));
   for (const std::string& path : link.removed) {
@@ -1020,6 +1111,7 @@ std::string HandManifestLink(const ManifestLink& link) {
 
 TEST_CASE("the manifest link encoder writes what the format note says") {
   CHECK(Hex(HandManifestLink(TinyLink())) == Hex(*EncodeManifestLink(TinyLink())));
+  CHECK(Hex(HandManifestLink(TinyLinkV3())) == Hex(*EncodeManifestLink(TinyLinkV3())));
 }
 
 TEST_CASE("an invalid manifest link is not encoded") {
@@ -1030,13 +1122,15 @@ TEST_CASE("an invalid manifest link is not encoded") {
     CHECK_MESSAGE(absl::IsInvalidArgument(status), status.ToString());
     CHECK_MESSAGE(Contains(status, text), status.ToString());
   };
-  refused([](ManifestLink& l) { l.chain_length = 0; }, "chain_length 0");
-  refused([](ManifestLink& l) { l.chain_length = kMaxManifestChainLength + 1; }, "chain_length");
+  refused([](ManifestLink& l) { l.chain_position = 0; }, "chain_position 0");
+  refused([](ManifestLink& l) { l.chain_position = ~uint64_t{0}; }, "bits set");
+  refused([](ManifestLink& l) { l.base_version = 0; }, "base_version 0");
+  refused([](ManifestLink& l) { l.base_version = 6; }, "base_version 6");
   refused([](ManifestLink& l) { l.removed.push_back(l.removed[0]); }, "removed twice");
   refused([](ManifestLink& l) { l.added.push_back(l.added[0]); }, "added twice");
   refused([](ManifestLink& l) { l.removed[0] = "../x"; }, "'..' segment");
   refused([](ManifestLink& l) { l.added[0].sha256 = "abc"; }, "lowercase hex");
-  refused([](ManifestLink& l) { l.parent_manifest_sha256 = "abc"; }, "parent_manifest_sha256");
+  refused([](ManifestLink& l) { l.base_manifest_sha256 = "abc"; }, "base_manifest_sha256");
   refused(
       [](ManifestLink& l) {
         l.header.version = 1;
@@ -1048,20 +1142,42 @@ TEST_CASE("an invalid manifest link is not encoded") {
   refused([](ManifestLink& l) { l.header.fragments.push_back(l.added[0]); }, "lists no fragments");
 }
 
+TEST_CASE("an invalid format 3 manifest link is not encoded") {
+  auto refused = [](void (*change)(ManifestLink&), std::string_view text) {
+    ManifestLink link = TinyLinkV3();
+    change(link);
+    absl::Status status = EncodeManifestLink(link).status();
+    CHECK_MESSAGE(absl::IsInvalidArgument(status), status.ToString());
+    CHECK_MESSAGE(Contains(status, text), status.ToString());
+  };
+  refused([](ManifestLink& l) { l.chain_position = 0; }, "chain_length 0");
+  refused([](ManifestLink& l) { l.chain_position = kMaxManifestChainLength + 1; }, "chain_length");
+  refused([](ManifestLink& l) { l.base_version = 2; }, "base is its parent");
+}
+
 TEST_CASE("every single-byte change and every truncation of a manifest link is refused") {
-  std::string bytes = *EncodeManifestLink(TinyLink());
-  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestFileStatus);
-  CHECK_MESSAGE(missed.empty(), missed.size(),
-                " not refused, first: ", missed.empty() ? "" : missed[0]);
-  CHECK(absl::IsDataLoss(DecodeManifestFileStatus(bytes + "x")));
+  for (const ManifestLink& link : {TinyLink(), TinyLinkV3()}) {
+    CAPTURE(link.header.format_version);
+    std::string bytes = *EncodeManifestLink(link);
+    std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestFileStatus);
+    CHECK_MESSAGE(missed.empty(), missed.size(),
+                  " not refused, first: ", missed.empty() ? "" : missed[0]);
+    CHECK(absl::IsDataLoss(DecodeManifestFileStatus(bytes + "x")));
+  }
+}
+
+TEST_CASE("every single-byte change and every truncation of a format 4 checkpoint is refused") {
+  std::string bytes = *EncodeManifest(TinyManifestV4());
+  std::vector<std::string> missed = DamageNotRefused(bytes, DecodeManifestStatus);
+  CHECK_MESSAGE(missed.empty(), missed.size());
 }
 
 TEST_CASE("a manifest link with an intact digest but an unknown kind or a lying count is refused") {
-  ManifestLink link = TinyLink();
+  ManifestLink link = TinyLinkV3();
   link.removed.clear();
   std::string bytes = HandManifestLink(link);
   std::string body = bytes.substr(0, bytes.size() - kChecksum128Bytes);
-  // The kind byte: 1 right before the parent's digest.
+  // The kind byte: 1 right before the base's digest (format 3).
   const Sha256Raw parent = *Sha256FromHex(std::string(kShaAbc));
   size_t kind = body.find(std::string(1, '\x01') +
                           std::string(reinterpret_cast<const char*>(parent.data()), parent.size()));

@@ -261,8 +261,8 @@ TEST_CASE("describe per tag: the manifest chain links only that tag's version ne
   CreateEpisodesTable(*root);
   constexpr uint64_t kVersions = 40;
   for (uint64_t i = 1; i <= kVersions; ++i) InsertEpisode(*root, "e" + std::to_string(i), i, 500);
-  // A version in the middle whose chain of links the current version's
-  // chain does not share (they begin at different full lists).
+  // A version in the middle with manifest files of its chain that the
+  // current version's chain does not share.
   const std::string table_dir = root->tables->TableDir(EpisodesTableName());
   auto chain_of = [&](uint64_t version) {
     table::ManifestChainReader reader(posix, table_dir);
@@ -272,9 +272,16 @@ TEST_CASE("describe per tag: the manifest chain links only that tag's version ne
     return (*resolved)->chain_files;
   };
   const std::vector<std::string> current = chain_of(kVersions);
-  uint64_t tagged = current.size() > 0 ? kVersions - current.size() : 0;
-  while (tagged > 1 && chain_of(tagged).size() < 2) --tagged;
-  const std::vector<std::string> chain = chain_of(tagged);
+  auto own_chain_of = [&](uint64_t version) {
+    std::vector<std::string> own;
+    for (const std::string& file : chain_of(version)) {
+      if (std::find(current.begin(), current.end(), file) == current.end()) own.push_back(file);
+    }
+    return own;
+  };
+  uint64_t tagged = kVersions - 1;
+  while (tagged > 1 && own_chain_of(tagged).size() < 2) --tagged;
+  const std::vector<std::string> chain = own_chain_of(tagged);
   REQUIRE(chain.size() >= 2);
   LAKE_REQUIRE_OK(root->tables->TagVersion(EpisodesTableName(), "golden", tagged));
   LAKE_REQUIRE_OK(root->tables->Expire(EpisodesTableName(), {.keep_last = 1}));
@@ -282,7 +289,8 @@ TEST_CASE("describe per tag: the manifest chain links only that tag's version ne
       root->tables->DescribeTagRetention(EpisodesTableName());
   LAKE_REQUIRE_OK(described);
   REQUIRE(described->size() == 1);
-  // Every fragment it lists, the current version lists too: only its chain is its own.
+  // Every fragment it lists, the current version lists too: only the
+  // files of its chain the current one does not read are its own.
   CHECK((*described)[0].exclusive_files == chain.size());
   uint64_t bytes = 0;
   for (const std::string& file : chain) bytes += std::filesystem::file_size(table_dir + "/" + file);
