@@ -1,13 +1,15 @@
 #include "engine/gc/page_deleter.h"
 
 #include <algorithm>
-#include <map>
+#include <deque>
+#include <optional>
 #include <thread>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "absl/types/span.h"
 #include "engine/gc/stage_keys.h"
 #include "engine/local/local_object_store.h"
 #include "engine/location_uri.h"
@@ -18,27 +20,43 @@
 namespace lake::gc {
 namespace {
 
-// Names to remove, by directory relative to a root directory.
-using NamesByDir = std::map<std::string, std::vector<std::string>>;
+// Names to remove, by directory relative to a root directory. The views
+// point into the page's URIs (or into `owned`, for the rare URI whose
+// decoded form differs from its text), so grouping a page allocates no
+// string per entry. A page is in URI order, so the names of one directory
+// come together; a directory met again later is simply another group.
+struct DirNames {
+  std::string_view dir;
+  std::vector<std::string_view> names;
+};
+struct NamesByDir {
+  std::vector<DirNames> dirs;
+  std::deque<std::string> owned;
+  size_t total = 0;
 
-void AddRelative(NamesByDir* out, std::string_view relative) {
-  size_t slash = relative.rfind('/');
-  std::string dir = slash == std::string_view::npos ? "." : std::string(relative.substr(0, slash));
-  (*out)[dir].push_back(std::string(relative.substr(slash + 1)));
-}
+  void Add(std::string_view relative) {
+    size_t slash = relative.rfind('/');
+    std::string_view dir = slash == std::string_view::npos ? "." : relative.substr(0, slash);
+    if (dirs.empty() || dirs.back().dir != dir) dirs.push_back(DirNames{dir, {}});
+    dirs.back().names.push_back(relative.substr(slash + 1));
+    ++total;
+  }
+  void AddOwned(std::string relative) { Add(owned.emplace_back(std::move(relative))); }
+};
 
 // Removes the names of `dirs` (a slice of a NamesByDir) beneath the open
 // directory `root`, keeping each directory it removed from in `syncs`.
 absl::Status RemoveSlice(io::FileSystem& fs, const io::File& root,
-                         const std::vector<const NamesByDir::value_type*>& dirs,
-                         PendingSyncs* syncs) {
-  for (const NamesByDir::value_type* entry : dirs) {
-    const auto& [dir, files] = *entry;
-    absl::StatusOr<std::unique_ptr<io::File>> opened = fs.OpenDirectoryBeneath(root, dir);
+                         absl::Span<const DirNames> dirs, PendingSyncs* syncs) {
+  std::string name;  // reused: one allocation for the slice, not one per entry
+  for (const DirNames& entry : dirs) {
+    absl::StatusOr<std::unique_ptr<io::File>> opened =
+        fs.OpenDirectoryBeneath(root, std::string(entry.dir));
     if (absl::IsNotFound(opened.status())) continue;  // gone with everything in it
     if (!opened.ok()) return opened.status();
     bool removed = false;
-    for (const std::string& name : files) {
+    for (std::string_view view : entry.names) {
+      name.assign(view);
       absl::Status s = fs.RemoveAt(**opened, name);
       if (absl::IsNotFound(s)) continue;
       if (!s.ok()) return s;
@@ -54,33 +72,55 @@ absl::Status RemoveSlice(io::FileSystem& fs, const io::File& root,
 // names each); the directories touched go to `syncs`.
 absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
                            const NamesByDir& names, int threads, PendingSyncs* syncs) {
-  if (names.empty()) return absl::OkStatus();
+  if (names.dirs.empty()) return absl::OkStatus();
   absl::StatusOr<std::unique_ptr<io::File>> root = fs.OpenDirectory(root_path);
   if (absl::IsNotFound(root.status())) return absl::OkStatus();  // nothing left beneath it
   if (!root.ok()) return root.status();
-  size_t total = 0;
-  for (const auto& entry : names) total += entry.second.size();
+  size_t total = names.total;
   // A thread is worth its start only for a few hundred names.
   size_t slices = std::clamp<size_t>(total / 256, 1, std::max(threads, 1));
-  slices = std::min(slices, names.size());
-  std::vector<std::vector<const NamesByDir::value_type*>> slice(slices);
-  size_t given = 0;
-  for (const auto& entry : names) {
-    slice[std::min(slices - 1, given * slices / total)].push_back(&entry);
-    given += entry.second.size();
+  slices = std::min(slices, names.dirs.size());
+  // Slice i holds dirs [bounds[i], bounds[i + 1]).
+  std::vector<size_t> bounds(slices + 1, names.dirs.size());
+  bounds[0] = 0;
+  size_t given = 0, slice = 0;
+  for (size_t d = 0; d < names.dirs.size(); ++d) {
+    size_t owner = std::min(slices - 1, given * slices / total);
+    while (slice < owner) bounds[++slice] = d;
+    given += names.dirs[d].names.size();
   }
+  absl::Span<const DirNames> all(names.dirs);
+  auto part = [&](size_t i) { return all.subspan(bounds[i], bounds[i + 1] - bounds[i]); };
   std::vector<PendingSyncs> touched(slices);
   std::vector<absl::Status> results(slices);
   std::vector<std::thread> workers;
   for (size_t i = 1; i < slices; ++i) {
-    workers.emplace_back([&, i] { results[i] = RemoveSlice(fs, **root, slice[i], &touched[i]); });
+    workers.emplace_back([&, i] { results[i] = RemoveSlice(fs, **root, part(i), &touched[i]); });
   }
-  results[0] = RemoveSlice(fs, **root, slice[0], &touched[0]);
+  results[0] = RemoveSlice(fs, **root, part(0), &touched[0]);
   for (std::thread& worker : workers) worker.join();
   for (size_t i = 0; i < slices; ++i) syncs->Absorb(std::move(touched[i]));
   for (const absl::Status& s : results) {
     if (!s.ok()) return s;
   }
+  return absl::OkStatus();
+}
+
+// The key of a stage object relative to the local stage root. The entries
+// of a plan page were checked against the stage (StageRelativeKey) before
+// the first delete, so a URI spelled without a percent-escape is its own
+// decoded path and its key is a slice of it; any other is decoded again.
+absl::Status AddLocalKey(LocalObjectStore& store, const Candidate& c, NamesByDir* names) {
+  std::optional<std::string_view> path = LiteralFileUriPath(c.uri);
+  const std::string& root = store.paths().root();
+  if (path && path->size() > root.size() + 1 && path->starts_with(root) &&
+      (*path)[root.size()] == '/') {
+    names->Add(path->substr(root.size() + 1));
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> key = StageRelativeKey(store, c.uri);
+  if (!key.ok()) return key.status();
+  names->AddOwned(*std::move(key));
   return absl::OkStatus();
 }
 
@@ -90,9 +130,7 @@ absl::Status RemoveLocal(LocalObjectStore& store, io::FileSystem& fs,
   NamesByDir names;
   for (const Candidate& c : entries) {
     if (c.kind != CandidateKind::kStageObject) continue;
-    absl::StatusOr<std::string> key = StageRelativeKey(store, c.uri);
-    if (!key.ok()) return key.status();
-    AddRelative(&names, *key);
+    if (absl::Status s = AddLocalKey(store, c, &names); !s.ok()) return s;
   }
   return RemoveBeneath(fs, store.paths().root(), names, threads, syncs);
 }
@@ -238,7 +276,7 @@ absl::Status RemoveTableFiles(const GcRoot& root, const std::vector<Candidate>& 
       return absl::InvalidArgumentError(
           absl::StrCat("a planned table file lies outside ", tables_dir, ": ", c.uri));
     }
-    AddRelative(&names, std::string_view(parsed->path).substr(tables_dir.size() + 1));
+    names.AddOwned(parsed->path.substr(tables_dir.size() + 1));
   }
   return RemoveBeneath(root.fs, tables_dir, names, /*threads=*/1, syncs);
 }

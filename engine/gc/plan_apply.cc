@@ -55,6 +55,9 @@ class ApplyRun {
   const ApplyOptions& options_;
   PlanManifest manifest_;
   PlannedUploads uploads_;
+  // The identity (SHA-256) of each page in chain order, as Verify read,
+  // hashed and checked it: a page deleted later must be one of these.
+  std::vector<std::string> verified_pages_;
   // Written by the finisher while it runs, read by the run once it ended.
   ApplyProgress progress_;
   // The finisher of the page before the one being removed: it makes that
@@ -89,6 +92,7 @@ absl::Status ApplyRun::Verify() {
       root_.fs, root_.root_dir, manifest_,
       [&](const PlanPage& page, const std::string& sha256) -> absl::Status {
         ++index;
+        verified_pages_.push_back(sha256);
         for (const Candidate& c : page.entries) {
           if (absl::Status s = CheckEntry(c, page.page_index); !s.ok()) return s;
         }
@@ -261,13 +265,15 @@ absl::StatusOr<ApplyProgress> ApplyRun::Run() {
       return s;
     }
     // Read again, and checked against the chain by its hash: a page swapped
-    // since the verification is refused here.
+    // since the verification is refused here. Its bytes are then the ones
+    // Verify checked entry by entry, so its entries are not checked again.
+    if (next_index > verified_pages_.size() || verified_pages_[next_index - 1] != next_sha256) {
+      return absl::InternalError(absl::StrCat("plan ", plan_id_, " page ", next_index,
+                                              " is not the page the verification read"));
+    }
     absl::StatusOr<PlanPage> page =
         ReadPlanPage(root_.fs, root_.root_dir, manifest_, next_sha256, next_index);
     if (!page.ok()) return page.status();
-    for (const Candidate& c : page->entries) {
-      if (absl::Status s = CheckEntry(c, page->page_index); !s.ok()) return s;
-    }
     absl::StatusOr<PendingSyncs> removed = RemovePage(*page);
     if (!removed.ok()) return removed.status();
     if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[4]); !s.ok()) return s;
