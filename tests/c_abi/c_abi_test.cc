@@ -1414,6 +1414,12 @@ TEST_CASE("ALTER TABLE CREATE TAG of a version the table never had is NOT_FOUND"
   Db db = OpenDb(dir.path + "/root");
   CreateFiveRuns(db.get());
   CHECK(ExecuteSql(db.get(), "ALTER TABLE ml.runs CREATE TAG v AS OF VERSION 9") == LAKE_NOT_FOUND);
+}
+
+TEST_CASE("ALTER TABLE DROP TAG of a tag the table does not have is NOT_FOUND") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
   CHECK(ExecuteSql(db.get(), "ALTER TABLE ml.runs DROP TAG v") == LAKE_NOT_FOUND);
 }
 
