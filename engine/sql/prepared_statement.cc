@@ -311,9 +311,10 @@ absl::Status PreparedStatement::CheckUnchanged(const registry::TableRecord& now)
 absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
     const UploadOptions& upload_options) {
   if (kind_ != Kind::kInsert) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SQL: ", kind_ == Kind::kReplace ? "a replace-where is run as a statement"
-                                         : "only an INSERT is run as an insert"));
+    return absl::InvalidArgumentError(
+        kind_ == Kind::kReplace
+            ? "SQL: INSERT … REPLACE WHERE is executed as a statement, not as an insert"
+            : "SQL: only an INSERT is run as an insert");
   }
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!slots_[i]) {

@@ -19,6 +19,7 @@
 #include "base/failpoint.h"
 #include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_writer.h"
+#include "engine/table/reference_delta_format.h"
 #include "engine/table/table_store.h"
 #include "io/posix/posix_file_system.h"
 #include "registry/commit_errors.h"
@@ -192,6 +193,18 @@ TEST_CASE("a replace-where's delta removes the replaced rows' locations and adds
   CHECK(std::find(uris.begin(), uris.end(), f.videos[4].uri) == uris.end());
   // The union over the lineage holds the old and the new.
   CHECK(Uris(*root->References(kTable)).size() == 8);
+  // One delta of version 3 holds both lists.
+  std::vector<uint8_t> bytes = testing::ReadFile(root->tables->TableDir(Name()) + "/" +
+                                                 table::ReferenceDeltaRelativePath(3));
+  absl::StatusOr<table::ReferenceDelta> delta =
+      table::DecodeReferenceDelta(std::string(bytes.begin(), bytes.end()));
+  LAKE_REQUIRE_OK(delta);
+  CHECK(delta->parent_version == 2);
+  CHECK(Uris(delta->removed) == Uris({f.videos[1], f.videos[4]}));
+  CHECK(delta->added.size() == 2);
+  for (const DataLocation& added : delta->added) {
+    CHECK(std::find(uris.begin(), uris.end(), added.uri) != uris.end());
+  }
 }
 
 TEST_CASE("a replace-where whose WHERE matches nothing still appends its rows in one version") {
