@@ -1,6 +1,8 @@
 // lake insert "INSERT …", lake query "SELECT …" [--json] and lake exec
-// "DELETE …" or "INSERT … REPLACE WHERE …" [--json], with
+// "DELETE …", "INSERT … REPLACE WHERE …", "DROP TABLE …" or "ALTER TABLE …"
+// [--json], with
 // --param/--file/--location bound in argv order.
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -60,7 +62,18 @@ constexpr char kExecUsage[] =
     "version, the rows deleted and the rows inserted, tab-separated (--json:\n"
     "{\"version\":N,\"deleted_rows\":M,\"inserted_rows\":K}). Any commit to\n"
     "the table after it read the version it replaces on (another insert too)\n"
-    "fails it with exit 4, committing nothing: run it again.\n";
+    "fails it with exit 4, committing nothing: run it again.\n"
+    "\n"
+    "       lake [global options] exec \"DROP TABLE NS.T\"\n"
+    "       lake [global options] exec \"ALTER TABLE NS.T CREATE TAG NAME AS OF VERSION N\"\n"
+    "       lake [global options] exec \"ALTER TABLE NS.T DROP TAG NAME\"\n"
+    "       lake [global options] exec \"ALTER TABLE NS.T EXPIRE VERSIONS [KEEP LAST N]\n"
+    "            [OLDER THAN N SECONDS|MINUTES|HOURS|DAYS]\"\n"
+    "\n"
+    "As lake table drop, tag, untag and expire. Prints the table's version\n"
+    "(the tagged one; for DROP TABLE its last) and the number of versions\n"
+    "retired (0 but for EXPIRE), tab-separated (--json:\n"
+    "{\"version\":N,\"retired_versions\":K}).\n";
 
 constexpr char kRecoverUsage[] =
     "usage: lake [global options] recover [--list] [--json]\n"
@@ -108,6 +121,17 @@ int Prepare(const ParsedArgs& args, const std::string& command, DbOwner* db,
   lake_status status = lake_db_prepare(opened, args.positionals[0].c_str(), stmt, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, command);
   return kExitOk;
+}
+
+// Whether the prepared `sql` is a DROP TABLE or ALTER TABLE: in lake's
+// SQL a statement's first word says what it is (CLI.md, "SQL").
+bool IsTableChange(const std::string& sql) {
+  size_t begin = sql.find_first_not_of(" \t\n\r\f\v");
+  if (begin == std::string::npos) return false;
+  size_t end = sql.find_first_of(" \t\n\r\f\v", begin);
+  std::string first = sql.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  for (char& c : first) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return first == "DROP" || first == "ALTER";
 }
 
 std::string TextOf(const nlohmann::ordered_json& cell) {
@@ -251,6 +275,15 @@ int RunExec(const std::vector<std::string>& argv) {
   lake_error* err = nullptr;
   lake_status status = lake_statement_execute(stmt, &version, &rows, &err);
   if (status != LAKE_OK) return ReportFailure(status, err, "exec");
+  if (IsTableChange(args->positionals[0])) {
+    if (args->Has("--json")) {
+      std::printf("%s\n", json{{"version", version}, {"retired_versions", rows}}.dump().c_str());
+    } else {
+      std::printf("%llu\t%llu\n", static_cast<unsigned long long>(version),
+                  static_cast<unsigned long long>(rows));
+    }
+    return std::fflush(stdout) == 0 ? kExitOk : kExitStorage;
+  }
   uint64_t deleted = 0;
   uint64_t inserted = 0;
   lake_statement_changes(stmt, &deleted, &inserted);

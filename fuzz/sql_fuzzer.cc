@@ -1,5 +1,8 @@
 // Fuzzes lake::sql::ParseStatement, the reader of user SQL text, and the
-// binding of what it accepts against a fixed schema.
+// binding of what it accepts against a fixed schema. A DELETE's rows and a
+// replace-where's deleted rows bind as a SELECT * with their WHERE, a
+// replace-where's VALUES as an INSERT; DROP TABLE and ALTER TABLE have no
+// binding (their invariants and canonical text are checked).
 //
 // Properties checked (a violation traps):
 //   1. Any input: no crash, leak, ASan or UBSan finding, no exception.
@@ -20,6 +23,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -143,16 +147,47 @@ size_t NestingOf(const lake::sql::Predicate& p) {
   return deepest + (p.kind == lake::sql::PredicateKind::kNot ? 2 : 1);
 }
 
+// "(c, …) VALUES (?, …), …": an INSERT's columns and rows.
+std::string RenderRows(const lake::sql::InsertStatement& insert) {
+  std::vector<std::string> marks(insert.columns.size(), "?");
+  std::string row = absl::StrCat("(", absl::StrJoin(marks, ", "), ")");
+  std::vector<std::string> rows(insert.row_count, row);
+  std::vector<std::string> columns;
+  for (const std::string& column : insert.columns) columns.push_back(Quoted(column));
+  return absl::StrCat("(", absl::StrJoin(columns, ", "), ") VALUES ", absl::StrJoin(rows, ", "));
+}
+
 // The canonical SQL text of a statement (upper-case keywords, ", " lists).
 std::string Render(const lake::sql::Statement& statement) {
   if (const auto* insert = std::get_if<lake::sql::InsertStatement>(&statement)) {
-    std::vector<std::string> marks(insert->columns.size(), "?");
-    std::string row = absl::StrCat("(", absl::StrJoin(marks, ", "), ")");
-    std::vector<std::string> rows(insert->row_count, row);
-    std::vector<std::string> columns;
-    for (const std::string& column : insert->columns) columns.push_back(Quoted(column));
-    return absl::StrCat("INSERT INTO ", TableText(insert->table), " (", absl::StrJoin(columns, ", "),
-                        ") VALUES ", absl::StrJoin(rows, ", "));
+    return absl::StrCat("INSERT INTO ", TableText(insert->table), " ", RenderRows(*insert));
+  }
+  if (const auto* deletion = std::get_if<lake::sql::DeleteStatement>(&statement)) {
+    std::string text = absl::StrCat("DELETE FROM ", TableText(deletion->table));
+    if (deletion->where) absl::StrAppend(&text, " WHERE ", RenderPredicate(*deletion->where));
+    return text;
+  }
+  if (const auto* replace = std::get_if<lake::sql::ReplaceStatement>(&statement)) {
+    return absl::StrCat("INSERT INTO ", TableText(replace->table), " REPLACE WHERE ",
+                        RenderPredicate(*replace->removed.where), " ", RenderRows(replace->added));
+  }
+  if (const auto* drop = std::get_if<lake::sql::DropTableStatement>(&statement)) {
+    return absl::StrCat("DROP TABLE ", TableText(drop->table));
+  }
+  if (const auto* tag = std::get_if<lake::sql::CreateTagStatement>(&statement)) {
+    return absl::StrCat("ALTER TABLE ", TableText(tag->table), " CREATE TAG ", Quoted(tag->tag),
+                        " AS OF VERSION ", tag->version);
+  }
+  if (const auto* untag = std::get_if<lake::sql::DropTagStatement>(&statement)) {
+    return absl::StrCat("ALTER TABLE ", TableText(untag->table), " DROP TAG ", Quoted(untag->tag));
+  }
+  if (const auto* expire = std::get_if<lake::sql::ExpireStatement>(&statement)) {
+    std::string text = absl::StrCat("ALTER TABLE ", TableText(expire->table), " EXPIRE VERSIONS");
+    if (expire->keep_last) absl::StrAppend(&text, " KEEP LAST ", *expire->keep_last);
+    if (expire->older_than_seconds) {
+      absl::StrAppend(&text, " OLDER THAN ", *expire->older_than_seconds, " SECONDS");
+    }
+    return text;
   }
   const auto& select = std::get<lake::sql::SelectStatement>(statement);
   std::vector<std::string> columns;
@@ -299,17 +334,54 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(StartsWithSql(statement.status()));
     return 0;
   }
+  // A DELETE's rows, and a replace-where's deleted rows, are those of a
+  // SELECT * with its WHERE (as PreparedStatement binds them).
+  auto rows_of = [](const lake::sql::DeleteStatement& deletion) {
+    lake::sql::SelectStatement rows;
+    rows.table = deletion.table;
+    rows.all_columns = true;
+    rows.where = deletion.where;
+    rows.placeholder_count = deletion.placeholder_count;
+    return rows;
+  };
+  std::optional<lake::sql::SelectStatement> deleted_rows;
+  const lake::sql::InsertStatement* inserted = nullptr;
+  const lake::sql::Predicate* where = nullptr;
   if (const auto* insert = std::get_if<lake::sql::InsertStatement>(&*statement)) {
-    CheckInsertInvariants(*insert);
+    inserted = insert;
+  } else if (const auto* deletion = std::get_if<lake::sql::DeleteStatement>(&*statement)) {
+    deleted_rows = rows_of(*deletion);
+  } else if (const auto* replace = std::get_if<lake::sql::ReplaceStatement>(&*statement)) {
+    Check(replace->removed.where.has_value());
+    Check(replace->removed.table == replace->table && replace->added.table == replace->table);
+    Check(replace->placeholder_count ==
+          replace->removed.placeholder_count + replace->added.placeholder_count);
+    deleted_rows = rows_of(replace->removed);
+    inserted = &replace->added;
+  } else if (const auto* select = std::get_if<lake::sql::SelectStatement>(&*statement)) {
+    deleted_rows = *select;
+  } else if (const auto* tag = std::get_if<lake::sql::CreateTagStatement>(&*statement)) {
+    Check(IsIdentifier(tag->tag));
+  } else if (const auto* untag = std::get_if<lake::sql::DropTagStatement>(&*statement)) {
+    Check(IsIdentifier(untag->tag));
+  } else if (const auto* expire = std::get_if<lake::sql::ExpireStatement>(&*statement)) {
+    Check(expire->keep_last.has_value() || expire->older_than_seconds.has_value());
+    Check(!expire->keep_last || *expire->keep_last >= 1);
+    Check(!expire->older_than_seconds ||
+          *expire->older_than_seconds <= lake::sql::kMaxExpireSeconds);
   } else {
-    CheckSelectInvariants(std::get<lake::sql::SelectStatement>(*statement));
+    Check(std::holds_alternative<lake::sql::DropTableStatement>(*statement));
+  }
+  if (inserted != nullptr) CheckInsertInvariants(*inserted);
+  if (deleted_rows) {
+    CheckSelectInvariants(*deleted_rows);
+    if (deleted_rows->where) where = &*deleted_rows->where;
   }
 
   // The canonical text may be longer than the input (it adds spaces); when
   // it is within the statement bound it must mean the same statement.
   std::string canonical = Render(*statement);
-  const auto* select = std::get_if<lake::sql::SelectStatement>(&*statement);
-  bool shallow = select == nullptr || !select->where || NestingOf(*select->where) <= lake::sql::kMaxPredicateDepth;
+  bool shallow = where == nullptr || NestingOf(*where) <= lake::sql::kMaxPredicateDepth;
   if (canonical.size() <= lake::sql::kMaxStatementBytes && shallow) {
     absl::StatusOr<lake::sql::Statement> reparsed = lake::sql::ParseStatement(canonical);
     Check(reparsed.ok());
@@ -318,10 +390,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   uint64_t seed = 0;
   for (size_t i = 0; i < size; ++i) seed = seed * 131 + data[i];
-  if (const auto* insert = std::get_if<lake::sql::InsertStatement>(&*statement)) {
-    FuzzInsert(*insert, seed);
-  } else {
-    FuzzSelect(std::get<lake::sql::SelectStatement>(*statement), seed);
-  }
+  if (inserted != nullptr) FuzzInsert(*inserted, seed);
+  if (deleted_rows) FuzzSelect(*deleted_rows, seed);
   return 0;
 }

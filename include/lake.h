@@ -858,6 +858,11 @@ LAKE_API lake_status lake_table_expire(lake_db* db, const char* table, uint64_t 
  *   SELECT cols|*|count(*) FROM ns.t [AS OF VERSION n] [WHERE predicate]
  *          [ORDER BY c [ASC|DESC], …] [LIMIT n]
  *   DELETE FROM ns.t [WHERE predicate]
+ *   DROP TABLE ns.t
+ *   ALTER TABLE ns.t CREATE TAG name AS OF VERSION n
+ *   ALTER TABLE ns.t DROP TAG name
+ *   ALTER TABLE ns.t EXPIRE VERSIONS [KEEP LAST n]
+ *                                    [OLDER THAN n SECONDS|MINUTES|HOURS|DAYS]
  * where a predicate combines c = ?, !=, <>, <, <=, >, >=, c [NOT] IN
  * (?, …) and c IS [NOT] NULL with AND, OR, NOT and parentheses (SQL's
  * three-valued logic; nulls sort last in ASC). Keywords are not reserved;
@@ -965,7 +970,14 @@ LAKE_API lake_status lake_statement_query(lake_statement* stmt, struct ArrowArra
  * another thread, another process's — fails it with LAKE_CONFLICT and
  * nothing of it is committed (run it again: it reads the new base). Like a
  * DELETE it leaves no pending operation: after a failure the table's
- * version says whether it committed. */
+ * version says whether it committed.
+ * Runs DROP TABLE and ALTER TABLE (no placeholders) as lake_table_drop,
+ * lake_table_tag, lake_table_untag and lake_table_expire do (at least one
+ * of KEEP LAST, at least 1, and OLDER THAN): *version_out is the table's
+ * version (the tagged one; for DROP TABLE its last), *rows_out the number
+ * of versions EXPIRE VERSIONS retired (0 for the others). Their errors are
+ * those functions': LAKE_NOT_FOUND for an unknown table, tag or version,
+ * LAKE_CONFLICT for a tag the table has already. */
 LAKE_API lake_status lake_statement_execute(lake_statement* stmt, uint64_t* version_out,
                                             uint64_t* rows_out, lake_error** err);
 /* The rows the statement's last successful run deleted and inserted (each

@@ -491,6 +491,16 @@ lake_status lake_statement_execute(lake_statement* stmt, uint64_t* version_out,
   return Guarded(err, [&] {
     if (stmt == nullptr) return NullArgument("stmt", err);
     uint64_t version = 0;
+    if (stmt->prepared->is_table_change()) {
+      absl::StatusOr<lake::sql::TableChangeOutcome> outcome =
+          stmt->prepared->ExecuteTableChange();
+      if (!outcome.ok()) return Report(outcome.status(), err);
+      stmt->deleted_rows = 0;
+      stmt->inserted_rows = 0;
+      if (version_out != nullptr) *version_out = outcome->version;
+      if (rows_out != nullptr) *rows_out = outcome->count;
+      return LAKE_OK;
+    }
     if (stmt->prepared->is_replace()) {
       absl::StatusOr<lake::table::ReplaceOutcome> outcome = stmt->prepared->ExecuteReplace({});
       if (!outcome.ok()) return Report(outcome.status(), err);

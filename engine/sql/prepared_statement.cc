@@ -207,6 +207,11 @@ absl::StatusOr<std::unique_ptr<PreparedStatement>> PreparedStatement::Prepare(
     if (absl::Status bound = bind_deleted(r->removed); !bound.ok()) return bound;
     if (absl::Status bound = bind_inserted(r->added); !bound.ok()) return bound;
     kind = Kind::kReplace;
+  } else if (!std::holds_alternative<SelectStatement>(*statement)) {
+    auto prepared = std::unique_ptr<PreparedStatement>(new PreparedStatement(
+        tables, std::move(*table), Kind::kTableChange, std::nullopt, std::nullopt, {}));
+    prepared->table_change_ = *std::move(statement);
+    return prepared;
   } else {
     absl::StatusOr<BoundSelect> bound =
         BindSelect(std::get<SelectStatement>(*statement), table->schema);
@@ -306,9 +311,10 @@ absl::Status PreparedStatement::CheckUnchanged(const registry::TableRecord& now)
 absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
     const UploadOptions& upload_options) {
   if (kind_ != Kind::kInsert) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SQL: ", kind_ == Kind::kReplace ? "a replace-where is run as a statement"
-                                         : "only an INSERT is run as an insert"));
+    return absl::InvalidArgumentError(
+        kind_ == Kind::kReplace
+            ? "SQL: INSERT … REPLACE WHERE is executed as a statement, not as an insert"
+            : "SQL: only an INSERT is run as an insert");
   }
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!slots_[i]) {
@@ -472,6 +478,53 @@ absl::StatusOr<table::ReplaceOutcome> PreparedStatement::ExecuteReplace(
   absl::StatusOr<table::ColumnBatch> rows = UploadRows(upload_options, &leases, &hold);
   if (!rows.ok()) return rows.status();
   return tables_.ReplaceWhere(*base, selector, *rows);
+}
+
+absl::StatusOr<TableChangeOutcome> PreparedStatement::ExecuteTableChange() {
+  if (kind_ != Kind::kTableChange) {
+    return absl::InvalidArgumentError(
+        "SQL: only DROP TABLE and ALTER TABLE are run as a table change");
+  }
+  absl::StatusOr<registry::TableRecord> now = tables_.GetTable(table_.name);
+  if (!now.ok()) return now.status();
+  if (now->table_id != table_.table_id) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "SQL: ", table_.name.ToString(), " changed since the statement was prepared"));
+  }
+  const table::TableName& name = table_.name;
+  return std::visit(
+      Overloaded{
+          [&](const DropTableStatement&) -> absl::StatusOr<TableChangeOutcome> {
+            absl::StatusOr<registry::DroppedTableRecord> dropped = tables_.DropTable(name);
+            if (!dropped.ok()) return dropped.status();
+            return TableChangeOutcome{dropped->table.current_version, 0};
+          },
+          [&](const CreateTagStatement& s) -> absl::StatusOr<TableChangeOutcome> {
+            absl::StatusOr<registry::TagRecord> tag = tables_.TagVersion(name, s.tag, s.version);
+            if (!tag.ok()) return tag.status();
+            return TableChangeOutcome{tag->version, 0};
+          },
+          [&](const DropTagStatement& s) -> absl::StatusOr<TableChangeOutcome> {
+            if (absl::Status untagged = tables_.UntagVersion(name, s.tag); !untagged.ok()) {
+              return untagged;
+            }
+            return TableChangeOutcome{now->current_version, 0};
+          },
+          [&](const ExpireStatement& s) -> absl::StatusOr<TableChangeOutcome> {
+            table::ExpirePolicy policy;
+            policy.keep_last = s.keep_last;
+            if (s.older_than_seconds) {
+              policy.older_than = absl::Seconds(static_cast<int64_t>(*s.older_than_seconds));
+            }
+            absl::StatusOr<table::ExpireOutcome> expired = tables_.Expire(name, policy);
+            if (!expired.ok()) return expired.status();
+            return TableChangeOutcome{expired->current_version, expired->retired.size()};
+          },
+          [](const auto&) -> absl::StatusOr<TableChangeOutcome> {
+            return absl::InternalError("SQL: not a table change");
+          },
+      },
+      *table_change_);
 }
 
 absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(const QueryOptions& options) {

@@ -5,7 +5,9 @@
 // (TableStore::Delete; the WHERE's meaning is a SELECT's), a
 // replace-where as a DELETE and an INSERT in one new version
 // (TableStore::ReplaceWhere: its FILE values uploaded as an INSERT's, its
-// base the version read before them, a commit in between a conflict).
+// base the version read before them, a commit in between a conflict), and
+// DROP TABLE / ALTER TABLE through the table store's own operations
+// (DropTable, TagVersion, UntagVersion, Expire).
 //
 // Order of an INSERT's execution (ARCHITECTURE.md, durability rule 2):
 //   1. prepare: parse, look the table up, bind names and types;
@@ -69,6 +71,14 @@ struct ParameterText {
 using StatementParameter = std::variant<table::CellValue, ParameterText, FileFromPath,
                                         FileFromSource>;
 
+// What a DROP TABLE or ALTER TABLE did: `version` is the table's version
+// (the one tagged for CREATE TAG, the last one for DROP TABLE), `count` the
+// versions an EXPIRE VERSIONS retired (0 for the others).
+struct TableChangeOutcome {
+  uint64_t version = 0;
+  uint64_t count = 0;
+};
+
 // How a SELECT runs (the defaults suit every caller; tests shrink them).
 struct QueryOptions {
   RowSorterOptions sort;
@@ -98,6 +108,7 @@ class PreparedStatement {
   bool is_insert() const { return kind_ == Kind::kInsert; }
   bool is_delete() const { return kind_ == Kind::kDelete; }
   bool is_replace() const { return kind_ == Kind::kReplace; }
+  bool is_table_change() const { return kind_ == Kind::kTableChange; }
   size_t parameter_count() const { return slots_.size(); }
   // The column type placeholder `index` (1-based) takes.
   table::ColumnType ParameterType(size_t index) const;
@@ -121,6 +132,10 @@ class PreparedStatement {
   // the append, which is TableStore::ReplaceWhere on that base (Aborted
   // when any commit landed since the base was read).
   absl::StatusOr<table::ReplaceOutcome> ExecuteReplace(const UploadOptions& upload_options);
+  // A DROP TABLE or ALTER TABLE (no placeholders): the table store's
+  // operation on the table, by name. FailedPrecondition when the table
+  // was dropped and created again since the statement was prepared.
+  absl::StatusOr<TableChangeOutcome> ExecuteTableChange();
   // A SELECT. With ORDER BY, the first Next of the result reads and sorts
   // every matching row (row_sorter.h: top-k in memory for a small LIMIT,
   // else spilled under <root>/sort/); count(*) without WHERE reads no
@@ -128,7 +143,7 @@ class PreparedStatement {
   absl::StatusOr<std::unique_ptr<QueryResult>> ExecuteQuery(const QueryOptions& options = {});
 
  private:
-  enum class Kind { kInsert, kSelect, kDelete, kReplace };
+  enum class Kind { kInsert, kSelect, kDelete, kReplace, kTableChange };
   PreparedStatement(table::TableStore& tables, registry::TableRecord table, Kind kind,
                     std::optional<BoundInsert> insert, std::optional<BoundSelect> select,
                     std::vector<BoundParameter> parameters);
@@ -161,6 +176,7 @@ class PreparedStatement {
   Kind kind_;
   std::optional<BoundInsert> insert_;
   std::optional<BoundSelect> select_;
+  std::optional<Statement> table_change_;  // kTableChange: the parsed statement
   std::vector<BoundParameter> parameters_;
   std::vector<std::optional<StatementParameter>> slots_;
 };

@@ -11,6 +11,9 @@
 namespace lake::sql {
 namespace {
 
+// The statements there are, for messages.
+constexpr char kStatements[] = "INSERT, SELECT, DELETE, DROP TABLE or ALTER TABLE";
+
 // A recursive-descent parser over the token vector; every method that can
 // fail returns a Status and leaves `pos_` at the offending token.
 class Parser {
@@ -22,14 +25,16 @@ class Parser {
     if (IsKeyword(first, "INSERT")) return Finish(ParseInsert());
     if (IsKeyword(first, "SELECT")) return Finish(ParseSelect());
     if (IsKeyword(first, "DELETE")) return Finish(ParseDelete());
+    if (IsKeyword(first, "DROP")) return Finish(ParseDropTable());
+    if (IsKeyword(first, "ALTER")) return Finish(ParseAlter());
     if (first.kind == TokenKind::kEnd) {
-      return absl::InvalidArgumentError("SQL: the statement is empty (INSERT, SELECT or DELETE)");
+      return absl::InvalidArgumentError(absl::StrCat("SQL: the statement is empty (", kStatements, ")"));
     }
     if (first.kind == TokenKind::kWord) {
       return absl::InvalidArgumentError(absl::StrCat("SQL: ", absl::AsciiStrToUpper(DescribeWord(first)),
-                                                     " is not supported (INSERT, SELECT or DELETE)"));
+                                                     " is not supported (", kStatements, ")"));
     }
-    return Expected("INSERT, SELECT or DELETE");
+    return Expected(kStatements);
   }
 
  private:
@@ -224,6 +229,87 @@ class Parser {
     select.placeholder_count = placeholders_;
     return select;
   }
+
+  // DROP TABLE table
+  absl::StatusOr<Statement> ParseDropTable() {
+    Next();  // DROP
+    if (absl::Status s = ExpectKeyword("TABLE"); !s.ok()) return s;
+    absl::StatusOr<table::TableName> name = ParseTableName();
+    if (!name.ok()) return name.status();
+    return DropTableStatement{*std::move(name)};
+  }
+
+  // ALTER TABLE table (CREATE TAG … | DROP TAG … | EXPIRE VERSIONS …)
+  absl::StatusOr<Statement> ParseAlter() {
+    Next();  // ALTER
+    if (absl::Status s = ExpectKeyword("TABLE"); !s.ok()) return s;
+    absl::StatusOr<table::TableName> name = ParseTableName();
+    if (!name.ok()) return name.status();
+    if (AcceptKeyword("CREATE")) {
+      if (absl::Status s = ExpectKeyword("TAG"); !s.ok()) return s;
+      absl::StatusOr<std::string> tag = ParseIdentifier("tag");
+      if (!tag.ok()) return tag.status();
+      if (absl::Status s = ExpectKeyword("AS"); !s.ok()) return s;
+      if (absl::Status s = ExpectKeyword("OF"); !s.ok()) return s;
+      if (absl::Status s = ExpectKeyword("VERSION"); !s.ok()) return s;
+      absl::StatusOr<uint64_t> version = ParseInteger("AS OF VERSION");
+      if (!version.ok()) return version.status();
+      return CreateTagStatement{*std::move(name), *std::move(tag), *version};
+    }
+    if (AcceptKeyword("DROP")) {
+      if (absl::Status s = ExpectKeyword("TAG"); !s.ok()) return s;
+      absl::StatusOr<std::string> tag = ParseIdentifier("tag");
+      if (!tag.ok()) return tag.status();
+      return DropTagStatement{*std::move(name), *std::move(tag)};
+    }
+    if (AcceptKeyword("EXPIRE")) return ParseExpire(*std::move(name));
+    return Expected("CREATE TAG, DROP TAG or EXPIRE VERSIONS");
+  }
+
+  // VERSIONS [KEEP LAST n] [OLDER THAN n unit]: after EXPIRE.
+  absl::StatusOr<Statement> ParseExpire(table::TableName name) {
+    if (absl::Status s = ExpectKeyword("VERSIONS"); !s.ok()) return s;
+    ExpireStatement expire;
+    expire.table = std::move(name);
+    if (AcceptKeyword("KEEP")) {
+      if (absl::Status s = ExpectKeyword("LAST"); !s.ok()) return s;
+      const size_t offset = Peek().offset;
+      absl::StatusOr<uint64_t> keep = ParseInteger("KEEP LAST");
+      if (!keep.ok()) return keep.status();
+      if (*keep == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SQL: KEEP LAST keeps at least 1 version (the current one), found 0 at offset ", offset));
+      }
+      expire.keep_last = *keep;
+    }
+    if (AcceptKeyword("OLDER")) {
+      if (absl::Status s = ExpectKeyword("THAN"); !s.ok()) return s;
+      const size_t offset = Peek().offset;
+      absl::StatusOr<uint64_t> count = ParseInteger("OLDER THAN");
+      if (!count.ok()) return count.status();
+      uint64_t unit = 0;
+      for (const auto& [word, seconds] : kDurationUnits) {
+        if (AcceptKeyword(word) || AcceptKeyword(word.substr(0, word.size() - 1))) {
+          unit = seconds;
+          break;
+        }
+      }
+      if (unit == 0) return Expected("SECONDS, MINUTES, HOURS or DAYS");
+      if (*count > kMaxExpireSeconds / unit) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SQL: OLDER THAN is at most 100 years, found ", *count, " at offset ", offset));
+      }
+      expire.older_than_seconds = *count * unit;
+    }
+    if (!expire.keep_last && !expire.older_than_seconds) {
+      return Expected("KEEP LAST or OLDER THAN");
+    }
+    return expire;
+  }
+
+  // OLDER THAN's units, plural (the singular is accepted too).
+  static constexpr std::pair<std::string_view, uint64_t> kDurationUnits[] = {
+      {"SECONDS", 1}, {"MINUTES", 60}, {"HOURS", 3600}, {"DAYS", 86400}};
 
   // DELETE FROM table [WHERE predicate]
   absl::StatusOr<Statement> ParseDelete() {
@@ -432,7 +518,10 @@ class Parser {
       } else {
         allowed.push_back("WHERE");
       }
-    } else {
+    } else if (const auto* expire = std::get_if<ExpireStatement>(&statement)) {
+      if (!expire->older_than_seconds) allowed.push_back("OLDER THAN");
+    } else if (std::holds_alternative<InsertStatement>(statement) ||
+               std::holds_alternative<ReplaceStatement>(statement)) {
       allowed.push_back("','");
     }
     allowed.push_back("';'");

@@ -4,7 +4,7 @@
 //
 // Grammar (keywords ignore case; names are compared exactly, as schemas do):
 //
-//   statement := (insert | replace | select | delete) [';']
+//   statement := (insert | replace | select | delete | drop | alter) [';']
 //   insert    := INSERT INTO table '(' column {',' column} ')'
 //                VALUES row {',' row}
 //   replace   := INSERT INTO table REPLACE WHERE predicate
@@ -17,12 +17,20 @@
 //                [ORDER BY column [ASC | DESC] {',' column [ASC | DESC]}]
 //                [LIMIT integer]
 //   delete    := DELETE FROM table [WHERE predicate]   (no WHERE: every row)
+//   drop      := DROP TABLE table
+//   alter     := ALTER TABLE table
+//                ( CREATE TAG tag AS OF VERSION integer
+//                | DROP TAG tag
+//                | EXPIRE VERSIONS [KEEP LAST integer]
+//                                  [OLDER THAN integer unit] )   at least one
+//   unit      := SECONDS | MINUTES | HOURS | DAYS   (or SECOND, MINUTE, …)
+//   tag       := identifier
 //   table     := namespace '.' table-name     each an identifier
 //   identifier:= word | "word"                (sql_lexer.h)
 //
 // Every value is a '?' placeholder, bound later by position (CLI.md,
-// "Values"); there are no literals besides the integers of AS OF VERSION and
-// LIMIT. So SQL text can carry neither a storage URI nor a credential: a
+// "Values"); there are no literals besides the integers of AS OF VERSION,
+// LIMIT, KEEP LAST and OLDER THAN. So SQL text can carry neither a storage URI nor a credential: a
 // FILE value arrives only as a bound parameter, whose containment in the
 // stage the caller checks.
 //
@@ -40,9 +48,14 @@
 // today keeps that reading when keywords are added: a new keyword only
 // ever stands where no name could.
 //
+// The statements that change a table's registration (DROP TABLE, ALTER
+// TABLE) start with a keyword no other statement starts with, and their
+// other keywords stand where no name could, so no name is taken from users.
+//
 // Errors are InvalidArgument starting "SQL: " and name the offending token
 // and its byte offset, e.g. "SQL: expected VALUES, found 'VALUE' at offset
-// 31", "SQL: UPDATE is not supported (INSERT, SELECT or DELETE)", "SQL: only ?
+// 31", "SQL: UPDATE is not supported (INSERT, SELECT, DELETE, DROP TABLE or
+// ALTER TABLE)", "SQL: only ?
 // placeholders may appear in VALUES, found '42' at offset 40".
 // Everything is checked here or in binding, before any I/O.
 #ifndef LAKE_ENGINE_SQL_SQL_STATEMENT_H_
@@ -127,8 +140,47 @@ struct ReplaceStatement {
   bool operator==(const ReplaceStatement&) const = default;
 };
 
+// DROP TABLE: the table leaves the registry (TableStore::DropTable).
+struct DropTableStatement {
+  table::TableName table;
+
+  bool operator==(const DropTableStatement&) const = default;
+};
+
+// ALTER TABLE … CREATE TAG: `tag` (an identifier) pins `version`.
+struct CreateTagStatement {
+  table::TableName table;
+  std::string tag;
+  uint64_t version = 0;
+
+  bool operator==(const CreateTagStatement&) const = default;
+};
+
+// ALTER TABLE … DROP TAG: the tag goes.
+struct DropTagStatement {
+  table::TableName table;
+  std::string tag;
+
+  bool operator==(const DropTagStatement&) const = default;
+};
+
+// ALTER TABLE … EXPIRE VERSIONS (TableStore::Expire). Invariant: keep_last
+// or older_than_seconds is set; older_than_seconds fits an absl::Duration
+// (at most kMaxExpireSeconds).
+struct ExpireStatement {
+  table::TableName table;
+  std::optional<uint64_t> keep_last;
+  std::optional<uint64_t> older_than_seconds;
+
+  bool operator==(const ExpireStatement&) const = default;
+};
+// OLDER THAN's bound: 100 years, far past any retention, far within
+// absl::Duration.
+inline constexpr uint64_t kMaxExpireSeconds = uint64_t{100} * 366 * 24 * 3600;
+
 using Statement =
-    std::variant<InsertStatement, SelectStatement, DeleteStatement, ReplaceStatement>;
+    std::variant<InsertStatement, SelectStatement, DeleteStatement, ReplaceStatement,
+                 DropTableStatement, CreateTagStatement, DropTagStatement, ExpireStatement>;
 
 // Parses one statement of the subset. Pure: no I/O, no schema lookup (see
 // sql_binding.h for the checks against a table's schema).

@@ -1315,6 +1315,178 @@ TEST_CASE("an INSERT by another process during a replace-where is a conflict") {
   CHECK(ClipNames(db.get()) == "clip-2,clip-3");
 }
 
+// ---- DROP TABLE and ALTER TABLE through prepared statements ----
+
+// Prepares and runs `sql` (no placeholders): its status; *version and
+// *count as lake_statement_execute gives them; the error's message.
+lake_status ExecuteSql(lake_db* db, const char* sql, uint64_t* version = nullptr,
+                       uint64_t* count = nullptr, std::string* message = nullptr) {
+  lake_statement* raw = nullptr;
+  lake_error* err = nullptr;
+  lake_status status = lake_db_prepare(db, sql, &raw, &err);
+  if (status == LAKE_OK) {
+    Statement stmt(raw);
+    status = lake_statement_execute(stmt.get(), version, count, &err);
+  }
+  if (message != nullptr) *message = err != nullptr ? lake_error_message(err) : "";
+  lake_error_free(err);
+  return status;
+}
+
+// Appends one more row to ml.runs (a new version).
+void AppendRun(lake_db* db, int64_t n) {
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db, "INSERT INTO ml.runs (n) VALUES (?)", &raw, nullptr) == LAKE_OK);
+  Statement insert(raw);
+  REQUIRE(lake_statement_bind_int64(insert.get(), 1, n, nullptr) == LAKE_OK);
+  REQUIRE(lake_statement_insert(insert.get(), nullptr, nullptr, nullptr) == LAKE_OK);
+}
+
+// Whether `sql` (a query) can be run: its status.
+lake_status QueryStatus(lake_db* db, const char* sql) {
+  lake_statement* raw = nullptr;
+  lake_status status = lake_db_prepare(db, sql, &raw, nullptr);
+  if (status != LAKE_OK) return status;
+  Statement stmt(raw);
+  ArrowArrayStream stream{};
+  status = lake_statement_query(stmt.get(), &stream, nullptr);
+  if (status == LAKE_OK) stream.release(&stream);
+  return status;
+}
+
+TEST_CASE("DROP TABLE through a prepared statement drops the table") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  uint64_t version = 0;
+  uint64_t count = 9;
+  REQUIRE(ExecuteSql(db.get(), "DROP TABLE ml.runs", &version, &count) == LAKE_OK);
+  CHECK(version == 1);
+  CHECK(count == 0);
+  CHECK(QueryStatus(db.get(), "SELECT * FROM ml.runs") == LAKE_NOT_FOUND);
+  // Its name is free at once.
+  const char* columns[] = {"n:int64"};
+  CHECK(lake_table_create(db.get(), "ml.runs", columns, 1, nullptr) == LAKE_OK);
+}
+
+TEST_CASE("DROP TABLE of a table dropped since it was prepared is NOT_FOUND") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "DROP TABLE ml.runs", &raw, nullptr) == LAKE_OK);
+  Statement drop(raw);
+  REQUIRE(lake_table_drop(db.get(), "ml.runs", nullptr) == LAKE_OK);
+  lake_error* err = nullptr;
+  CHECK(lake_statement_execute(drop.get(), nullptr, nullptr, &err) == LAKE_NOT_FOUND);
+  lake_error_free(err);
+}
+
+TEST_CASE("ALTER TABLE CREATE TAG pins a version that EXPIRE VERSIONS then keeps") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  AppendRun(db.get(), 6);
+  AppendRun(db.get(), 7);
+  uint64_t version = 0;
+  REQUIRE(ExecuteSql(db.get(), "ALTER TABLE ml.runs CREATE TAG first AS OF VERSION 1", &version) ==
+          LAKE_OK);
+  CHECK(version == 1);
+  uint64_t retired = 0;
+  REQUIRE(ExecuteSql(db.get(), "ALTER TABLE ml.runs EXPIRE VERSIONS KEEP LAST 1", &version,
+                     &retired) == LAKE_OK);
+  CHECK(version == 3);
+  CHECK(retired == 1);  // version 2; version 1 is tagged
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs AS OF VERSION 1") == 5);
+  CHECK(QueryStatus(db.get(), "SELECT * FROM ml.runs AS OF VERSION 2") == LAKE_NOT_FOUND);
+}
+
+TEST_CASE("ALTER TABLE CREATE TAG of a tag the table has is a conflict") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  REQUIRE(ExecuteSql(db.get(), "ALTER TABLE ml.runs CREATE TAG v AS OF VERSION 1") == LAKE_OK);
+  CHECK(ExecuteSql(db.get(), "ALTER TABLE ml.runs CREATE TAG v AS OF VERSION 1") == LAKE_CONFLICT);
+}
+
+TEST_CASE("ALTER TABLE CREATE TAG of a version the table never had is NOT_FOUND") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  CHECK(ExecuteSql(db.get(), "ALTER TABLE ml.runs CREATE TAG v AS OF VERSION 9") == LAKE_NOT_FOUND);
+}
+
+TEST_CASE("ALTER TABLE DROP TAG of a tag the table does not have is NOT_FOUND") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  CHECK(ExecuteSql(db.get(), "ALTER TABLE ml.runs DROP TAG v") == LAKE_NOT_FOUND);
+}
+
+TEST_CASE("ALTER TABLE DROP TAG unpins the version, so an expiry retires it") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  AppendRun(db.get(), 6);
+  REQUIRE(ExecuteSql(db.get(), "ALTER TABLE ml.runs CREATE TAG first AS OF VERSION 1") == LAKE_OK);
+  uint64_t version = 0;
+  REQUIRE(ExecuteSql(db.get(), "ALTER TABLE ml.runs DROP TAG first", &version) == LAKE_OK);
+  CHECK(version == 2);
+  uint64_t retired = 0;
+  REQUIRE(ExecuteSql(db.get(), "ALTER TABLE ml.runs EXPIRE VERSIONS KEEP LAST 1", nullptr,
+                     &retired) == LAKE_OK);
+  CHECK(retired == 1);
+  CHECK(QueryStatus(db.get(), "SELECT * FROM ml.runs AS OF VERSION 1") == LAKE_NOT_FOUND);
+}
+
+TEST_CASE("ALTER TABLE EXPIRE VERSIONS OLDER THAN spares versions younger than the bound") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  AppendRun(db.get(), 6);
+  uint64_t retired = 9;
+  REQUIRE(ExecuteSql(db.get(), "ALTER TABLE ml.runs EXPIRE VERSIONS OLDER THAN 1 HOUR", nullptr,
+                     &retired) == LAKE_OK);
+  CHECK(retired == 0);
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs AS OF VERSION 1") == 5);
+}
+
+TEST_CASE("DROP TABLE and ALTER TABLE outside the grammar name the token, changing nothing") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  AppendRun(db.get(), 6);
+  std::string message;
+  CHECK(ExecuteSql(db.get(), "ALTER TABLE ml.runs EXPIRE VERSIONS KEEP LAST 0", nullptr, nullptr,
+                   &message) == LAKE_INVALID_ARGUMENT);
+  CHECK(message.find("found 0 at offset 46") != std::string::npos);
+  CHECK(ExecuteSql(db.get(), "DROP TABLES ml.runs", nullptr, nullptr, &message) ==
+        LAKE_INVALID_ARGUMENT);
+  CHECK(message.find("expected TABLE, found 'TABLES' at offset 5") != std::string::npos);
+  CHECK(ExecuteSql(db.get(), "ALTER TABLE ml.runs CREATE TAG 1st AS OF VERSION 1", nullptr,
+                   nullptr, &message) == LAKE_INVALID_ARGUMENT);
+  CHECK(message.find("offset 31") != std::string::npos);
+  CHECK(ExecuteSql(db.get(), "DROP TABLE ml.nope") == LAKE_NOT_FOUND);
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs AS OF VERSION 1") == 5);
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs") == 6);
+}
+
+TEST_CASE("DROP TABLE and ALTER TABLE run only with lake_statement_execute") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  CreateFiveRuns(db.get());
+  lake_statement* raw = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "DROP TABLE ml.runs", &raw, nullptr) == LAKE_OK);
+  Statement drop(raw);
+  CHECK(lake_statement_parameter_count(drop.get()) == 0);
+  lake_error* err = nullptr;
+  CHECK(lake_statement_insert(drop.get(), nullptr, nullptr, &err) == LAKE_INVALID_ARGUMENT);
+  lake_error_free(err);
+  ArrowArrayStream stream{};
+  CHECK(lake_statement_query(drop.get(), &stream, nullptr) == LAKE_INVALID_ARGUMENT);
+  CHECK(CountThroughC(db.get(), "SELECT count(*) FROM ml.runs") == 5);
+}
+
 TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow stream, open its FILE") {
   ScratchDir dir;
   std::string root = dir.path + "/root";

@@ -551,6 +551,55 @@ TEST_CASE("lake exec refuses a replace-where outside the grammar, naming the tok
   CHECK(Lake(dir, {"query", "SELECT count(*) FROM a.t"}).out == "count\n0\n");
 }
 
+// A table a.t (n int64) at version 3, one row per version.
+void CreateThreeVersions(const TempDir& dir) {
+  REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "n:int64"}).exit_code == 0);
+  for (const char* n : {"1", "2", "3"}) {
+    REQUIRE(Lake(dir, {"insert", "INSERT INTO a.t (n) VALUES (?)", "--param", n}).exit_code == 0);
+  }
+}
+
+TEST_CASE("lake exec DROP TABLE drops the table") {
+  TempDir dir;
+  CreateThreeVersions(dir);
+  Result dropped = Lake(dir, {"exec", "DROP TABLE a.t"});
+  REQUIRE_MESSAGE(dropped.exit_code == 0, dropped.err);
+  CHECK(dropped.out == "3\t0\n");
+  CHECK(Lake(dir, {"query", "SELECT * FROM a.t"}).exit_code == 6);
+  CHECK(Lake(dir, {"exec", "DROP TABLE a.t"}).exit_code == 6);
+}
+
+TEST_CASE("lake exec ALTER TABLE tags, expires around the tag, and untags") {
+  TempDir dir;
+  CreateThreeVersions(dir);
+  Result tagged = Lake(dir, {"exec", "ALTER TABLE a.t CREATE TAG first AS OF VERSION 1"});
+  REQUIRE_MESSAGE(tagged.exit_code == 0, tagged.err);
+  CHECK(tagged.out == "1\t0\n");
+  CHECK(Lake(dir, {"exec", "ALTER TABLE a.t CREATE TAG first AS OF VERSION 2"}).exit_code == 4);
+  Result expired = Lake(dir, {"exec", "alter table a.t expire versions keep last 1", "--json"});
+  REQUIRE_MESSAGE(expired.exit_code == 0, expired.err);
+  CHECK(expired.out == "{\"retired_versions\":1,\"version\":3}\n");
+  CHECK(Lake(dir, {"query", "SELECT n FROM a.t AS OF VERSION 1"}).out == "n\n1\n");
+  CHECK(Lake(dir, {"query", "SELECT n FROM a.t AS OF VERSION 2"}).exit_code == 6);
+  Result untagged = Lake(dir, {"exec", "ALTER TABLE a.t DROP TAG first"});
+  REQUIRE_MESSAGE(untagged.exit_code == 0, untagged.err);
+  CHECK(untagged.out == "3\t0\n");
+  CHECK(Lake(dir, {"exec", "ALTER TABLE a.t DROP TAG first"}).exit_code == 6);
+}
+
+TEST_CASE("lake exec refuses ALTER TABLE outside the grammar, naming the token") {
+  TempDir dir;
+  CreateThreeVersions(dir);
+  Result bad = Lake(dir, {"exec", "ALTER TABLE a.t EXPIRE VERSIONS OLDER THAN 3 WEEKS"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("expected SECONDS, MINUTES, HOURS or DAYS, found 'WEEKS' at offset 45") !=
+        std::string::npos);
+  Result none = Lake(dir, {"exec", "ALTER TABLE a.t EXPIRE VERSIONS"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("expected KEEP LAST or OLDER THAN") != std::string::npos);
+  CHECK(Lake(dir, {"query", "SELECT n FROM a.t AS OF VERSION 1"}).out == "n\n1\n");
+}
+
 TEST_CASE("lake exec refuses a SELECT, an INSERT, a bad value and a missing table") {
   TempDir dir;
   REQUIRE(Lake(dir, {"table", "create", "a.t", "--column", "n:int64"}).exit_code == 0);

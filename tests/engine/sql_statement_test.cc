@@ -139,14 +139,17 @@ TEST_CASE("keywords are not reserved: columns may be named like them") {
   CHECK(insert.columns == std::vector<std::string>{"values", "into"});
 }
 
-TEST_CASE("a statement other than INSERT, SELECT or DELETE is named") {
-  CHECK(ErrorOf("UPDATE ns.t SET a = ?") == "SQL: UPDATE is not supported (INSERT, SELECT or DELETE)");
-  CHECK(ErrorOf("DROP TABLE ns.t") == "SQL: DROP is not supported (INSERT, SELECT or DELETE)");
+TEST_CASE("a statement other than INSERT, SELECT, DELETE, DROP or ALTER is named") {
+  CHECK(ErrorOf("UPDATE ns.t SET a = ?") ==
+        "SQL: UPDATE is not supported (INSERT, SELECT, DELETE, DROP TABLE or ALTER TABLE)");
   CHECK(ErrorOf("(SELECT * FROM ns.t)") ==
-        "SQL: expected INSERT, SELECT or DELETE, found '(' at offset 0");
-  CHECK(ErrorOf("") == "SQL: the statement is empty (INSERT, SELECT or DELETE)");
-  CHECK(ErrorOf(" \n\t") == "SQL: the statement is empty (INSERT, SELECT or DELETE)");
-  CHECK(ErrorOf(";") == "SQL: expected INSERT, SELECT or DELETE, found ';' at offset 0");
+        "SQL: expected INSERT, SELECT, DELETE, DROP TABLE or ALTER TABLE, found '(' at offset 0");
+  CHECK(ErrorOf("") ==
+        "SQL: the statement is empty (INSERT, SELECT, DELETE, DROP TABLE or ALTER TABLE)");
+  CHECK(ErrorOf(" \n\t") ==
+        "SQL: the statement is empty (INSERT, SELECT, DELETE, DROP TABLE or ALTER TABLE)");
+  CHECK(ErrorOf(";") ==
+        "SQL: expected INSERT, SELECT, DELETE, DROP TABLE or ALTER TABLE, found ';' at offset 0");
 }
 
 TEST_CASE("DELETE FROM a table parses with or without a WHERE") {
@@ -202,6 +205,44 @@ TEST_CASE("replace-where errors name the token where the statement left the gram
         "SQL: only ? placeholders may appear in WHERE, found '1' at offset 35");
   CHECK(ErrorOf("INSERT INTO ns.t REPLACE WHERE a = ? (a) VALUES (?, ?)") ==
         "SQL: row 1 of VALUES has 2 values for 1 column (the row ends at offset 53)");
+}
+
+TEST_CASE("DROP TABLE and ALTER TABLE parse into their statements") {
+  CHECK(std::get<DropTableStatement>(*ParseStatement("drop table ns.t;")).table ==
+        table::TableName{"ns", "t"});
+  CHECK(std::get<CreateTagStatement>(
+            *ParseStatement("ALTER TABLE ns.t CREATE TAG release AS OF VERSION 7")) ==
+        CreateTagStatement{{"ns", "t"}, "release", 7});
+  CHECK(std::get<DropTagStatement>(*ParseStatement("ALTER TABLE ns.t DROP TAG \"table\"")) ==
+        DropTagStatement{{"ns", "t"}, "table"});
+  CHECK(std::get<ExpireStatement>(*ParseStatement("ALTER TABLE ns.t EXPIRE VERSIONS KEEP LAST 3")) ==
+        ExpireStatement{{"ns", "t"}, 3, std::nullopt});
+  CHECK(std::get<ExpireStatement>(
+            *ParseStatement("ALTER TABLE ns.t EXPIRE VERSIONS KEEP LAST 2 OLDER THAN 1 day")) ==
+        ExpireStatement{{"ns", "t"}, 2, 86400});
+  CHECK(std::get<ExpireStatement>(
+            *ParseStatement("ALTER TABLE ns.t EXPIRE VERSIONS OLDER THAN 90 MINUTES")) ==
+        ExpireStatement{{"ns", "t"}, std::nullopt, 5400});
+}
+
+TEST_CASE("DROP TABLE and ALTER TABLE errors name the token") {
+  CHECK(ErrorOf("DROP ns.t") == "SQL: expected TABLE, found 'ns' at offset 5");
+  CHECK(ErrorOf("ALTER TABLE ns.t RENAME TO u") ==
+        "SQL: expected CREATE TAG, DROP TAG or EXPIRE VERSIONS, found 'RENAME' at offset 17");
+  CHECK(ErrorOf("ALTER TABLE ns.t CREATE TAG v1 VERSION 3") ==
+        "SQL: expected AS, found 'VERSION' at offset 31");
+  CHECK(ErrorOf("ALTER TABLE ns.t CREATE TAG v1 AS OF VERSION ?") ==
+        "SQL: expected an integer after AS OF VERSION, found '?' at offset 45");
+  CHECK(ErrorOf("ALTER TABLE ns.t EXPIRE VERSIONS") ==
+        "SQL: expected KEEP LAST or OLDER THAN, found end of statement at offset 32");
+  CHECK(ErrorOf("ALTER TABLE ns.t EXPIRE VERSIONS KEEP LAST 0") ==
+        "SQL: KEEP LAST keeps at least 1 version (the current one), found 0 at offset 43");
+  CHECK(ErrorOf("ALTER TABLE ns.t EXPIRE VERSIONS OLDER THAN 3 WEEKS") ==
+        "SQL: expected SECONDS, MINUTES, HOURS or DAYS, found 'WEEKS' at offset 46");
+  CHECK(ErrorOf("ALTER TABLE ns.t EXPIRE VERSIONS OLDER THAN 99999999999 DAYS") ==
+        "SQL: OLDER THAN is at most 100 years, found 99999999999 at offset 44");
+  CHECK(ErrorOf("DROP TABLE ns.t WHERE a = ?") ==
+        "SQL: expected ';' or end of statement, found 'WHERE' at offset 16");
 }
 
 TEST_CASE("DELETE errors name the token where the statement left the grammar") {

@@ -114,32 +114,9 @@ struct DeleteFixture {
   DeleteFixture() {
     std::filesystem::create_directories(backups);
     std::unique_ptr<TableRoot> root = OpenOn(posix, root_dir);
-    table::Schema schema;
-    schema.columns = {{"episode_id", table::ColumnType::kUtf8},
-                      {"n", table::ColumnType::kInt64},
-                      {"video", table::ColumnType::kFile}};
-    LAKE_REQUIRE_OK(root->tables->CreateTable(Name(), schema));
-    for (int first : {1, 4}) {
-      std::vector<std::vector<uint8_t>> bytes;
-      std::vector<testing::MemorySource> sources;
-      bytes.reserve(3);
-      sources.reserve(3);
-      std::vector<sql::StatementParameter> params;
-      for (int n = first; n < first + 3; ++n) {
-        bytes.push_back(testing::RandomBytes(300, static_cast<uint64_t>(n)));
-        sources.emplace_back(bytes.back());
-        params.push_back(CellValue{"e" + std::to_string(n)});
-        params.push_back(CellValue{int64_t{n}});
-        params.push_back(sql::FileFromSource{&sources.back(), "video/mp4"});
-      }
-      LAKE_REQUIRE_OK(root->Insert(
-          "INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, ?, ?), (?, ?, ?), "
-          "(?, ?, ?)",
-          std::move(params)));
-    }
-    absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kTable);
-    LAKE_REQUIRE_OK(rows);
-    for (const auto& row : *rows) videos.push_back(std::get<DataLocation>(row[2]));
+    absl::StatusOr<std::vector<DataLocation>> created = testing::CreateSixEpisodes(*root);
+    LAKE_REQUIRE_OK(created);
+    videos = *std::move(created);
     REQUIRE(videos.size() == 6);
   }
 

@@ -17,10 +17,14 @@
 #include <thread>
 
 #include "base/failpoint.h"
+#include "engine/gc/plan_apply.h"
+#include "engine/gc/plan_writer.h"
+#include "engine/table/reference_delta_format.h"
 #include "engine/table/table_store.h"
 #include "io/posix/posix_file_system.h"
 #include "registry/commit_errors.h"
 #include "tests/support/fault_injection_file_system.h"
+#include "tests/support/gc_fixture.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
 #include "tests/support/table_fixture.h"
@@ -113,32 +117,9 @@ struct ReplaceFixture {
   ReplaceFixture() {
     std::filesystem::create_directories(backups);
     std::unique_ptr<TableRoot> root = OpenOn(posix, root_dir);
-    table::Schema schema;
-    schema.columns = {{"episode_id", table::ColumnType::kUtf8},
-                      {"n", table::ColumnType::kInt64},
-                      {"video", table::ColumnType::kFile}};
-    LAKE_REQUIRE_OK(root->tables->CreateTable(Name(), schema));
-    for (int first : {1, 4}) {
-      std::vector<std::vector<uint8_t>> bytes;
-      std::vector<testing::MemorySource> sources;
-      bytes.reserve(3);
-      sources.reserve(3);
-      std::vector<sql::StatementParameter> params;
-      for (int n = first; n < first + 3; ++n) {
-        bytes.push_back(testing::RandomBytes(300, static_cast<uint64_t>(n)));
-        sources.emplace_back(bytes.back());
-        params.push_back(CellValue{"e" + std::to_string(n)});
-        params.push_back(CellValue{int64_t{n}});
-        params.push_back(sql::FileFromSource{&sources.back(), "video/mp4"});
-      }
-      LAKE_REQUIRE_OK(root->Insert(
-          "INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, ?, ?), (?, ?, ?), "
-          "(?, ?, ?)",
-          std::move(params)));
-    }
-    absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kTable);
-    LAKE_REQUIRE_OK(rows);
-    for (const auto& row : *rows) videos.push_back(std::get<DataLocation>(row[2]));
+    absl::StatusOr<std::vector<DataLocation>> created = testing::CreateSixEpisodes(*root);
+    LAKE_REQUIRE_OK(created);
+    videos = *std::move(created);
     REQUIRE(videos.size() == 6);
   }
 
@@ -212,6 +193,18 @@ TEST_CASE("a replace-where's delta removes the replaced rows' locations and adds
   CHECK(std::find(uris.begin(), uris.end(), f.videos[4].uri) == uris.end());
   // The union over the lineage holds the old and the new.
   CHECK(Uris(*root->References(kTable)).size() == 8);
+  // One delta of version 3 holds both lists.
+  std::vector<uint8_t> bytes = testing::ReadFile(root->tables->TableDir(Name()) + "/" +
+                                                 table::ReferenceDeltaRelativePath(3));
+  absl::StatusOr<table::ReferenceDelta> delta =
+      table::DecodeReferenceDelta(std::string(bytes.begin(), bytes.end()));
+  LAKE_REQUIRE_OK(delta);
+  CHECK(delta->parent_version == 2);
+  CHECK(Uris(delta->removed) == Uris({f.videos[1], f.videos[4]}));
+  CHECK(delta->added.size() == 2);
+  for (const DataLocation& added : delta->added) {
+    CHECK(std::find(uris.begin(), uris.end(), added.uri) != uris.end());
+  }
 }
 
 TEST_CASE("a replace-where whose WHERE matches nothing still appends its rows in one version") {
@@ -431,6 +424,57 @@ TEST_CASE("replace-where: a power loss at each step leaves it whole or not at al
       CHECK(fs.crashed());
     }
     f.CheckWholeOrNothing(/*must_have_happened=*/i + 1 == table::kTableReplaceFailpoints.size());
+  }
+}
+
+TEST_CASE("gc racing a replace-where at each of its steps never deletes what a retained version references") {
+  REQUIRE(failpoint::Enabled());
+  for (std::string_view step : table::kTableReplaceFailpoints) {
+    CAPTURE(std::string(step));
+    testing::GcTestRoot root;
+    root.CreateTable("ns.t");
+    std::vector<DataLocation> objects;
+    for (int i = 0; i < 3; ++i) {
+      objects.push_back(root.Put(100, static_cast<uint64_t>(i) + 1));
+      root.InsertLocation("ns.t", "r" + std::to_string(i), objects.back());
+    }
+    // The replacement row's object: in the stage, referenced by nothing yet.
+    DataLocation fresh = root.Put(100, 99);
+    objects.push_back(fresh);
+    root.AgeEverything(absl::Hours(48));
+    // A whole collection (cutoff zero) starts while the replace-where is at
+    // `step`.
+    std::thread collection;
+    absl::Status collected;
+    failpoint::ClearAll();
+    failpoint::Set(step, failpoint::Action::kCallback, [&] {
+      collection = std::thread([&] {
+        absl::StatusOr<gc::PlanSummary> plan = root.Plan();
+        collected = plan.ok() ? gc::ApplyPlan(root.View(), plan->manifest.plan_id, {}).status()
+                              : plan.status();
+      });
+      return absl::OkStatus();
+    });
+    absl::StatusOr<table::ReplaceOutcome> outcome = root.tables().Replace(
+        "INSERT INTO ns.t REPLACE WHERE id = ? (id, f) VALUES (?, ?)",
+        {CellValue{std::string("r1")}, CellValue{std::string("r9")}, CellValue{fresh}});
+    failpoint::ClearAll();
+    collection.join();
+    LAKE_REQUIRE_OK(outcome);
+    CHECK(outcome->version == 4);
+    // Whatever the collection did (it may refuse a changed root), every
+    // retained version reads all its rows and every object is there.
+    CAPTURE(collected.ToString());
+    CHECK(root.tables().Rows("ns.t", 3)->size() == 3);
+    CHECK(root.tables().Rows("ns.t", 4)->size() == 3);
+    for (const DataLocation& object : objects) CHECK(root.Exists(object));
+    // A collection after it takes no object and no table file either.
+    absl::StatusOr<gc::PlanSummary> after = root.Plan();
+    LAKE_REQUIRE_OK(after);
+    for (const std::string& uri : root.PlannedUris(after->manifest.plan_id)) {
+      CHECK_MESSAGE(uri.find("/stage/objects/") == std::string::npos, uri);
+    }
+    CHECK(after->manifest.table_files == 0);
   }
 }
 

@@ -3,12 +3,47 @@
 #include "absl/strings/str_cat.h"
 #include "engine/local/local_object_store.h"
 #include "engine/stage_descriptor.h"
+#include "tests/support/stage_fixture.h"
 #include "tests/support/test_files.h"
 
 namespace lake::testing {
 
 std::string LocalStageIdentity(const std::string&) {
   return StageDescriptorToJson(StageDescriptor{});
+}
+
+absl::StatusOr<std::vector<DataLocation>> CreateSixEpisodes(TableRoot& root) {
+  table::Schema schema;
+  schema.columns = {{"episode_id", table::ColumnType::kUtf8},
+                    {"n", table::ColumnType::kInt64},
+                    {"video", table::ColumnType::kFile}};
+  const table::TableName name{"robots", "episodes"};
+  if (absl::Status s = root.tables->CreateTable(name, schema).status(); !s.ok()) return s;
+  for (int first : {1, 4}) {
+    std::vector<std::vector<uint8_t>> bytes;
+    std::vector<MemorySource> sources;
+    bytes.reserve(3);
+    sources.reserve(3);
+    std::vector<sql::StatementParameter> params;
+    for (int n = first; n < first + 3; ++n) {
+      bytes.push_back(RandomBytes(300, static_cast<uint64_t>(n)));
+      sources.emplace_back(bytes.back());
+      params.push_back(table::CellValue{"e" + std::to_string(n)});
+      params.push_back(table::CellValue{int64_t{n}});
+      params.push_back(sql::FileFromSource{&sources.back(), "video/mp4"});
+    }
+    absl::Status inserted =
+        root.Insert("INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, ?, ?), "
+                    "(?, ?, ?), (?, ?, ?)",
+                    std::move(params))
+            .status();
+    if (!inserted.ok()) return inserted;
+  }
+  absl::StatusOr<std::vector<std::vector<table::CellValue>>> rows = root.Rows(name.ToString());
+  if (!rows.ok()) return rows.status();
+  std::vector<DataLocation> videos;
+  for (const auto& row : *rows) videos.push_back(std::get<DataLocation>(row[2]));
+  return videos;
 }
 
 absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(io::FileSystem& fs,

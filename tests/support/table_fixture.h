@@ -50,6 +50,12 @@ struct TableRoot {
   absl::StatusOr<std::vector<DataLocation>> CurrentReferences(const std::string& table);
 };
 
+// Creates robots.episodes (episode_id utf8, n int64, video file) in `root`
+// holding e1..e6 (n = 1..6) in two fragments — versions 1 (e1..e3) and 2
+// (e4..e6) — each row with a 300-byte video of its own (seeded by n).
+// Returns the videos in row order.
+absl::StatusOr<std::vector<DataLocation>> CreateSixEpisodes(TableRoot& root);
+
 // The stage identity a root at `root_dir` records (its local descriptor).
 std::string LocalStageIdentity(const std::string& root_dir);
 
