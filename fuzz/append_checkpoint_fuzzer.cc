@@ -23,14 +23,13 @@
 #include "engine/operation_id.h"
 #include "engine/sha256.h"
 #include "engine/table/append_checkpoint_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
 using lake::table::AppendCheckpoint;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 void CheckDecode(std::string_view bytes) {
   absl::StatusOr<AppendCheckpoint> decoded = lake::table::DecodeAppendCheckpoint(bytes);

@@ -21,15 +21,14 @@
 
 #include "base/utf8.h"
 #include "engine/table/cell_text.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
 using lake::table::CellValue;
 using lake::table::ColumnType;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 // ISO-8601 text of a year within 0000..9999 (four digits, no sign).
 bool HasFourDigitYear(const std::string& text) { return text.size() > 4 && text[4] == '-' && text[0] != '-'; }

@@ -19,12 +19,11 @@
 #include <string_view>
 
 #include "engine/s3/checkpoint_dir_record_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

@@ -28,6 +28,7 @@
 #include <string_view>
 
 #include "absl/strings/match.h"
+#include "fuzz/property_check.h"
 #include "io/s3http/credential_formats.h"
 
 namespace {
@@ -36,9 +37,7 @@ using namespace lake::s3http;
 
 constexpr std::string_view kMarker = "lakeSECRET";
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 bool IsWsp(char c) { return c == ' ' || c == '\t'; }
 

@@ -20,12 +20,11 @@
 
 #include "engine/table/byte_codec.h"
 #include "engine/table/deletion_vector_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

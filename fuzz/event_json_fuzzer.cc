@@ -17,14 +17,13 @@
 #include "engine/events/event_json.h"
 #include "engine/events/event_record_format.h"
 #include "engine/table/byte_codec.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
 using lake::events::Event;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 void CheckAccepted(const Event& e) {
   Check(lake::events::ValidateEventRecord(e).ok());

@@ -28,15 +28,14 @@
 #include <vector>
 
 #include "engine/events/event_log_frame.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
 using lake::events::Frame;
 using lake::events::kFrameHeaderBytes;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 constexpr size_t kChecksumOffset = 24;
 

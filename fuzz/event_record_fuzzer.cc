@@ -20,14 +20,13 @@
 
 #include "engine/events/event_record_format.h"
 #include "engine/table/byte_codec.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
 using lake::events::Event;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 void CheckDigest(const Event& e) {
   std::string digest = lake::events::EventContentDigest(e);

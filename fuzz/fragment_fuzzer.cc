@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "engine/table/fragment_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
@@ -35,9 +36,7 @@ using lake::table::ColumnType;
 using lake::table::FragmentCheck;
 using lake::table::Schema;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 bool Identical(const lake::table::ColumnBatch& a, const lake::table::ColumnBatch& b) {
   if (a.schema != b.schema || a.num_rows != b.num_rows || a.columns.size() != b.columns.size()) {

@@ -17,12 +17,11 @@
 #include <string_view>
 
 #include "engine/gc/apply_progress_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

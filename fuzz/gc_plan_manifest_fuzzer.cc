@@ -21,12 +21,11 @@
 
 #include "engine/gc/plan_manifest_format.h"
 #include "engine/gc/root_identity_record.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 void FuzzRootIdentity(std::string_view text) {
   absl::StatusOr<std::string> id = lake::gc::DecodeRootIdentityRecord(text, "the marker");

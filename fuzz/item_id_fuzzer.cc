@@ -16,12 +16,11 @@
 #include <string_view>
 
 #include "engine/events/item_id.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

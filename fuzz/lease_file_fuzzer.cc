@@ -21,12 +21,11 @@
 #include <string_view>
 
 #include "engine/gc/lease_file_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

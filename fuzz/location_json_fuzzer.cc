@@ -20,12 +20,11 @@
 #include "engine/data_location.h"
 #include "engine/data_location_json.h"
 #include "engine/location_uri.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 bool IsLowerHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');

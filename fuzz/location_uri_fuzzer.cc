@@ -34,12 +34,11 @@
 #include <vector>
 
 #include "engine/location_uri.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 // Well-formed UTF-8 byte sequences, Unicode 15 Table 3-7: every lead byte
 // with the exact range of its second byte; later bytes are 80..BF.

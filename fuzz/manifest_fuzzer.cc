@@ -26,27 +26,14 @@
 
 #include "engine/table/byte_codec.h"
 #include "engine/table/manifest_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
 using lake::table::Manifest;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
-
-// Relative, and no segment that is empty, "." or "..".
-bool IsSafePath(const std::string& path) {
-  size_t start = 0;
-  while (true) {
-    size_t slash = path.find('/', start);
-    std::string segment =
-        path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-    if (segment.empty() || segment == "." || segment == "..") return false;
-    if (slash == std::string::npos) return true;
-    start = slash + 1;
-  }
-}
+using lake::fuzz::Check;
+using lake::fuzz::IsSafeRelativePath;
 
 }  // namespace
 
@@ -58,12 +45,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   Check(lake::table::ValidateManifest(*decoded).ok());
-  Check(IsSafePath(decoded->reference_delta_path));
+  Check(IsSafeRelativePath(decoded->reference_delta_path));
   for (const lake::table::FragmentRef& fragment : decoded->fragments) {
-    Check(IsSafePath(fragment.path));
+    Check(IsSafeRelativePath(fragment.path));
     if (fragment.deletion_vector) {
       Check(decoded->format_version >= lake::table::kManifestFormatVersionV3);
-      Check(IsSafePath(fragment.deletion_vector->path));
+      Check(IsSafeRelativePath(fragment.deletion_vector->path));
       Check(fragment.deletion_vector->deleted_rows >= 1 &&
             fragment.deletion_vector->deleted_rows <= fragment.rows);
     }

@@ -31,6 +31,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "engine/table/byte_codec.h"
 #include "engine/table/manifest_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
@@ -38,22 +39,8 @@ using lake::table::Manifest;
 using lake::table::ManifestFile;
 using lake::table::ManifestLink;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
-
-// Relative, and no segment that is empty, "." or "..".
-bool IsSafePath(const std::string& path) {
-  size_t start = 0;
-  while (true) {
-    size_t slash = path.find('/', start);
-    std::string segment =
-        path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-    if (segment.empty() || segment == "." || segment == "..") return false;
-    if (slash == std::string::npos) return true;
-    start = slash + 1;
-  }
-}
+using lake::fuzz::Check;
+using lake::fuzz::IsSafeRelativePath;
 
 void CheckLink(const ManifestLink& link) {
   Check(lake::table::ValidateManifestLink(link).ok());
@@ -71,12 +58,12 @@ void CheckLink(const ManifestLink& link) {
   Check(link.header.fragments.empty());
   absl::flat_hash_set<std::string> removed;
   for (const std::string& path : link.removed) {
-    Check(IsSafePath(path));
+    Check(IsSafeRelativePath(path));
     Check(removed.insert(path).second);
   }
   absl::flat_hash_set<std::string> added;
   for (const lake::table::FragmentRef& fragment : link.added) {
-    Check(IsSafePath(fragment.path));
+    Check(IsSafeRelativePath(fragment.path));
     Check(added.insert(fragment.path).second);
     if (fragment.statistics) {
       Check(lake::table::ValidateFragmentStatistics(*fragment.statistics, link.header.schema,

@@ -15,12 +15,11 @@
 #include <string_view>
 
 #include "engine/gc/pin_record_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

@@ -23,12 +23,11 @@
 #include <string_view>
 
 #include "cli/range_text.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 bool AllDigits(std::string_view text) {
   for (char c : text) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/table/reference_delta_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
@@ -30,9 +31,7 @@ using lake::DataLocation;
 using lake::table::ReferenceDelta;
 using lake::table::ReferenceDeltaReader;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 bool Sorted(const std::vector<DataLocation>& entries) {
   return std::adjacent_find(entries.begin(), entries.end(),

@@ -18,12 +18,11 @@
 #include <string_view>
 
 #include "engine/table/reference_snapshot_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

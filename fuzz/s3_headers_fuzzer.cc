@@ -34,15 +34,14 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "fuzz/property_check.h"
 #include "io/s3http/s3_headers.h"
 
 namespace {
 
 using namespace lake::s3http;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 

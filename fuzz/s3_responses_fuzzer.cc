@@ -39,15 +39,14 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/property_check.h"
 #include "io/s3http/s3_responses.h"
 
 namespace {
 
 using namespace lake::s3http;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 // A reference UTF-8 check (RFC 3629), written independently of the
 // library's: decode with explicit ranges per lead byte.

@@ -45,14 +45,13 @@
 #include <utility>
 #include <vector>
 
+#include "fuzz/property_check.h"
 #include "io/s3http/sigv4_signer.h"
 
 namespace lake::s3http {
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 bool IsUnreservedByte(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||

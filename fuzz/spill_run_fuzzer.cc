@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/property_check.h"
 #include "spill/run_decoder.h"
 #include "spill/run_encoder.h"
 #include "spill/run_format.h"
@@ -27,9 +28,7 @@ namespace {
 // Bounds what one input may make the decoder allocate (two blocks).
 constexpr size_t kMaxFuzzBlockBytes = 64 << 10;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

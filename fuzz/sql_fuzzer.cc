@@ -38,6 +38,7 @@
 #include "engine/sql/sql_statement.h"
 #include "engine/table/column_batch.h"
 #include "engine/table/fragment_statistics.h"
+#include "fuzz/property_check.h"
 #include "schema/table_schema.h"
 
 namespace {
@@ -47,9 +48,7 @@ using lake::table::CellValue;
 using lake::table::ColumnBatch;
 using lake::table::ColumnType;
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 bool StartsWithSql(const absl::Status& status) {
   return status.code() == absl::StatusCode::kInvalidArgument && status.message().substr(0, 5) == "SQL: ";

@@ -15,13 +15,12 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/property_check.h"
 #include "registry/writer_channel_format.h"
 
 namespace {
 
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
+using lake::fuzz::Check;
 
 }  // namespace
 

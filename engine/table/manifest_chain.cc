@@ -384,6 +384,9 @@ absl::StatusOr<const ResolvedManifest*> ManifestChainReader::Resolve(
     }
     return std::nullopt;
   };
+  // A reader used once resolves in place; from its second call on (a
+  // collector's walk in ascending order) it keeps every base it passes.
+  const bool keep_bases = !levels_.empty();
   std::vector<ReadLink> links;  // from the version down
   std::string path = manifest_path;
   uint64_t expected = version;
@@ -434,7 +437,7 @@ absl::StatusOr<const ResolvedManifest*> ManifestChainReader::Resolve(
     // A format 3 link is the base of its child only: its level replaces
     // its base's.
     const bool replaces = link->link.header.format_version == kManifestFormatVersionV3;
-    if (!replaces) {
+    if (keep_bases && !replaces) {
       ResolvedManifest base = levels_.back();
       levels_.push_back(std::move(base));
     }

@@ -113,10 +113,11 @@ absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manif
                                          std::vector<FragmentRef> added,
                                          uint32_t checkpoint_interval, const std::string& path);
 
-// Resolves the versions of one table directory. It keeps the last version
-// resolved and the versions its links start from (at most
-// kMaxManifestChainLength + 1 lists): resolving its child (as a collector
-// walking versions in ascending order does) reads one file.
+// Resolves the versions of one table directory. Its first call resolves
+// in place (one list in memory); from the second on it keeps the last
+// version resolved and the bases its walk passed (at most
+// kMaxManifestChainLength + 1 lists), so resolving the next version (as a
+// collector walking versions in ascending order does) reads one file.
 //
 // Not thread-safe: one reader per thread.
 class ManifestChainReader {
