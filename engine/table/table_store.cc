@@ -22,6 +22,7 @@
 #include "engine/table/fragment_format.h"
 #include "engine/table/pending_append_error.h"
 #include "engine/table/reference_delta_format.h"
+#include "engine/table/table_log.h"
 #include "io/durable_paths.h"
 #include "io/whole_file.h"
 #include "registry/commit_errors.h"
@@ -142,11 +143,6 @@ void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& 
 
 constexpr size_t kMaxDeletionVectorBytes = EncodedDeletionVectorBytes(kMaxFragmentRows);
 
-// Writes a new file of `bytes` as `path` durably; the name is fresh (a
-// UUIDv7), so nothing else is ever there.
-absl::Status WriteNewTableFile(io::FileSystem& fs, const std::string& path, std::string_view bytes) {
-  return io::WriteWholeFileDurably(fs, path, absl::StrCat(path, ".tmp"), bytes);
-}
 
 }  // namespace
 
@@ -159,9 +155,10 @@ absl::StatusOr<std::vector<uint32_t>> ReadDeletedRows(io::FileSystem& fs,
     return absl::DataLossError(absl::StrCat("deletion vector ", ref.path, " of fragment ",
                                             fragment.path, ": ", std::string(why)));
   };
-  absl::StatusOr<std::string> bytes =
-      io::ReadWholeFile(fs, absl::StrCat(table_dir, "/", ref.path), kMaxDeletionVectorBytes);
+  // A table log record (table_log.h), or a file of an older DELETE.
+  absl::StatusOr<std::string> bytes = ReadTablePath(fs, table_dir, ref.path, kMaxDeletionVectorBytes);
   if (absl::IsNotFound(bytes.status())) return damaged("it is missing");
+  if (absl::IsDataLoss(bytes.status())) return damaged(std::string(bytes.status().message()));
   if (!bytes.ok()) return bytes.status();
   if (Sha256Hex(*bytes) != ref.sha256) return damaged("its SHA-256 is not its manifest's");
   absl::StatusOr<DeletionVector> vector = DecodeDeletionVector(*bytes);
@@ -1148,28 +1145,36 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   }
   if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[0]); !s.ok()) return s;
 
-  // 2. The new deletion vectors, each under a fresh name.
-  std::vector<std::string> written;
-  auto abandon = [&](const absl::Status& cause) {
-    for (const std::string& path : written) RemoveUnreferencedFile(fs_, path);
-    return cause;
-  };
-  for (auto& [ref, deleted] : survivors) {
-    if (deleted != nullptr) {
-      absl::StatusOr<std::string> bytes =
-          EncodeDeletionVector(DeletionVector{ref.sha256, ref.rows, *deleted});
-      if (!bytes.ok()) return abandon(bytes.status());
-      DeletionVectorRef vector{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(),
-                                            std::string(kDeletionVectorSuffix)),
-                               Sha256Hex(*bytes), deleted->size()};
-      std::string path = absl::StrCat(table_dir, "/", vector.path);
-      if (absl::Status s = WriteNewTableFile(fs_, path, *bytes); !s.ok()) return abandon(s);
-      written.push_back(std::move(path));
-      ref.deletion_vector = std::move(vector);
-      added_fragments.push_back(std::move(ref));
-    }
+  // 2. The new deletion vectors: records of the table log, all made
+  // durable by one sync (table_log.h). A failure leaves at most records no
+  // manifest names: nothing to remove.
+  auto abandon = [](const absl::Status& cause) { return cause; };
+  std::vector<std::string> vector_bytes;
+  for (const auto& [ref, deleted] : survivors) {
+    if (deleted == nullptr) continue;
+    absl::StatusOr<std::string> bytes =
+        EncodeDeletionVector(DeletionVector{ref.sha256, ref.rows, *deleted});
+    if (!bytes.ok()) return bytes.status();
+    vector_bytes.push_back(*std::move(bytes));
   }
-  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[1]); !s.ok()) return abandon(s);
+  std::vector<TableLogRecord> records;
+  records.reserve(vector_bytes.size());
+  for (const std::string& bytes : vector_bytes) {
+    records.push_back(TableLogRecord{TableLogRecordKind::kDeletionVector, base + 1, bytes});
+  }
+  absl::StatusOr<std::vector<TableLogAddress>> addresses =
+      log_writer_.AppendDurably(table_dir, records);
+  if (!addresses.ok()) return addresses.status();
+  size_t next_vector = 0;
+  for (auto& [ref, deleted] : survivors) {
+    if (deleted == nullptr) continue;
+    const std::string& bytes = vector_bytes[next_vector];
+    ref.deletion_vector = DeletionVectorRef{FormatTableLogAddress((*addresses)[next_vector]),
+                                            Sha256Hex(bytes), deleted->size()};
+    ++next_vector;
+    added_fragments.push_back(std::move(ref));
+  }
+  if (absl::Status s = LAKE_FAILPOINT(kTableDeleteFailpoints[1]); !s.ok()) return s;
 
   // 3. The removal delta and the manifest of base+1.
   absl::StatusOr<EncodedReferenceDelta> delta =
