@@ -19,7 +19,8 @@
 // batch divided by the fsync floor bounds a durable insert's batches/s.
 // Also the protocol floor: the file operations one durable append of the
 // specified protocol needs, run bare (no lake code) with lake's own file
-// sizes, in appends/s and the rows/s that allows at BATCH rows per append.
+// sizes, in appends/s and the rows/s that allows at BATCH rows per append;
+// and the same for the table log's two-flush protocol (LogProtocolFloor).
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -173,6 +174,44 @@ double ProtocolFloor(const std::string& dir, const std::vector<uint64_t>& file_b
   }
   double s = Seconds(start);
   for (std::thread& writer : writers) writer.join();
+  ::close(log);
+  return appends / s;
+}
+
+// Appends/s of the table log's protocol (engine/table/table_log.h), bare:
+// one version's records (`record_bytes`: what the four files of
+// ProtocolFloor hold) written into a preallocated segment and fdatasync'ed,
+// then one small append + fdatasync (the registry's commit): two flushes,
+// no new inode, no directory sync. The floor of a two-flush append on this
+// disk.
+double LogProtocolFloor(const std::string& dir, uint64_t record_bytes, int appends) {
+  std::string path = dir + "/log-protocol-floor.seg";
+  int segment = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (segment < 0) Die("create " + path);
+  const uint64_t segment_bytes = uint64_t{32} << 20;
+  if (::posix_fallocate(segment, 0, static_cast<off_t>(segment_bytes)) != 0 ||
+      ::fsync(segment) != 0) {
+    Die("preallocate " + path);
+  }
+  int log = ::open((dir + "/log-protocol-floor.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (log < 0) Die("open log protocol floor log");
+  std::string records(std::max<uint64_t>(record_bytes, 1), 'v');
+  std::string commit(200, 'r');
+  uint64_t offset = 0;
+  auto start = Clock::now();
+  for (int n = 0; n < appends; ++n) {
+    if (offset + records.size() > segment_bytes) offset = 0;  // stays in the preallocation
+    if (::pwrite(segment, records.data(), records.size(), static_cast<off_t>(offset)) !=
+            static_cast<ssize_t>(records.size()) ||
+        ::fdatasync(segment) != 0) {
+      Die("log protocol floor write");
+    }
+    offset += records.size();
+    WriteAll(log, commit, "log protocol floor commit");
+    if (::fdatasync(log) != 0) Die("log protocol floor commit sync");
+  }
+  double s = Seconds(start);
+  ::close(segment);
   ::close(log);
   return appends / s;
 }
@@ -448,6 +487,9 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(manifest), static_cast<unsigned long long>(delta));
     std::printf("protocol_floor_appends_per_s=%.0f\n", per_s);
     std::printf("protocol_floor_rows_per_s=%.0f\n", per_s * batch);
+    double log_per_s = LogProtocolFloor(dir, 2 * fragment + 256 + manifest + delta, 300);
+    std::printf("log_protocol_floor_appends_per_s=%.0f\n", log_per_s);
+    std::printf("log_protocol_floor_rows_per_s=%.0f\n", log_per_s * batch);
   }
 
   start = Clock::now();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <iterator>
 #include <numeric>
@@ -121,8 +122,10 @@ absl::StatusOr<ColumnBatch> ReadFragmentColumns(io::FileSystem& fs, const std::s
   return batch;
 }
 
-// Calls `visit(location)` for every non-null FILE cell of the rows of
-// `batch` that `deleted` (ascending) does not list.
+// Calls `visit(uri, row, column)` for every non-null FILE cell of the rows
+// of `batch` that `deleted` (ascending) does not list: the cell's URI
+// first, so a caller builds the whole DataLocation only for the cells it
+// wants.
 template <typename Visit>
 void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& deleted,
                          Visit visit) {
@@ -136,12 +139,15 @@ void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& 
         continue;
       }
       if (column.IsNull(row)) continue;
-      visit(std::get<DataLocation>(batch.Cell(row, c)));
+      visit(column.strings.At(row), row, c);
     }
   }
 }
 
 constexpr size_t kMaxDeletionVectorBytes = EncodedDeletionVectorBytes(kMaxFragmentRows);
+// How many fragments a DELETE reads and decodes ahead of choosing their
+// rows: one per pool thread a scan leaves free, about.
+constexpr size_t kDeleteReadAhead = 3;
 
 
 }  // namespace
@@ -1058,15 +1064,45 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   }
   absl::flat_hash_map<size_t, std::vector<uint32_t>> deleted_after;  // by fragment index
   std::vector<DataLocation> released;  // the deleted rows' locations
+  std::vector<size_t> to_read;  // the fragments the statistics do not rule out
   for (size_t i = 0; i < manifest->fragments.size(); ++i) {
     const FragmentRef& ref = manifest->fragments[i];
     if (selector.statistics_may_match && ref.statistics &&
         !selector.statistics_may_match(*ref.statistics, ref.rows)) {
       continue;
     }
-    absl::StatusOr<ColumnBatch> batch = ReadFragmentColumns(fs_, table_dir, ref, schema, wanted);
+    to_read.push_back(i);
+  }
+  // Each is read and decoded on pool_ ahead of this thread, which chooses
+  // the rows (the selector runs here only). Every read is waited for
+  // before this function returns: they read its locals.
+  struct FragmentRead {
+    absl::StatusOr<ColumnBatch> batch;
+    absl::StatusOr<std::vector<uint32_t>> before;
+  };
+  struct ReadsAhead {
+    std::deque<std::future<FragmentRead>> pending;
+    ~ReadsAhead() {
+      for (auto& read : pending) read.wait();
+    }
+  } ahead;
+  size_t next_read = 0;
+  for (size_t i : to_read) {
+    while (next_read < to_read.size() && ahead.pending.size() < kDeleteReadAhead) {
+      const FragmentRef* next = &manifest->fragments[to_read[next_read++]];
+      ahead.pending.push_back(pool_.Run([this, next, &table_dir, &schema, &wanted] {
+        FragmentRead read{ReadFragmentColumns(fs_, table_dir, *next, schema, wanted),
+                          std::vector<uint32_t>()};
+        if (read.batch.ok()) read.before = ReadDeletedRows(fs_, table_dir, *next);
+        return read;
+      }));
+    }
+    FragmentRead read = ahead.pending.front().get();
+    ahead.pending.pop_front();
+    const FragmentRef& ref = manifest->fragments[i];
+    absl::StatusOr<ColumnBatch>& batch = read.batch;
     if (!batch.ok()) return batch.status();
-    absl::StatusOr<std::vector<uint32_t>> before = ReadDeletedRows(fs_, table_dir, ref);
+    absl::StatusOr<std::vector<uint32_t>>& before = read.before;
     if (!before.ok()) return before.status();
     std::vector<uint32_t> matching;
     if (selector.matching_rows) {
@@ -1117,8 +1153,15 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
     for (size_t c = 0; c < schema.columns.size(); ++c) {
       file_columns[c] = schema.columns[c].type == ColumnType::kFile;
     }
+    // Which released locations a live row still holds: each is looked up
+    // by URI (whole locations compared only on a URI match), and the walk
+    // stops once every one is found.
     std::vector<bool> still_referenced(released.size(), false);
+    size_t unresolved = released.size();
+    absl::flat_hash_map<std::string_view, std::vector<size_t>> released_by_uri;
+    for (size_t k = 0; k < released.size(); ++k) released_by_uri[released[k].uri].push_back(k);
     for (const auto& [ref, deleted] : survivors) {
+      if (unresolved == 0) break;
       absl::StatusOr<ColumnBatch> batch =
           ReadFragmentColumns(fs_, table_dir, ref, schema, file_columns);
       if (!batch.ok()) return batch.status();
@@ -1128,14 +1171,19 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
         if (!rows.ok()) return rows.status();
         read_deleted = *std::move(rows);
       }
-      ForEachLiveFileCell(*batch, deleted == nullptr ? read_deleted : *deleted,
-                          [&](const DataLocation& location) {
-                            auto at = std::lower_bound(released.begin(), released.end(), location,
-                                                       ReferenceLess);
-                            if (at != released.end() && *at == location) {
-                              still_referenced[at - released.begin()] = true;
-                            }
-                          });
+      ForEachLiveFileCell(
+          *batch, deleted == nullptr ? read_deleted : *deleted,
+          [&](std::string_view uri, size_t row, size_t column) {
+            auto candidates = released_by_uri.find(uri);
+            if (candidates == released_by_uri.end()) return;
+            DataLocation location = std::get<DataLocation>(batch->Cell(row, column));
+            for (size_t k : candidates->second) {
+              if (!still_referenced[k] && released[k] == location) {
+                still_referenced[k] = true;
+                --unresolved;
+              }
+            }
+          });
     }
     std::vector<DataLocation> gone;
     for (size_t k = 0; k < released.size(); ++k) {
