@@ -527,6 +527,7 @@ int main(int argc, char** argv) {
     for (size_t i = 1; i < deleted; ++i) delete_sql += ", ?";
     delete_sql += ")";
     start = Clock::now();
+    long long delete_flushes_before = disk.Now();
     lake_statement* del = nullptr;
     Check(lake_db_prepare(db, delete_sql.c_str(), &del, &err), err, "prepare delete");
     for (size_t i = 0; i < deleted; ++i) {
@@ -539,6 +540,7 @@ int main(int argc, char** argv) {
     double lake_delete_s = Seconds(start);
     if (deleted_rows != deleted) Die("lake delete removed " + std::to_string(deleted_rows));
     std::printf("lake_delete_1pct_ms=%.1f\n", lake_delete_s * 1000);
+    PrintFlushesPer("lake_delete_1pct_flushes", disk, delete_flushes_before, 1.0);
     start = Clock::now();
     uint64_t left = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
     double lake_scan_after_s = Seconds(start);
@@ -550,6 +552,7 @@ int main(int argc, char** argv) {
     Sql(sdb, "PRAGMA journal_mode=WAL");
     Sql(sdb, "PRAGMA synchronous=FULL");
     start = Clock::now();
+    delete_flushes_before = disk.Now();
     Sql(sdb, "BEGIN");
     Sql(sdb, "DELETE FROM rows WHERE n % 100 = 0");
     Sql(sdb, "COMMIT");
@@ -557,6 +560,7 @@ int main(int argc, char** argv) {
     if (static_cast<size_t>(sqlite3_changes(sdb)) != deleted) Die("sqlite delete count");
     sqlite3_close(sdb);
     std::printf("sqlite_full_delete_1pct_ms=%.1f\n", sqlite_delete_s * 1000);
+    PrintFlushesPer("sqlite_full_delete_1pct_flushes", disk, delete_flushes_before, 1.0);
     double sqlite_scan_after_s = SqliteScan(full_db, "SELECT * FROM rows", nullptr, &sqlite_rows);
     if (sqlite_rows != rows - deleted) Die("sqlite scan after delete count");
     std::printf("sqlite_scan_after_delete_rows_per_s=%.0f\n", sqlite_rows / sqlite_scan_after_s);
