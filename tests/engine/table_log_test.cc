@@ -298,7 +298,7 @@ TEST_CASE("table log: a power loss before the sync loses that version's records 
   }
 }
 
-TEST_CASE("table log: a power loss while creating the first segment leaves no segment") {
+TEST_CASE("table log: a power loss before the first record's sync keeps the segment, not the record") {
   REQUIRE(failpoint::Enabled());
   LogDir d;
   {
@@ -312,10 +312,13 @@ TEST_CASE("table log: a power loss while creating the first segment leaves no se
     CHECK_FALSE(writer.AppendDurably(d.table_dir, {Record(1, "lost")}).ok());
     failpoint::ClearAll();
   }
-  // The segment was published (its creation synced), its record was not.
+  // The segment was published (its creation synced), its record was not:
+  // the next append finds segment 1 empty and writes at its start.
+  CHECK(d.Segments() == 1);
   table::TableLogWriter writer(d.posix);
   absl::StatusOr<std::vector<TableLogAddress>> a = writer.AppendDurably(d.table_dir, {Record(1, "x")});
   LAKE_REQUIRE_OK(a);
+  CHECK((*a)[0] == TableLogAddress{1, 32, 1});
   CHECK(d.Read(d.posix, (*a)[0]) == "x");
 }
 
