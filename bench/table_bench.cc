@@ -19,7 +19,8 @@
 // batch divided by the fsync floor bounds a durable insert's batches/s.
 // Also the protocol floor: the file operations one durable append of the
 // specified protocol needs, run bare (no lake code) with lake's own file
-// sizes, in appends/s and the rows/s that allows at BATCH rows per append.
+// sizes, in appends/s and the rows/s that allows at BATCH rows per append;
+// and the same for the table log's two-flush protocol (LogProtocolFloor).
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -173,6 +174,44 @@ double ProtocolFloor(const std::string& dir, const std::vector<uint64_t>& file_b
   }
   double s = Seconds(start);
   for (std::thread& writer : writers) writer.join();
+  ::close(log);
+  return appends / s;
+}
+
+// Appends/s of the table log's protocol (engine/table/table_log.h), bare:
+// one version's records (`record_bytes`: what the four files of
+// ProtocolFloor hold) written into a preallocated segment and fdatasync'ed,
+// then one small append + fdatasync (the registry's commit): two flushes,
+// no new inode, no directory sync. The floor of a two-flush append on this
+// disk.
+double LogProtocolFloor(const std::string& dir, uint64_t record_bytes, int appends) {
+  std::string path = dir + "/log-protocol-floor.seg";
+  int segment = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (segment < 0) Die("create " + path);
+  const uint64_t segment_bytes = uint64_t{32} << 20;
+  if (::posix_fallocate(segment, 0, static_cast<off_t>(segment_bytes)) != 0 ||
+      ::fsync(segment) != 0) {
+    Die("preallocate " + path);
+  }
+  int log = ::open((dir + "/log-protocol-floor.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (log < 0) Die("open log protocol floor log");
+  std::string records(std::max<uint64_t>(record_bytes, 1), 'v');
+  std::string commit(200, 'r');
+  uint64_t offset = 0;
+  auto start = Clock::now();
+  for (int n = 0; n < appends; ++n) {
+    if (offset + records.size() > segment_bytes) offset = 0;  // stays in the preallocation
+    if (::pwrite(segment, records.data(), records.size(), static_cast<off_t>(offset)) !=
+            static_cast<ssize_t>(records.size()) ||
+        ::fdatasync(segment) != 0) {
+      Die("log protocol floor write");
+    }
+    offset += records.size();
+    WriteAll(log, commit, "log protocol floor commit");
+    if (::fdatasync(log) != 0) Die("log protocol floor commit sync");
+  }
+  double s = Seconds(start);
+  ::close(segment);
   ::close(log);
   return appends / s;
 }
@@ -448,6 +487,9 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(manifest), static_cast<unsigned long long>(delta));
     std::printf("protocol_floor_appends_per_s=%.0f\n", per_s);
     std::printf("protocol_floor_rows_per_s=%.0f\n", per_s * batch);
+    double log_per_s = LogProtocolFloor(dir, 2 * fragment + 256 + manifest + delta, 300);
+    std::printf("log_protocol_floor_appends_per_s=%.0f\n", log_per_s);
+    std::printf("log_protocol_floor_rows_per_s=%.0f\n", log_per_s * batch);
   }
 
   start = Clock::now();
@@ -485,6 +527,7 @@ int main(int argc, char** argv) {
     for (size_t i = 1; i < deleted; ++i) delete_sql += ", ?";
     delete_sql += ")";
     start = Clock::now();
+    long long delete_flushes_before = disk.Now();
     lake_statement* del = nullptr;
     Check(lake_db_prepare(db, delete_sql.c_str(), &del, &err), err, "prepare delete");
     for (size_t i = 0; i < deleted; ++i) {
@@ -497,6 +540,7 @@ int main(int argc, char** argv) {
     double lake_delete_s = Seconds(start);
     if (deleted_rows != deleted) Die("lake delete removed " + std::to_string(deleted_rows));
     std::printf("lake_delete_1pct_ms=%.1f\n", lake_delete_s * 1000);
+    PrintFlushesPer("lake_delete_1pct_flushes", disk, delete_flushes_before, 1.0);
     start = Clock::now();
     uint64_t left = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
     double lake_scan_after_s = Seconds(start);
@@ -508,6 +552,7 @@ int main(int argc, char** argv) {
     Sql(sdb, "PRAGMA journal_mode=WAL");
     Sql(sdb, "PRAGMA synchronous=FULL");
     start = Clock::now();
+    delete_flushes_before = disk.Now();
     Sql(sdb, "BEGIN");
     Sql(sdb, "DELETE FROM rows WHERE n % 100 = 0");
     Sql(sdb, "COMMIT");
@@ -515,6 +560,7 @@ int main(int argc, char** argv) {
     if (static_cast<size_t>(sqlite3_changes(sdb)) != deleted) Die("sqlite delete count");
     sqlite3_close(sdb);
     std::printf("sqlite_full_delete_1pct_ms=%.1f\n", sqlite_delete_s * 1000);
+    PrintFlushesPer("sqlite_full_delete_1pct_flushes", disk, delete_flushes_before, 1.0);
     double sqlite_scan_after_s = SqliteScan(full_db, "SELECT * FROM rows", nullptr, &sqlite_rows);
     if (sqlite_rows != rows - deleted) Die("sqlite scan after delete count");
     std::printf("sqlite_scan_after_delete_rows_per_s=%.0f\n", sqlite_rows / sqlite_scan_after_s);

@@ -156,6 +156,16 @@ class FileSystem {
   // a spare file instead of creating one.
   virtual absl::StatusOr<std::unique_ptr<File>> OpenForRewrite(
       const std::string& path) = 0;
+  // Opens an existing regular file for writing more to it (past its
+  // records, or over the zeros preallocated for them), without truncating
+  // it and without following a final symlink (NotFound when absent): what
+  // it held stays as it was, and only what is written through the new
+  // handle needs its Sync (the table log's segments). The same open as
+  // OpenForRewrite; the fault-injecting file system tells the two apart (a
+  // rewrite's earlier content is not relied on, an append's is).
+  virtual absl::StatusOr<std::unique_ptr<File>> OpenForAppend(const std::string& path) {
+    return OpenForRewrite(path);
+  }
   virtual absl::StatusOr<std::unique_ptr<File>> OpenDirectory(
       const std::string& path) = 0;
   // AlreadyExists when the directory is present.

@@ -14,6 +14,7 @@
 #include "engine/table/fragment_format.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_journal.h"
+#include "engine/table/table_log.h"
 #include "engine/table/table_store.h"
 #include "io/whole_file.h"
 
@@ -110,8 +111,10 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
            {&fragment.path, fragment.deletion_vector ? &fragment.deletion_vector->path : nullptr}) {
         if (path == nullptr) continue;
         if (!previous.contains(*path)) {
-          if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", *path)), nullptr,
-                                     referrer);
+          // A record of the table log keeps its whole segment.
+          if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/",
+                                                                table::TableFileOfPath(*path))),
+                                     nullptr, referrer);
               !s.ok()) {
             return s;
           }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <iterator>
 #include <numeric>
@@ -22,6 +23,7 @@
 #include "engine/table/fragment_format.h"
 #include "engine/table/pending_append_error.h"
 #include "engine/table/reference_delta_format.h"
+#include "engine/table/table_log.h"
 #include "io/durable_paths.h"
 #include "io/whole_file.h"
 #include "registry/commit_errors.h"
@@ -120,8 +122,10 @@ absl::StatusOr<ColumnBatch> ReadFragmentColumns(io::FileSystem& fs, const std::s
   return batch;
 }
 
-// Calls `visit(location)` for every non-null FILE cell of the rows of
-// `batch` that `deleted` (ascending) does not list.
+// Calls `visit(uri, row, column)` for every non-null FILE cell of the rows
+// of `batch` that `deleted` (ascending) does not list: the cell's URI
+// first, so a caller builds the whole DataLocation only for the cells it
+// wants.
 template <typename Visit>
 void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& deleted,
                          Visit visit) {
@@ -135,7 +139,7 @@ void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& 
         continue;
       }
       if (column.IsNull(row)) continue;
-      visit(std::get<DataLocation>(batch.Cell(row, c)));
+      visit(column.strings.At(row), row, c);
     }
   }
 }
@@ -147,6 +151,11 @@ constexpr size_t kMaxDeletionVectorBytes = EncodedDeletionVectorBytes(kMaxFragme
 absl::Status WriteNewTableFile(io::FileSystem& fs, const std::string& path, std::string_view bytes) {
   return io::WriteWholeFileDurably(fs, path, absl::StrCat(path, ".tmp"), bytes);
 }
+
+// How many fragments a DELETE reads and decodes ahead of choosing their
+// rows: one per pool thread a scan leaves free, about.
+constexpr size_t kDeleteReadAhead = 3;
+
 
 // A batch an append or a replace-where may commit to `table`: of its
 // schema, valid, every FILE cell contained in the stage.
@@ -180,9 +189,10 @@ absl::StatusOr<std::vector<uint32_t>> ReadDeletedRows(io::FileSystem& fs,
     return absl::DataLossError(absl::StrCat("deletion vector ", ref.path, " of fragment ",
                                             fragment.path, ": ", std::string(why)));
   };
-  absl::StatusOr<std::string> bytes =
-      io::ReadWholeFile(fs, absl::StrCat(table_dir, "/", ref.path), kMaxDeletionVectorBytes);
+  // A table log record (table_log.h), or a file of an older DELETE.
+  absl::StatusOr<std::string> bytes = ReadTablePath(fs, table_dir, ref.path, kMaxDeletionVectorBytes);
   if (absl::IsNotFound(bytes.status())) return damaged("it is missing");
+  if (absl::IsDataLoss(bytes.status())) return damaged(std::string(bytes.status().message()));
   if (!bytes.ok()) return bytes.status();
   if (Sha256Hex(*bytes) != ref.sha256) return damaged("its SHA-256 is not its manifest's");
   absl::StatusOr<DeletionVector> vector = DecodeDeletionVector(*bytes);
@@ -1116,15 +1126,45 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
   }
   absl::flat_hash_map<size_t, std::vector<uint32_t>> deleted_after;  // by fragment index
   std::vector<DataLocation> released;  // the deleted rows' locations
+  std::vector<size_t> to_read;  // the fragments the statistics do not rule out
   for (size_t i = 0; i < manifest->fragments.size(); ++i) {
     const FragmentRef& ref = manifest->fragments[i];
     if (selector.statistics_may_match && ref.statistics &&
         !selector.statistics_may_match(*ref.statistics, ref.rows)) {
       continue;
     }
-    absl::StatusOr<ColumnBatch> batch = ReadFragmentColumns(fs_, table_dir, ref, schema, wanted);
+    to_read.push_back(i);
+  }
+  // Each is read and decoded on pool_ ahead of this thread, which chooses
+  // the rows (the selector runs here only). Every read is waited for
+  // before this function returns: they read its locals.
+  struct FragmentRead {
+    absl::StatusOr<ColumnBatch> batch;
+    absl::StatusOr<std::vector<uint32_t>> before;
+  };
+  struct ReadsAhead {
+    std::deque<std::future<FragmentRead>> pending;
+    ~ReadsAhead() {
+      for (auto& read : pending) read.wait();
+    }
+  } ahead;
+  size_t next_read = 0;
+  for (size_t i : to_read) {
+    while (next_read < to_read.size() && ahead.pending.size() < kDeleteReadAhead) {
+      const FragmentRef* next = &manifest->fragments[to_read[next_read++]];
+      ahead.pending.push_back(pool_.Run([this, next, &table_dir, &schema, &wanted] {
+        FragmentRead read{ReadFragmentColumns(fs_, table_dir, *next, schema, wanted),
+                          std::vector<uint32_t>()};
+        if (read.batch.ok()) read.before = ReadDeletedRows(fs_, table_dir, *next);
+        return read;
+      }));
+    }
+    FragmentRead read = ahead.pending.front().get();
+    ahead.pending.pop_front();
+    const FragmentRef& ref = manifest->fragments[i];
+    absl::StatusOr<ColumnBatch>& batch = read.batch;
     if (!batch.ok()) return batch.status();
-    absl::StatusOr<std::vector<uint32_t>> before = ReadDeletedRows(fs_, table_dir, ref);
+    absl::StatusOr<std::vector<uint32_t>>& before = read.before;
     if (!before.ok()) return before.status();
     std::vector<uint32_t> matching;
     if (selector.matching_rows) {
@@ -1175,8 +1215,15 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
     for (size_t c = 0; c < schema.columns.size(); ++c) {
       file_columns[c] = schema.columns[c].type == ColumnType::kFile;
     }
+    // Which released locations a live row still holds: each is looked up
+    // by URI (whole locations compared only on a URI match), and the walk
+    // stops once every one is found.
     std::vector<bool> still_referenced(released.size(), false);
+    size_t unresolved = released.size();
+    absl::flat_hash_map<std::string_view, std::vector<size_t>> released_by_uri;
+    for (size_t k = 0; k < released.size(); ++k) released_by_uri[released[k].uri].push_back(k);
     for (const auto& [ref, deleted] : survivors) {
+      if (unresolved == 0) break;
       absl::StatusOr<ColumnBatch> batch =
           ReadFragmentColumns(fs_, table_dir, ref, schema, file_columns);
       if (!batch.ok()) return batch.status();
@@ -1186,14 +1233,19 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
         if (!rows.ok()) return rows.status();
         read_deleted = *std::move(rows);
       }
-      ForEachLiveFileCell(*batch, deleted == nullptr ? read_deleted : *deleted,
-                          [&](const DataLocation& location) {
-                            auto at = std::lower_bound(released.begin(), released.end(), location,
-                                                       ReferenceLess);
-                            if (at != released.end() && *at == location) {
-                              still_referenced[at - released.begin()] = true;
-                            }
-                          });
+      ForEachLiveFileCell(
+          *batch, deleted == nullptr ? read_deleted : *deleted,
+          [&](std::string_view uri, size_t row, size_t column) {
+            auto candidates = released_by_uri.find(uri);
+            if (candidates == released_by_uri.end()) return;
+            DataLocation location = std::get<DataLocation>(batch->Cell(row, column));
+            for (size_t k : candidates->second) {
+              if (!still_referenced[k] && released[k] == location) {
+                still_referenced[k] = true;
+                --unresolved;
+              }
+            }
+          });
     }
     std::vector<DataLocation> gone;
     for (size_t k = 0; k < released.size(); ++k) {
@@ -1215,28 +1267,41 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
   }
   if (absl::Status s = step(0); !s.ok()) return s;
 
-  // 2. The new deletion vectors, each under a fresh name.
+  // 2. The new deletion vectors: records of the table log, all made
+  // durable by one sync (table_log.h). A failure leaves records no
+  // manifest names (nothing to remove) and, after 2b, the new rows'
+  // fragment file, which is removed again.
   std::vector<std::string> written;
   auto abandon = [&](const absl::Status& cause) {
     for (const std::string& path : written) RemoveUnreferencedFile(fs_, path);
     return cause;
   };
-  for (auto& [ref, deleted] : survivors) {
-    if (deleted != nullptr) {
-      absl::StatusOr<std::string> bytes =
-          EncodeDeletionVector(DeletionVector{ref.sha256, ref.rows, *deleted});
-      if (!bytes.ok()) return abandon(bytes.status());
-      DeletionVectorRef vector{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(),
-                                            std::string(kDeletionVectorSuffix)),
-                               Sha256Hex(*bytes), deleted->size()};
-      std::string path = absl::StrCat(table_dir, "/", vector.path);
-      if (absl::Status s = WriteNewTableFile(fs_, path, *bytes); !s.ok()) return abandon(s);
-      written.push_back(std::move(path));
-      ref.deletion_vector = std::move(vector);
-      added_fragments.push_back(std::move(ref));
-    }
+  std::vector<std::string> vector_bytes;
+  for (const auto& [ref, deleted] : survivors) {
+    if (deleted == nullptr) continue;
+    absl::StatusOr<std::string> bytes =
+        EncodeDeletionVector(DeletionVector{ref.sha256, ref.rows, *deleted});
+    if (!bytes.ok()) return bytes.status();
+    vector_bytes.push_back(*std::move(bytes));
   }
-  if (absl::Status s = step(1); !s.ok()) return abandon(s);
+  std::vector<TableLogRecord> records;
+  records.reserve(vector_bytes.size());
+  for (const std::string& bytes : vector_bytes) {
+    records.push_back(TableLogRecord{TableLogRecordKind::kDeletionVector, base + 1, bytes});
+  }
+  absl::StatusOr<std::vector<TableLogAddress>> addresses =
+      log_writer_.AppendDurably(table_dir, records);
+  if (!addresses.ok()) return addresses.status();
+  size_t next_vector = 0;
+  for (auto& [ref, deleted] : survivors) {
+    if (deleted == nullptr) continue;
+    const std::string& bytes = vector_bytes[next_vector];
+    ref.deletion_vector = DeletionVectorRef{FormatTableLogAddress((*addresses)[next_vector]),
+                                            Sha256Hex(bytes), deleted->size()};
+    ++next_vector;
+    added_fragments.push_back(std::move(ref));
+  }
+  if (absl::Status s = step(1); !s.ok()) return s;
 
   // 2b. The new rows' fragment, under a fresh name.
   if (added != nullptr) {

@@ -8,6 +8,10 @@
 //   _versions/<version>.manifest  one manifest per committed version
 //                                 (manifest_format.h), 20 decimal digits
 //   _lake/object_refs/<version>.refs   reference deltas (reference_journal.h)
+//   _log/<segment>.seg            the table log (table_log_format.h): a
+//                                 DELETE's deletion vectors as records,
+//                                 named by address; data/<uuidv7>.del
+//                                 files of older DELETEs are still read
 // A dropped table's directory moves to tables/.dropped/<id: 16 hex>/ (a
 // name no namespace can have), so its name is free at once (DropTable).
 //
@@ -88,6 +92,7 @@
 #include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_journal.h"
+#include "engine/table/table_log.h"
 #include "schema/table_schema.h"
 #include "io/file_system.h"
 #include "registry/registry.h"
@@ -144,7 +149,7 @@ inline constexpr std::array<std::string_view, 3> kTableExpireFailpoints = {
 // A DELETE's steps, in order (TableStore::Delete).
 inline constexpr std::array<std::string_view, 4> kTableDeleteFailpoints = {
     "table_delete.selected",          // the rows chosen, nothing written
-    "table_delete.vectors_written",   // the new deletion vectors are durable, unnamed
+    "table_delete.vectors_written",   // the vectors' log records are durable, unnamed
     "table_delete.manifest_written",  // the removal delta and the manifest are durable
     "table_delete.committed",         // the registry commit is durable
 };
@@ -462,16 +467,16 @@ class TableStore {
   // the commit lock, in order (kTableDeleteFailpoints):
   //   1. the rows are chosen on the current version (nothing matched: OK,
   //      no version committed, deleted_rows 0);
-  //   2. the new deletion vectors are written durably (fresh names, named
-  //      by nothing yet);
+  //   2. the new deletion vectors are appended to the table log as records
+  //      and made durable by one sync (table_log.h; named by nothing yet);
   //   3. the reference delta and the manifest of base+1 are written
   //      durably (replacing an uncommitted leftover of base+1);
   //   4. the registry's compare-and-set commits base+1 (synced).
   // A DELETE carries no data of the caller's (its rows are chosen from the
   // committed version under the commit turn), so it needs no checkpoint: a
   // failure or crash before 4 leaves the version unchanged and at most
-  // vectors nothing names (removed on a failure; the collector's after a
-  // crash), and running the DELETE again converges — rows already deleted
+  // log records nothing names (never read; a later append may write over
+  // torn ones), and running the DELETE again converges — rows already deleted
   // stay deleted and are not counted twice. A failure whose outcome the
   // registry cannot tell (a synced write that failed) is returned as it
   // is; the table's version then says whether it committed.
@@ -648,6 +653,8 @@ class TableStore {
   // names: a version number is never reused, so it is that version's
   // manifest even when other writers committed in between.
   absl::flat_hash_map<uint64_t, ResolvedManifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
+  // Appends the records of the table log (a DELETE's deletion vectors).
+  TableLogWriter log_writer_ ABSL_GUARDED_BY(commit_mu_){fs_};
   // An append's parallel work (its reference delta, three of its four file
   // writes) and every scan's reads ahead. kPoolThreads covers one append's
   // file writes and one scan's reads ahead at once. Declared last:

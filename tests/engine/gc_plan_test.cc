@@ -24,6 +24,7 @@
 #include "engine/table/fragment_format.h"
 #include "engine/table/reference_journal.h"
 #include "engine/table/manifest_chain.h"
+#include "engine/table/table_log_format.h"
 #include "engine/table/table_store.h"
 #include "tests/support/gc_fixture.h"
 #include "tests/support/status_checks.h"
@@ -286,6 +287,36 @@ TEST_CASE("gc plan: a deleted row's object is planned once the cutoff has passed
   CHECK(root.Exists(kept));
   CHECK(root.tables().Rows("ns.t")->size() == 1);
   CHECK(root.tables().CurrentReferences("ns.t")->size() == 1);
+}
+
+TEST_CASE("gc plan: the table log's segments are never planned, even with every version but one expired") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  table::TableName name = *table::ParseTableName("ns.t");
+  // One fragment of three rows: each DELETE writes it a deletion vector.
+  LAKE_REQUIRE_OK(root.tables().Insert(
+      "INSERT INTO ns.t (id, f) VALUES (?, ?), (?, ?), (?, ?)",
+      {table::CellValue{std::string("a")}, table::CellValue{root.Put()},
+       table::CellValue{std::string("b")}, table::CellValue{root.Put()},
+       table::CellValue{std::string("c")}, table::CellValue{root.Put()}}));
+  LAKE_REQUIRE_OK(root.tables().Delete("DELETE FROM ns.t WHERE id = ?",
+                                       {table::CellValue{std::string("a")}}));
+  LAKE_REQUIRE_OK(root.tables().Delete("DELETE FROM ns.t WHERE id = ?",
+                                       {table::CellValue{std::string("b")}}));
+  LAKE_REQUIRE_OK(root.tables().tables->Expire(name, {.keep_last = 1}));
+  root.AgeEverything(absl::Hours(48));
+  absl::StatusOr<PlanSummary> plan = root.Plan();  // cutoff zero
+  LAKE_REQUIRE_OK(plan);
+  for (const std::string& uri : root.PlannedUris(plan->manifest.plan_id)) {
+    CAPTURE(uri);
+    CHECK(uri.find("/_log/") == std::string::npos);
+  }
+  LAKE_REQUIRE_OK(ApplyPlan(root.View(), plan->manifest.plan_id, {}));
+  CHECK(std::filesystem::exists(root.tables().tables->TableDir(name) + "/" +
+                                table::TableLogSegmentRelativePath(1)));
+  absl::StatusOr<std::vector<std::vector<table::CellValue>>> rows = root.tables().Rows("ns.t");
+  LAKE_REQUIRE_OK(rows);
+  CHECK(rows->size() == 1);
 }
 
 TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained version references") {

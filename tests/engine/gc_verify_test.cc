@@ -42,6 +42,22 @@ TEST_CASE("gc verify: a sound root has no problems") {
   }
 }
 
+TEST_CASE("gc verify: a DELETE's deletion vectors count as their table log segment, found") {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  LAKE_REQUIRE_OK(root.tables().Insert(
+      "INSERT INTO ns.t (id, f) VALUES (?, ?), (?, ?)",
+      {table::CellValue{std::string("a")}, table::CellValue{root.Put()},
+       table::CellValue{std::string("b")}, table::CellValue{root.Put()}}));
+  LAKE_REQUIRE_OK(root.tables().Delete("DELETE FROM ns.t WHERE id = ?",
+                                       {table::CellValue{std::string("a")}}));
+  REQUIRE(std::filesystem::exists(root.root_dir() + "/tables/ns/t/_log"));
+  std::vector<VerifyProblem> problems;
+  absl::StatusOr<VerifySummary> summary = Verify(root, false, &problems);
+  LAKE_REQUIRE_OK(summary);
+  CHECK(problems.empty());
+}
+
 TEST_CASE("gc verify: a missing object is reported with every table version naming it") {
   GcTestRoot root;
   root.CreateTable("ns.t");

@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 
 #include "base/failpoint.h"
 #include "engine/table/deletion_vector_format.h"
+#include "engine/table/table_log_format.h"
 #include "engine/table/table_store.h"
 #include "io/posix/posix_file_system.h"
 #include "tests/support/fault_injection_file_system.h"
@@ -90,7 +92,8 @@ std::vector<std::string> CurrentUris(TableRoot& root) {
   return Uris(*refs);
 }
 
-// The deletion vector files of the table directory.
+// The deletion vector files of the table directory (data/*.del): a DELETE
+// writes none any more, its vectors are records of the table log.
 std::vector<std::string> VectorFiles(TableRoot& root) {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(
@@ -100,6 +103,30 @@ std::vector<std::string> VectorFiles(TableRoot& root) {
     }
   }
   return files;
+}
+
+// The records of the table's log (table_log_format.h), in order.
+std::vector<table::TableLogAddress> LogRecords(TableRoot& root) {
+  std::vector<table::TableLogAddress> records;
+  std::string log_dir = root.tables->TableDir(Name()) + "/" + std::string(table::kTableLogDir);
+  if (!std::filesystem::exists(log_dir)) return records;
+  std::vector<uint64_t> segments;
+  for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
+    std::optional<uint64_t> segment =
+        table::ParseTableLogSegmentName(entry.path().filename().string());
+    if (segment) segments.push_back(*segment);
+  }
+  std::sort(segments.begin(), segments.end());
+  for (uint64_t segment : segments) {
+    std::vector<uint8_t> bytes = testing::ReadFile(
+        root.tables->TableDir(Name()) + "/" + table::TableLogSegmentRelativePath(segment));
+    absl::StatusOr<table::TableLogScan> scan = table::ScanTableLogRecords(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), segment,
+        table::kTableLogSegmentHeaderBytes);
+    LAKE_REQUIRE_OK(scan);
+    records.insert(records.end(), scan->records.begin(), scan->records.end());
+  }
+  return records;
 }
 
 // A root whose table holds e1..e6 (n = 1..6) in two fragments (versions 1
@@ -159,8 +186,9 @@ TEST_CASE("a scan of the version a DELETE commits skips the deleted rows") {
   CHECK(root->Query("SELECT episode_id FROM robots.episodes WHERE n = ?",
                     {CellValue{int64_t{4}}})
             ->empty());
-  // One vector per touched fragment, beside it.
-  CHECK(VectorFiles(*root).size() == 2);
+  // One vector per touched fragment: records of the table log, no files.
+  CHECK(LogRecords(*root).size() == 2);
+  CHECK(VectorFiles(*root).empty());
 }
 
 TEST_CASE("AS OF VERSION of the version before a DELETE still reads the deleted rows") {
@@ -186,7 +214,7 @@ TEST_CASE("DELETE without WHERE deletes every row and drops every fragment") {
   LAKE_REQUIRE_OK(scan);
   CHECK((*scan)->fragment_count() == 0);
   CHECK((*scan)->total_rows() == 0);
-  CHECK(VectorFiles(*root).empty());
+  CHECK(LogRecords(*root).empty());
   CHECK(CurrentUris(*root).empty());
   // An empty table takes rows again.
   InsertOne(*root, "e7", 7);
@@ -203,7 +231,7 @@ TEST_CASE("a DELETE whose WHERE matches nothing commits no version") {
   CHECK(deleted->version == 2);
   CHECK(deleted->operation_id.empty());
   CHECK(CurrentVersion(*root) == 2);
-  CHECK(VectorFiles(*root).empty());
+  CHECK(LogRecords(*root).empty());
 }
 
 TEST_CASE("a DELETE on a fragment with deleted rows deletes and counts only the new ones") {
@@ -320,27 +348,36 @@ TEST_CASE("a damaged or replaced deletion vector fails the scan closed with Data
   DeleteFixture f;
   std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{2}}}));
-  std::vector<std::string> vectors = VectorFiles(*root);
-  REQUIRE(vectors.size() == 1);
-  std::vector<uint8_t> original = testing::ReadFile(vectors[0]);
-  {
-    std::vector<uint8_t> flipped = original;
-    flipped[flipped.size() / 2] ^= 1;
-    std::ofstream(vectors[0], std::ios::binary | std::ios::trunc)
-        .write(reinterpret_cast<const char*>(flipped.data()), flipped.size());
-  }
-  absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kTable);
-  CHECK(absl::IsDataLoss(rows.status()));
-  // A valid vector of another row set in its place: its digest is not the manifest's.
-  absl::StatusOr<table::DeletionVector> vector =
-      table::DecodeDeletionVector(std::string(original.begin(), original.end()));
+  std::vector<table::TableLogAddress> records = LogRecords(*root);
+  REQUIRE(records.size() == 1);
+  const table::TableLogAddress at = records[0];
+  const std::string segment =
+      root->tables->TableDir(Name()) + "/" + table::TableLogSegmentRelativePath(at.segment);
+  std::vector<uint8_t> original = testing::ReadFile(segment);
+  auto write_at = [&](uint64_t offset, std::string_view bytes) {
+    std::fstream out(segment, std::ios::in | std::ios::out | std::ios::binary);
+    out.seekp(static_cast<std::streamoff>(offset));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  };
+  const size_t payload = at.offset + table::kTableLogRecordHeaderBytes;
+  write_at(payload + at.payload_bytes / 2,
+           std::string(1, static_cast<char>(original[payload + at.payload_bytes / 2] ^ 1)));
+  CHECK(absl::IsDataLoss(root->Rows(kTable).status()));
+  // A valid record of a vector of another row set in its place: its
+  // checksum holds, its SHA-256 is not the manifest's.
+  absl::StatusOr<table::DeletionVector> vector = table::DecodeDeletionVector(
+      std::string(original.begin() + payload, original.begin() + payload + at.payload_bytes));
   LAKE_REQUIRE_OK(vector);
   vector->deleted_rows = {0};
   absl::StatusOr<std::string> other = table::EncodeDeletionVector(*vector);
   LAKE_REQUIRE_OK(other);
-  std::ofstream(vectors[0], std::ios::binary | std::ios::trunc) << *other;
+  std::string record;
+  table::AppendTableLogRecord(
+      at.segment, table::TableLogRecord{table::TableLogRecordKind::kDeletionVector, 3, *other},
+      &record);
+  write_at(at.offset, record);
   CHECK(absl::IsDataLoss(root->Rows(kTable).status()));
-  std::filesystem::remove(vectors[0]);
+  std::filesystem::remove(segment);
   CHECK(absl::IsDataLoss(root->Rows(kTable).status()));
   // The version before it never read the vector.
   CHECK(Ids(*root, 2).size() == 6);
@@ -349,6 +386,14 @@ TEST_CASE("a damaged or replaced deletion vector fails the scan closed with Data
 // ---- Crash safety ----
 
 constexpr char kDeleteTwo[] = "DELETE FROM robots.episodes WHERE n IN (?, ?)";
+// Every step of a DELETE, in order: its own, and between the first two the
+// table log's (its records written, not yet synced).
+constexpr std::array<std::string_view, 5> kDeleteSteps = {
+    table::kTableDeleteFailpoints[0], table::kTableLogWrittenFailpoint,
+    table::kTableDeleteFailpoints[1], table::kTableDeleteFailpoints[2],
+    table::kTableDeleteFailpoints[3]};
+// The index in kDeleteSteps of the registry's commit.
+constexpr size_t kDeleteCommitStep = 4;
 std::vector<CellValue> TwoAndFive() { return {CellValue{int64_t{2}}, CellValue{int64_t{5}}}; }
 
 TEST_CASE("DELETE: the failpoint list names every step a DELETE passes, in order") {
@@ -359,17 +404,17 @@ TEST_CASE("DELETE: the failpoint list names every step a DELETE passes, in order
     std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
     LAKE_REQUIRE_OK(root->Delete(kDeleteTwo, TwoAndFive()));
   }
-  for (std::string_view step : table::kTableDeleteFailpoints) {
+  for (std::string_view step : kDeleteSteps) {
     CAPTURE(std::string(step));
     CHECK(failpoint::HitCount(step) == 1);
   }
   failpoint::ClearAll();
 }
 
-TEST_CASE("DELETE: a failure before the commit leaves the version and no vector behind") {
+TEST_CASE("DELETE: a failure before the commit leaves the version and names no vector") {
   REQUIRE(failpoint::Enabled());
-  for (size_t i = 0; i + 1 < table::kTableDeleteFailpoints.size(); ++i) {
-    std::string_view step = table::kTableDeleteFailpoints[i];
+  for (size_t i = 0; i < kDeleteCommitStep; ++i) {
+    std::string_view step = kDeleteSteps[i];
     CAPTURE(std::string(step));
     DeleteFixture f;
     std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
@@ -386,8 +431,8 @@ TEST_CASE("DELETE: a failure before the commit leaves the version and no vector 
 
 TEST_CASE("DELETE: a child SIGKILLed at each step leaves the DELETE whole or not at all") {
   REQUIRE(failpoint::Enabled());
-  for (size_t i = 0; i < table::kTableDeleteFailpoints.size(); ++i) {
-    std::string_view step = table::kTableDeleteFailpoints[i];
+  for (size_t i = 0; i < kDeleteSteps.size(); ++i) {
+    std::string_view step = kDeleteSteps[i];
     CAPTURE(std::string(step));
     DeleteFixture f;
     pid_t pid = ::fork();
@@ -405,14 +450,14 @@ TEST_CASE("DELETE: a child SIGKILLed at each step leaves the DELETE whole or not
     REQUIRE(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGKILL);
     // Past the registry's synced write (the last step), the DELETE is durable.
-    f.CheckWholeOrNothing(/*must_have_happened=*/i >= 3);
+    f.CheckWholeOrNothing(/*must_have_happened=*/i >= kDeleteCommitStep);
   }
 }
 
 TEST_CASE("DELETE: a power loss at each step leaves the DELETE whole or not at all") {
   REQUIRE(failpoint::Enabled());
-  for (size_t i = 0; i < table::kTableDeleteFailpoints.size(); ++i) {
-    std::string_view step = table::kTableDeleteFailpoints[i];
+  for (size_t i = 0; i < kDeleteSteps.size(); ++i) {
+    std::string_view step = kDeleteSteps[i];
     CAPTURE(std::string(step));
     DeleteFixture f;
     {
@@ -428,7 +473,45 @@ TEST_CASE("DELETE: a power loss at each step leaves the DELETE whole or not at a
       CHECK_FALSE(deleted.ok());
       CHECK(fs.crashed());
     }
-    f.CheckWholeOrNothing(/*must_have_happened=*/i >= 3);
+    f.CheckWholeOrNothing(/*must_have_happened=*/i >= kDeleteCommitStep);
+  }
+}
+
+TEST_CASE("DELETE: killed, reopened, run again and a power loss: whole or not at all") {
+  REQUIRE(failpoint::Enabled());
+  // Killed with its records written and unsynced, then (a new process)
+  // run again, which appends after them, and the power lost before or
+  // after its commit.
+  for (size_t lost_at : {size_t{1}, size_t{3}, kDeleteCommitStep}) {
+    CAPTURE(std::string(kDeleteSteps[lost_at]));
+    DeleteFixture f;
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      failpoint::ClearAll();
+      failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kKill);
+      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(f.posix, f.root_dir);
+      if (!root.ok()) ::_exit(11);
+      (void)(*root)->Delete(kDeleteTwo, TwoAndFive());
+      ::_exit(13);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFSIGNALED(status));
+    {
+      testing::FaultInjectionFileSystem fs(f.posix, f.backups);
+      std::unique_ptr<TableRoot> root = OpenOn(fs, f.root_dir);
+      CHECK(CurrentVersion(*root) == 2);
+      failpoint::ClearAll();
+      failpoint::Set(kDeleteSteps[lost_at], failpoint::Action::kCallback, [&] {
+        fs.Crash();
+        return absl::UnavailableError("power lost");
+      });
+      CHECK_FALSE(root->Delete(kDeleteTwo, TwoAndFive()).ok());
+      failpoint::ClearAll();
+      CHECK(fs.crashed());
+    }
+    f.CheckWholeOrNothing(/*must_have_happened=*/lost_at >= kDeleteCommitStep);
   }
 }
 

@@ -370,6 +370,21 @@ absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenForRewri
       new FaultFile(*this, std::move(*file), RegisterFile(path), false));
 }
 
+absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenForAppend(
+    const std::string& path) {
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::File>> file = base_.OpenForAppend(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<io::FileInfo> info = (*file)->Stat();
+  if (!info.ok()) return info.status();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    durable_sizes_.try_emplace(path, info->size);
+  }
+  return std::unique_ptr<io::File>(
+      new FaultFile(*this, std::move(*file), RegisterFile(path), false));
+}
+
 absl::StatusOr<std::unique_ptr<io::File>> FaultInjectionFileSystem::OpenDirectory(
     const std::string& path) {
   if (absl::Status s = CheckAlive(); !s.ok()) return s;

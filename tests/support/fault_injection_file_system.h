@@ -67,6 +67,9 @@ class FaultInjectionFileSystem final : public io::FileSystem {
   absl::StatusOr<std::unique_ptr<io::File>> CreateNew(const std::string& path,
                                                       bool want_direct) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenForRewrite(const std::string& path) override;
+  // What the file held is durable as it was (only writes through the new
+  // handle are undone by a crash), unlike OpenForRewrite.
+  absl::StatusOr<std::unique_ptr<io::File>> OpenForAppend(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<io::File>> OpenDirectory(const std::string& path) override;
   absl::Status CreateDirectory(const std::string& path) override;
   absl::Status RenameNoReplace(const std::string& from, const std::string& to) override;

@@ -1,0 +1,234 @@
+#include "engine/table/table_log.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/failpoint.h"
+#include "engine/managed_key.h"
+#include "io/durable_paths.h"
+#include "io/whole_file.h"
+
+namespace lake::table {
+namespace {
+
+absl::Status PReadFully(io::File& file, uint8_t* buf, size_t len, uint64_t offset, size_t* got) {
+  *got = 0;
+  while (*got < len) {
+    absl::StatusOr<size_t> n = file.PRead(buf + *got, len - *got, offset + *got);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;  // the end of the file
+    *got += *n;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PWriteFully(io::File& file, std::string_view bytes, uint64_t offset) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    absl::StatusOr<size_t> n = file.PWrite(reinterpret_cast<const uint8_t*>(bytes.data()) + done,
+                                           bytes.size() - done, offset + done);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return absl::DataLossError(absl::StrCat("a write to ", file.path(), " wrote nothing"));
+    done += *n;
+  }
+  return absl::OkStatus();
+}
+
+// `len` bytes at `offset` (fewer at the end of the file).
+absl::StatusOr<std::string> ReadAt(io::File& file, uint64_t offset, size_t len) {
+  std::string bytes(len, '\0');
+  size_t got = 0;
+  if (absl::Status s = PReadFully(file, reinterpret_cast<uint8_t*>(bytes.data()), len, offset, &got);
+      !s.ok()) {
+    return s;
+  }
+  bytes.resize(got);
+  return bytes;
+}
+
+bool AllZero(std::string_view bytes) {
+  return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+}
+
+// Where the records of the open segment end, scanned from `start` (a
+// record boundary), and whether the bytes there are clean zeros. Reads a
+// record header at a time (and the records it passes, to check them), so
+// the preallocated zeros after the end are never read beyond one header.
+struct SegmentEnd {
+  uint64_t end = 0;
+  bool clean = true;
+};
+absl::StatusOr<SegmentEnd> FindSegmentEnd(io::File& file, uint64_t segment, uint64_t start) {
+  uint64_t pos = start;
+  for (;;) {
+    absl::StatusOr<std::string> header = ReadAt(file, pos, kTableLogRecordHeaderBytes);
+    if (!header.ok()) return header.status();
+    if (AllZero(*header)) return SegmentEnd{pos, true};
+    absl::StatusOr<uint64_t> payload_bytes = TableLogRecordPayloadBytes(*header);
+    if (!payload_bytes.ok()) return SegmentEnd{pos, false};
+    absl::StatusOr<std::string> record = ReadAt(file, pos, TableLogRecordBytes(*payload_bytes));
+    if (!record.ok()) return record.status();
+    if (!DecodeTableLogRecord(*record, TableLogAddress{segment, pos, *payload_bytes}).ok()) {
+      return SegmentEnd{pos, false};
+    }
+    pos += record->size();
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> TableLogWriter::NewestSegment(const std::string& log_dir) {
+  absl::StatusOr<std::vector<std::string>> names = fs_.ListDirectory(log_dir);
+  if (absl::IsNotFound(names.status())) return 0;
+  if (!names.ok()) return names.status();
+  uint64_t newest = 0;
+  for (const std::string& name : *names) {
+    std::optional<uint64_t> segment = ParseTableLogSegmentName(name);
+    if (segment) newest = std::max(newest, *segment);
+  }
+  return newest;
+}
+
+absl::Status TableLogWriter::CreateSegment(const std::string& table_dir, uint64_t segment,
+                                           uint64_t min_bytes) {
+  const std::string log_dir = absl::StrCat(table_dir, "/", std::string(kTableLogDir));
+  if (absl::Status s = io::CreateDirectoriesDurably(fs_, log_dir); !s.ok()) return s;
+  const std::string path = absl::StrCat(table_dir, "/", TableLogSegmentRelativePath(segment));
+  const std::string temp = absl::StrCat(path, ".", NewUuidV7(), ".tmp");
+  absl::StatusOr<std::unique_ptr<io::File>> file = fs_.CreateNew(temp, /*want_direct=*/false);
+  if (!file.ok()) return file.status();
+  absl::Status written = [&]() -> absl::Status {
+    if (absl::Status s = PWriteFully(**file, EncodeTableLogSegmentHeader(segment), 0); !s.ok()) {
+      return s;
+    }
+    // Preallocated: later appends change no block map and no size, so
+    // their fdatasync writes the data alone. Where the file system cannot,
+    // the appends extend the file instead (still one sync each).
+    (void)(*file)->Allocate(0, std::max(min_bytes, kTableLogSegmentBytes));
+    if (absl::Status s = (*file)->Sync(); !s.ok()) return s;
+    return (*file)->Close();
+  }();
+  if (!written.ok()) {
+    (void)fs_.Remove(temp);
+    return written;
+  }
+  if (absl::Status s = fs_.RenameNoReplace(temp, path); !s.ok()) {
+    (void)fs_.Remove(temp);
+    return s;
+  }
+  return io::SyncParentDirectory(fs_, path);
+}
+
+absl::StatusOr<std::vector<TableLogAddress>> TableLogWriter::AppendDurably(
+    const std::string& table_dir, absl::Span<const TableLogRecord> records) {
+  std::vector<TableLogAddress> addresses;
+  if (records.empty()) return addresses;
+  uint64_t needed = 0;
+  for (const TableLogRecord& record : records) needed += TableLogRecordBytes(record.payload.size());
+  const std::string log_dir = absl::StrCat(table_dir, "/", std::string(kTableLogDir));
+  absl::StatusOr<uint64_t> newest = NewestSegment(log_dir);
+  if (!newest.ok()) return newest.status();
+
+  // The segment to append to and its end: the newest one when its end is
+  // clean and the records fit, else a new one.
+  uint64_t segment = *newest;
+  std::unique_ptr<io::File> file;
+  uint64_t end = 0;
+  if (segment != 0) {
+    std::string path = absl::StrCat(table_dir, "/", TableLogSegmentRelativePath(segment));
+    // Read through a handle of its own (a writing handle may not read).
+    absl::StatusOr<std::unique_ptr<io::File>> reading = fs_.OpenRead(path);
+    if (!reading.ok()) return reading.status();
+    absl::StatusOr<io::FileInfo> info = (*reading)->Stat();
+    if (!info.ok()) return info.status();
+    absl::StatusOr<std::string> header = ReadAt(**reading, 0, kTableLogSegmentHeaderBytes);
+    if (!header.ok()) return header.status();
+    if (absl::Status s = CheckTableLogSegmentHeader(*header, segment); !s.ok()) {
+      return absl::DataLossError(absl::StrCat(path, ": ", s.message()));
+    }
+    uint64_t start = kTableLogSegmentHeaderBytes;
+    auto cached = tails_.find(table_dir);
+    if (cached != tails_.end() && cached->second.segment == segment &&
+        cached->second.device == info->device && cached->second.inode == info->inode &&
+        cached->second.birth_unix_nanos == info->birth_unix_nanos) {
+      start = cached->second.end;
+    }
+    absl::StatusOr<SegmentEnd> found = FindSegmentEnd(**reading, segment, start);
+    if (!found.ok()) return found.status();
+    const bool fits = found->end == kTableLogSegmentHeaderBytes ||
+                      found->end + needed <= kTableLogSegmentBytes;
+    if (found->clean && fits) {
+      absl::StatusOr<std::unique_ptr<io::File>> opened = fs_.OpenForAppend(path);
+      if (!opened.ok()) return opened.status();
+      file = std::move(*opened);
+      end = found->end;
+      tails_[table_dir] = Tail{segment, end, info->device, info->inode, info->birth_unix_nanos};
+    }
+  }
+  if (file == nullptr) {
+    ++segment;
+    if (absl::Status s =
+            CreateSegment(table_dir, segment, kTableLogSegmentHeaderBytes + needed);
+        !s.ok()) {
+      return s;
+    }
+    std::string path = absl::StrCat(table_dir, "/", TableLogSegmentRelativePath(segment));
+    absl::StatusOr<std::unique_ptr<io::File>> opened = fs_.OpenForAppend(path);
+    if (!opened.ok()) return opened.status();
+    absl::StatusOr<io::FileInfo> info = (*opened)->Stat();
+    if (!info.ok()) return info.status();
+    file = std::move(*opened);
+    end = kTableLogSegmentHeaderBytes;
+    tails_[table_dir] = Tail{segment, end, info->device, info->inode, info->birth_unix_nanos};
+  }
+
+  std::string bytes;
+  bytes.reserve(needed);
+  uint64_t offset = end;
+  for (const TableLogRecord& record : records) {
+    addresses.push_back(TableLogAddress{segment, offset, record.payload.size()});
+    AppendTableLogRecord(segment, record, &bytes);
+    offset += TableLogRecordBytes(record.payload.size());
+  }
+  if (absl::Status s = PWriteFully(*file, bytes, end); !s.ok()) return s;
+  if (absl::Status s = LAKE_FAILPOINT(kTableLogWrittenFailpoint); !s.ok()) return s;
+  if (absl::Status s = file->Sync(); !s.ok()) return s;
+  if (absl::Status s = file->Close(); !s.ok()) return s;
+  tails_[table_dir].end = offset;
+  return addresses;
+}
+
+absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string& table_dir,
+                                          const std::string& path, size_t max_bytes) {
+  if (!IsTableLogPath(path)) return io::ReadWholeFile(fs, absl::StrCat(table_dir, "/", path), max_bytes);
+  absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(path);
+  if (!address.ok()) return address.status();
+  if (address->payload_bytes > max_bytes) {
+    return absl::DataLossError(absl::StrCat("table log record ", path, " holds more than ",
+                                            max_bytes, " bytes"));
+  }
+  std::string segment_path =
+      absl::StrCat(table_dir, "/", TableLogSegmentRelativePath(address->segment));
+  absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(segment_path);
+  if (absl::IsNotFound(file.status())) {
+    return absl::DataLossError(absl::StrCat("table log segment ", segment_path, " is missing"));
+  }
+  if (!file.ok()) return file.status();
+  absl::StatusOr<std::string> bytes =
+      ReadAt(**file, address->offset, TableLogRecordBytes(address->payload_bytes));
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<TableLogRecord> record = DecodeTableLogRecord(*bytes, *address);
+  if (!record.ok()) {
+    return absl::DataLossError(absl::StrCat(segment_path, ": ", record.status().message()));
+  }
+  bytes->erase(0, kTableLogRecordHeaderBytes);
+  return bytes;
+}
+
+std::string TableFileOfPath(const std::string& path) {
+  absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(path);
+  if (!address.ok()) return path;
+  return TableLogSegmentRelativePath(address->segment);
+}
+
+}  // namespace lake::table

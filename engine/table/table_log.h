@@ -1,0 +1,98 @@
+// The table log on disk (format: table_log_format.h): appending one
+// version's records durably with a single sync, and reading a record back
+// by the address a manifest names.
+//
+// Why: a table file published the ordinary way (ARCHITECTURE.md's
+// durability rule 1) costs a file sync, a rename and a directory sync; a
+// DELETE touching a thousand fragments wrote a thousand deletion vectors
+// that way. Records appended to a segment that already exists, preallocated,
+// need one fdatasync for all of them, and no new inode or directory entry:
+// a segment's creation (at a roll) is the only time a directory is synced.
+//
+// Invariants:
+// - Records are written only at a segment's end as a scan finds it
+//   (ScanTableLogRecords' valid_end) and only where the bytes are zero
+//   (the preallocation): a valid record is never overwritten, and neither
+//   are torn or damaged bytes (the writer rolls to a new segment instead).
+// - A record is named by a manifest only after the sync covering it
+//   returned: every committed address names synced bytes.
+// - A segment is published whole: written and synced under a temporary
+//   name, renamed into place, its directory synced. A segment file always
+//   starts with a valid header.
+// - Segments are never collected (the collector's inventory does not list
+//   _log/, so it never deletes one): a version's records may share a
+//   segment with any other version's, retired or not. Collecting a segment
+//   once no retained version names a record in it is left for later.
+//
+// Thread safety: a TableLogWriter is used under the table store's commit
+// lock and the root's commit turn (one writer of the root at a time), so
+// other processes' appends happen only between its calls; each append
+// finds the end again (from where it last was, when the segment is the same
+// file). ReadTablePath may be called from any thread.
+#ifndef LAKE_ENGINE_TABLE_TABLE_LOG_H_
+#define LAKE_ENGINE_TABLE_TABLE_LOG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "engine/table/table_log_format.h"
+#include "io/file_system.h"
+
+namespace lake::table {
+
+// A failpoint after a version's records are written to their segment and
+// before the sync that makes them durable.
+inline constexpr std::string_view kTableLogWrittenFailpoint = "table_log.written";
+
+class TableLogWriter {
+ public:
+  explicit TableLogWriter(io::FileSystem& fs) : fs_(fs) {}
+
+  // Appends `records` (one version's) to the log of the table in
+  // `table_dir` and makes them durable with one sync of their segment: the
+  // newest segment when they fit under kTableLogSegmentBytes and its end is
+  // clean, else a new one. Returns their addresses, in order. On a failure
+  // nothing returned is durable and no address was handed out.
+  absl::StatusOr<std::vector<TableLogAddress>> AppendDurably(
+      const std::string& table_dir, absl::Span<const TableLogRecord> records);
+
+ private:
+  // Where a table's newest segment ended after this writer's last append,
+  // and which file it was (a table dropped and created again has another).
+  struct Tail {
+    uint64_t segment = 0;
+    uint64_t end = 0;
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    int64_t birth_unix_nanos = 0;
+  };
+  // The newest segment of `log_dir` (0 when there is none).
+  absl::StatusOr<uint64_t> NewestSegment(const std::string& log_dir);
+  // Creates segment `segment` (published whole, above) of at least
+  // `min_bytes`, preallocated.
+  absl::Status CreateSegment(const std::string& table_dir, uint64_t segment, uint64_t min_bytes);
+
+  io::FileSystem& fs_;
+  absl::flat_hash_map<std::string, Tail> tails_;  // by table directory
+};
+
+// The bytes the table path `path` names in `table_dir`: a whole file, or
+// (IsTableLogPath) a record's payload, checked as table_log_format.h says.
+// DataLoss when a record is missing or damaged, or holds more than
+// `max_bytes`; NotFound when a file is missing.
+absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string& table_dir,
+                                          const std::string& path, size_t max_bytes);
+
+// The file the table path `path` lives in, relative to the table
+// directory: a record's segment, else `path` itself. What the collector
+// counts as live.
+std::string TableFileOfPath(const std::string& path);
+
+}  // namespace lake::table
+
+#endif  // LAKE_ENGINE_TABLE_TABLE_LOG_H_
