@@ -936,7 +936,9 @@ LAKE_API lake_status lake_statement_bind_location(lake_statement* stmt, size_t i
  * running the INSERT again. An append interrupted by a crash after its
  * uploads is replayed by lake_db_recover.
  * `opts` (may be NULL) gives the cancellation token and progress callback
- * of the uploads; its content type is not used. */
+ * of the uploads; its content type is not used. A replace-where, DELETE,
+ * DROP TABLE or ALTER TABLE runs with lake_statement_execute instead
+ * (LAKE_INVALID_ARGUMENT here). */
 LAKE_API lake_status lake_statement_insert(lake_statement* stmt, const lake_upload_options* opts,
                                            uint64_t* version_out, lake_error** err);
 /* Runs a SELECT: *out receives an Arrow C stream of the result's batches
