@@ -22,18 +22,6 @@ absl::Status PReadFully(io::File& file, uint8_t* buf, size_t len, uint64_t offse
   return absl::OkStatus();
 }
 
-absl::Status PWriteFully(io::File& file, std::string_view bytes, uint64_t offset) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    absl::StatusOr<size_t> n = file.PWrite(reinterpret_cast<const uint8_t*>(bytes.data()) + done,
-                                           bytes.size() - done, offset + done);
-    if (!n.ok()) return n.status();
-    if (*n == 0) return absl::DataLossError(absl::StrCat("a write to ", file.path(), " wrote nothing"));
-    done += *n;
-  }
-  return absl::OkStatus();
-}
-
 // `len` bytes at `offset` (fewer at the end of the file).
 absl::StatusOr<std::string> ReadAt(io::File& file, uint64_t offset, size_t len) {
   std::string bytes(len, '\0');
@@ -98,7 +86,7 @@ absl::Status TableLogWriter::CreateSegment(const std::string& table_dir, uint64_
   absl::StatusOr<std::unique_ptr<io::File>> file = fs_.CreateNew(temp, /*want_direct=*/false);
   if (!file.ok()) return file.status();
   absl::Status written = [&]() -> absl::Status {
-    if (absl::Status s = PWriteFully(**file, EncodeTableLogSegmentHeader(segment), 0); !s.ok()) {
+    if (absl::Status s = io::WriteFullyAt(**file, EncodeTableLogSegmentHeader(segment), 0); !s.ok()) {
       return s;
     }
     // Preallocated: later appends change no block map and no size, so
@@ -190,7 +178,7 @@ absl::StatusOr<std::vector<TableLogAddress>> TableLogWriter::AppendDurably(
     AppendTableLogRecord(segment, record, &bytes);
     offset += TableLogRecordBytes(record.payload.size());
   }
-  if (absl::Status s = PWriteFully(*file, bytes, end); !s.ok()) return s;
+  if (absl::Status s = io::WriteFullyAt(*file, bytes, end); !s.ok()) return s;
   if (absl::Status s = LAKE_FAILPOINT(kTableLogWrittenFailpoint); !s.ok()) return s;
   if (absl::Status s = file->Sync(); !s.ok()) return s;
   if (absl::Status s = file->Close(); !s.ok()) return s;
