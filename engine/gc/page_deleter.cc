@@ -44,10 +44,16 @@ struct NamesByDir {
   void AddOwned(std::string relative) { Add(owned.emplace_back(std::move(relative))); }
 };
 
+// A directory some names were removed from, still to be synced.
+struct TouchedDir {
+  std::string_view dir;
+  std::unique_ptr<io::File> file;
+};
+
 // Removes the names of `dirs` (a slice of a NamesByDir) beneath the open
-// directory `root`, keeping each directory it removed from in `syncs`.
+// directory `root`, keeping each directory it removed from in `touched`.
 absl::Status RemoveSlice(io::FileSystem& fs, const io::File& root,
-                         absl::Span<const DirNames> dirs, PendingSyncs* syncs) {
+                         absl::Span<const DirNames> dirs, std::vector<TouchedDir>* touched) {
   std::string name;  // reused: one allocation for the slice, not one per entry
   for (const DirNames& entry : dirs) {
     absl::StatusOr<std::unique_ptr<io::File>> opened =
@@ -62,7 +68,7 @@ absl::Status RemoveSlice(io::FileSystem& fs, const io::File& root,
       if (!s.ok()) return s;
       removed = true;
     }
-    if (removed) syncs->Add(*std::move(opened));
+    if (removed) touched->push_back(TouchedDir{entry.dir, *std::move(opened)});
   }
   return absl::OkStatus();
 }
@@ -70,8 +76,8 @@ absl::Status RemoveSlice(io::FileSystem& fs, const io::File& root,
 // Removes every name beneath the directory `root_path`, never leaving it,
 // on up to `threads` threads, each given as many names (a page in URI
 // order spans few directories, so a directory may be shared: the threads
-// unlink different names of it); the directories touched go to `syncs`
-// (a shared one once per thread that removed from it).
+// unlink different names of it); the directories touched go to `syncs`,
+// each once.
 absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
                            const NamesByDir& names, int threads, PendingSyncs* syncs) {
   if (names.dirs.empty()) return absl::OkStatus();
@@ -98,7 +104,7 @@ absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
     }
   }
   auto part = [&](size_t i) { return absl::Span<const DirNames>(slice[i]); };
-  std::vector<PendingSyncs> touched(slices);
+  std::vector<std::vector<TouchedDir>> touched(slices);
   std::vector<absl::Status> results(slices);
   std::vector<std::thread> workers;
   for (size_t i = 1; i < slices; ++i) {
@@ -106,7 +112,16 @@ absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
   }
   results[0] = RemoveSlice(fs, **root, part(0), &touched[0]);
   for (std::thread& worker : workers) worker.join();
-  for (size_t i = 0; i < slices; ++i) syncs->Absorb(std::move(touched[i]));
+  // Each directory is synced once: one shared by two threads (the last of
+  // a slice and the first of the next) is synced through either handle.
+  std::string_view last;
+  for (std::vector<TouchedDir>& dirs : touched) {
+    for (TouchedDir& d : dirs) {
+      if (d.dir == last) continue;
+      last = d.dir;
+      syncs->Add(std::move(d.file));
+    }
+  }
   for (const absl::Status& s : results) {
     if (!s.ok()) return s;
   }
