@@ -44,10 +44,16 @@ struct NamesByDir {
   void AddOwned(std::string relative) { Add(owned.emplace_back(std::move(relative))); }
 };
 
+// A directory some names were removed from, still to be synced.
+struct TouchedDir {
+  std::string_view dir;
+  std::unique_ptr<io::File> file;
+};
+
 // Removes the names of `dirs` (a slice of a NamesByDir) beneath the open
-// directory `root`, keeping each directory it removed from in `syncs`.
+// directory `root`, keeping each directory it removed from in `touched`.
 absl::Status RemoveSlice(io::FileSystem& fs, const io::File& root,
-                         absl::Span<const DirNames> dirs, PendingSyncs* syncs) {
+                         absl::Span<const DirNames> dirs, std::vector<TouchedDir>* touched) {
   std::string name;  // reused: one allocation for the slice, not one per entry
   for (const DirNames& entry : dirs) {
     absl::StatusOr<std::unique_ptr<io::File>> opened =
@@ -62,14 +68,16 @@ absl::Status RemoveSlice(io::FileSystem& fs, const io::File& root,
       if (!s.ok()) return s;
       removed = true;
     }
-    if (removed) syncs->Add(*std::move(opened));
+    if (removed) touched->push_back(TouchedDir{entry.dir, *std::move(opened)});
   }
   return absl::OkStatus();
 }
 
 // Removes every name beneath the directory `root_path`, never leaving it,
-// on up to `threads` threads (whole directories to each, about as many
-// names each); the directories touched go to `syncs`.
+// on up to `threads` threads, each given as many names (a page in URI
+// order spans few directories, so a directory may be shared: the threads
+// unlink different names of it); the directories touched go to `syncs`,
+// each once.
 absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
                            const NamesByDir& names, int threads, PendingSyncs* syncs) {
   if (names.dirs.empty()) return absl::OkStatus();
@@ -79,19 +87,24 @@ absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
   size_t total = names.total;
   // A thread is worth its start only for a few hundred names.
   size_t slices = std::clamp<size_t>(total / 256, 1, std::max(threads, 1));
-  slices = std::min(slices, names.dirs.size());
-  // Slice i holds dirs [bounds[i], bounds[i + 1]).
-  std::vector<size_t> bounds(slices + 1, names.dirs.size());
-  bounds[0] = 0;
-  size_t given = 0, slice = 0;
-  for (size_t d = 0; d < names.dirs.size(); ++d) {
-    size_t owner = std::min(slices - 1, given * slices / total);
-    while (slice < owner) bounds[++slice] = d;
-    given += names.dirs[d].names.size();
+  // Slice i holds the names [i * total / slices, (i + 1) * total / slices)
+  // in page order.
+  std::vector<std::vector<DirNames>> slice(slices);
+  size_t given = 0;
+  for (const DirNames& entry : names.dirs) {
+    for (size_t at = 0; at < entry.names.size();) {
+      size_t owner = given * slices / total;
+      size_t owner_end = ((owner + 1) * total + slices - 1) / slices;  // first name past it
+      size_t take = std::min(entry.names.size() - at, std::max<size_t>(owner_end - given, 1));
+      slice[owner].push_back(DirNames{
+          entry.dir, std::vector<std::string_view>(entry.names.begin() + at,
+                                                   entry.names.begin() + at + take)});
+      at += take;
+      given += take;
+    }
   }
-  absl::Span<const DirNames> all(names.dirs);
-  auto part = [&](size_t i) { return all.subspan(bounds[i], bounds[i + 1] - bounds[i]); };
-  std::vector<PendingSyncs> touched(slices);
+  auto part = [&](size_t i) { return absl::Span<const DirNames>(slice[i]); };
+  std::vector<std::vector<TouchedDir>> touched(slices);
   std::vector<absl::Status> results(slices);
   std::vector<std::thread> workers;
   for (size_t i = 1; i < slices; ++i) {
@@ -99,7 +112,16 @@ absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
   }
   results[0] = RemoveSlice(fs, **root, part(0), &touched[0]);
   for (std::thread& worker : workers) worker.join();
-  for (size_t i = 0; i < slices; ++i) syncs->Absorb(std::move(touched[i]));
+  // Each directory is synced once: one shared by two threads (the last of
+  // a slice and the first of the next) is synced through either handle.
+  std::string_view last;
+  for (std::vector<TouchedDir>& dirs : touched) {
+    for (TouchedDir& d : dirs) {
+      if (d.dir == last) continue;
+      last = d.dir;
+      syncs->Add(std::move(d.file));
+    }
+  }
   for (const absl::Status& s : results) {
     if (!s.ok()) return s;
   }
