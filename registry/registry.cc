@@ -505,6 +505,13 @@ absl::StatusOr<std::optional<TableRecord>> Registry::ReadTableById(uint64_t tabl
   return record;
 }
 
+absl::StatusOr<TableRecord> Registry::ReadExistingTable(uint64_t table_id) {
+  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  if (!table.ok()) return table.status();
+  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
+  return **table;
+}
+
 absl::StatusOr<std::optional<AppendOperationRecord>> Registry::ReadAppendOperation(
     const std::string& operation_id) {
   std::string key = OperationKey(operation_id);
@@ -645,10 +652,7 @@ absl::StatusOr<TableRecord> Registry::GetTable(const table::TableName& name) {
 
 absl::StatusOr<TableRecord> Registry::GetTableById(uint64_t table_id) {
   if (absl::Status s = PrepareRead(); !s.ok()) return s;
-  absl::StatusOr<std::optional<TableRecord>> record = ReadTableById(table_id);
-  if (!record.ok()) return record.status();
-  if (!record->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
-  return **record;
+  return ReadExistingTable(table_id);
 }
 
 absl::StatusOr<std::vector<TableRecord>> Registry::ListTables() {
@@ -686,9 +690,8 @@ absl::StatusOr<VersionRecord> Registry::GetVersion(uint64_t table_id, uint64_t v
 
 absl::StatusOr<std::vector<VersionRecord>> Registry::ListVersions(uint64_t table_id) {
   if (absl::Status s = PrepareRead(); !s.ok()) return s;
-  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  absl::StatusOr<TableRecord> table = ReadExistingTable(table_id);
   if (!table.ok()) return table.status();
-  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
   return ScanVersions(table_id);
 }
 
@@ -739,9 +742,8 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
   absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
-  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  absl::StatusOr<TableRecord> table = ReadExistingTable(table_id);
   if (!table.ok()) return table.status();
-  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
   if (operation.has_value()) {
     absl::StatusOr<std::optional<AppendOperationRecord>> done =
         ReadAppendOperation(operation->operation_id);
@@ -751,12 +753,12 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
                                      {(*done)->table_id, (*done)->version});
     }
   }
-  if ((*table)->current_version != expected_current_version) {
+  if (table->current_version != expected_current_version) {
     return VersionConflictError(
-        {table_id, expected_current_version, (*table)->current_version});
+        {table_id, expected_current_version, table->current_version});
   }
 
-  TableRecord updated = **table;
+  TableRecord updated = *table;
   updated.current_version = next.version;
   updated.manifest_path = next.manifest_path;
   rocksdb::WriteBatch batch;
@@ -888,14 +890,13 @@ absl::StatusOr<TagRecord> Registry::TagVersion(uint64_t table_id, const std::str
   absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
-  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  absl::StatusOr<TableRecord> table = ReadExistingTable(table_id);
   if (!table.ok()) return table.status();
-  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
-  std::string name = (*table)->name.ToString();
-  if (version > (*table)->current_version) {
+  std::string name = table->name.ToString();
+  if (version > table->current_version) {
     return absl::NotFoundError(absl::StrCat("table ", name, " has no version ", version,
                                             " (its current version is ",
-                                            (*table)->current_version, ")"));
+                                            table->current_version, ")"));
   }
   absl::StatusOr<std::optional<RetiredVersionRecord>> retired =
       ReadRetiredVersion(table_id, version);
@@ -976,13 +977,12 @@ absl::StatusOr<std::vector<RetiredVersionRecord>> Registry::RetireVersions(
   absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);
-  absl::StatusOr<std::optional<TableRecord>> table = ReadTableById(table_id);
+  absl::StatusOr<TableRecord> table = ReadExistingTable(table_id);
   if (!table.ok()) return table.status();
-  if (!table->has_value()) return absl::NotFoundError(absl::StrCat("no table with id ", table_id));
-  if ((*table)->current_version != expected_current_version) {
-    return VersionConflictError({table_id, expected_current_version, (*table)->current_version});
+  if (table->current_version != expected_current_version) {
+    return VersionConflictError({table_id, expected_current_version, table->current_version});
   }
-  std::string name = (*table)->name.ToString();
+  std::string name = table->name.ToString();
   absl::StatusOr<std::vector<TagRecord>> tags = ScanTags(table_id);
   if (!tags.ok()) return tags.status();
   int64_t now = absl::ToUnixMicros(Now());

@@ -292,6 +292,8 @@ class Registry {
   absl::StatusOr<std::optional<std::string>> ReadValue(const std::string& key);
   absl::StatusOr<std::optional<TableRecord>> ReadTable(const table::TableName& name);
   absl::StatusOr<std::optional<TableRecord>> ReadTableById(uint64_t table_id);
+  // The table `table_id` names; NotFound when there is none.
+  absl::StatusOr<TableRecord> ReadExistingTable(uint64_t table_id);
   absl::StatusOr<std::optional<AppendOperationRecord>> ReadAppendOperation(
       const std::string& operation_id);
   // Every value whose key starts with `prefix`, in key order.

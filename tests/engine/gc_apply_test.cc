@@ -23,22 +23,6 @@ namespace {
 
 using testing::GcTestRoot;
 
-std::set<std::string> FilesUnder(const std::string& dir) {
-  std::set<std::string> files;
-  if (!std::filesystem::exists(dir)) return files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) files.insert(e.path().string());
-  }
-  return files;
-}
-
-// Every file of the stage's objects and of the tables.
-std::set<std::string> StageAndTableFiles(GcTestRoot& root) {
-  std::set<std::string> files = FilesUnder(root.root_dir() + "/stage/objects");
-  for (const std::string& f : FilesUnder(root.root_dir() + "/tables")) files.insert(f);
-  return files;
-}
-
 // A root with referenced objects, orphans and a failed append's files.
 struct Scene {
   GcTestRoot root;
@@ -64,7 +48,7 @@ TEST_CASE("gc apply: exactly the planned objects are deleted, and the plan is do
   absl::StatusOr<PlanSummary> plan = scene.root.Plan(options);
   LAKE_REQUIRE_OK(plan);
   std::vector<std::string> planned = scene.root.PlannedUris(plan->manifest.plan_id);
-  std::set<std::string> before = StageAndTableFiles(scene.root);
+  std::set<std::string> before = testing::CollectableFiles(scene.root.root_dir());
   absl::StatusOr<ApplyProgress> done =
       ApplyPlan(scene.root.View(), plan->manifest.plan_id, NoOptions());
   LAKE_REQUIRE_OK(done);
@@ -73,7 +57,7 @@ TEST_CASE("gc apply: exactly the planned objects are deleted, and the plan is do
   CHECK(done->pages_done == plan->manifest.pages);
   std::set<std::string> expected = before;
   for (const std::string& uri : planned) expected.erase(testing::PathOfFileUri(uri));
-  CHECK(StageAndTableFiles(scene.root) == expected);
+  CHECK(testing::CollectableFiles(scene.root.root_dir()) == expected);
   for (const DataLocation& orphan : scene.orphans) CHECK(!scene.root.Exists(orphan));
   // What is referenced still reads back.
   absl::StatusOr<std::vector<std::vector<table::CellValue>>> rows =
@@ -163,7 +147,7 @@ TEST_CASE("gc apply: a tampered page or manifest fails before any delete") {
     absl::StatusOr<PlanSummary> plan = scene.root.Plan(options);
     LAKE_REQUIRE_OK(plan);
     std::string plan_dir = PlanDirOf(scene.root.root_dir(), plan->manifest.plan_id);
-    std::set<std::string> before = StageAndTableFiles(scene.root);
+    std::set<std::string> before = testing::CollectableFiles(scene.root.root_dir());
     std::string target;
     if (what == "manifest") {
       target = plan_dir + "/manifest.json";
@@ -188,7 +172,7 @@ TEST_CASE("gc apply: a tampered page or manifest fails before any delete") {
     absl::StatusOr<ApplyProgress> applied =
         ApplyPlan(scene.root.View(), plan->manifest.plan_id, NoOptions());
     CHECK(absl::IsDataLoss(applied.status()));
-    CHECK(StageAndTableFiles(scene.root) == before);
+    CHECK(testing::CollectableFiles(scene.root.root_dir()) == before);
   }
 }
 
@@ -307,7 +291,7 @@ TEST_CASE("gc apply: a progress record's temporary that a crash left goes with t
   testing::WriteFile(left, {1, 2});
   LAKE_REQUIRE_OK(ApplyPlan(scene.root.View(), plan->manifest.plan_id, NoOptions()));
   CHECK_FALSE(std::filesystem::exists(left));
-  CHECK(FilesUnder(dir).size() == 1);  // the final record alone
+  CHECK(testing::FilesUnder(dir).size() == 1);  // the final record alone
 }
 
 }  // namespace

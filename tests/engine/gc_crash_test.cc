@@ -27,20 +27,7 @@ namespace {
 
 using testing::GcTestRoot;
 
-std::set<std::string> FilesUnder(const std::string& dir) {
-  std::set<std::string> files;
-  if (!std::filesystem::exists(dir)) return files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) files.insert(e.path().string());
-  }
-  return files;
-}
-
-std::set<std::string> Collectable(const std::string& root_dir) {
-  std::set<std::string> files = FilesUnder(root_dir + "/stage/objects");
-  for (const std::string& f : FilesUnder(root_dir + "/tables")) files.insert(f);
-  return files;
-}
+using testing::CollectableFiles;
 
 // A root with three referenced objects and five orphans; its plans use
 // pages of two entries (three pages). Every scene of a process is the same
@@ -104,7 +91,7 @@ void FinishAndCheck(const std::string& root_dir, std::string plan_id,
   CHECK(done->state == ApplyProgress::State::kDone);
   std::set<std::string> expected = before;
   for (const std::string& uri : planned) expected.erase(testing::PathOfFileUri(uri));
-  CHECK(Collectable(root_dir) == expected);
+  CHECK(CollectableFiles(root_dir) == expected);
   CHECK(planned.size() == 5);  // the five orphans
   absl::StatusOr<std::vector<std::vector<table::CellValue>>> rows = root.tables().Rows("ns.t");
   LAKE_REQUIRE_OK(rows);
@@ -162,7 +149,7 @@ TEST_CASE("gc crash: a plan SIGKILLed at each step of its publication; the next 
   for (std::string_view step : PlanSteps()) {
     CAPTURE(std::string(step));
     CrashScene scene;
-    std::set<std::string> before = Collectable(scene.root_dir);
+    std::set<std::string> before = CollectableFiles(scene.root_dir);
     RunKilledAt(step, 1, [&] {
       io::PosixFileSystem posix;
       GcTestRoot root(&posix, scene.root_dir);
@@ -180,7 +167,7 @@ TEST_CASE("gc crash: a plan SIGKILLed at each step of its publication; the next 
                                       return absl::OkStatus();
                                     }));
     }
-    CHECK(Collectable(scene.root_dir) == before);
+    CHECK(CollectableFiles(scene.root_dir) == before);
     FinishAndCheck(scene.root_dir, "", before);
   }
 }
@@ -191,7 +178,7 @@ TEST_CASE("gc crash: an apply SIGKILLed at each step resumes; exactly the plan i
     CAPTURE(std::string(step));
     CAPTURE(hit);
     CrashScene scene;
-    std::set<std::string> before = Collectable(scene.root_dir);
+    std::set<std::string> before = CollectableFiles(scene.root_dir);
     std::string plan_id;
     {
       GcTestRoot root(&scene.posix, scene.root_dir);
@@ -221,7 +208,7 @@ TEST_CASE("gc crash: a power loss at each step of a plan's publication leaves no
       CAPTURE(std::string(step));
       CAPTURE(torn);
       CrashScene scene;
-      std::set<std::string> before = Collectable(scene.root_dir);
+      std::set<std::string> before = CollectableFiles(scene.root_dir);
       {
         testing::FaultInjectionFileSystem fs(scene.posix, scene.backups);
         GcTestRoot root(&fs, scene.root_dir);
@@ -261,7 +248,7 @@ TEST_CASE("gc crash: a power loss at each step of an apply resumes; exactly the 
     CAPTURE(std::string(step));
     CAPTURE(hit);
     CrashScene scene;
-    std::set<std::string> before = Collectable(scene.root_dir);
+    std::set<std::string> before = CollectableFiles(scene.root_dir);
     std::string plan_id;
     {
       GcTestRoot root(&scene.posix, scene.root_dir);

@@ -29,6 +29,14 @@ void Check(const absl::Status& s) {
 
 }  // namespace
 
+std::set<std::string> CollectableFiles(const std::string& root_dir) {
+  std::set<std::string> files;
+  for (const std::string& top : {root_dir + "/stage/objects", root_dir + "/tables"}) {
+    for (const std::string& file : FilesUnder(top)) files.insert(top + "/" + file);
+  }
+  return files;
+}
+
 std::string PathOfFileUri(const std::string& uri) {
   absl::StatusOr<ParsedUri> parsed = ParseLocationUri(uri);
   if (!parsed.ok()) throw std::runtime_error(parsed.status().ToString());

@@ -6,6 +6,7 @@
 #define LAKE_TESTS_SUPPORT_GC_FIXTURE_H_
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@
 #include "tests/support/test_files.h"
 
 namespace lake::testing {
+
+// Every regular file under `root_dir` a collection may delete (the stage's
+// objects and the tables' files), as paths beginning with `root_dir`.
+std::set<std::string> CollectableFiles(const std::string& root_dir);
 
 class GcTestRoot {
  public:
