@@ -24,14 +24,12 @@
 #include <string_view>
 
 #include "engine/table/table_log_format.h"
+#include "fuzz/property_check.h"
 
 namespace {
 
+using lake::fuzz::Check;
 using lake::table::TableLogAddress;
-
-void Check(bool property) {
-  if (!property) __builtin_trap();
-}
 
 constexpr size_t kChecksumOffset = 24;
 
