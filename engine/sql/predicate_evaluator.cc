@@ -4,7 +4,6 @@
 #include <string_view>
 #include <variant>
 
-#include "absl/container/flat_hash_set.h"
 
 namespace lake::sql {
 namespace {
@@ -104,45 +103,27 @@ void EvaluateCompare(const BoundPredicate& p, const ColumnData& column, size_t r
   }
 }
 
-// A list longer than this of int64 or timestamp values is looked up in a
-// hash set (a DELETE of every 100th of a million rows lists 10,000);
-// shorter ones are compared value by value.
-constexpr size_t kHashedInValues = 16;
-
-// EvaluateIn for an int64 or timestamp column and a long list.
-void EvaluateHashedIn(const ColumnData& column, size_t rows, absl::Span<const CellValue> values,
-                      bool null_value, Truths& out) {
-  absl::flat_hash_set<int64_t> set;
-  set.reserve(values.size());
-  for (const CellValue& value : values) {
-    if (const auto* v = std::get_if<int64_t>(&value)) set.insert(*v);
-    if (const auto* t = std::get_if<table::TimestampMicros>(&value)) set.insert(t->micros);
-  }
-  for (size_t row = 0; row < rows; ++row) {
-    if (column.valid[row] == 0) {
-      out[row] = kUnknown;
-      continue;
-    }
-    out[row] = set.contains(column.int64s[row]) ? kTrue : (null_value ? kUnknown : kFalse);
-  }
-}
-
 // True when a value equals the cell; unknown when none does but the cell or
 // a value is null; false otherwise.
-void EvaluateIn(const ColumnData& column, size_t rows,
-                absl::Span<const CellValue> values, Truths& out) {
-  bool null_value = false;
-  for (const CellValue& value : values) null_value = null_value || std::holds_alternative<std::monostate>(value);
-  if (values.size() > kHashedInValues &&
-      (column.type == ColumnType::kInt64 || column.type == ColumnType::kTimestamp)) {
-    return EvaluateHashedIn(column, rows, values, null_value, out);
+void EvaluateIn(const ColumnData& column, size_t rows, absl::Span<const CellValue> values,
+                const CompiledInList& list, Truths& out) {
+  const Truth absent = list.has_null ? kUnknown : kFalse;
+  if (list.hashed) {
+    for (size_t row = 0; row < rows; ++row) {
+      if (column.valid[row] == 0) {
+        out[row] = kUnknown;
+        continue;
+      }
+      out[row] = list.keys.contains(column.int64s[row]) ? kTrue : absent;
+    }
+    return;
   }
   for (size_t row = 0; row < rows; ++row) {
     if (column.valid[row] == 0) {
       out[row] = kUnknown;
       continue;
     }
-    uint8_t truth = null_value ? kUnknown : kFalse;
+    uint8_t truth = absent;
     for (const CellValue& value : values) {
       if (!std::holds_alternative<std::monostate>(value) && CellEquals(column, row, value)) {
         truth = kTrue;
@@ -153,32 +134,31 @@ void EvaluateIn(const ColumnData& column, size_t rows,
   }
 }
 
-void Evaluate(const BoundPredicate& p, const table::ColumnBatch& batch,
-              absl::Span<const CellValue> parameters, Truths& out) {
+void Evaluate(const CompiledPredicate& compiled, const BoundPredicate& p, const table::ColumnBatch& batch,
+              Truths& out) {
   const size_t rows = batch.num_rows;
   out.resize(rows);
   switch (p.kind) {
     case PredicateKind::kCompare:
-      return EvaluateCompare(p, batch.columns[p.column], rows, parameters[p.first_placeholder], out);
+      return EvaluateCompare(p, batch.columns[p.column], rows, compiled.Values(p)[0], out);
     case PredicateKind::kIn:
-      return EvaluateIn(batch.columns[p.column], rows,
-                        parameters.subspan(p.first_placeholder, p.placeholder_count), out);
+      return EvaluateIn(batch.columns[p.column], rows, compiled.Values(p), compiled.InList(p), out);
     case PredicateKind::kIsNull: {
       const ColumnData& column = batch.columns[p.column];
       for (size_t row = 0; row < rows; ++row) out[row] = column.valid[row] == 0 ? kTrue : kFalse;
       return;
     }
     case PredicateKind::kNot:
-      Evaluate(p.children[0], batch, parameters, out);
+      Evaluate(compiled, p.children[0], batch, out);
       for (uint8_t& t : out) t = Not(t);
       return;
     case PredicateKind::kAnd:
     case PredicateKind::kOr: {
       const bool is_and = p.kind == PredicateKind::kAnd;
-      Evaluate(p.children[0], batch, parameters, out);
+      Evaluate(compiled, p.children[0], batch, out);
       Truths child;
       for (size_t i = 1; i < p.children.size(); ++i) {
-        Evaluate(p.children[i], batch, parameters, child);
+        Evaluate(compiled, p.children[i], batch, child);
         for (size_t row = 0; row < rows; ++row) {
           out[row] = is_and ? And(out[row], child[row]) : Or(out[row], child[row]);
         }
@@ -190,15 +170,21 @@ void Evaluate(const BoundPredicate& p, const table::ColumnBatch& batch,
 
 }  // namespace
 
-std::vector<size_t> RowsWhere(const BoundPredicate& predicate, const table::ColumnBatch& batch,
-                              absl::Span<const CellValue> parameters, size_t max_rows) {
+std::vector<size_t> RowsWhere(const CompiledPredicate& compiled, const table::ColumnBatch& batch,
+                              size_t max_rows) {
   Truths truths;
-  Evaluate(predicate, batch, parameters, truths);
+  Evaluate(compiled, compiled.predicate(), batch, truths);
   std::vector<size_t> rows;
   for (size_t row = 0; row < truths.size() && rows.size() < max_rows; ++row) {
     if (truths[row] == kTrue) rows.push_back(row);
   }
   return rows;
+}
+
+std::vector<size_t> RowsWhere(const BoundPredicate& predicate, const table::ColumnBatch& batch,
+                              absl::Span<const CellValue> parameters, size_t max_rows) {
+  return RowsWhere(CompiledPredicate(predicate, std::vector<CellValue>(parameters.begin(), parameters.end())),
+                   batch, max_rows);
 }
 
 }  // namespace lake::sql

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "engine/sql/compiled_predicate.h"
 #include "engine/sql/predicate.h"
 #include "engine/table/column_batch.h"
 
@@ -23,6 +24,11 @@ namespace lake::sql {
 // placeholder's), each null or of its column's type (CheckParameters).
 std::vector<size_t> RowsWhere(const BoundPredicate& predicate, const table::ColumnBatch& batch,
                               absl::Span<const table::CellValue> parameters,
+                              size_t max_rows = std::numeric_limits<size_t>::max());
+
+// The same for a predicate compiled once (compiled_predicate.h) with its
+// parameters: what a statement uses for each fragment it tests.
+std::vector<size_t> RowsWhere(const CompiledPredicate& compiled, const table::ColumnBatch& batch,
                               size_t max_rows = std::numeric_limits<size_t>::max());
 
 }  // namespace lake::sql

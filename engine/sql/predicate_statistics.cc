@@ -1,7 +1,9 @@
 #include "engine/sql/predicate_statistics.h"
 
+#include <algorithm>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace lake::sql {
 namespace {
@@ -60,8 +62,8 @@ Possible JudgeCompare(CompareOp op, ColumnType type, const ColumnStatistics& s, 
   return {};
 }
 
-Possible Judge(const BoundPredicate& p, const table::FragmentStatistics& statistics, uint64_t rows,
-               absl::Span<const CellValue> parameters) {
+Possible Judge(const CompiledPredicate& compiled, const BoundPredicate& p,
+               const table::FragmentStatistics& statistics, uint64_t rows) {
   switch (p.kind) {
     case PredicateKind::kIsNull: {
       const ColumnStatistics& s = statistics.columns[p.column];
@@ -71,7 +73,7 @@ Possible Judge(const BoundPredicate& p, const table::FragmentStatistics& statist
     case PredicateKind::kIn: {
       const ColumnStatistics& s = statistics.columns[p.column];
       if (s.null_count >= rows) return {false, false};  // unknown for every row
-      absl::Span<const CellValue> values = parameters.subspan(p.first_placeholder, p.placeholder_count);
+      absl::Span<const CellValue> values = compiled.Values(p);
       if (!s.has_bounds) {
         bool all_null = true;
         for (const CellValue& v : values) all_null = all_null && std::holds_alternative<std::monostate>(v);
@@ -82,15 +84,16 @@ Possible Judge(const BoundPredicate& p, const table::FragmentStatistics& statist
         if (IsNaN(values[0])) return {p.op == CompareOp::kNotEqual, p.op != CompareOp::kNotEqual};
         return JudgeCompare(p.op, p.type, s, values[0]);
       }
-      Possible in{false, true};
-      for (const CellValue& v : values) {
-        if (std::holds_alternative<std::monostate>(v) || IsNaN(v)) continue;
-        in.may_be_true = in.may_be_true || JudgeCompare(CompareOp::kEqual, p.type, s, v).may_be_true;
-      }
-      return in;
+      // Some value (neither null nor NaN) in [min, max]: the first one not
+      // below min, found by halving the ascending list, is not above max.
+      const std::vector<CellValue>& ordered = compiled.InList(p).ordered;
+      auto first = std::partition_point(ordered.begin(), ordered.end(), [&](const CellValue& v) {
+        return CompareWithBound(p.type, s, true, v) < 0;
+      });
+      return {first != ordered.end() && CompareWithBound(p.type, s, false, *first) <= 0, true};
     }
     case PredicateKind::kNot: {
-      Possible child = Judge(p.children[0], statistics, rows, parameters);
+      Possible child = Judge(compiled, p.children[0], statistics, rows);
       return {child.may_be_false, child.may_be_true};
     }
     case PredicateKind::kAnd:
@@ -98,7 +101,7 @@ Possible Judge(const BoundPredicate& p, const table::FragmentStatistics& statist
       const bool is_and = p.kind == PredicateKind::kAnd;
       Possible out{is_and, !is_and};
       for (const BoundPredicate& child : p.children) {
-        Possible c = Judge(child, statistics, rows, parameters);
+        Possible c = Judge(compiled, child, statistics, rows);
         if (is_and) {
           out.may_be_true = out.may_be_true && c.may_be_true;
           out.may_be_false = out.may_be_false || c.may_be_false;
@@ -115,9 +118,15 @@ Possible Judge(const BoundPredicate& p, const table::FragmentStatistics& statist
 
 }  // namespace
 
+bool PredicateMayMatch(const CompiledPredicate& compiled, const table::FragmentStatistics& statistics,
+                       uint64_t rows) {
+  return Judge(compiled, compiled.predicate(), statistics, rows).may_be_true;
+}
+
 bool PredicateMayMatch(const BoundPredicate& predicate, const table::FragmentStatistics& statistics,
                        uint64_t rows, absl::Span<const CellValue> parameters) {
-  return Judge(predicate, statistics, rows, parameters).may_be_true;
+  return PredicateMayMatch(CompiledPredicate(predicate, std::vector<CellValue>(parameters.begin(), parameters.end())),
+                           statistics, rows);
 }
 
 }  // namespace lake::sql

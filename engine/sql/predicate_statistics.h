@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
+#include "engine/sql/compiled_predicate.h"
 #include "engine/sql/predicate.h"
 #include "engine/table/column_batch.h"
 #include "engine/table/fragment_statistics.h"
@@ -27,6 +28,11 @@ namespace lake::sql {
 // `parameters`; `statistics` has one entry per schema column.
 bool PredicateMayMatch(const BoundPredicate& predicate, const table::FragmentStatistics& statistics,
                        uint64_t rows, absl::Span<const table::CellValue> parameters);
+
+// The same for a predicate compiled once (compiled_predicate.h) with its
+// parameters: what a statement uses for each fragment it judges.
+bool PredicateMayMatch(const CompiledPredicate& compiled, const table::FragmentStatistics& statistics,
+                       uint64_t rows);
 
 }  // namespace lake::sql
 

@@ -424,15 +424,17 @@ absl::StatusOr<std::vector<table::CellValue>> PreparedStatement::WhereParameters
 table::RowSelector PreparedStatement::WhereSelector(std::vector<table::CellValue> where) const {
   table::RowSelector selector;
   if (select_->predicate) {
-    auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
-        *select_, std::move(where));
+    // Compiled once here, for every fragment the selector is shown (the
+    // callers checked the parameters).
+    auto test = std::make_shared<const std::pair<BoundSelect, CompiledPredicate>>(
+        *select_, CompiledPredicate(*select_->predicate, std::move(where)));
     selector.columns = WhereColumns(*select_);
     selector.matching_rows = [test](const table::ColumnBatch& partial) {
       return MatchingRows(partial, test->first, test->second);
     };
     selector.statistics_may_match = [test](const table::FragmentStatistics& statistics,
                                            uint64_t rows) {
-      return PredicateMayMatch(*test->first.predicate, statistics, rows, test->second);
+      return PredicateMayMatch(test->second, statistics, rows);
     };
   }
   return selector;
@@ -538,19 +540,30 @@ absl::StatusOr<std::unique_ptr<QueryResult>> PreparedStatement::ExecuteQuery(con
   // matching row is passed over without decoding the rest of it.
   std::optional<table::ScanPrefilter> prefilter;
   if (select_->predicate) {
-    auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
-        *select_, where);
-    prefilter = table::ScanPrefilter{
-        WhereColumns(*select_),
-        [test](const table::ColumnBatch& partial) {
-          return MayHaveMatchingRows(partial, test->first, test->second);
-        },
-        {}};
-    // A fragment whose statistics rule the WHERE out is never opened.
     if (CheckParameters(select_->schema, select_->where, where).ok()) {
-      prefilter->statistics_may_match = [test](const table::FragmentStatistics& statistics, uint64_t rows) {
-        return PredicateMayMatch(*test->first.predicate, statistics, rows, test->second);
-      };
+      // Compiled once here, for every fragment the scan tests.
+      auto test = std::make_shared<const std::pair<BoundSelect, CompiledPredicate>>(
+          *select_, CompiledPredicate(*select_->predicate, where));
+      prefilter = table::ScanPrefilter{
+          WhereColumns(*select_),
+          [test](const table::ColumnBatch& partial) {
+            return MayHaveMatchingRows(partial, test->first, test->second);
+          },
+          // A fragment whose statistics rule the WHERE out is never opened.
+          [test](const table::FragmentStatistics& statistics, uint64_t rows) {
+            return PredicateMayMatch(test->second, statistics, rows);
+          }};
+    } else {
+      // Parameters that do not fit: no fragment is passed over, and the
+      // scan's MatchingRows reports them.
+      auto test = std::make_shared<const std::pair<BoundSelect, std::vector<table::CellValue>>>(
+          *select_, where);
+      prefilter = table::ScanPrefilter{
+          WhereColumns(*select_),
+          [test](const table::ColumnBatch& partial) {
+            return MayHaveMatchingRows(partial, test->first, test->second);
+          },
+          {}};
     }
   }
   absl::StatusOr<std::unique_ptr<table::TableScan>> scan =

@@ -155,7 +155,9 @@ class PreparedStatement {
   // first placeholder not bound.
   absl::StatusOr<std::vector<table::CellValue>> WhereParameters() const;
   // The rows the WHERE (of select_, with these values) picks, for a
-  // DELETE or a replace-where.
+  // DELETE or a replace-where; the WHERE is compiled once with them
+  // (compiled_predicate.h) for every fragment. Precondition: `where`
+  // passed CheckParameters.
   table::RowSelector WhereSelector(std::vector<table::CellValue> where) const;
   // FailedPrecondition unless `now` is the table this statement was
   // prepared against (same registration, same schema).

@@ -202,6 +202,12 @@ absl::StatusOr<std::vector<size_t>> MatchingRows(const ColumnBatch& batch, const
   return RowsWhere(*select.predicate, batch, parameters, max_rows);
 }
 
+absl::StatusOr<std::vector<size_t>> MatchingRows(const ColumnBatch& batch, const BoundSelect& select,
+                                                 const CompiledPredicate& where, size_t max_rows) {
+  if (absl::Status s = CheckSameSchema(batch, select.schema); !s.ok()) return s;
+  return RowsWhere(where, batch, max_rows);
+}
+
 std::vector<size_t> WhereColumns(const BoundSelect& select) {
   if (!select.predicate) return {};
   return PredicateColumns(*select.predicate);
@@ -218,6 +224,14 @@ bool MayHaveMatchingRows(const ColumnBatch& partial, const BoundSelect& select,
     if (partial.columns[column].size() != partial.num_rows) return true;  // not decoded
   }
   return !RowsWhere(*select.predicate, partial, parameters, 1).empty();
+}
+
+bool MayHaveMatchingRows(const ColumnBatch& partial, const BoundSelect& select, const CompiledPredicate& where) {
+  if (!CheckSameSchema(partial, select.schema).ok()) return true;  // MatchingRows reports it
+  for (size_t column : WhereColumns(select)) {
+    if (partial.columns[column].size() != partial.num_rows) return true;  // not decoded
+  }
+  return !RowsWhere(where, partial, 1).empty();
 }
 
 absl::StatusOr<ColumnBatch> ProjectRows(const ColumnBatch& batch, const BoundSelect& select,

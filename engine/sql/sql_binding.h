@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "engine/sql/compiled_predicate.h"
 #include "engine/sql/predicate.h"
 #include "engine/sql/sql_statement.h"
 #include "engine/table/column_batch.h"
@@ -104,6 +105,15 @@ absl::StatusOr<std::vector<size_t>> MatchingRows(const table::ColumnBatch& batch
                                                  const std::vector<table::CellValue>& parameters,
                                                  size_t max_rows = std::numeric_limits<size_t>::max());
 
+// The same for a statement that checked its parameters once
+// (CheckParameters) and compiled its WHERE with them (compiled_predicate.h),
+// so that testing each fragment repeats neither: InvalidArgument only when
+// batch.schema is not select.schema. Precondition: select has a WHERE and
+// `where` was compiled from it.
+absl::StatusOr<std::vector<size_t>> MatchingRows(const table::ColumnBatch& batch, const BoundSelect& select,
+                                                 const CompiledPredicate& where,
+                                                 size_t max_rows = std::numeric_limits<size_t>::max());
+
 // The columns the WHERE reads: distinct schema indexes, ascending.
 std::vector<size_t> WhereColumns(const BoundSelect& select);
 
@@ -114,6 +124,9 @@ std::vector<size_t> WhereColumns(const BoundSelect& select);
 // parameters do not fit the select.
 bool MayHaveMatchingRows(const table::ColumnBatch& partial, const BoundSelect& select,
                          const std::vector<table::CellValue>& parameters);
+// The same with parameters checked and compiled once, as MatchingRows's.
+bool MayHaveMatchingRows(const table::ColumnBatch& partial, const BoundSelect& select,
+                         const CompiledPredicate& where);
 
 // A batch of select.output_schema holding the projected columns of `rows`
 // of `batch`, in the order given. Precondition: every row index is below

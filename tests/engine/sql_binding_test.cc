@@ -2,11 +2,13 @@
 // an INSERT appends or a SELECT's WHERE keeps and projects.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "engine/data_location.h"
+#include "engine/sql/compiled_predicate.h"
 #include "engine/sql/predicate_statistics.h"
 #include "engine/sql/sql_binding.h"
 #include "engine/table/fragment_statistics.h"
@@ -417,6 +419,92 @@ TEST_CASE("statistics rule a fragment out only when no row can match, and then t
   CHECK_FALSE(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE id != ?", {int64_t{1}}));
   CHECK_FALSE(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE name IS NULL", {}));
   CHECK(StatisticsMayMatch(ones, "SELECT * FROM ns.t WHERE NOT name IS NULL", {}));
+}
+
+// `sql`'s WHERE compiled once with `parameters`.
+CompiledPredicate Compiled(std::string_view sql, std::vector<CellValue> parameters) {
+  BoundSelect bound = Select(sql);
+  REQUIRE(bound.predicate.has_value());
+  REQUIRE(CheckParameters(bound.schema, bound.where, parameters).ok());
+  return CompiledPredicate(*bound.predicate, std::move(parameters));
+}
+
+// "id IN (?, …)" with `count` placeholders.
+std::string IdInList(size_t count) {
+  std::string sql = "id IN (?";
+  for (size_t i = 1; i < count; ++i) sql += ", ?";
+  return sql + ")";
+}
+
+constexpr std::string_view kSelectWhere = "SELECT * FROM ns.t WHERE ";
+
+TEST_CASE("a WHERE compiled once picks, in every fragment, the rows a per-fragment test picks") {
+  const ColumnBatch whole = TestBatch();
+  std::vector<CellValue> long_list = {std::monostate{}};
+  for (int64_t v = 2; v < 22; ++v) long_list.push_back(v);
+  const std::vector<std::pair<std::string, std::vector<CellValue>>> cases = {
+      {std::string(kSelectWhere) + IdInList(long_list.size()), long_list},
+      {std::string(kSelectWhere) + "NOT (" + IdInList(long_list.size()) + ") OR name = ?",
+       [&] {
+         std::vector<CellValue> v = long_list;
+         v.push_back(std::string("bob"));
+         return v;
+       }()},
+      {"SELECT * FROM ns.t WHERE name IN (?, ?) AND NOT ok = ?", {std::string("bob"), std::monostate{}, false}},
+      {"SELECT * FROM ns.t WHERE at IN (?, ?) OR score < ?", {TimestampMicros{-5}, TimestampMicros{7}, 1.0}},
+  };
+  for (const auto& [sql, parameters] : cases) {
+    CAPTURE(sql);
+    const BoundSelect select = Select(sql);
+    const CompiledPredicate compiled = Compiled(sql, parameters);
+    for (size_t first = 0; first < whole.num_rows; ++first) {
+      ColumnBatch part = ColumnBatch::Empty(whole.schema);
+      part.AppendRows(whole, first, whole.num_rows);
+      absl::StatusOr<std::vector<size_t>> once = MatchingRows(part, select, compiled);
+      absl::StatusOr<std::vector<size_t>> each = MatchingRows(part, select, parameters);
+      REQUIRE(once.ok());
+      REQUIRE(each.ok());
+      CHECK(*once == *each);
+    }
+  }
+}
+
+TEST_CASE("a compiled IN list keeps its non-null, non-NaN values ascending and notes a null") {
+  const std::string sql = "SELECT * FROM ns.t WHERE score IN (?, ?, ?, ?)";
+  const CompiledPredicate compiled = Compiled(sql, {2.5, std::monostate{}, std::nan(""), -1.0});
+  const CompiledInList& list = compiled.InList(compiled.predicate());
+  CHECK(list.has_null);
+  CHECK_FALSE(list.hashed);
+  CHECK(list.ordered == std::vector<CellValue>{-1.0, 2.5});
+}
+
+TEST_CASE("a compiled IN list longer than kHashedInValues on an int64 column is hashed") {
+  std::vector<CellValue> values;
+  for (int64_t v = 0; v <= static_cast<int64_t>(kHashedInValues); ++v) values.push_back(v * 100);
+  const CompiledPredicate compiled = Compiled(std::string(kSelectWhere) + IdInList(values.size()), values);
+  const CompiledInList& list = compiled.InList(compiled.predicate());
+  CHECK(list.hashed);
+  CHECK_FALSE(list.has_null);
+  CHECK(list.keys.size() == values.size());
+  CHECK(list.keys.contains(1600));
+}
+
+TEST_CASE("statistics rule a fragment out of a compiled long IN list only when no value lies within its bounds") {
+  const ColumnBatch whole = TestBatch();  // ids 1..3, one null
+  const table::FragmentStatistics statistics = table::ComputeFragmentStatistics(whole);
+  std::vector<CellValue> outside = {std::monostate{}};
+  for (int64_t v = 4; v < 40; ++v) outside.push_back(v);
+  outside.push_back(int64_t{-7});
+  const std::string in = std::string(kSelectWhere) + IdInList(outside.size());
+  CHECK_FALSE(PredicateMayMatch(Compiled(in, outside), statistics, whole.num_rows));
+  std::vector<CellValue> inside = outside;
+  inside[10] = int64_t{2};
+  CHECK(PredicateMayMatch(Compiled(in, inside), statistics, whole.num_rows));
+  // NOT IN (a list without null) may be true where IN is ruled out.
+  std::vector<CellValue> no_null = outside;
+  no_null[0] = int64_t{5};
+  const std::string not_in = std::string(kSelectWhere) + "NOT " + IdInList(no_null.size());
+  CHECK(PredicateMayMatch(Compiled(not_in, no_null), statistics, whole.num_rows));
 }
 
 TEST_CASE("MatchingRows refuses wrong parameters and a batch of another schema") {
