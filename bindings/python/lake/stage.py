@@ -126,6 +126,9 @@ class UploadOptions(Handle):
             if content_type is not None:
                 check(lib.lake_upload_options_set_content_type, ptr, _text(content_type))
             if cancel is not None:
+                # lake borrows the token: these options (and the writers
+                # using them) are closed before it.
+                cancel._adopt(self)
                 with cancel._use() as token:
                     lib.lake_upload_options_set_cancel_token(ptr, token)
                 self._keep.append(cancel)
@@ -327,6 +330,7 @@ class Writer(Handle):
             raise
         self._init_handle(out.value, lib.lake_writer_free, stage)
         self._options = options  # its token and callbacks live while the writer does
+        options._adopt(self)  # lake borrows the options' token until the writer is freed
         self._stage = stage
         self._owns_options = owns_options
         self.location = None

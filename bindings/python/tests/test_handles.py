@@ -144,3 +144,15 @@ class HandleTest(Scratch):
         self.assertFalse(location.closed)
         with self.assertRaises(lake.ClosedHandleError):
             stage.cat(location)
+
+    def test_H008_closing_a_cancel_token_first_closes_what_borrows_it(self):
+        db = self.open_root()
+        token = lake.CancelToken()
+        options = lake.UploadOptions(cancel=token)
+        writer = db.stage.writer(options=options)
+        writer.write(b"abc")
+        token.close()
+        self.assertTrue(options.closed and writer.closed)
+        with self.assertRaises(lake.ClosedHandleError):
+            db.stage.put(self.episode, options=options)
+        self.assertEqual(db.stage.list(), [])
