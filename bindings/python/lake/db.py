@@ -1,5 +1,6 @@
 """A lake root: tables, SQL statements, query results and garbage collection."""
 import ctypes
+import errno
 import json
 import os
 
@@ -7,7 +8,8 @@ from . import _native, arrow
 from ._callbacks import CallbackErrors, read_source
 from ._handle import Handle
 from ._native import ArrowArray, ArrowSchema, GC_PROGRESS_FN, c_uint64, c_void_p
-from .errors import ClosedHandleError, IOError as LakeIOError, check
+from .errors import (ClosedHandleError, IntegrityError, InvalidArgumentError,
+                     IOError as LakeIOError, check)
 from .stage import Location, Stage, _options, _out_json, _text
 
 
@@ -322,10 +324,14 @@ class QueryResult(Handle):
         self.close()
         return capsule
 
+    # lake.h: a stream callback fails with EBADMSG for damaged or missing
+    # stored data, EINVAL for an invalid request, else ENOMEM or EIO.
+    _STREAM_ERRORS = {errno.EBADMSG: IntegrityError, errno.EINVAL: InvalidArgumentError}
+
     def _stream_error(self, stream, code):
         message = stream.get_last_error(ctypes.byref(stream))
-        text = message.decode() if message else os.strerror(code)
-        return LakeIOError(f"query stream: {text}")
+        text = message.decode("utf-8", "replace") if message else os.strerror(code)
+        return self._STREAM_ERRORS.get(code, LakeIOError)(f"query stream: {text}")
 
     def schema(self):
         if self._schema is None:

@@ -3,7 +3,7 @@ import ctypes
 import io
 import itertools
 import os
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 
 from . import _native
 from ._callbacks import CallbackErrors, read_source
@@ -11,7 +11,7 @@ from ._handle import Handle
 from ._native import (HOST_CLOSE_STREAM_FN, HOST_DESTROY_FN, HOST_LIST_FN, HOST_OPEN_STREAM_FN,
                       HOST_READ_STREAM_FN, HOST_REMOVE_FN, HOST_UPLOAD_FN, LIST_FN, NOTICE_FN,
                       PROGRESS_FN, HostStore, ListEntry, Range, c_size_t, c_uint64, c_void_p)
-from .errors import ClosedHandleError, Status, check, error_from_native
+from .errors import Status, check, error_from_native
 
 
 def _text(value):
@@ -264,17 +264,15 @@ class Stage(Handle):
         Raises the first failed range's error (every range is attempted).
         """
         lib = _native.lib()
-        locations = [location for location, _, _ in ranges]
         buffers = [ctypes.create_string_buffer(max(end - start, 0)) for _, start, end in ranges]
         array = (Range * len(ranges))()
-        for slot, (location, start, end), buffer in zip(array, ranges, buffers):
-            slot.location = location._ptr if not location.closed else None
-            slot.start, slot.end = start, end
-            slot.buffer = ctypes.cast(buffer, c_void_p)
-        if any(location.closed for location in locations):
-            raise ClosedHandleError("the location is closed")
-        with self._use() as ptr, self._reraising():
-            status = lib.lake_stage_read_ranges(ptr, array, len(ranges), None)
+        with ExitStack() as in_use:  # every location stays open during the call
+            for slot, (location, start, end), buffer in zip(array, ranges, buffers):
+                slot.location = in_use.enter_context(location._use())
+                slot.start, slot.end = start, end
+                slot.buffer = ctypes.cast(buffer, c_void_p)
+            with self._use() as ptr, self._reraising():
+                status = lib.lake_stage_read_ranges(ptr, array, len(ranges), None)
         errors = [error_from_native(slot.status, slot.error) if slot.status else None
                   for slot in array]
         if status != Status.OK:

@@ -123,6 +123,16 @@ class IntegrityTest(Scratch):
         self.assertEqual((r.exception.expected, r.exception.observed),
                          (OBJECT_SIZE, OBJECT_SIZE - 7))
 
+    def test_I004_a_query_over_a_damaged_fragment_is_an_integrity_error(self):
+        db = self.clips_root()
+        fragment = next((self.dir / "root" / "tables" / "media" / "clips" / "data").glob("*.frag"))
+        data = bytearray(fragment.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        fragment.write_bytes(bytes(data))
+        with db.query("SELECT name, video FROM media.clips") as result:
+            with self.assertRaises(lake.IntegrityError):
+                result.rows()
+
     def test_I003_an_early_close_claims_nothing(self):
         db, location = self.tampered()
         reader = db.stage.open(location)
