@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/failpoint.h"
@@ -150,6 +151,13 @@ void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& 
     }
   }
 }
+
+// Hashes a whole location, for sets of them.
+struct DataLocationHash {
+  size_t operator()(const DataLocation& l) const {
+    return absl::HashOf(l.uri, l.content_type, l.size_bytes, l.sha256);
+  }
+};
 
 // The hash a DELETE files a FILE cell's URI under while it finds which
 // released locations a live row still references: equal URIs, equal
@@ -1313,7 +1321,8 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
   // 1. The rows: per touched fragment, every deleted row after this DELETE,
   // and what its FILE cells released.
   absl::flat_hash_map<size_t, std::vector<uint32_t>> deleted_after;  // by fragment index
-  std::vector<DataLocation> released;  // the deleted rows' locations
+  // The deleted rows' locations, each once (many rows may hold one).
+  absl::flat_hash_set<DataLocation, DataLocationHash> released_once;
   // By fragment index: the hashes of its live URIs, as ChangeFragment gave
   // them, while they fit kMaxKeptLiveUriHashes (a fragment past it is read
   // again if the check below needs it).
@@ -1346,7 +1355,7 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
       if (!change.ok()) return change.status();
       if (change->fresh.empty()) continue;
       outcome.deleted_rows += change->fresh.size();
-      std::move(change->released.begin(), change->released.end(), std::back_inserter(released));
+      for (DataLocation& location : change->released) released_once.insert(std::move(location));
       if (change->live_uris_known && change->live_uri_hashes.size() <= live_uri_budget) {
         live_uri_budget -= change->live_uri_hashes.size();
         live_uris[i] = std::move(change->live_uri_hashes);
@@ -1355,6 +1364,9 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
     }
   }
   if (outcome.deleted_rows == 0 && added == nullptr) return outcome;
+  std::vector<DataLocation> released(std::make_move_iterator(released_once.begin()),
+                                     std::make_move_iterator(released_once.end()));
+  released_once.clear();
   CanonicalizeReferences(&released);
 
   // What no live row of the new version references any more. The new
