@@ -3,6 +3,8 @@
 //
 //   table_bench DIR [ROWS] [BATCH] [LATENCY_SAMPLES]
 //   table_bench insert-round DIR SAMPLES   (one round of RunInsertRound)
+//   table_bench delete-once ROOT ROWS      (one DELETE and scan, as CompareDeletes
+//                                           runs them, on a kept copy: profiling)
 //
 // Rows are (name utf8, n int64, video file); the file column is bound to
 // DataLocations uploaded once before any timing (SQLite stores their four
@@ -12,7 +14,11 @@
 //   for both, and p50/p99 of a single-row lake INSERT uploading 1 MiB;
 //   then a DELETE of every 100th row (1 % of the rows, spread so that every
 //   fragment is touched) and a full scan after it, on both sides (lake:
-//   n IN (the 1 % of n values), SQLite: n % 100 = 0, synchronous=FULL).
+//   n IN (the 1 % of n values), SQLite: n % 100 = 0, synchronous=FULL),
+//   each side LAKE_BENCH_DELETE_REPS times (default 5) on a fresh copy of
+//   its data, the median printed (CompareDeletes).
+// LAKE_BENCH_ONLY_DELETE=1: only the inserts (lake, SQLite FULL) and that;
+// LAKE_BENCH_KEEP_COPIES=1 keeps the copies (DIR/pristine-*) for delete-once.
 // Where the kernel counts them (/sys/dev/block/M:m/stat, field 16), also
 // the disk's cache flushes per batch on each side: on a disk without FUA
 // every fsync is one flush, and flushes do not overlap, so flushes per
@@ -357,6 +363,159 @@ double SqliteScan(const std::string& path, const char* sql, const int64_t* param
   return s;
 }
 
+
+// The median of `samples` (not empty), and every sample beside it.
+void PrintMedian(const char* key, std::vector<double> samples, const char* format) {
+  std::string all;
+  for (double v : samples) {
+    if (!all.empty()) all += ',';
+    all += std::to_string(v);
+  }
+  std::sort(samples.begin(), samples.end());
+  std::printf("%s=", key);
+  std::printf(format, samples[samples.size() / 2]);
+  std::printf("\n%s_samples=%s\n", key, all.c_str());
+}
+
+// Writes back everything of the file system holding `path`, so that the
+// copy just made does not flush during the timing that follows.
+void SyncFileSystemOf(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::syncfs(fd) != 0) Die("syncfs " + path);
+  ::close(fd);
+}
+
+// Replaces `to` (a file or a directory) with a copy of `from`, durably.
+void RestoreCopy(const std::string& from, const std::string& to) {
+  std::filesystem::remove_all(to);
+  std::filesystem::copy(from, to, std::filesystem::copy_options::recursive);
+  SyncFileSystemOf(to);
+}
+
+struct DeleteRun {
+  double delete_ms = 0;
+  double scan_rows_per_s = 0;
+  long long flushes = -1;
+};
+
+// lake: opens the root `root` and its tables, DELETEs every 100th of its
+// `rows` rows (n IN the 1 %; prepare, bind and execute timed), scans what
+// is left, closes it.
+DeleteRun LakeDeleteOnce(const std::string& root, size_t rows, const DiskFlushes& disk) {
+  lake_db* db = nullptr;
+  lake_error* err = nullptr;
+  Check(lake_db_open(root.c_str(), nullptr, &db, &err), err, "open root");
+  {
+    // A handle opens its tables (the registry, the writer role) at its
+    // first table call; as SQLite's open, that is not the DELETE's time.
+    lake_statement* warm = nullptr;
+    Check(lake_db_prepare(db, "SELECT * FROM bench.rows WHERE n = ?", &warm, &err), err,
+          "prepare warm-up");
+    lake_statement_free(warm);
+  }
+  const size_t deleted = rows / 100;
+  std::string delete_sql = "DELETE FROM bench.rows WHERE n IN (?";
+  for (size_t i = 1; i < deleted; ++i) delete_sql += ", ?";
+  delete_sql += ")";
+  DeleteRun run;
+  long long flushes_before = disk.Now();
+  auto start = Clock::now();
+  lake_statement* del = nullptr;
+  Check(lake_db_prepare(db, delete_sql.c_str(), &del, &err), err, "prepare delete");
+  for (size_t i = 0; i < deleted; ++i) {
+    Check(lake_statement_bind_int64(del, i + 1, static_cast<int64_t>(i * 100), &err), err, "bind");
+  }
+  uint64_t version = 0, deleted_rows = 0;
+  Check(lake_statement_execute(del, &version, &deleted_rows, &err), err, "delete");
+  lake_statement_free(del);
+  run.delete_ms = Seconds(start) * 1000;
+  long long flushes_after = disk.Now();
+  if (flushes_before >= 0 && flushes_after >= flushes_before) run.flushes = flushes_after - flushes_before;
+  if (deleted_rows != deleted) Die("lake delete removed " + std::to_string(deleted_rows));
+  start = Clock::now();
+  uint64_t left = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
+  run.scan_rows_per_s = left / Seconds(start);
+  if (left != rows - deleted) Die("lake scan after delete returned " + std::to_string(left));
+  lake_db_free(db);
+  return run;
+}
+
+// SQLite (WAL, synchronous=FULL): the same on the database `path`, with
+// n % 100 = 0 in one transaction, then the same full scan.
+DeleteRun SqliteDeleteOnce(const std::string& path, size_t rows, const DiskFlushes& disk) {
+  const size_t deleted = rows / 100;
+  sqlite3* sdb = nullptr;
+  if (sqlite3_open(path.c_str(), &sdb) != SQLITE_OK) Die("sqlite open");
+  Sql(sdb, "PRAGMA journal_mode=WAL");
+  Sql(sdb, "PRAGMA synchronous=FULL");
+  DeleteRun run;
+  long long flushes_before = disk.Now();
+  auto start = Clock::now();
+  Sql(sdb, "BEGIN");
+  Sql(sdb, "DELETE FROM rows WHERE n % 100 = 0");
+  Sql(sdb, "COMMIT");
+  run.delete_ms = Seconds(start) * 1000;
+  long long flushes_after = disk.Now();
+  if (flushes_before >= 0 && flushes_after >= flushes_before) run.flushes = flushes_after - flushes_before;
+  if (static_cast<size_t>(sqlite3_changes(sdb)) != deleted) Die("sqlite delete count");
+  sqlite3_close(sdb);
+  uint64_t left = 0;
+  double scan_s = SqliteScan(path, "SELECT * FROM rows", nullptr, &left);
+  if (left != rows - deleted) Die("sqlite scan after delete count");
+  run.scan_rows_per_s = left / scan_s;
+  return run;
+}
+
+// The DELETE of every 100th row and the full scan after it, on both sides,
+// LAKE_BENCH_DELETE_REPS times (default 5) each: before each, the side's
+// data (dir/lake, closed; the SQLite database `sqlite_db`, closed, its WAL
+// checkpointed) is put back as it was after the inserts and synced, the
+// two sides alternating which goes first. Prints each side's median and
+// samples; dir/lake is left as after one DELETE.
+void CompareDeletes(const std::string& dir, const std::string& sqlite_db, size_t rows) {
+  const char* reps_env = std::getenv("LAKE_BENCH_DELETE_REPS");
+  const size_t reps = std::max<size_t>(1, reps_env ? std::strtoull(reps_env, nullptr, 10) : 5);
+  const std::string root = dir + "/lake", pristine_root = dir + "/pristine-lake";
+  const std::string pristine_db = dir + "/pristine-sqlite.db";
+  for (const char* suffix : {"-wal", "-shm"}) {
+    if (std::filesystem::exists(sqlite_db + suffix)) Die("sqlite " + sqlite_db + " has a " + suffix);
+  }
+  std::filesystem::copy(root, pristine_root, std::filesystem::copy_options::recursive);
+  std::filesystem::copy_file(sqlite_db, pristine_db);
+  const DiskFlushes disk(dir);
+  std::vector<double> lake_ms, lake_scan, sqlite_ms, sqlite_scan, lake_flushes, sqlite_flushes;
+  for (size_t r = 0; r < reps; ++r) {
+    for (int side = 0; side < 2; ++side) {
+      if ((side == 0) == (r % 2 == 0)) {
+        RestoreCopy(pristine_root, root);
+        DeleteRun run = LakeDeleteOnce(root, rows, disk);
+        lake_ms.push_back(run.delete_ms);
+        lake_scan.push_back(run.scan_rows_per_s);
+        lake_flushes.push_back(static_cast<double>(run.flushes));
+      } else {
+        RestoreCopy(pristine_db, sqlite_db);
+        DeleteRun run = SqliteDeleteOnce(sqlite_db, rows, disk);
+        sqlite_ms.push_back(run.delete_ms);
+        sqlite_scan.push_back(run.scan_rows_per_s);
+        sqlite_flushes.push_back(static_cast<double>(run.flushes));
+      }
+    }
+  }
+  std::printf("delete_reps=%zu\n", reps);
+  PrintMedian("lake_delete_1pct_ms", lake_ms, "%.1f");
+  PrintMedian("sqlite_full_delete_1pct_ms", sqlite_ms, "%.1f");
+  PrintMedian("lake_scan_after_delete_rows_per_s", lake_scan, "%.0f");
+  PrintMedian("sqlite_scan_after_delete_rows_per_s", sqlite_scan, "%.0f");
+  if (disk.Now() >= 0) {
+    PrintMedian("lake_delete_1pct_flushes", lake_flushes, "%.0f");
+    PrintMedian("sqlite_full_delete_1pct_flushes", sqlite_flushes, "%.0f");
+  }
+  if (std::getenv("LAKE_BENCH_KEEP_COPIES") == nullptr) {
+    std::filesystem::remove_all(pristine_root);
+    std::filesystem::remove(pristine_db);
+  }
+}
+
 }  // namespace
 
 // One round of bench/tables' interleaved comparison of two builds of the
@@ -418,15 +577,26 @@ int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "insert-round") {
     return RunInsertRound(argv[2], std::strtoull(argv[3], nullptr, 10));
   }
+  if (argc == 4 && std::string(argv[1]) == "delete-once") {
+    size_t rows = std::strtoull(argv[3], nullptr, 10);
+    DeleteRun run = LakeDeleteOnce(argv[2], rows, DiskFlushes(argv[2]));
+    std::printf("lake_delete_1pct_ms=%.1f\nlake_scan_after_delete_rows_per_s=%.0f\n", run.delete_ms,
+                run.scan_rows_per_s);
+    return 0;
+  }
   if (argc < 2) {
     Die("usage: table_bench DIR [ROWS] [BATCH] [LATENCY_SAMPLES]\n"
-        "       table_bench insert-round DIR SAMPLES");
+        "       table_bench insert-round DIR SAMPLES\n"
+        "       table_bench delete-once ROOT ROWS");
   }
   std::string dir = argv[1];
   size_t rows = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;
   size_t batch = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1000;
   size_t samples = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 100;
   if (rows == 0 || batch == 0 || rows % batch != 0) Die("ROWS must be a multiple of BATCH");
+  // Only what the DELETE comparison needs: both sides' inserts, then it.
+  const bool only_delete = std::getenv("LAKE_BENCH_ONLY_DELETE") != nullptr &&
+                           std::string(std::getenv("LAKE_BENCH_ONLY_DELETE")) == "1";
 
   std::printf("fsync_floor_per_s=%.0f\n", FsyncFloor(dir));
 
@@ -474,7 +644,7 @@ int main(int argc, char** argv) {
   std::printf("lake_insert_rows_per_s=%.0f\n", rows / lake_insert_s);
   PrintFlushesPer("lake_insert_flushes_per_batch", disk, flushes_before,
                   static_cast<double>(rows / batch));
-  {
+  if (!only_delete) {
     // Right after the insert, on the same disk moment, with its file sizes.
     std::string table_dir = dir + "/lake/tables/bench/rows";
     uint64_t fragment = MeanFileBytes(table_dir + "/data", ".frag");
@@ -492,6 +662,16 @@ int main(int argc, char** argv) {
     std::printf("log_protocol_floor_rows_per_s=%.0f\n", log_per_s * batch);
   }
 
+  std::string full_db = dir + "/sqlite-full.db", normal_db = dir + "/sqlite-normal.db";
+  if (only_delete) {
+    std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
+                SqliteInsert(full_db, "FULL", rows, batch, fields, disk,
+                             "sqlite_full_insert_flushes_per_batch"));
+    lake_db_free(db);
+    CompareDeletes(dir, full_db, rows);
+    for (lake_location* loc : locations) lake_location_free(loc);
+    return 0;
+  }
   start = Clock::now();
   uint64_t scanned = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
   double lake_scan_s = Seconds(start);
@@ -504,7 +684,6 @@ int main(int argc, char** argv) {
   if (matched != 1) Die("lake selective scan matched " + std::to_string(matched));
   std::printf("lake_where_scan_rows_per_s=%.0f\n", rows / lake_where_s);
 
-  std::string full_db = dir + "/sqlite-full.db", normal_db = dir + "/sqlite-normal.db";
   std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
               SqliteInsert(full_db, "FULL", rows, batch, fields, disk,
                            "sqlite_full_insert_flushes_per_batch"));
@@ -520,51 +699,12 @@ int main(int argc, char** argv) {
   if (sqlite_rows != 1) Die("sqlite selective scan count");
   std::printf("sqlite_where_scan_rows_per_s=%.0f\n", rows / sqlite_where_s);
 
-  // DELETE of every 100th row, then a full scan of what is left.
-  {
-    const size_t deleted = rows / 100;
-    std::string delete_sql = "DELETE FROM bench.rows WHERE n IN (?";
-    for (size_t i = 1; i < deleted; ++i) delete_sql += ", ?";
-    delete_sql += ")";
-    start = Clock::now();
-    long long delete_flushes_before = disk.Now();
-    lake_statement* del = nullptr;
-    Check(lake_db_prepare(db, delete_sql.c_str(), &del, &err), err, "prepare delete");
-    for (size_t i = 0; i < deleted; ++i) {
-      Check(lake_statement_bind_int64(del, i + 1, static_cast<int64_t>(i * 100), &err), err,
-            "bind");
-    }
-    uint64_t version = 0, deleted_rows = 0;
-    Check(lake_statement_execute(del, &version, &deleted_rows, &err), err, "delete");
-    lake_statement_free(del);
-    double lake_delete_s = Seconds(start);
-    if (deleted_rows != deleted) Die("lake delete removed " + std::to_string(deleted_rows));
-    std::printf("lake_delete_1pct_ms=%.1f\n", lake_delete_s * 1000);
-    PrintFlushesPer("lake_delete_1pct_flushes", disk, delete_flushes_before, 1.0);
-    start = Clock::now();
-    uint64_t left = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
-    double lake_scan_after_s = Seconds(start);
-    if (left != rows - deleted) Die("lake scan after delete returned " + std::to_string(left));
-    std::printf("lake_scan_after_delete_rows_per_s=%.0f\n", left / lake_scan_after_s);
-
-    sqlite3* sdb = nullptr;
-    if (sqlite3_open(full_db.c_str(), &sdb) != SQLITE_OK) Die("sqlite open");
-    Sql(sdb, "PRAGMA journal_mode=WAL");
-    Sql(sdb, "PRAGMA synchronous=FULL");
-    start = Clock::now();
-    delete_flushes_before = disk.Now();
-    Sql(sdb, "BEGIN");
-    Sql(sdb, "DELETE FROM rows WHERE n % 100 = 0");
-    Sql(sdb, "COMMIT");
-    double sqlite_delete_s = Seconds(start);
-    if (static_cast<size_t>(sqlite3_changes(sdb)) != deleted) Die("sqlite delete count");
-    sqlite3_close(sdb);
-    std::printf("sqlite_full_delete_1pct_ms=%.1f\n", sqlite_delete_s * 1000);
-    PrintFlushesPer("sqlite_full_delete_1pct_flushes", disk, delete_flushes_before, 1.0);
-    double sqlite_scan_after_s = SqliteScan(full_db, "SELECT * FROM rows", nullptr, &sqlite_rows);
-    if (sqlite_rows != rows - deleted) Die("sqlite scan after delete count");
-    std::printf("sqlite_scan_after_delete_rows_per_s=%.0f\n", sqlite_rows / sqlite_scan_after_s);
-  }
+  // DELETE of every 100th row, then a full scan of what is left, on copies
+  // of both sides' data (the root is closed meanwhile, then opened again).
+  lake_db_free(db);
+  db = nullptr;
+  CompareDeletes(dir, full_db, rows);
+  Check(lake_db_open((dir + "/lake").c_str(), nullptr, &db, &err), err, "open root again");
 
   // Single-row INSERTs, each uploading a 1 MiB FILE.
   std::vector<double> latencies;

@@ -1,5 +1,7 @@
 #include "engine/table/column_batch.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "base/utf8.h"
 
@@ -171,18 +173,124 @@ CellValue ColumnBatch::Cell(size_t row, size_t column) const {
   return std::monostate{};
 }
 
-void ColumnBatch::AppendRows(const ColumnBatch& other, size_t begin, size_t end) {
-  for (size_t row = begin; row < end; ++row) {
-    for (size_t i = 0; i < columns.size(); ++i) {
-      CellValue value = other.Cell(row, i);
-      if (std::holds_alternative<std::monostate>(value)) {
-        AppendNull(columns[i]);
-      } else {
-        AppendValue(columns[i], value);
-      }
+void StringColumn::AppendRange(const StringColumn& other, size_t begin, size_t end) {
+  if (begin >= end) return;
+  const uint32_t from = other.offsets[begin];
+  const uint32_t base = static_cast<uint32_t>(bytes.size());
+  bytes.append(other.bytes, from, other.offsets[end] - from);
+  offsets.reserve(offsets.size() + (end - begin));
+  for (size_t i = begin + 1; i <= end; ++i) offsets.push_back(base + (other.offsets[i] - from));
+}
+
+void StringColumn::RemoveCells(absl::Span<const uint32_t> removed) {
+  if (removed.empty()) return;
+  // Cells before the first removed one stay where they are; each run of
+  // kept cells after it moves down over the removed cells' bytes.
+  const size_t cells = size();
+  size_t write_cell = removed[0];
+  size_t write_byte = offsets[removed[0]];
+  for (size_t k = 0; k < removed.size(); ++k) {
+    const size_t run_begin = removed[k] + 1;
+    const size_t run_end = k + 1 < removed.size() ? removed[k + 1] : cells;
+    const uint32_t from = offsets[run_begin];
+    const uint32_t length = offsets[run_end] - from;
+    if (length > 0) std::memmove(bytes.data() + write_byte, bytes.data() + from, length);
+    for (size_t i = run_begin; i < run_end; ++i) {
+      offsets[++write_cell] = static_cast<uint32_t>(write_byte + (offsets[i + 1] - from));
     }
-    ++num_rows;
+    write_byte += length;
   }
+  offsets.resize(write_cell + 1);
+  bytes.resize(write_byte);
+}
+
+namespace {
+
+template <typename T>
+void AppendRange(std::vector<T>& to, const std::vector<T>& from, size_t begin, size_t end) {
+  to.insert(to.end(), from.begin() + static_cast<ptrdiff_t>(begin),
+            from.begin() + static_cast<ptrdiff_t>(end));
+}
+
+// Keeps the values but those at `removed` (ascending), moved down in place.
+template <typename T>
+void RemoveValues(std::vector<T>& values, absl::Span<const uint32_t> removed) {
+  if (removed.empty()) return;
+  size_t write = removed[0];
+  for (size_t k = 0; k < removed.size(); ++k) {
+    const size_t run_begin = removed[k] + 1;
+    const size_t run_end = k + 1 < removed.size() ? removed[k + 1] : values.size();
+    if (run_end > run_begin) {
+      std::memmove(values.data() + write, values.data() + run_begin,
+                   (run_end - run_begin) * sizeof(T));
+    }
+    write += run_end - run_begin;
+  }
+  values.resize(write);
+}
+
+}  // namespace
+
+void ColumnBatch::AppendRows(const ColumnBatch& other, size_t begin, size_t end) {
+  if (begin >= end) return;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    ColumnData& to = columns[i];
+    const ColumnData& from = other.columns[i];
+    AppendRange(to.valid, from.valid, begin, end);
+    switch (to.type) {
+      case ColumnType::kUtf8:
+      case ColumnType::kBinary:
+        to.strings.AppendRange(from.strings, begin, end);
+        break;
+      case ColumnType::kInt64:
+      case ColumnType::kTimestamp:
+        AppendRange(to.int64s, from.int64s, begin, end);
+        break;
+      case ColumnType::kFloat64:
+        AppendRange(to.float64s, from.float64s, begin, end);
+        break;
+      case ColumnType::kBool:
+        AppendRange(to.bools, from.bools, begin, end);
+        break;
+      case ColumnType::kFile:
+        to.strings.AppendRange(from.strings, begin, end);
+        to.content_types.AppendRange(from.content_types, begin, end);
+        AppendRange(to.int64s, from.int64s, begin, end);
+        to.sha256s.AppendRange(from.sha256s, begin, end);
+        break;
+    }
+  }
+  num_rows += end - begin;
+}
+
+void ColumnBatch::RemoveRows(absl::Span<const uint32_t> removed) {
+  if (removed.empty()) return;
+  for (ColumnData& column : columns) {
+    RemoveValues(column.valid, removed);
+    switch (column.type) {
+      case ColumnType::kUtf8:
+      case ColumnType::kBinary:
+        column.strings.RemoveCells(removed);
+        break;
+      case ColumnType::kInt64:
+      case ColumnType::kTimestamp:
+        RemoveValues(column.int64s, removed);
+        break;
+      case ColumnType::kFloat64:
+        RemoveValues(column.float64s, removed);
+        break;
+      case ColumnType::kBool:
+        RemoveValues(column.bools, removed);
+        break;
+      case ColumnType::kFile:
+        column.strings.RemoveCells(removed);
+        column.content_types.RemoveCells(removed);
+        RemoveValues(column.int64s, removed);
+        column.sha256s.RemoveCells(removed);
+        break;
+    }
+  }
+  num_rows -= removed.size();
 }
 
 absl::Status ColumnBatch::CheckShape() const {

@@ -54,6 +54,12 @@ struct StringColumn {
     bytes.append(value);
     offsets.push_back(static_cast<uint32_t>(bytes.size()));
   }
+  // Appends cells [begin, end) of `other`: one copy of their bytes.
+  // Precondition: bytes.size() plus theirs <= kMaxStringColumnBytes.
+  void AppendRange(const StringColumn& other, size_t begin, size_t end);
+  // Keeps only the cells `keep` does not skip: every cell but those listed
+  // in `removed` (ascending, each < size()), moved down in place.
+  void RemoveCells(absl::Span<const uint32_t> removed);
   bool operator==(const StringColumn&) const = default;
 };
 
@@ -103,8 +109,14 @@ struct ColumnBatch {
   absl::Status AppendRow(absl::Span<const CellValue* const> row);
   // The cell at (row, column).
   CellValue Cell(size_t row, size_t column) const;
-  // Appends rows [begin, end) of `other` (same schema).
+  // Appends rows [begin, end) of `other` (same schema), column by column:
+  // each vector's range copied at once, no cell built. Precondition: the
+  // strings stay within kMaxStringColumnBytes.
   void AppendRows(const ColumnBatch& other, size_t begin, size_t end);
+  // Removes the rows `removed` lists (strictly ascending, each <
+  // num_rows) in place: the rows after each move down, nothing is copied
+  // into a new batch. What a scan does with a fragment's deleted rows.
+  void RemoveRows(absl::Span<const uint32_t> removed);
   // Checks every invariant above: the shape, then every utf8 and file cell.
   absl::Status Validate() const;
   // Checks the shape only: cheap, for batches whose content their producer

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/failpoint.h"
@@ -83,24 +84,10 @@ void RemoveUnreferencedFile(io::FileSystem& fs, const std::string& path) {
   }
 }
 
-// The rows of `batch` but `deleted` (ascending indexes).
-ColumnBatch WithoutRows(const ColumnBatch& batch, const std::vector<uint32_t>& deleted) {
-  ColumnBatch kept = ColumnBatch::Empty(batch.schema);
-  size_t begin = 0;
-  for (uint32_t row : deleted) {
-    if (row > begin) kept.AppendRows(batch, begin, row);
-    begin = row + 1;
-  }
-  if (begin < batch.num_rows) kept.AppendRows(batch, begin, batch.num_rows);
-  return kept;
-}
-
-// The columns `wanted` of fragment `ref` (the others empty), read and
-// checked against its manifest entry. DataLoss when it is missing or
-// damaged.
-absl::StatusOr<ColumnBatch> ReadFragmentColumns(io::FileSystem& fs, const std::string& table_dir,
-                                                const FragmentRef& ref, const Schema& schema,
-                                                const std::vector<bool>& wanted) {
+// The bytes of fragment `ref`, of the size its manifest entry says.
+// DataLoss when it is missing or of another size.
+absl::StatusOr<std::string> ReadFragmentBytes(io::FileSystem& fs, const std::string& table_dir,
+                                              const FragmentRef& ref) {
   absl::StatusOr<std::string> bytes =
       ReadTablePath(fs, table_dir, ref.path, kMaxFragmentBytes, TableLogRecordKind::kFragment);
   if (absl::IsNotFound(bytes.status())) {
@@ -111,14 +98,35 @@ absl::StatusOr<ColumnBatch> ReadFragmentColumns(io::FileSystem& fs, const std::s
     return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", bytes->size(),
                                             " bytes, its manifest says ", ref.size_bytes));
   }
-  ColumnBatch batch = ColumnBatch::Empty(schema);
-  if (absl::Status s = DecodeFragmentColumns(*bytes, schema, wanted, &batch); !s.ok()) {
+  return bytes;
+}
+
+// Decodes the columns `wanted` of `bytes` (fragment `ref`'s) into `batch`,
+// leaving its other columns as they are, checked against its manifest
+// entry. DataLoss when damaged.
+absl::Status DecodeFragmentInto(std::string_view bytes, const FragmentRef& ref,
+                                const Schema& schema, const std::vector<bool>& wanted,
+                                ColumnBatch* batch) {
+  if (absl::Status s = DecodeFragmentColumns(bytes, schema, wanted, batch); !s.ok()) {
     return absl::DataLossError(absl::StrCat("fragment ", ref.path, ": ", std::string(s.message())));
   }
-  if (batch.num_rows != ref.rows) {
-    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch.num_rows,
+  if (batch->num_rows != ref.rows) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch->num_rows,
                                             " rows, its manifest says ", ref.rows));
   }
+  return absl::OkStatus();
+}
+
+// The columns `wanted` of fragment `ref` (the others empty), read and
+// checked against its manifest entry. DataLoss when it is missing or
+// damaged.
+absl::StatusOr<ColumnBatch> ReadFragmentColumns(io::FileSystem& fs, const std::string& table_dir,
+                                                const FragmentRef& ref, const Schema& schema,
+                                                const std::vector<bool>& wanted) {
+  absl::StatusOr<std::string> bytes = ReadFragmentBytes(fs, table_dir, ref);
+  if (!bytes.ok()) return bytes.status();
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, wanted, &batch); !s.ok()) return s;
   return batch;
 }
 
@@ -144,6 +152,96 @@ void ForEachLiveFileCell(const ColumnBatch& batch, const std::vector<uint32_t>& 
   }
 }
 
+// Hashes a whole location, for sets of them.
+struct DataLocationHash {
+  size_t operator()(const DataLocation& l) const {
+    return absl::HashOf(l.uri, l.content_type, l.size_bytes, l.sha256);
+  }
+};
+
+// The hash a DELETE files a FILE cell's URI under while it finds which
+// released locations a live row still references: equal URIs, equal
+// hashes; a hash shared by two URIs only sends the check to read the
+// fragment again (the locations themselves are compared there).
+uint64_t UriHash(std::string_view uri) { return Checksum64(uri); }
+
+// What a DELETE (or a replace-where) changes in one fragment, worked out
+// on a pool thread: which rows it deletes, the locations their FILE cells
+// held, and the URIs its live rows still hold.
+struct FragmentChange {
+  std::vector<uint32_t> fresh;          // the rows newly deleted, ascending
+  std::vector<uint32_t> deleted_after;  // every deleted row after it (if `fresh` is not empty)
+  std::vector<DataLocation> released;   // the non-null FILE cells of the `fresh` rows
+  // When `live_uris_known`: UriHash of each non-null FILE cell of every row
+  // not deleted after the change (in row order, repeats kept). Known when
+  // the FILE columns were decoded (the fragment has fresh rows).
+  bool live_uris_known = false;
+  std::vector<uint64_t> live_uri_hashes;
+};
+
+// Step 1 of ChangeRowsLocked for fragment `ref`: its deletion vector and
+// the selector's columns are read; the FILE columns only when some row is
+// newly deleted. Runs on pool threads, several at once (so the selector
+// does too). DataLoss when the fragment or its vector is damaged.
+absl::StatusOr<FragmentChange> ChangeFragment(io::FileSystem& fs, const std::string& table_dir,
+                                              const FragmentRef& ref, const Schema& schema,
+                                              const RowSelector& selector) {
+  absl::StatusOr<std::string> bytes = ReadFragmentBytes(fs, table_dir, ref);
+  if (!bytes.ok()) return bytes.status();
+  std::vector<bool> wanted(schema.columns.size(), false);
+  for (size_t column : selector.columns) wanted[column] = true;
+  ColumnBatch batch = ColumnBatch::Empty(schema);
+  // Decoded even when no column is wanted: the digest and the row count
+  // are checked before any row is chosen.
+  if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, wanted, &batch); !s.ok()) return s;
+  absl::StatusOr<std::vector<uint32_t>> before = ReadDeletedRows(fs, table_dir, ref);
+  if (!before.ok()) return before.status();
+  std::vector<uint32_t> matching;
+  if (selector.matching_rows) {
+    absl::StatusOr<std::vector<size_t>> rows = selector.matching_rows(batch);
+    if (!rows.ok()) return rows.status();
+    matching.reserve(rows->size());
+    for (size_t row : *rows) {
+      if (row >= ref.rows || (!matching.empty() && row <= matching.back())) {
+        return absl::InternalError("a DELETE's row selector named rows out of order or range");
+      }
+      matching.push_back(static_cast<uint32_t>(row));
+    }
+  } else {
+    matching.resize(ref.rows);
+    std::iota(matching.begin(), matching.end(), 0u);
+  }
+  FragmentChange change;
+  std::set_difference(matching.begin(), matching.end(), before->begin(), before->end(),
+                      std::back_inserter(change.fresh));
+  if (change.fresh.empty()) return change;
+  change.deleted_after = MergeDeletedRows(*before, change.fresh);
+  // The FILE columns the selector did not need already.
+  std::vector<bool> file_columns(schema.columns.size(), false);
+  bool any_file_column = false;
+  for (size_t c = 0; c < schema.columns.size(); ++c) {
+    file_columns[c] = schema.columns[c].type == ColumnType::kFile && !wanted[c];
+    any_file_column = any_file_column || schema.columns[c].type == ColumnType::kFile;
+  }
+  if (!any_file_column) return change;
+  if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, file_columns, &batch); !s.ok()) {
+    return s;
+  }
+  for (size_t c = 0; c < schema.columns.size(); ++c) {
+    if (schema.columns[c].type != ColumnType::kFile) continue;
+    for (uint32_t row : change.fresh) {
+      if (batch.columns[c].IsNull(row)) continue;
+      change.released.push_back(std::get<DataLocation>(batch.Cell(row, c)));
+    }
+  }
+  change.live_uris_known = true;
+  change.live_uri_hashes.reserve(batch.num_rows - change.deleted_after.size());
+  ForEachLiveFileCell(batch, change.deleted_after, [&](std::string_view uri, size_t, size_t) {
+    change.live_uri_hashes.push_back(UriHash(uri));
+  });
+  return change;
+}
+
 constexpr size_t kMaxDeletionVectorBytes = EncodedDeletionVectorBytes(kMaxFragmentRows);
 
 // What a version's manifest record is expected to take, for choosing its
@@ -157,9 +255,27 @@ absl::Status WriteNewTableFile(io::FileSystem& fs, const std::string& path, std:
   return io::WriteWholeFileDurably(fs, path, absl::StrCat(path, ".tmp"), bytes);
 }
 
-// How many fragments a DELETE reads and decodes ahead of choosing their
-// rows: one per pool thread a scan leaves free, about.
-constexpr size_t kDeleteReadAhead = 3;
+// How many fragments a DELETE reads, decodes and chooses the rows of
+// ahead of the thread that gathers them: one per pool thread (that thread
+// only gathers).
+constexpr size_t kDeleteReadAhead = 4;
+
+// The most live-URI hashes (8 bytes each: 64 MiB) a DELETE keeps from its
+// first pass over the touched fragments to settle which released
+// locations a live row still holds without reading those fragments again;
+// the fragments past it are read again, as untouched ones are.
+constexpr size_t kMaxKeptLiveUriHashes = size_t{1} << 23;
+
+// Results computed on a pool ahead of the thread that takes them in
+// order; the destructor waits for every one still pending (they read the
+// owner's locals).
+template <typename T>
+struct AheadOf {
+  std::deque<std::future<T>> pending;
+  ~AheadOf() {
+    for (auto& result : pending) result.wait();
+  }
+};
 
 
 // A batch an append or a replace-where may commit to `table`: of its
@@ -282,7 +398,8 @@ absl::StatusOr<std::optional<ColumnBatch>> TableScan::ReadFragment(size_t index)
   if (!ref.deletion_vector) return std::optional<ColumnBatch>(std::move(batch));
   absl::StatusOr<std::vector<uint32_t>> deleted = ReadDeletedRows(fs_, table_dir_, ref);
   if (!deleted.ok()) return deleted.status();
-  return std::optional<ColumnBatch>(WithoutRows(batch, *deleted));
+  batch.RemoveRows(*deleted);
+  return std::optional<ColumnBatch>(std::move(batch));
 }
 
 absl::Status TableScan::ExplainMissing(const absl::Status& failed) const {
@@ -1202,6 +1319,89 @@ absl::StatusOr<ReplaceOutcome> TableStore::ReplaceWhere(const registry::TableRec
   return ChangeRowsLocked(*current, selector, &rows, kTableReplaceFailpoints);
 }
 
+absl::Status TableStore::DropStillReferenced(
+    const std::vector<std::pair<FragmentRef, const std::vector<uint32_t>*>>& survivors,
+    const std::vector<size_t>& survivor_fragments,
+    const absl::flat_hash_map<size_t, std::vector<uint64_t>>& live_uris,
+    const std::string& table_dir, const Schema& schema, std::vector<DataLocation>* released) {
+  std::vector<bool> still_referenced(released->size(), false);
+  size_t unresolved = released->size();
+  absl::flat_hash_map<std::string_view, std::vector<size_t>> released_by_uri;
+  for (size_t k = 0; k < released->size(); ++k) released_by_uri[(*released)[k].uri].push_back(k);
+  absl::flat_hash_set<uint64_t> released_hashes;
+  for (const auto& [uri, indexes] : released_by_uri) released_hashes.insert(UriHash(uri));
+  // The survivors that could hold one: those whose live URIs step 1 did
+  // not keep, and those whose kept hashes hold a released URI's. The
+  // others hold none of them, by their hashes alone.
+  std::vector<size_t> to_check;
+  for (size_t s = 0; s < survivors.size(); ++s) {
+    auto known = live_uris.find(survivor_fragments[s]);
+    if (known == live_uris.end() ||
+        std::any_of(known->second.begin(), known->second.end(),
+                    [&](uint64_t hash) { return released_hashes.contains(hash); })) {
+      to_check.push_back(s);
+    }
+  }
+  std::vector<bool> file_columns(schema.columns.size(), false);
+  for (size_t c = 0; c < schema.columns.size(); ++c) {
+    file_columns[c] = schema.columns[c].type == ColumnType::kFile;
+  }
+  // Each read on pool_ ahead of this thread, which compares: a released
+  // location is looked up by URI (whole locations compared only on a URI
+  // match), and the walk stops once every one is found. Every read is
+  // waited for before this function returns: they read its locals.
+  struct LiveCells {
+    ColumnBatch batch;
+    std::vector<uint32_t> read_deleted;  // when the survivor is untouched
+  };
+  AheadOf<absl::StatusOr<LiveCells>> ahead;
+  size_t next_read = 0;
+  for (size_t s : to_check) {
+    if (unresolved == 0) break;
+    while (next_read < to_check.size() && ahead.pending.size() < kDeleteReadAhead) {
+      const auto* survivor = &survivors[to_check[next_read++]];
+      ahead.pending.push_back(
+          pool_.Run([this, survivor, &table_dir, &schema, &file_columns]() -> absl::StatusOr<LiveCells> {
+            absl::StatusOr<ColumnBatch> batch =
+                ReadFragmentColumns(fs_, table_dir, survivor->first, schema, file_columns);
+            if (!batch.ok()) return batch.status();
+            LiveCells cells{*std::move(batch), {}};
+            if (survivor->second == nullptr) {
+              absl::StatusOr<std::vector<uint32_t>> rows =
+                  ReadDeletedRows(fs_, table_dir, survivor->first);
+              if (!rows.ok()) return rows.status();
+              cells.read_deleted = *std::move(rows);
+            }
+            return cells;
+          }));
+    }
+    absl::StatusOr<LiveCells> cells = ahead.pending.front().get();
+    ahead.pending.pop_front();
+    if (!cells.ok()) return cells.status();
+    const ColumnBatch& batch = cells->batch;
+    const std::vector<uint32_t>* deleted = survivors[s].second;
+    ForEachLiveFileCell(
+        batch, deleted == nullptr ? cells->read_deleted : *deleted,
+        [&](std::string_view uri, size_t row, size_t column) {
+          auto candidates = released_by_uri.find(uri);
+          if (candidates == released_by_uri.end()) return;
+          DataLocation location = std::get<DataLocation>(batch.Cell(row, column));
+          for (size_t k : candidates->second) {
+            if (!still_referenced[k] && (*released)[k] == location) {
+              still_referenced[k] = true;
+              --unresolved;
+            }
+          }
+        });
+  }
+  std::vector<DataLocation> gone;
+  for (size_t k = 0; k < released->size(); ++k) {
+    if (!still_referenced[k]) gone.push_back(std::move((*released)[k]));
+  }
+  *released = std::move(gone);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
     const registry::TableRecord& table, const RowSelector& selector, const ColumnBatch* added,
     const std::array<std::string_view, 5>& steps) {
@@ -1228,14 +1428,16 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
   const Manifest* manifest = &current->manifest;
   const std::string table_dir = TableDir(name);
 
-  // 1. The rows: per touched fragment, every deleted row after this DELETE.
-  std::vector<bool> wanted(schema.columns.size(), false);
-  for (size_t column : selector.columns) wanted[column] = true;
-  for (size_t c = 0; c < schema.columns.size(); ++c) {
-    if (schema.columns[c].type == ColumnType::kFile) wanted[c] = true;
-  }
+  // 1. The rows: per touched fragment, every deleted row after this DELETE,
+  // and what its FILE cells released.
   absl::flat_hash_map<size_t, std::vector<uint32_t>> deleted_after;  // by fragment index
-  std::vector<DataLocation> released;  // the deleted rows' locations
+  // The deleted rows' locations, each once (many rows may hold one).
+  absl::flat_hash_set<DataLocation, DataLocationHash> released_once;
+  // By fragment index: the hashes of its live URIs, as ChangeFragment gave
+  // them, while they fit kMaxKeptLiveUriHashes (a fragment past it is read
+  // again if the check below needs it).
+  absl::flat_hash_map<size_t, std::vector<uint64_t>> live_uris;
+  size_t live_uri_budget = kMaxKeptLiveUriHashes;
   std::vector<size_t> to_read;  // the fragments the statistics do not rule out
   for (size_t i = 0; i < manifest->fragments.size(); ++i) {
     const FragmentRef& ref = manifest->fragments[i];
@@ -1245,66 +1447,36 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
     }
     to_read.push_back(i);
   }
-  // Each is read and decoded on pool_ ahead of this thread, which chooses
-  // the rows (the selector runs here only). Every read is waited for
-  // before this function returns: they read its locals.
-  struct FragmentRead {
-    absl::StatusOr<ColumnBatch> batch;
-    absl::StatusOr<std::vector<uint32_t>> before;
-  };
-  struct ReadsAhead {
-    std::deque<std::future<FragmentRead>> pending;
-    ~ReadsAhead() {
-      for (auto& read : pending) read.wait();
-    }
-  } ahead;
-  size_t next_read = 0;
-  for (size_t i : to_read) {
-    while (next_read < to_read.size() && ahead.pending.size() < kDeleteReadAhead) {
-      const FragmentRef* next = &manifest->fragments[to_read[next_read++]];
-      ahead.pending.push_back(pool_.Run([this, next, &table_dir, &schema, &wanted] {
-        FragmentRead read{ReadFragmentColumns(fs_, table_dir, *next, schema, wanted),
-                          std::vector<uint32_t>()};
-        if (read.batch.ok()) read.before = ReadDeletedRows(fs_, table_dir, *next);
-        return read;
-      }));
-    }
-    FragmentRead read = ahead.pending.front().get();
-    ahead.pending.pop_front();
-    const FragmentRef& ref = manifest->fragments[i];
-    absl::StatusOr<ColumnBatch>& batch = read.batch;
-    if (!batch.ok()) return batch.status();
-    absl::StatusOr<std::vector<uint32_t>>& before = read.before;
-    if (!before.ok()) return before.status();
-    std::vector<uint32_t> matching;
-    if (selector.matching_rows) {
-      absl::StatusOr<std::vector<size_t>> rows = selector.matching_rows(*batch);
-      if (!rows.ok()) return rows.status();
-      for (size_t row : *rows) {
-        if (row >= ref.rows || (!matching.empty() && row <= matching.back())) {
-          return absl::InternalError("a DELETE's row selector named rows out of order or range");
-        }
-        matching.push_back(static_cast<uint32_t>(row));
+  {
+    // Each is read, decoded and its rows chosen on pool_ (ChangeFragment),
+    // ahead of this thread, which takes the changes in order. Every read
+    // is waited for before this block ends: they read its locals.
+    AheadOf<absl::StatusOr<FragmentChange>> ahead;
+    size_t next_read = 0;
+    for (size_t i : to_read) {
+      while (next_read < to_read.size() && ahead.pending.size() < kDeleteReadAhead) {
+        const FragmentRef* next = &manifest->fragments[to_read[next_read++]];
+        ahead.pending.push_back(pool_.Run([this, next, &table_dir, &schema, &selector] {
+          return ChangeFragment(fs_, table_dir, *next, schema, selector);
+        }));
       }
-    } else {
-      matching.resize(ref.rows);
-      std::iota(matching.begin(), matching.end(), 0u);
-    }
-    std::vector<uint32_t> fresh;
-    std::set_difference(matching.begin(), matching.end(), before->begin(), before->end(),
-                        std::back_inserter(fresh));
-    if (fresh.empty()) continue;
-    outcome.deleted_rows += fresh.size();
-    for (size_t c = 0; c < schema.columns.size(); ++c) {
-      if (schema.columns[c].type != ColumnType::kFile) continue;
-      for (uint32_t row : fresh) {
-        if (batch->columns[c].IsNull(row)) continue;
-        released.push_back(std::get<DataLocation>(batch->Cell(row, c)));
+      absl::StatusOr<FragmentChange> change = ahead.pending.front().get();
+      ahead.pending.pop_front();
+      if (!change.ok()) return change.status();
+      if (change->fresh.empty()) continue;
+      outcome.deleted_rows += change->fresh.size();
+      for (DataLocation& location : change->released) released_once.insert(std::move(location));
+      if (change->live_uris_known && change->live_uri_hashes.size() <= live_uri_budget) {
+        live_uri_budget -= change->live_uri_hashes.size();
+        live_uris[i] = std::move(change->live_uri_hashes);
       }
+      deleted_after[i] = std::move(change->deleted_after);
     }
-    deleted_after[i] = MergeDeletedRows(*before, fresh);
   }
   if (outcome.deleted_rows == 0 && added == nullptr) return outcome;
+  std::vector<DataLocation> released(std::make_move_iterator(released_once.begin()),
+                                     std::make_move_iterator(released_once.end()));
+  released_once.clear();
   CanonicalizeReferences(&released);
 
   // What no live row of the new version references any more. The new
@@ -1312,55 +1484,21 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
   // under its path with its new deletion vector unless no row is left.
   std::vector<std::string> removed_fragments;
   std::vector<std::pair<FragmentRef, const std::vector<uint32_t>*>> survivors;
+  std::vector<size_t> survivor_fragments;  // each survivor's index in manifest->fragments
   for (size_t i = 0; i < manifest->fragments.size(); ++i) {
     const FragmentRef& ref = manifest->fragments[i];
     auto touched = deleted_after.find(i);
     if (touched != deleted_after.end()) removed_fragments.push_back(ref.path);
     if (touched != deleted_after.end() && touched->second.size() == ref.rows) continue;
     survivors.push_back({ref, touched == deleted_after.end() ? nullptr : &touched->second});
+    survivor_fragments.push_back(i);
   }
   if (!released.empty()) {
-    std::vector<bool> file_columns(schema.columns.size(), false);
-    for (size_t c = 0; c < schema.columns.size(); ++c) {
-      file_columns[c] = schema.columns[c].type == ColumnType::kFile;
+    if (absl::Status s = DropStillReferenced(survivors, survivor_fragments, live_uris, table_dir,
+                                             schema, &released);
+        !s.ok()) {
+      return s;
     }
-    // Which released locations a live row still holds: each is looked up
-    // by URI (whole locations compared only on a URI match), and the walk
-    // stops once every one is found.
-    std::vector<bool> still_referenced(released.size(), false);
-    size_t unresolved = released.size();
-    absl::flat_hash_map<std::string_view, std::vector<size_t>> released_by_uri;
-    for (size_t k = 0; k < released.size(); ++k) released_by_uri[released[k].uri].push_back(k);
-    for (const auto& [ref, deleted] : survivors) {
-      if (unresolved == 0) break;
-      absl::StatusOr<ColumnBatch> batch =
-          ReadFragmentColumns(fs_, table_dir, ref, schema, file_columns);
-      if (!batch.ok()) return batch.status();
-      std::vector<uint32_t> read_deleted;
-      if (deleted == nullptr) {
-        absl::StatusOr<std::vector<uint32_t>> rows = ReadDeletedRows(fs_, table_dir, ref);
-        if (!rows.ok()) return rows.status();
-        read_deleted = *std::move(rows);
-      }
-      ForEachLiveFileCell(
-          *batch, deleted == nullptr ? read_deleted : *deleted,
-          [&](std::string_view uri, size_t row, size_t column) {
-            auto candidates = released_by_uri.find(uri);
-            if (candidates == released_by_uri.end()) return;
-            DataLocation location = std::get<DataLocation>(batch->Cell(row, column));
-            for (size_t k : candidates->second) {
-              if (!still_referenced[k] && released[k] == location) {
-                still_referenced[k] = true;
-                --unresolved;
-              }
-            }
-          });
-    }
-    std::vector<DataLocation> gone;
-    for (size_t k = 0; k < released.size(); ++k) {
-      if (!still_referenced[k]) gone.push_back(std::move(released[k]));
-    }
-    released = std::move(gone);
   }
   // The new rows' locations: added, and so never removed.
   std::vector<DataLocation> adds;

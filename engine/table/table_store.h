@@ -171,11 +171,13 @@ inline constexpr std::array<std::string_view, 5> kTableReplaceFailpoints = {
 
 // Which rows of a fragment a DELETE removes. For each fragment,
 // `statistics_may_match` (when set) sees its statistics first: a fragment
-// it rejects is not opened. Then `columns` (schema indexes; the table's
-// FILE columns are decoded as well) are decoded and `matching_rows` names
-// the rows to delete, ascending indexes into the fragment's rows (rows
-// already deleted may be named again: they stay deleted). Without
-// `matching_rows`, every row (a DELETE without WHERE).
+// it rejects is not opened. Then `columns` (schema indexes) are decoded
+// and `matching_rows` names the rows to delete, ascending indexes into the
+// fragment's rows (rows already deleted may be named again: they stay
+// deleted); the table's FILE columns are decoded only after, for a
+// fragment with rows to delete. Without `matching_rows`, every row (a
+// DELETE without WHERE). `matching_rows` is called on pool threads,
+// several fragments at once: it must be safe to call concurrently.
 struct RowSelector {
   std::vector<size_t> columns;
   std::function<absl::StatusOr<std::vector<size_t>>(const ColumnBatch& partial)> matching_rows;
@@ -646,6 +648,19 @@ class TableStore {
                                          ResolvedManifest& resolved, std::string* manifest_path,
                                          std::string* written_file)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Removes from `released` (locations the deleted rows held) every one a
+  // live row of `survivors` (the fragments left, each with its deletion
+  // vector after the change, or null when untouched) still holds. A
+  // survivor is read only when `live_uris` (its live URIs' hashes, by
+  // index in the manifest: survivor_fragments[i] is survivors[i]'s) is
+  // missing for it or holds a released URI's hash, so the work follows
+  // what was released, not the table. DataLoss when a fragment it reads
+  // is damaged.
+  absl::Status DropStillReferenced(
+      const std::vector<std::pair<FragmentRef, const std::vector<uint32_t>*>>& survivors,
+      const std::vector<size_t>& survivor_fragments,
+      const absl::flat_hash_map<size_t, std::vector<uint64_t>>& live_uris,
+      const std::string& table_dir, const Schema& schema, std::vector<DataLocation>* released);
   // The error of an append that failed with `cause` certainly before its
   // commit call: its published checkpoint withdrawn durably, else (the
   // withdrawal failed) a PendingOperationError. `cause` itself when the

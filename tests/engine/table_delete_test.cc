@@ -268,6 +268,53 @@ TEST_CASE("a DELETE's delta removes the locations no remaining row references") 
   CHECK(Uris(*root->References(kTable)).size() == 6);
 }
 
+// Appends episodes `a` (n = `na`) and `b` (n = `nb`) in one fragment,
+// referencing the existing objects `va` and `vb`.
+void InsertTwoReferencing(TableRoot& root, const std::string& a, int64_t na, const DataLocation& va,
+                          const std::string& b, int64_t nb, const DataLocation& vb) {
+  LAKE_REQUIRE_OK(root.Insert(
+      "INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, ?, ?), (?, ?, ?)",
+      {CellValue{a}, CellValue{na}, CellValue{va}, CellValue{b}, CellValue{nb}, CellValue{vb}}));
+}
+
+bool HasUri(const std::vector<std::string>& uris, const std::string& uri) {
+  return std::find(uris.begin(), uris.end(), uri) != uris.end();
+}
+
+TEST_CASE("a location a live row of a fragment the DELETE touches still holds stays referenced") {
+  DeleteFixture f;
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
+  // e7 and e8, one fragment, both reference e1's video.
+  InsertTwoReferencing(*root, "e7", 7, f.videos[0], "e8", 8, f.videos[0]);
+  LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n IN (?, ?)",
+                               {CellValue{int64_t{1}}, CellValue{int64_t{7}}}));
+  CHECK(HasUri(CurrentUris(*root), f.videos[0].uri));  // e8 holds it
+  CHECK(CurrentUris(*root).size() == 6);
+  LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{8}}}));
+  CHECK(!HasUri(CurrentUris(*root), f.videos[0].uri));
+  CHECK(CurrentUris(*root).size() == 5);
+}
+
+TEST_CASE("a location released in one fragment and held live by another it touches stays") {
+  DeleteFixture f;
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
+  // e7 references e2's video, e8 e3's: e2 and e8 go, e7 and e3 stay.
+  InsertTwoReferencing(*root, "e7", 7, f.videos[1], "e8", 8, f.videos[2]);
+  LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n IN (?, ?)",
+                               {CellValue{int64_t{2}}, CellValue{int64_t{8}}}));
+  std::vector<std::string> uris = CurrentUris(*root);
+  CHECK(HasUri(uris, f.videos[1].uri));
+  CHECK(HasUri(uris, f.videos[2].uri));
+  CHECK(uris.size() == 6);
+  // Then every row holding them goes, both fragments touched again.
+  LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n IN (?, ?)",
+                               {CellValue{int64_t{3}}, CellValue{int64_t{7}}}));
+  uris = CurrentUris(*root);
+  CHECK(!HasUri(uris, f.videos[1].uri));
+  CHECK(!HasUri(uris, f.videos[2].uri));
+  CHECK(uris.size() == 4);
+}
+
 TEST_CASE("a removed location added again by a later row is referenced again") {
   DeleteFixture f;
   std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
@@ -528,7 +575,7 @@ TEST_CASE("DELETE in the table log: killed, reopened, run again and a power loss
 TEST_CASE("DELETE, replace-where and compaction in the table log write records, no files") {
   testing::ScopedVersionsInTableLog in_log;
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   LAKE_REQUIRE_OK(root->Delete(kDeleteTwo, TwoAndFive()));  // version 3
   std::vector<uint8_t> bytes = testing::RandomBytes(500, 77);
   testing::MemorySource source(bytes);

@@ -162,6 +162,50 @@ TEST_CASE("a fragment round-trips every column type with nulls") {
         CellValue{Location(testing::SampleUri(1), "video/mp4", 1001, testing::SampleSha256(1))});
 }
 
+// The rows of `batch` whose indexes `keep` accepts, appended cell by cell.
+template <typename Keep>
+ColumnBatch RowsCellByCell(const ColumnBatch& batch, Keep keep) {
+  ColumnBatch out = ColumnBatch::Empty(batch.schema);
+  for (size_t row = 0; row < batch.num_rows; ++row) {
+    if (!keep(row)) continue;
+    std::vector<CellValue> cells;
+    for (size_t c = 0; c < batch.columns.size(); ++c) cells.push_back(batch.Cell(row, c));
+    LAKE_REQUIRE_OK(out.AppendRow(cells));
+  }
+  return out;
+}
+
+TEST_CASE("rows appended by range equal the same rows appended cell by cell") {
+  ColumnBatch batch = testing::SampleBatch(0, 50);
+  ColumnBatch ranges = ColumnBatch::Empty(batch.schema);
+  ranges.AppendRows(batch, 3, 17);
+  ranges.AppendRows(batch, 17, 17);  // empty: nothing
+  ranges.AppendRows(batch, 30, 50);
+  CHECK(ranges.num_rows == 34);
+  CHECK(ranges == RowsCellByCell(batch, [](size_t row) { return (row >= 3 && row < 17) || row >= 30; }));
+  LAKE_CHECK_OK(ranges.Validate());
+}
+
+TEST_CASE("rows removed in place leave the batch built without them") {
+  ColumnBatch batch = testing::SampleBatch(0, 60);
+  const std::vector<uint32_t> removed = {0, 1, 2, 7, 8, 30, 58, 59};
+  ColumnBatch expected = RowsCellByCell(batch, [&](size_t row) {
+    return !std::binary_search(removed.begin(), removed.end(), static_cast<uint32_t>(row));
+  });
+  batch.RemoveRows(removed);
+  CHECK(batch.num_rows == 52);
+  CHECK(batch == expected);
+  LAKE_CHECK_OK(batch.Validate());
+  batch.RemoveRows({});
+  CHECK(batch == expected);
+}
+
+TEST_CASE("removing every row in place leaves an empty batch of the schema") {
+  ColumnBatch batch = testing::SampleBatch(0, 5);
+  batch.RemoveRows(std::vector<uint32_t>{0, 1, 2, 3, 4});
+  CHECK(batch == ColumnBatch::Empty(batch.schema));
+}
+
 TEST_CASE("a fragment keeps empty strings, empty binaries and zero rows") {
   Schema schema{{{"s", ColumnType::kUtf8}, {"b", ColumnType::kBinary}, {"t", ColumnType::kBool}}};
   ColumnBatch batch = ColumnBatch::Empty(schema);
