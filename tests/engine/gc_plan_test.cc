@@ -228,7 +228,7 @@ TEST_CASE("gc plan: files only expired versions list are planned once the cutoff
   CHECK(root.tables().References("ns.t")->size() == 3);
 }
 
-TEST_CASE("gc plan: a deleted row's object survives while a retained version references it") {
+void DeletedRowObjectSurvives() {
   GcTestRoot root;
   root.CreateTable("ns.t");
   DataLocation deleted = root.Put();
@@ -250,6 +250,13 @@ TEST_CASE("gc plan: a deleted row's object survives while a retained version ref
   LAKE_REQUIRE_OK(ApplyPlan(root.View(), plan->manifest.plan_id, {}));
   CHECK(root.tables().Rows("ns.t", 2)->size() == 2);
   CHECK(root.tables().Rows("ns.t")->size() == 1);
+}
+
+TEST_CASE("gc plan: a deleted row's object survives while a retained version references it") { DeletedRowObjectSurvives(); }
+
+TEST_CASE("gc plan: a deleted row's object survives while a retained version references it, versions in the table log") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeletedRowObjectSurvives();
 }
 
 TEST_CASE("gc plan: a deleted row's object is planned once the cutoff has passed since the versions holding it expired") {
@@ -319,7 +326,7 @@ TEST_CASE("gc plan: the table log's segments are never planned, even with every 
   CHECK(rows->size() == 1);
 }
 
-TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained version references") {
+void GcRacingDelete() {
   REQUIRE(failpoint::Enabled());
   for (std::string_view step : table::kTableDeleteFailpoints) {
     CAPTURE(std::string(step));
@@ -360,6 +367,13 @@ TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained
     CHECK(StageUris(root.PlannedUris(after->manifest.plan_id)).empty());
     CHECK(after->manifest.table_files == 0);
   }
+}
+
+TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained version references") { GcRacingDelete(); }
+
+TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained version references, versions in the table log") {
+  testing::ScopedVersionsInTableLog in_log;
+  GcRacingDelete();
 }
 
 TEST_CASE("gc plan: after an expiry, the manifest chain links a retained version needs survive; the rest are planned") {

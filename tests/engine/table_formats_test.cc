@@ -999,6 +999,36 @@ TEST_CASE("a format 5 manifest link round-trips, naming its base's manifest") {
   CHECK(std::get<ManifestLink>(*back) == TinyLinkV5());
 }
 
+// EncodeManifestLink(TinyLinkV5()): a format 5 link.
+constexpr std::string_view kGoldenManifestLinkV5Hex = R"(
+4c414b454d4e4654050000002a00000000000000060000000000000005000000
+0000000000401e18240a060003000000000000000300000001046e616d650201
+6e0705766964656f2b005f6c616b652f6f626a6563745f726566732f30303030
+303030303030303030303030303030362e72656673e3b0c44298fc1c149afbf4
+c8996fb92427ae41e4649b934ca495991b7852b8550104000000000000004700
+5f6c6f672f30303030303030303030303030303030303030312e7365672f3030
+3030303030303030303030303030303033322e30303030303030303030303030
+30303030323030ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb4
+10ff61f20015ad06000000000000004101000000000000010000001e00646174
+612f30303030303030303030303030303030303030332e66726167010000001e
+00646174612f30303030303030303030303030303030303030342e6672616701
+000000000000004d00000000000000e3b0c44298fc1c149afbf4c8996fb92427
+ae41e4649b934ca495991b7852b8550102000001006102070000000000000007
+00000000000000010100000000000000008de3053453cd365a905f5cf2df58fa
+9d
+)";
+
+TEST_CASE("the manifest format 5 link matches its golden bytes") {
+  absl::StatusOr<std::string> bytes = EncodeManifestLink(TinyLinkV5());
+  LAKE_REQUIRE_OK(bytes);
+  INFO("encoded: ", Hex(*bytes));
+  CHECK(Hex(*bytes) == Hex(FromHex(kGoldenManifestLinkV5Hex)));
+  absl::StatusOr<ManifestFile> golden = DecodeManifestFile(FromHex(kGoldenManifestLinkV5Hex));
+  LAKE_REQUIRE_OK(golden);
+  REQUIRE(std::holds_alternative<ManifestLink>(*golden));
+  CHECK(std::get<ManifestLink>(*golden) == TinyLinkV5());
+}
+
 TEST_CASE("a format 5 link needs a base manifest path, and a format 4 link has none") {
   ManifestLink without = TinyLinkV5();
   without.base_manifest_path.clear();
