@@ -20,7 +20,8 @@ namespace lake::testing {
 // closed (and the writer lock released) when it is destroyed.
 struct TableRoot {
   static absl::StatusOr<std::unique_ptr<TableRoot>> Open(io::FileSystem& fs,
-                                                         const std::string& root_dir);
+                                                         const std::string& root_dir,
+                                                         table::TableStoreOptions options = {});
   std::unique_ptr<ManagedStage> stage;
   std::unique_ptr<registry::Registry> registry;
   std::unique_ptr<table::TableStore> tables;
