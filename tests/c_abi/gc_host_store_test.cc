@@ -19,32 +19,15 @@
 #include <vector>
 
 #include "lake.h"
+#include "gc_client.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using namespace lake_gc_client;  // gc_client.h: what the C ABI gc tests share
 
 constexpr const char* kHostRoot = "s3://host-bucket/lake";
 constexpr const char* kHostId = "test-warehouse";
-
-struct Scratch {
-  Scratch() {
-    std::string pattern = "/tmp/lake-cabi-gchost-XXXXXX";
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string path;
-};
-
-std::string Message(lake_error* err) {
-  std::string text = err != nullptr ? lake_error_message(err) : "";
-  lake_error_free(err);
-  return text;
-}
 
 // A host's object store over a directory: the object <root>/<key> is the
 // file <dir>/<key>, its modification time the file's.
@@ -146,11 +129,6 @@ struct DirectoryStore {
   }
 };
 
-struct DbFree { void operator()(lake_db* d) const { lake_db_free(d); } };
-struct OptionsFree { void operator()(lake_gc_options* o) const { lake_gc_options_free(o); } };
-using Db = std::unique_ptr<lake_db, DbFree>;
-using GcOptions = std::unique_ptr<lake_gc_options, OptionsFree>;
-
 lake_status TryOpen(const std::string& root, DirectoryStore& store, const char* host_id,
                     lake_db** db, std::string* message) {
   lake_host_store table = store.Table();
@@ -183,16 +161,6 @@ lake_location* Put(lake_db* db, const std::string& bytes) {
   return loc;
 }
 
-void InsertLocation(lake_db* db, const lake_location* loc) {
-  lake_statement* stmt = nullptr;
-  REQUIRE(lake_db_prepare(db, "INSERT INTO ns.t (f) VALUES (?)", &stmt, nullptr) == LAKE_OK);
-  REQUIRE(lake_statement_bind_location(stmt, 1, loc, nullptr) == LAKE_OK);
-  lake_error* err = nullptr;
-  lake_status status = lake_statement_insert(stmt, nullptr, nullptr, &err);
-  lake_statement_free(stmt);
-  REQUIRE_MESSAGE(status == LAKE_OK, Message(err));
-}
-
 // Makes the host's object look `hours` old to its listing.
 void Age(DirectoryStore& store, const lake_location* loc, int hours) {
   fs::last_write_time(store.PathOf(lake_location_uri(loc)),
@@ -203,60 +171,9 @@ bool Stored(DirectoryStore& store, const lake_location* loc) {
   return fs::exists(store.PathOf(lake_location_uri(loc)));
 }
 
-// Plans with a cutoff of one hour.
-GcOptions HourCutoff() {
-  GcOptions opts(lake_gc_options_new());
-  lake_gc_options_set_cutoff_seconds(opts.get(), 3600);
-  lake_gc_options_set_allow_short_cutoff(opts.get(), 1);
-  return opts;
-}
-
-std::string Field(const std::string& json, const std::string& key) {
-  size_t at = json.find("\"" + key + "\":");
-  REQUIRE(at != std::string::npos);
-  at += key.size() + 3;
-  if (json[at] == '"') return json.substr(at + 1, json.find('"', at + 1) - at - 1);
-  return json.substr(at, json.find_first_of(",}]", at) - at);
-}
-
-lake_status Plan(lake_db* db, std::string* json_or_message) {
-  GcOptions opts = HourCutoff();
-  char* json = nullptr;
-  lake_error* err = nullptr;
-  lake_status status = lake_gc_plan(db, opts.get(), &json, &err);
-  if (status == LAKE_OK) {
-    *json_or_message = json;
-    lake_string_free(json);
-  } else {
-    *json_or_message = Message(err);
-  }
-  return status;
-}
-
-lake_status Apply(lake_db* db, const std::string& plan_id, std::string* json_or_message) {
-  GcOptions opts = HourCutoff();
-  char* json = nullptr;
-  lake_error* err = nullptr;
-  lake_status status = lake_gc_apply(db, plan_id.c_str(), opts.get(), &json, &err);
-  if (status == LAKE_OK) {
-    *json_or_message = json;
-    lake_string_free(json);
-  } else {
-    *json_or_message = Message(err);
-  }
-  return status;
-}
-
-struct CandidateList {
-  std::vector<std::string> uris;
-  static int Collect(void* ctx, const lake_gc_candidate* c) {
-    static_cast<CandidateList*>(ctx)->uris.push_back(c->uri);
-    return 0;
-  }
-};
-
 struct HostRoot {
-  Scratch scratch;
+  Scratch scratch{"lake-cabi-gchost"};
+  GcOptions hour_cutoff = CutoffOptions(3600);  // what plan and apply use
   DirectoryStore store;
   std::string root;
   HostRoot() {
@@ -295,7 +212,7 @@ TEST_CASE("gc host store: plan finds exactly the unreferenced old objects; apply
   for (const lake_location* old : {kept, orphan_a, orphan_b}) Age(h.store, old, 48);
 
   std::string plan;
-  REQUIRE_MESSAGE(Plan(db.get(), &plan) == LAKE_OK, plan);
+  REQUIRE_MESSAGE(Plan(db.get(), h.hour_cutoff.get(), &plan) == LAKE_OK, plan);
   CHECK(Field(plan, "objects") == "2");
   CHECK(Field(plan, "bytes") == "17");
   std::string plan_id = Field(plan, "plan_id");
@@ -308,7 +225,7 @@ TEST_CASE("gc host store: plan finds exactly the unreferenced old objects; apply
   CHECK(list.uris == expected);
 
   std::string applied;
-  REQUIRE_MESSAGE(Apply(db.get(), plan_id, &applied) == LAKE_OK, applied);
+  REQUIRE_MESSAGE(Apply(db.get(), plan_id, h.hour_cutoff.get(), &applied) == LAKE_OK, applied);
   CHECK(Field(applied, "state") == "done");
   CHECK(Field(applied, "objects_deleted") == "2");
   CHECK(h.store.removes.load() == 2);
@@ -330,7 +247,7 @@ TEST_CASE("gc host store: a marker naming another root is refused") {
   REQUIRE(fs::exists(h.MarkerPath()));
   Db db = Open(h.root, h.store);
   std::string message;
-  CHECK(Plan(db.get(), &message) == LAKE_INVALID_ARGUMENT);
+  CHECK(Plan(db.get(), h.hour_cutoff.get(), &message) == LAKE_INVALID_ARGUMENT);
   CHECK(message.find("names another root") != std::string::npos);
 }
 
@@ -339,7 +256,7 @@ TEST_CASE("gc host store: a missing marker is refused") {
   Db db = Open(h.root, h.store);
   fs::remove(h.MarkerPath());
   std::string message;
-  CHECK(Plan(db.get(), &message) == LAKE_INVALID_ARGUMENT);
+  CHECK(Plan(db.get(), h.hour_cutoff.get(), &message) == LAKE_INVALID_ARGUMENT);
   CHECK(message.find("no owner marker") != std::string::npos);
 }
 
@@ -374,13 +291,13 @@ TEST_CASE("gc host store: a failing remove stops apply with a typed error; a rer
     Age(h.store, orphans.back(), 48);
   }
   std::string plan;
-  REQUIRE_MESSAGE(Plan(db.get(), &plan) == LAKE_OK, plan);
+  REQUIRE_MESSAGE(Plan(db.get(), h.hour_cutoff.get(), &plan) == LAKE_OK, plan);
   CHECK(Field(plan, "objects") == "2100");
   std::string plan_id = Field(plan, "plan_id");
 
   h.store.fail_remove_at = 1500;
   std::string failed;
-  CHECK(Apply(db.get(), plan_id, &failed) == LAKE_IO);
+  CHECK(Apply(db.get(), plan_id, h.hour_cutoff.get(), &failed) == LAKE_IO);
   CHECK(failed.find("remove refused by the host") != std::string::npos);
   size_t left = 0;
   for (const lake_location* loc : orphans) left += Stored(h.store, loc) ? 1 : 0;
@@ -394,7 +311,7 @@ TEST_CASE("gc host store: a failing remove stops apply with a typed error; a rer
   h.store.fail_remove_at = 0;
   int before = h.store.removes.load();
   std::string applied;
-  REQUIRE_MESSAGE(Apply(db.get(), plan_id, &applied) == LAKE_OK, applied);
+  REQUIRE_MESSAGE(Apply(db.get(), plan_id, h.hour_cutoff.get(), &applied) == LAKE_OK, applied);
   CHECK(Field(applied, "state") == "done");
   CHECK(Field(applied, "objects_deleted") == "2100");
   // Resumed at the failed page: the first page is not removed again.
@@ -412,7 +329,7 @@ TEST_CASE("gc host store: a failing list aborts the plan before any plan exists"
   Age(h.store, orphan, 48);
   h.store.fail_list = true;
   std::string message;
-  CHECK(Plan(db.get(), &message) == LAKE_IO);
+  CHECK(Plan(db.get(), h.hour_cutoff.get(), &message) == LAKE_IO);
   CHECK(message.find("listing service down") != std::string::npos);
   char* status = nullptr;
   REQUIRE(lake_gc_status(db.get(), nullptr, &status, nullptr) == LAKE_OK);

@@ -15,32 +15,14 @@
 #include <vector>
 
 #include "lake.h"
+#include "gc_client.h"
 
 namespace {
 
-struct DbFree { void operator()(lake_db* d) const { lake_db_free(d); } };
-struct OptionsFree { void operator()(lake_gc_options* o) const { lake_gc_options_free(o); } };
-using Db = std::unique_ptr<lake_db, DbFree>;
-using Options = std::unique_ptr<lake_gc_options, OptionsFree>;
+using namespace lake_gc_client;  // gc_client.h: what the C ABI gc tests share
 
-struct Scratch {
-  Scratch() {
-    std::string pattern = "/tmp/lake-cabi-gc-XXXXXX";
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  std::string path;
-};
-
-std::string Message(lake_error* err) {
-  std::string text = err != nullptr ? lake_error_message(err) : "";
-  lake_error_free(err);
-  return text;
-}
+// Plans and applies with a cutoff of zero: every unreferenced object goes.
+GcOptions ShortCutoff() { return CutoffOptions(0); }
 
 Db Open(const std::string& root, const char* tenant = nullptr) {
   lake_stage_options* opts = nullptr;
@@ -68,39 +50,13 @@ lake_location* Put(lake_db* db, const std::string& bytes) {
   return loc;
 }
 
-void InsertLocation(lake_db* db, const lake_location* loc) {
-  lake_statement* stmt = nullptr;
-  REQUIRE(lake_db_prepare(db, "INSERT INTO ns.t (f) VALUES (?)", &stmt, nullptr) == LAKE_OK);
-  REQUIRE(lake_statement_bind_location(stmt, 1, loc, nullptr) == LAKE_OK);
-  lake_error* err = nullptr;
-  lake_status status = lake_statement_insert(stmt, nullptr, nullptr, &err);
-  lake_statement_free(stmt);
-  REQUIRE_MESSAGE(status == LAKE_OK, Message(err));
-}
-
-Options ShortCutoff() {
-  Options opts(lake_gc_options_new());
-  lake_gc_options_set_cutoff_seconds(opts.get(), 0);
-  lake_gc_options_set_allow_short_cutoff(opts.get(), 1);
-  return opts;
-}
-
-// The value of "key":N or "key":"…" in one JSON text (enough for tests).
-std::string Field(const std::string& json, const std::string& key) {
-  size_t at = json.find("\"" + key + "\":");
-  REQUIRE(at != std::string::npos);
-  at += key.size() + 3;
-  if (json[at] == '"') return json.substr(at + 1, json.find('"', at + 1) - at - 1);
-  return json.substr(at, json.find_first_of(",}]", at) - at);
-}
-
 std::string PathOf(const lake_location* loc) {
   return std::string(lake_location_uri(loc)).substr(strlen("file://"));
 }
 
 TEST_CASE("gc C ABI: a writer's open gives a new root an id and marks its stage; a follower "
           "writes neither") {
-  Scratch dir;
+  Scratch dir{"lake-cabi-gc"};
   std::string root = dir.path + "/root";
   {
     Db db = Open(root);
@@ -127,19 +83,8 @@ TEST_CASE("gc C ABI: a writer's open gives a new root an id and marks its stage;
   CHECK(std::filesystem::exists(root + "/stage/_lake/owner"));
 }
 
-struct CandidateList {
-  std::vector<std::string> uris;
-  std::vector<std::string> kinds;
-  static int Collect(void* ctx, const lake_gc_candidate* c) {
-    auto* list = static_cast<CandidateList*>(ctx);
-    list->uris.push_back(c->uri);
-    list->kinds.push_back(c->kind);
-    return 0;
-  }
-};
-
 TEST_CASE("gc C ABI: plan, show, status and apply delete exactly the unreferenced objects") {
-  Scratch dir;
+  Scratch dir{"lake-cabi-gc"};
   Db db = Open(dir.path + "/root");
   const char* columns[] = {"f:file"};
   REQUIRE(lake_table_create(db.get(), "ns.t", columns, 1, nullptr) == LAKE_OK);
@@ -147,12 +92,9 @@ TEST_CASE("gc C ABI: plan, show, status and apply delete exactly the unreference
   lake_location* orphan = Put(db.get(), "orphan bytes");
   InsertLocation(db.get(), kept);
 
-  Options opts = ShortCutoff();
-  char* plan = nullptr;
-  lake_error* err = nullptr;
-  REQUIRE_MESSAGE(lake_gc_plan(db.get(), opts.get(), &plan, &err) == LAKE_OK, Message(err));
-  std::string plan_json(plan);
-  lake_string_free(plan);
+  GcOptions opts = ShortCutoff();
+  std::string plan_json;
+  REQUIRE_MESSAGE(Plan(db.get(), opts.get(), &plan_json) == LAKE_OK, plan_json);
   std::string plan_id = Field(plan_json, "plan_id");
   CHECK(Field(plan_json, "objects") == "1");
   CHECK(Field(plan_json, "bytes") == "12");
@@ -173,12 +115,10 @@ TEST_CASE("gc C ABI: plan, show, status and apply delete exactly the unreference
   CHECK(Field(status, "plan_id") == plan_id);
   lake_string_free(status);
 
-  char* applied = nullptr;
-  REQUIRE_MESSAGE(lake_gc_apply(db.get(), plan_id.c_str(), opts.get(), &applied, &err) == LAKE_OK,
-                  Message(err));
+  std::string applied;
+  REQUIRE_MESSAGE(Apply(db.get(), plan_id, opts.get(), &applied) == LAKE_OK, applied);
   CHECK(Field(applied, "state") == "done");
   CHECK(Field(applied, "objects_deleted") == "1");
-  lake_string_free(applied);
   CHECK_FALSE(std::filesystem::exists(PathOf(orphan)));
   CHECK(std::filesystem::exists(PathOf(kept)));
   lake_location_free(kept);
@@ -186,7 +126,7 @@ TEST_CASE("gc C ABI: plan, show, status and apply delete exactly the unreference
 }
 
 TEST_CASE("gc C ABI: a tenant-scoped db, a short cutoff and a tiny budget are refused") {
-  Scratch dir;
+  Scratch dir{"lake-cabi-gc"};
   std::string root = dir.path + "/root";
   Open(root);
   Db tenant = Open(root, "acme");
@@ -195,7 +135,7 @@ TEST_CASE("gc C ABI: a tenant-scoped db, a short cutoff and a tiny budget are re
   CHECK(lake_gc_plan(tenant.get(), nullptr, &json, &err) == LAKE_INVALID_ARGUMENT);
   CHECK(Message(err).find("whole root") != std::string::npos);
   Db db = Open(root);
-  Options opts(lake_gc_options_new());
+  GcOptions opts(lake_gc_options_new());
   lake_gc_options_set_cutoff_seconds(opts.get(), 3600);
   err = nullptr;
   CHECK(lake_gc_plan(db.get(), opts.get(), &json, &err) == LAKE_INVALID_ARGUMENT);
@@ -214,10 +154,10 @@ struct Progress {
 };
 
 TEST_CASE("gc C ABI: progress reports the phases; a cancelled token stops the plan") {
-  Scratch dir;
+  Scratch dir{"lake-cabi-gc"};
   Db db = Open(dir.path + "/root");
   lake_location_free(Put(db.get(), "x"));
-  Options opts = ShortCutoff();
+  GcOptions opts = ShortCutoff();
   Progress progress;
   lake_gc_options_set_progress(opts.get(), &Progress::Record, &progress);
   char* json = nullptr;
@@ -243,7 +183,7 @@ struct Problems {
 };
 
 TEST_CASE("gc C ABI: verify reports a missing referenced object with its table version") {
-  Scratch dir;
+  Scratch dir{"lake-cabi-gc"};
   Db db = Open(dir.path + "/root");
   const char* columns[] = {"f:file"};
   REQUIRE(lake_table_create(db.get(), "ns.t", columns, 1, nullptr) == LAKE_OK);
@@ -263,7 +203,7 @@ TEST_CASE("gc C ABI: verify reports a missing referenced object with its table v
 }
 
 TEST_CASE("gc C ABI: an INSERT by the writer's handle between plan and apply voids the plan") {
-  Scratch dir;
+  Scratch dir{"lake-cabi-gc"};
   std::string root = dir.path + "/root";
   Db writer = Open(root);
   const char* columns[] = {"f:file"};
@@ -271,17 +211,15 @@ TEST_CASE("gc C ABI: an INSERT by the writer's handle between plan and apply voi
   lake_location* orphan = Put(writer.get(), "planned, then bound");
   // The collection runs on another handle while the writer keeps its lock.
   Db collector = Open(root);
-  Options opts = ShortCutoff();
-  char* json = nullptr;
-  lake_error* err = nullptr;
-  REQUIRE_MESSAGE(lake_gc_plan(collector.get(), opts.get(), &json, &err) == LAKE_OK, Message(err));
-  std::string plan_id = Field(json, "plan_id");
-  lake_string_free(json);
+  GcOptions opts = ShortCutoff();
+  std::string planned;
+  REQUIRE_MESSAGE(Plan(collector.get(), opts.get(), &planned) == LAKE_OK, planned);
+  std::string plan_id = Field(planned, "plan_id");
   InsertLocation(writer.get(), orphan);
-  err = nullptr;
-  CHECK(lake_gc_apply(collector.get(), plan_id.c_str(), opts.get(), &json, &err) ==
-        LAKE_CONFLICT);
-  CHECK(Message(err).find("void") != std::string::npos);
+  std::string message;
+  CHECK(Apply(collector.get(), plan_id, opts.get(), &message) == LAKE_CONFLICT);
+  CHECK(message.find("void") != std::string::npos);
+  char* json = nullptr;
   CHECK(std::filesystem::exists(PathOf(orphan)));
   REQUIRE(lake_gc_status(collector.get(), plan_id.c_str(), &json, nullptr) == LAKE_OK);
   CHECK(Field(json, "state") == "voided");
@@ -422,7 +360,7 @@ StressOutcome RaceCollectorAgainst(const std::string& root, const char* child, c
   StressOutcome outcome;
   {
     Db collector = Open(root);  // a follower: the child holds the writer lock
-    Options opts = ShortCutoff();
+    GcOptions opts = ShortCutoff();
     int status = 0;
     bool child_done = false;
     for (;;) {
@@ -476,7 +414,7 @@ void CheckNothingReferencedIsMissing(const std::string& root) {
 
 TEST_CASE("gc C ABI: INSERTs of planned objects in another process racing apply never leave "
           "a row whose object is gone") {
-  Scratch dir;
+  Scratch dir{"lake-cabi-gc"};
   std::string root = dir.path + "/root";
   StressOutcome outcome = RaceCollectorAgainst(
       root, kBindChild, "table_append.prepared=sleep:200", 120, [](lake_db* writer) {
@@ -490,7 +428,7 @@ TEST_CASE("gc C ABI: INSERTs of planned objects in another process racing apply 
 
 TEST_CASE("gc C ABI: event batches naming planned objects' blob_location in another process "
           "racing apply never leave an event whose blob is gone") {
-  Scratch dir;
+  Scratch dir{"lake-cabi-gc"};
   std::string root = dir.path + "/root";
   StressOutcome outcome = RaceCollectorAgainst(
       root, kBlobChild, "event_append.blobs_checked=sleep:200", 90, [](lake_db* writer) {

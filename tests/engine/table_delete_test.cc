@@ -20,6 +20,7 @@
 #include "engine/table/table_log_format.h"
 #include "engine/table/table_store.h"
 #include "io/posix/posix_file_system.h"
+#include "tests/support/episodes_table.h"
 #include "tests/support/fault_injection_file_system.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
@@ -30,18 +31,16 @@ namespace lake {
 namespace {
 
 using table::CellValue;
+using testing::CurrentUris;
+using testing::CurrentVersion;
+using testing::OpenTableRootOrStop;
 using testing::TableRoot;
+using testing::Uris;
 
 constexpr char kTable[] = "robots.episodes";
 constexpr char kInsert[] = "INSERT INTO robots.episodes (episode_id, n, video) VALUES (?, ?, ?)";
 
 table::TableName Name() { return *table::ParseTableName(kTable); }
-
-std::unique_ptr<TableRoot> OpenOn(io::FileSystem& fs, const std::string& dir) {
-  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, dir);
-  LAKE_REQUIRE_OK(root);
-  return std::move(*root);
-}
 
 // Appends episode `id` with n = `n` and a new 300-byte video; returns the
 // video's location.
@@ -70,26 +69,6 @@ std::vector<std::string> Ids(TableRoot& root, std::optional<uint64_t> version = 
   std::vector<std::string> ids;
   for (const auto& row : *rows) ids.push_back(std::get<std::string>(row[0]));
   return ids;
-}
-
-uint64_t CurrentVersion(TableRoot& root) {
-  absl::StatusOr<registry::TableRecord> table = root.tables->GetTable(Name());
-  LAKE_REQUIRE_OK(table);
-  return table->current_version;
-}
-
-std::vector<std::string> Uris(const std::vector<DataLocation>& locations) {
-  std::vector<std::string> uris;
-  for (const DataLocation& l : locations) uris.push_back(l.uri);
-  std::sort(uris.begin(), uris.end());
-  uris.erase(std::unique(uris.begin(), uris.end()), uris.end());
-  return uris;
-}
-
-std::vector<std::string> CurrentUris(TableRoot& root) {
-  absl::StatusOr<std::vector<DataLocation>> refs = root.CurrentReferences(kTable);
-  LAKE_REQUIRE_OK(refs);
-  return Uris(*refs);
 }
 
 // The deletion vector files of the table directory (data/*.del): a DELETE
@@ -140,7 +119,7 @@ struct DeleteFixture {
 
   DeleteFixture() {
     std::filesystem::create_directories(backups);
-    std::unique_ptr<TableRoot> root = OpenOn(posix, root_dir);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, root_dir);
     absl::StatusOr<std::vector<DataLocation>> created = testing::CreateSixEpisodes(*root);
     LAKE_REQUIRE_OK(created);
     videos = *std::move(created);
@@ -152,7 +131,7 @@ struct DeleteFixture {
   // version 2 reads every row either way; the references replay; and the
   // DELETE run again converges on version 3 without e2 and e5.
   void CheckWholeOrNothing(bool must_have_happened) {
-    std::unique_ptr<TableRoot> root = OpenOn(posix, root_dir);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, root_dir);
     const uint64_t version = CurrentVersion(*root);
     if (must_have_happened) REQUIRE(version == 3);
     REQUIRE((version == 2 || version == 3));
@@ -174,7 +153,7 @@ struct DeleteFixture {
 
 TEST_CASE("a scan of the version a DELETE commits skips the deleted rows") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   absl::StatusOr<table::DeleteOutcome> deleted =
       root->Delete("DELETE FROM robots.episodes WHERE n >= ? AND n < ?",
                    {CellValue{int64_t{3}}, CellValue{int64_t{5}}});
@@ -193,7 +172,7 @@ TEST_CASE("a scan of the version a DELETE commits skips the deleted rows") {
 
 TEST_CASE("AS OF VERSION of the version before a DELETE still reads the deleted rows") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE episode_id = ?",
                                {CellValue{std::string("e1")}}));
   CHECK(Ids(*root, 2) == std::vector<std::string>{"e1", "e2", "e3", "e4", "e5", "e6"});
@@ -205,7 +184,7 @@ TEST_CASE("AS OF VERSION of the version before a DELETE still reads the deleted 
 
 TEST_CASE("DELETE without WHERE deletes every row and drops every fragment") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   absl::StatusOr<table::DeleteOutcome> deleted = root->Delete("DELETE FROM robots.episodes");
   LAKE_REQUIRE_OK(deleted);
   CHECK(deleted->deleted_rows == 6);
@@ -223,7 +202,7 @@ TEST_CASE("DELETE without WHERE deletes every row and drops every fragment") {
 
 TEST_CASE("a DELETE whose WHERE matches nothing commits no version") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   absl::StatusOr<table::DeleteOutcome> deleted = root->Delete(
       "DELETE FROM robots.episodes WHERE n > ?", {CellValue{int64_t{100}}});
   LAKE_REQUIRE_OK(deleted);
@@ -236,7 +215,7 @@ TEST_CASE("a DELETE whose WHERE matches nothing commits no version") {
 
 TEST_CASE("a DELETE on a fragment with deleted rows deletes and counts only the new ones") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{1}}}));
   absl::StatusOr<table::DeleteOutcome> second = root->Delete(
       "DELETE FROM robots.episodes WHERE n <= ?", {CellValue{int64_t{2}}});
@@ -248,7 +227,7 @@ TEST_CASE("a DELETE on a fragment with deleted rows deletes and counts only the 
 
 TEST_CASE("a DELETE's parameters are checked before anything is read or written") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   CHECK(absl::IsInvalidArgument(
       root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{std::string("x")}})
           .status()));
@@ -261,7 +240,7 @@ TEST_CASE("a DELETE's parameters are checked before anything is read or written"
 
 TEST_CASE("a DELETE's delta removes the locations no remaining row references") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   // e7 references e1's video too.
   InsertReferencing(*root, "e7", 7, f.videos[0]);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n IN (?, ?)",
@@ -281,7 +260,7 @@ TEST_CASE("a DELETE's delta removes the locations no remaining row references") 
 
 TEST_CASE("a removed location added again by a later row is referenced again") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{1}}}));
   std::vector<std::string> uris = CurrentUris(*root);
   CHECK(std::find(uris.begin(), uris.end(), f.videos[0].uri) == uris.end());
@@ -322,7 +301,7 @@ TEST_CASE("a removal cancels an earlier addition and a later addition restores i
 
 TEST_CASE("compaction after a DELETE drops the deleted rows and adds no reference") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n IN (?, ?)",
                                {CellValue{int64_t{2}}, CellValue{int64_t{5}}}));
   std::vector<std::string> before = CurrentUris(*root);
@@ -346,7 +325,7 @@ TEST_CASE("compaction after a DELETE drops the deleted rows and adds no referenc
 
 TEST_CASE("a damaged or replaced deletion vector fails the scan closed with DataLoss") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{2}}}));
   std::vector<table::TableLogAddress> records = LogRecords(*root);
   REQUIRE(records.size() == 1);
@@ -401,7 +380,7 @@ TEST_CASE("DELETE: the failpoint list names every step a DELETE passes, in order
   DeleteFixture f;
   failpoint::ClearAll();
   {
-    std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
     LAKE_REQUIRE_OK(root->Delete(kDeleteTwo, TwoAndFive()));
   }
   for (std::string_view step : kDeleteSteps) {
@@ -417,7 +396,7 @@ TEST_CASE("DELETE: a failure before the commit leaves the version and names no v
     std::string_view step = kDeleteSteps[i];
     CAPTURE(std::string(step));
     DeleteFixture f;
-    std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
     failpoint::ClearAll();
     failpoint::Set(step, failpoint::Action::kError);
     CHECK_FALSE(root->Delete(kDeleteTwo, TwoAndFive()).ok());
@@ -462,7 +441,7 @@ TEST_CASE("DELETE: a power loss at each step leaves the DELETE whole or not at a
     DeleteFixture f;
     {
       testing::FaultInjectionFileSystem fs(f.posix, f.backups);
-      std::unique_ptr<TableRoot> root = OpenOn(fs, f.root_dir);
+      std::unique_ptr<TableRoot> root = OpenTableRootOrStop(fs, f.root_dir);
       failpoint::ClearAll();
       failpoint::Set(step, failpoint::Action::kCallback, [&] {
         fs.Crash();
@@ -500,7 +479,7 @@ TEST_CASE("DELETE: killed, reopened, run again and a power loss: whole or not at
     REQUIRE(WIFSIGNALED(status));
     {
       testing::FaultInjectionFileSystem fs(f.posix, f.backups);
-      std::unique_ptr<TableRoot> root = OpenOn(fs, f.root_dir);
+      std::unique_ptr<TableRoot> root = OpenTableRootOrStop(fs, f.root_dir);
       CHECK(CurrentVersion(*root) == 2);
       failpoint::ClearAll();
       failpoint::Set(kDeleteSteps[lost_at], failpoint::Action::kCallback, [&] {

@@ -23,6 +23,7 @@
 #include "engine/table/table_store.h"
 #include "io/posix/posix_file_system.h"
 #include "registry/commit_errors.h"
+#include "tests/support/episodes_table.h"
 #include "tests/support/fault_injection_file_system.h"
 #include "tests/support/gc_fixture.h"
 #include "tests/support/stage_fixture.h"
@@ -34,7 +35,11 @@ namespace lake {
 namespace {
 
 using table::CellValue;
+using testing::CurrentUris;
+using testing::CurrentVersion;
+using testing::OpenTableRootOrStop;
 using testing::TableRoot;
+using testing::Uris;
 
 constexpr char kTable[] = "robots.episodes";
 // Replaces e2 and e5 (n = 2, 5) with r2 and r5 (n = 20, 50), new videos.
@@ -44,12 +49,6 @@ constexpr char kReplace[] =
 
 table::TableName Name() { return *table::ParseTableName(kTable); }
 
-std::unique_ptr<TableRoot> OpenOn(io::FileSystem& fs, const std::string& dir) {
-  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, dir);
-  LAKE_REQUIRE_OK(root);
-  return std::move(*root);
-}
-
 std::vector<std::string> SortedIds(TableRoot& root, std::optional<uint64_t> version = std::nullopt) {
   absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root.Rows(kTable, version);
   LAKE_REQUIRE_OK(rows);
@@ -57,26 +56,6 @@ std::vector<std::string> SortedIds(TableRoot& root, std::optional<uint64_t> vers
   for (const auto& row : *rows) ids.push_back(std::get<std::string>(row[0]));
   std::sort(ids.begin(), ids.end());
   return ids;
-}
-
-uint64_t CurrentVersion(TableRoot& root) {
-  absl::StatusOr<registry::TableRecord> table = root.tables->GetTable(Name());
-  LAKE_REQUIRE_OK(table);
-  return table->current_version;
-}
-
-std::vector<std::string> Uris(const std::vector<DataLocation>& locations) {
-  std::vector<std::string> uris;
-  for (const DataLocation& l : locations) uris.push_back(l.uri);
-  std::sort(uris.begin(), uris.end());
-  uris.erase(std::unique(uris.begin(), uris.end()), uris.end());
-  return uris;
-}
-
-std::vector<std::string> CurrentUris(TableRoot& root) {
-  absl::StatusOr<std::vector<DataLocation>> refs = root.CurrentReferences(kTable);
-  LAKE_REQUIRE_OK(refs);
-  return Uris(*refs);
 }
 
 // The uris of the FILE cells of the current version's rows.
@@ -116,7 +95,7 @@ struct ReplaceFixture {
 
   ReplaceFixture() {
     std::filesystem::create_directories(backups);
-    std::unique_ptr<TableRoot> root = OpenOn(posix, root_dir);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, root_dir);
     absl::StatusOr<std::vector<DataLocation>> created = testing::CreateSixEpisodes(*root);
     LAKE_REQUIRE_OK(created);
     videos = *std::move(created);
@@ -130,7 +109,7 @@ struct ReplaceFixture {
   // left to recover; and the replace-where run again (when it did not
   // happen) gives version 3 with exactly that result.
   void CheckWholeOrNothing(bool must_have_happened) {
-    std::unique_ptr<TableRoot> root = OpenOn(posix, root_dir);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, root_dir);
     absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
     LAKE_REQUIRE_OK(recovered);
     CHECK(recovered->empty());
@@ -169,7 +148,7 @@ struct ReplaceFixture {
 
 TEST_CASE("a replace-where deletes the matching rows and appends the new ones in one version") {
   ReplaceFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   NewVideos fresh;
   absl::StatusOr<table::ReplaceOutcome> replaced = root->Replace(kReplace, fresh.Params());
   LAKE_REQUIRE_OK(replaced);
@@ -183,7 +162,7 @@ TEST_CASE("a replace-where deletes the matching rows and appends the new ones in
 
 TEST_CASE("a replace-where's delta removes the replaced rows' locations and adds the new ones") {
   ReplaceFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   NewVideos fresh;
   LAKE_REQUIRE_OK(root->Replace(kReplace, fresh.Params()));
   std::vector<std::string> uris = CurrentUris(*root);
@@ -209,7 +188,7 @@ TEST_CASE("a replace-where's delta removes the replaced rows' locations and adds
 
 TEST_CASE("a replace-where whose WHERE matches nothing still appends its rows in one version") {
   ReplaceFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   NewVideos fresh;
   std::vector<sql::StatementParameter> params = fresh.Params();
   params[0] = CellValue{int64_t{100}};
@@ -225,7 +204,7 @@ TEST_CASE("a replace-where whose WHERE matches nothing still appends its rows in
 
 TEST_CASE("a replace-where into an empty table appends its rows") {
   ReplaceFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   table::Schema schema;
   schema.columns = {{"id", table::ColumnType::kUtf8}, {"n", table::ColumnType::kInt64}};
   LAKE_REQUIRE_OK(root->tables->CreateTable(*table::ParseTableName("robots.empty"), schema));
@@ -241,7 +220,7 @@ TEST_CASE("a replace-where into an empty table appends its rows") {
 
 TEST_CASE("a replace-where that binds a replaced row's own location keeps it referenced") {
   ReplaceFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   absl::StatusOr<table::ReplaceOutcome> replaced = root->Replace(
       "INSERT INTO robots.episodes REPLACE WHERE n = ? (episode_id, n, video) VALUES (?, ?, ?)",
       {CellValue{int64_t{1}}, CellValue{std::string("e1b")}, CellValue{int64_t{10}},
@@ -256,7 +235,7 @@ TEST_CASE("a replace-where that binds a replaced row's own location keeps it ref
 
 TEST_CASE("a replace-where's parameters are checked before anything is uploaded or written") {
   ReplaceFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   size_t objects = root->StageObjects().size();
   NewVideos fresh;
   std::vector<sql::StatementParameter> params = fresh.Params();
@@ -293,7 +272,7 @@ class InterposingSource final : public UploadSource {
 
 TEST_CASE("an append another thread commits while a replace-where uploads is a conflict") {
   ReplaceFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   std::vector<uint8_t> bytes = testing::RandomBytes(400, 77);
   InterposingSource source(bytes, [&] {
     std::thread other([&] {
@@ -316,7 +295,7 @@ TEST_CASE("an append another thread commits while a replace-where uploads is a c
 
 TEST_CASE("a replace-where on a stale base commits nothing and leaves no file behind") {
   ReplaceFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   absl::StatusOr<registry::TableRecord> base = root->tables->GetTable(Name());
   LAKE_REQUIRE_OK(base);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{6}}}));
@@ -341,7 +320,7 @@ TEST_CASE("replace-where: the failpoint list names every step it passes, in orde
   ReplaceFixture f;
   failpoint::ClearAll();
   {
-    std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
     NewVideos fresh;
     LAKE_REQUIRE_OK(root->Replace(kReplace, fresh.Params()));
   }
@@ -358,7 +337,7 @@ TEST_CASE("replace-where: a failure before the commit leaves the version and no 
     std::string_view step = table::kTableReplaceFailpoints[i];
     CAPTURE(std::string(step));
     ReplaceFixture f;
-    std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+    std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
     std::string data = root->tables->TableDir(Name()) + "/" + std::string(table::kTableDataDir);
     auto files = [&] {
       return std::distance(std::filesystem::directory_iterator(data),
@@ -411,7 +390,7 @@ TEST_CASE("replace-where: a power loss at each step leaves it whole or not at al
     ReplaceFixture f;
     {
       testing::FaultInjectionFileSystem fs(f.posix, f.backups);
-      std::unique_ptr<TableRoot> root = OpenOn(fs, f.root_dir);
+      std::unique_ptr<TableRoot> root = OpenTableRootOrStop(fs, f.root_dir);
       failpoint::ClearAll();
       failpoint::Set(step, failpoint::Action::kCallback, [&] {
         fs.Crash();

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <variant>
 #include <vector>
@@ -39,6 +40,28 @@ DataLocation InsertEpisode(TableRoot& root, const std::string& id, uint64_t seed
   LAKE_REQUIRE_OK(rows);
   REQUIRE_FALSE(rows->empty());
   return std::get<DataLocation>(rows->back()[1]);
+}
+
+uint64_t CurrentVersion(TableRoot& root, const std::string& table) {
+  absl::StatusOr<table::TableName> name = table::ParseTableName(table);
+  LAKE_REQUIRE_OK(name);
+  absl::StatusOr<registry::TableRecord> record = root.tables->GetTable(*name);
+  LAKE_REQUIRE_OK(record);
+  return record->current_version;
+}
+
+std::vector<std::string> Uris(const std::vector<DataLocation>& locations) {
+  std::vector<std::string> uris;
+  for (const DataLocation& l : locations) uris.push_back(l.uri);
+  std::sort(uris.begin(), uris.end());
+  uris.erase(std::unique(uris.begin(), uris.end()), uris.end());
+  return uris;
+}
+
+std::vector<std::string> CurrentUris(TableRoot& root, const std::string& table) {
+  absl::StatusOr<std::vector<DataLocation>> refs = root.CurrentReferences(table);
+  LAKE_REQUIRE_OK(refs);
+  return Uris(*refs);
 }
 
 CrashTestRoot::CrashTestRoot() { std::filesystem::create_directories(backups); }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/data_location.h"
 #include "io/file_system.h"
@@ -38,6 +39,17 @@ void CreateEpisodesTable(TableRoot& root);
 // `seed`; the location its video got.
 DataLocation InsertEpisode(TableRoot& root, const std::string& id, uint64_t seed,
                            size_t video_bytes = 1000);
+
+// The current version of `table`; the test case stops when it cannot be
+// read.
+uint64_t CurrentVersion(TableRoot& root, const std::string& table = kEpisodesTable);
+
+// The distinct uris of `locations`, sorted.
+std::vector<std::string> Uris(const std::vector<DataLocation>& locations);
+
+// The distinct uris the current version of `table` references, sorted;
+// the test case stops when they cannot be read.
+std::vector<std::string> CurrentUris(TableRoot& root, const std::string& table = kEpisodesTable);
 
 // A root for crash tests: <dir>/root, <dir>/backups (made) and the real
 // file system.
