@@ -425,7 +425,8 @@ class TableStore {
       const TableName& name);
   // Per tag, what only it retains (TagRetention): the files of its version
   // that no other retained version (the current one, another tag's, one
-  // not yet expired) lists.
+  // not yet expired) lists — a table log segment whole, when no other
+  // retained version names a record in it and it is not the active one.
   absl::StatusOr<std::vector<TagRetention>> DescribeTagRetention(const TableName& name);
 
   // Retires the versions `policy` selects. Under the commit lock, in order:
