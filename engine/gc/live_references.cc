@@ -56,7 +56,7 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
   // A table path names a file, or a record of the table log (any kind:
   // its address says where it is), which keeps its whole segment.
   auto visit_path = [&](const std::string& path, const Referrer& referrer) -> absl::Status {
-    absl::StatusOr<std::string> file = table::TableFileOfPath(path);
+    absl::StatusOr<std::string> file = table::CheckedTableFileOfPath(path);
     if (!file.ok()) {
       return Explained(file.status(),
                        absl::StrCat("table ", name, " version ", referrer.version, " names ", path),
@@ -80,7 +80,10 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
     Referrer referrer{Referrer::Kind::kTableFile, name, version.version};
     bool is_released = released.contains(version.version);
     if (!is_released || version.version > deltas_kept_after) {
-      if (absl::Status s = visit_path(table::ReferenceDeltaRelativePath(version.version), referrer);
+      // The delta's file, or the segment of its version's records.
+      if (absl::Status s = visit(FormatFileUri(absl::StrCat(
+                                     table_dir, "/", table::ReferenceDeltaTableFile(version.version, version.manifest_path))),
+                                 nullptr, referrer);
           !s.ok()) {
         return s;
       }
@@ -143,7 +146,8 @@ absl::Status RecentlyReleased(const GcRoot& root, const std::string& name,
   std::vector<table::LineageEdge> edges;
   for (const registry::VersionRecord& v : versions) {
     if (v.version <= oldest || v.version > base) continue;
-    edges.push_back(table::LineageEdge{v.parent_version, v.version, v.reference_delta_sha256});
+    edges.push_back(table::LineageEdge{v.parent_version, v.version, v.reference_delta_sha256,
+                                       v.manifest_path});
   }
   absl::Status walked = table::EnumerateReferenceChanges(
       root.fs, table_dir, edges,

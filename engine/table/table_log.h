@@ -35,6 +35,7 @@
 #define LAKE_ENGINE_TABLE_TABLE_LOG_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,41 @@ namespace lake::table {
 // before the sync that makes them durable.
 inline constexpr std::string_view kTableLogWrittenFailpoint = "table_log.written";
 
+class TableLogWriter;
+
+// One version's records on their way into the log (TableLogWriter::Begin):
+// each record added gets its address at once, so a later record (a
+// manifest) can name an earlier one (a fragment, a delta); Commit writes
+// them all in one write and makes them durable with one sync. Move-only;
+// nothing is written unless Commit is called.
+class TableLogAppend {
+ public:
+  TableLogAppend(TableLogAppend&&) = default;
+  TableLogAppend& operator=(TableLogAppend&&) = default;
+
+  // Encodes `record` after the records added before it and returns the
+  // address it will have. Precondition: version >= 1 and 1 <=
+  // payload.size() <= kMaxTableLogPayloadBytes.
+  TableLogAddress Add(const TableLogRecord& record);
+  // Writes every record added (none: nothing) and syncs the segment.
+  // On a failure nothing added is durable and no address may be named.
+  absl::Status Commit();
+
+ private:
+  friend class TableLogWriter;
+  TableLogAppend(TableLogWriter& writer, std::string table_dir, uint64_t segment,
+                 uint64_t start, std::unique_ptr<io::File> file)
+      : writer_(&writer), table_dir_(std::move(table_dir)), segment_(segment), start_(start),
+        file_(std::move(file)) {}
+
+  TableLogWriter* writer_;
+  std::string table_dir_;
+  uint64_t segment_ = 0;
+  uint64_t start_ = 0;  // where the first record goes
+  std::unique_ptr<io::File> file_;
+  std::string bytes_;  // the records added, encoded
+};
+
 class TableLogWriter {
  public:
   // `segment_bytes` is the roll bound (kTableLogSegmentBytes; smaller only
@@ -59,14 +95,22 @@ class TableLogWriter {
       : fs_(fs), segment_bytes_(segment_bytes) {}
 
   // Appends `records` (one version's) to the log of the table in
-  // `table_dir` and makes them durable with one sync of their segment: the
-  // newest segment when they fit under the roll bound and its end is
-  // clean, else a new one. Returns their addresses, in order. On a failure
-  // nothing returned is durable and no address was handed out.
+  // `table_dir` and makes them durable with one sync of their segment
+  // (Begin, Add each, Commit). Returns their addresses, in order. On a
+  // failure nothing returned is durable and no address was handed out.
   absl::StatusOr<std::vector<TableLogAddress>> AppendDurably(
       const std::string& table_dir, absl::Span<const TableLogRecord> records);
 
+  // Where the next records of the table in `table_dir`, about
+  // `expected_bytes` of them encoded, go: the newest segment (the active
+  // one) when they fit under the roll bound and its end is clean, else a
+  // new one
+  // (created now). Records past `expected_bytes` still go there: the
+  // segment grows past its preallocation.
+  absl::StatusOr<TableLogAppend> Begin(const std::string& table_dir, uint64_t expected_bytes);
+
  private:
+  friend class TableLogAppend;
   // Where a table's newest segment ended after this writer's last append,
   // and which file it was (a table dropped and created again has another).
   struct Tail {
@@ -86,19 +130,27 @@ class TableLogWriter {
 };
 
 // The bytes the table path `path` names in `table_dir`: a whole file, or
-// (IsTableLogPath) a record's payload, checked as table_log_format.h says.
-// DataLoss when a record is missing or damaged, or holds more than
-// `max_bytes`; NotFound when a file is missing.
+// (IsTableLogPath) the payload of a record of kind `kind`, checked as
+// table_log_format.h says. Every reader of a table's fragments, deletion
+// vectors, reference deltas and manifests reads through this one
+// function, so a path and an address stand for each other everywhere.
+// DataLoss when a record is missing or damaged, of another kind, or holds
+// more than `max_bytes`; NotFound when a file is missing.
 absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string& table_dir,
-                                          const std::string& path, size_t max_bytes);
+                                          const std::string& path, size_t max_bytes,
+                                          TableLogRecordKind kind);
 
 // The file the table path `path` lives in, relative to the table
 // directory: a record's segment (any record kind: the address alone says
 // where it is), else `path` itself. What the collector counts as live, and
-// what a tag's retention is counted in. DataLoss for a path in the table
-// log that is not an address (ParseTableLogAddress): a walk that cannot
-// tell which segment a version needs fails closed.
-absl::StatusOr<std::string> TableFileOfPath(const std::string& path);
+// what a tag's retention is counted in. A path in the table log that is
+// not an address is returned as it is: a caller that must know which
+// segment a version needs checks it with ParseTableLogAddress first.
+std::string TableFileOfPath(const std::string& path);
+// TableFileOfPath, but DataLoss for a path in the table log that is not an
+// address: a walk that cannot tell which segment a version needs fails
+// closed.
+absl::StatusOr<std::string> CheckedTableFileOfPath(const std::string& path);
 
 // The segments of the table in `table_dir`, ascending (none when it has no
 // log): the names ParseTableLogSegmentName accepts, nothing else. The last

@@ -38,7 +38,7 @@ constexpr uint64_t kOneRecordSegmentBytes =
     table::TableLogRecordBytes(table::EncodedDeletionVectorBytes(3)) + 64;
 
 table::TableStoreOptions RollingOptions(uint64_t segment_bytes = kOneRecordSegmentBytes) {
-  table::TableStoreOptions options;
+  table::TableStoreOptions options = testing::DefaultTableStoreOptions();
   options.table_log_segment_bytes = segment_bytes;
   // Full manifests only: a version's manifest is its own file alone.
   options.manifest_checkpoint_interval = 1;

@@ -30,7 +30,7 @@ class GcTestRoot {
   // null). `dir` (when not empty) is used instead of a fresh one. Its table
   // store is opened with `options` (each time it is opened).
   explicit GcTestRoot(io::FileSystem* fs = nullptr, const std::string& dir = "",
-                      table::TableStoreOptions options = {});
+                      table::TableStoreOptions options = DefaultTableStoreOptions());
   ~GcTestRoot();
 
   const std::string& root_dir() const { return root_dir_; }
