@@ -202,6 +202,38 @@ TEST_CASE("gc plan: a compaction releases every record its version named; the ro
   CHECK(root.tables().CurrentReferences("ns.t")->size() == references_before->size());
 }
 
+TEST_CASE("gc plan: with versions in the table log, expired versions' segments go once nothing retained needs a record in them") {
+  testing::ScopedVersionsInTableLog in_log;
+  GcTestRoot root(nullptr, "", RollingOptions());
+  root.CreateTable("ns.t");
+  std::vector<DataLocation> objects;
+  for (int i = 0; i < 3; ++i) {
+    objects.push_back(root.Put());
+    root.InsertLocation("ns.t", "r" + std::to_string(i), objects.back());  // each its own segment
+  }
+  LAKE_REQUIRE_OK(root.tables().tables->Compact(Name()));  // version 4: segment 4
+  const std::string table_dir = root.tables().tables->TableDir(Name());
+  REQUIRE(Segments(root, table_dir) == std::vector<uint64_t>{1, 2, 3, 4});
+  LAKE_REQUIRE_OK(root.tables().tables->TagVersion(Name(), "golden", 2));
+  LAKE_REQUIRE_OK(root.tables().tables->Expire(Name(), {.keep_last = 1}));
+  root.AgeEverything(absl::Hours(48));
+  Collect(root);
+  // All stay: golden's version 2 lists version 1's fragment record, and
+  // it is the reference base now, so the reference deltas after it
+  // (version 3's, a record of segment 3) replay the lineage.
+  CHECK(Segments(root, table_dir) == std::vector<uint64_t>{1, 2, 3, 4});
+  CHECK(root.tables().Rows("ns.t", 2)->size() == 2);
+  CHECK(root.tables().Rows("ns.t")->size() == 3);
+  CHECK(root.tables().CurrentReferences("ns.t")->size() == 3);
+  for (const DataLocation& object : objects) CHECK(root.Exists(object));
+  // Untagged and expired, version 2's segments go too.
+  LAKE_REQUIRE_OK(root.tables().tables->UntagVersion(Name(), "golden"));
+  LAKE_REQUIRE_OK(root.tables().tables->Expire(Name(), {.keep_last = 1}));
+  Collect(root);
+  CHECK(Segments(root, table_dir) == std::vector<uint64_t>{4});
+  CHECK(root.tables().Rows("ns.t")->size() == 3);
+}
+
 TEST_CASE("gc inventory: a table's active segment is not listed; a dropped table's is") {
   GcTestRoot root(nullptr, "", RollingOptions());
   ThreeVersionsTwoSegments(root);
