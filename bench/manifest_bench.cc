@@ -10,7 +10,8 @@
 // manifest_files, manifest_bytes (the files' sizes) and manifest_disk_bytes
 // (their allocated blocks, as du counts) and the largest manifest under
 // _versions/; the same of the whole table directory (table_dir_*:
-// manifests, fragments, reference deltas); full_list_bytes: the sum over every version of the size of its manifest
+// manifests, fragments, reference deltas) and of its table log's segments
+// (table_log_*; table_log_files is the segment count); full_list_bytes: the sum over every version of the size of its manifest
 // as a format 2 full list (the same header and entries, computed exactly
 // from each version's resolved list; not written); the current version's
 // chain (the files a read opens) and the time a fresh reader takes to
@@ -34,6 +35,7 @@
 #include "engine/stage_descriptor.h"
 #include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
+#include "engine/table/table_log_format.h"
 #include "engine/table/table_store.h"
 #include "registry/registry.h"
 
@@ -129,6 +131,14 @@ int main(int argc, char** argv) {
   const std::string table_dir = tables->TableDir(name);
   PrintDiskUse("manifest", DiskUseUnder(table_dir + "/" + std::string(lake::table::kTableVersionsDir)));
   PrintDiskUse("table_dir", DiskUseUnder(table_dir));
+  // The table log's segments (table_log.h): each preallocated whole, so
+  // their disk use is the segments' count times the roll bound, about.
+  const std::string log_dir = table_dir + "/" + std::string(lake::table::kTableLogDir);
+  if (std::filesystem::exists(log_dir)) {
+    PrintDiskUse("table_log", DiskUseUnder(log_dir));
+  } else {
+    PrintDiskUse("table_log", DiskUse{});
+  }
 
   // Every version resolved in order (each link read once).
   lake::table::ManifestChainReader reader(Fs(), table_dir);

@@ -1,6 +1,7 @@
 #include "engine/gc/inventory.h"
 
 #include <array>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "engine/location_uri.h"
 #include "engine/table/reference_journal.h"
+#include "engine/table/table_log_format.h"
 #include "engine/table/table_store.h"
 #include "schema/table_schema.h"
 
@@ -15,10 +17,23 @@ namespace lake::gc {
 namespace {
 
 // The directories of a table that hold its files.
-const std::array<std::string_view, 3>& TableFileDirs() {
-  static const std::array<std::string_view, 3> dirs = {
-      table::kTableDataDir, table::kTableVersionsDir, table::kObjectRefsDir};
+const std::array<std::string_view, 4>& TableFileDirs() {
+  static const std::array<std::string_view, 4> dirs = {
+      table::kTableDataDir, table::kTableVersionsDir, table::kObjectRefsDir, table::kTableLogDir};
   return dirs;
+}
+
+// The name of the active segment among `names` (a table log directory's):
+// the newest segment, "" when there is none.
+std::string ActiveSegmentName(const std::vector<std::string>& names) {
+  std::optional<uint64_t> newest;
+  for (const std::string& name : names) {
+    std::optional<uint64_t> segment = table::ParseTableLogSegmentName(name);
+    if (segment && (!newest || *segment > *newest)) newest = segment;
+  }
+  if (!newest) return "";
+  std::string path = table::TableLogSegmentRelativePath(*newest);
+  return path.substr(path.rfind('/') + 1);
 }
 
 absl::StatusOr<std::vector<std::string>> ListOrEmpty(io::FileSystem& fs, const std::string& dir) {
@@ -53,7 +68,15 @@ absl::Status ListTableFiles(const GcRoot& root, const InventoryVisitor& visit) {
         std::string dir = absl::StrCat(tables_dir, "/", ns, "/", t, "/", std::string(sub));
         absl::StatusOr<std::vector<std::string>> names = ListOrEmpty(root.fs, dir);
         if (!names.ok()) return names.status();
+        // The active segment of a table that may still be written to is
+        // never listed: the next append may write there (table_log.h).
+        // A dropped table's is: no append reaches a dropped table.
+        std::string active;
+        if (sub == table::kTableLogDir && ns != table::kDroppedTablesDir) {
+          active = ActiveSegmentName(*names);
+        }
         for (const std::string& name : *names) {
+          if (!active.empty() && name == active) continue;
           std::string path = absl::StrCat(dir, "/", name);
           absl::StatusOr<io::FileInfo> info = root.fs.Stat(path);
           if (absl::IsNotFound(info.status())) continue;  // removed meanwhile

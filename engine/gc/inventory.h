@@ -24,11 +24,20 @@ using InventoryVisitor = std::function<absl::Status(const Candidate& entry)>;
 // (s3_parallel_listing.h). `visit` runs on the calling thread.
 absl::Status ListStageObjects(const GcRoot& root, size_t streams, const InventoryVisitor& visit);
 
-// Every regular file in data/, _versions/ and _lake/object_refs/ of every
-// directory <root>/tables/<ns>/<table>/, registered or not, and of every
-// dropped table's directory <root>/tables/.dropped/<id>/ (the plan keeps
-// only those of registered tables and of tables dropped before the
-// cutoff), as file:// URIs.
+// Every regular file in data/, _versions/, _lake/object_refs/ and _log/ of
+// every directory <root>/tables/<ns>/<table>/, registered or not, and of
+// every dropped table's directory <root>/tables/.dropped/<id>/ (the plan
+// keeps only those of registered tables and of tables dropped before the
+// cutoff), as file:// URIs — but the active segment of a table log (its
+// newest segment, table_log.h), except in a dropped table's directory.
+//
+// Why a listed segment is safe to take when no live version names an
+// address in it: appends write only to the active segment or a newer one,
+// so no commit after the listing names a record in a segment listed here;
+// a commit between the plan and the apply voids the plan (the root
+// fingerprint), and a writer between its first record and its commit holds
+// the references lock that apply takes exclusively (gc_locks.h). A torn
+// roll's temporary file in _log/ is listed too: nothing ever names it.
 absl::Status ListTableFiles(const GcRoot& root, const InventoryVisitor& visit);
 
 // The table a table-file URI lies in — "<ns>.<table>", or

@@ -53,11 +53,21 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
                         const absl::flat_hash_set<uint64_t>& released,
                         const table::RetainedLineage& lineage, uint64_t deltas_kept_after,
                         const LiveReferenceVisitor& visit) {
+  // A table path names a file, or a record of the table log (any kind:
+  // its address says where it is), which keeps its whole segment.
+  auto visit_path = [&](const std::string& path, const Referrer& referrer) -> absl::Status {
+    absl::StatusOr<std::string> file = table::CheckedTableFileOfPath(path);
+    if (!file.ok()) {
+      return Explained(file.status(),
+                       absl::StrCat("table ", name, " version ", referrer.version, " names ", path),
+                       kRestoreRemedy);
+    }
+    return visit(FormatFileUri(absl::StrCat(table_dir, "/", *file)), nullptr, referrer);
+  };
   uint64_t base = lineage.base.has_value() ? lineage.base->version : 0;
   if (base != 0) {
-    if (absl::Status s = visit(FormatFileUri(absl::StrCat(
-                                   table_dir, "/", table::ReferenceSnapshotRelativePath(base))),
-                               nullptr, Referrer{Referrer::Kind::kTableFile, name, base});
+    if (absl::Status s = visit_path(table::ReferenceSnapshotRelativePath(base),
+                                    Referrer{Referrer::Kind::kTableFile, name, base});
         !s.ok()) {
       return s;
     }
@@ -70,6 +80,7 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
     Referrer referrer{Referrer::Kind::kTableFile, name, version.version};
     bool is_released = released.contains(version.version);
     if (!is_released || version.version > deltas_kept_after) {
+      // The delta's file, or the segment of its version's records.
       if (absl::Status s = visit(FormatFileUri(absl::StrCat(
                                      table_dir, "/", table::ReferenceDeltaTableFile(version.version, version.manifest_path))),
                                  nullptr, referrer);
@@ -93,10 +104,7 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
     // retired versions' among them: a retained version always resolves.
     for (const std::string& file : (*resolved)->chain_files) {
       if (!chain_files.insert(file).second) continue;
-      if (absl::Status s = visit(
-              FormatFileUri(absl::StrCat(table_dir, "/", table::TableFileOfPath(file))), nullptr,
-              referrer);
-          !s.ok()) {
+      if (absl::Status s = visit_path(file, referrer); !s.ok()) {
         return s;
       }
     }
@@ -111,11 +119,7 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
            {&fragment.path, fragment.deletion_vector ? &fragment.deletion_vector->path : nullptr}) {
         if (path == nullptr) continue;
         if (!previous.contains(*path)) {
-          // A record of the table log keeps its whole segment.
-          if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/",
-                                                                table::TableFileOfPath(*path))),
-                                     nullptr, referrer);
-              !s.ok()) {
+          if (absl::Status s = visit_path(*path, referrer); !s.ok()) {
             return s;
           }
         }

@@ -16,7 +16,9 @@
 //   - every URI a lease or pin protects (collector_guards.h);
 //   - every table file a committed version names: its manifest, its
 //     reference delta and the fragments (and their deletion vectors) its
-//     manifest lists — but of a
+//     manifest lists — a path that is a table log address (any record
+//     kind) as its whole segment (table::TableFileOfPath), so a segment
+//     stays while any of them names a record in it — but of a
 //     version an expiry retired before the release cutoff only its
 //     reference delta, and that only while it is after the reference base;
 //     and the reference base's snapshot (the plan's table-file candidates

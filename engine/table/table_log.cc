@@ -65,16 +65,19 @@ absl::StatusOr<SegmentEnd> FindSegmentEnd(io::File& file, uint64_t segment, uint
 
 }  // namespace
 
-absl::StatusOr<uint64_t> TableLogWriter::NewestSegment(const std::string& log_dir) {
-  absl::StatusOr<std::vector<std::string>> names = fs_.ListDirectory(log_dir);
-  if (absl::IsNotFound(names.status())) return 0;
+absl::StatusOr<std::vector<uint64_t>> ListTableLogSegments(io::FileSystem& fs,
+                                                           const std::string& table_dir) {
+  std::vector<uint64_t> segments;
+  absl::StatusOr<std::vector<std::string>> names =
+      fs.ListDirectory(absl::StrCat(table_dir, "/", std::string(kTableLogDir)));
+  if (absl::IsNotFound(names.status())) return segments;
   if (!names.ok()) return names.status();
-  uint64_t newest = 0;
   for (const std::string& name : *names) {
     std::optional<uint64_t> segment = ParseTableLogSegmentName(name);
-    if (segment) newest = std::max(newest, *segment);
+    if (segment) segments.push_back(*segment);
   }
-  return newest;
+  std::sort(segments.begin(), segments.end());
+  return segments;
 }
 
 absl::Status TableLogWriter::CreateSegment(const std::string& table_dir, uint64_t segment,
@@ -92,7 +95,7 @@ absl::Status TableLogWriter::CreateSegment(const std::string& table_dir, uint64_
     // Preallocated: later appends change no block map and no size, so
     // their fdatasync writes the data alone. Where the file system cannot,
     // the appends extend the file instead (still one sync each).
-    (void)(*file)->Allocate(0, std::max(min_bytes, kTableLogSegmentBytes));
+    (void)(*file)->Allocate(0, std::max(min_bytes, segment_bytes_));
     if (absl::Status s = (*file)->Sync(); !s.ok()) return s;
     return (*file)->Close();
   }();
@@ -110,13 +113,13 @@ absl::Status TableLogWriter::CreateSegment(const std::string& table_dir, uint64_
 absl::StatusOr<TableLogAppend> TableLogWriter::Begin(const std::string& table_dir,
                                                      uint64_t expected_bytes) {
   const uint64_t needed = expected_bytes;
-  const std::string log_dir = absl::StrCat(table_dir, "/", std::string(kTableLogDir));
-  absl::StatusOr<uint64_t> newest = NewestSegment(log_dir);
-  if (!newest.ok()) return newest.status();
+  absl::StatusOr<std::vector<uint64_t>> segments = ListTableLogSegments(fs_, table_dir);
+  if (!segments.ok()) return segments.status();
 
-  // The segment to append to and its end: the newest one when its end is
-  // clean and the records fit, else a new one.
-  uint64_t segment = *newest;
+  // The segment to append to and its end: the newest one (the active one,
+  // the only one the collector never takes) when its end is clean and the
+  // records fit, else a new one.
+  uint64_t segment = segments->empty() ? 0 : segments->back();
   std::unique_ptr<io::File> file;
   uint64_t end = 0;
   if (segment != 0) {
@@ -141,7 +144,7 @@ absl::StatusOr<TableLogAppend> TableLogWriter::Begin(const std::string& table_di
     absl::StatusOr<SegmentEnd> found = FindSegmentEnd(**reading, segment, start);
     if (!found.ok()) return found.status();
     const bool fits = found->end == kTableLogSegmentHeaderBytes ||
-                      found->end + needed <= kTableLogSegmentBytes;
+                      found->end + needed <= segment_bytes_;
     if (found->clean && fits) {
       absl::StatusOr<std::unique_ptr<io::File>> opened = fs_.OpenForAppend(path);
       if (!opened.ok()) return opened.status();
@@ -236,6 +239,13 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
 std::string TableFileOfPath(const std::string& path) {
   absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(path);
   if (!address.ok()) return path;
+  return TableLogSegmentRelativePath(address->segment);
+}
+
+absl::StatusOr<std::string> CheckedTableFileOfPath(const std::string& path) {
+  if (!IsTableLogPath(path)) return path;
+  absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(path);
+  if (!address.ok()) return address.status();
   return TableLogSegmentRelativePath(address->segment);
 }
 

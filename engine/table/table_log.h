@@ -19,10 +19,12 @@
 // - A segment is published whole: written and synced under a temporary
 //   name, renamed into place, its directory synced. A segment file always
 //   starts with a valid header.
-// - Segments are never collected (the collector's inventory does not list
-//   _log/, so it never deletes one): a version's records may share a
-//   segment with any other version's, retired or not. Collecting a segment
-//   once no retained version names a record in it is left for later.
+// - Records are written only to the table's newest segment (the active
+//   one), or to a new segment that becomes the newest: a segment older
+//   than the newest never gains a record again. So the collector
+//   (engine/gc/inventory.h) may take a rolled segment — never the active
+//   one — once no retained version (and no version released too recently)
+//   names an address in it: no later commit can name one there.
 //
 // Thread safety: a TableLogWriter is used under the table store's commit
 // lock and the root's commit turn (one writer of the root at a time), so
@@ -87,7 +89,10 @@ class TableLogAppend {
 
 class TableLogWriter {
  public:
-  explicit TableLogWriter(io::FileSystem& fs) : fs_(fs) {}
+  // `segment_bytes` is the roll bound (kTableLogSegmentBytes; smaller only
+  // as a test seam, so that tests roll segments with a few records).
+  explicit TableLogWriter(io::FileSystem& fs, uint64_t segment_bytes = kTableLogSegmentBytes)
+      : fs_(fs), segment_bytes_(segment_bytes) {}
 
   // Appends `records` (one version's) to the log of the table in
   // `table_dir` and makes them durable with one sync of their segment
@@ -97,8 +102,9 @@ class TableLogWriter {
       const std::string& table_dir, absl::Span<const TableLogRecord> records);
 
   // Where the next records of the table in `table_dir`, about
-  // `expected_bytes` of them encoded, go: the newest segment when they fit
-  // under kTableLogSegmentBytes and its end is clean, else a new one
+  // `expected_bytes` of them encoded, go: the newest segment (the active
+  // one) when they fit under the roll bound and its end is clean, else a
+  // new one
   // (created now). Records past `expected_bytes` still go there: the
   // segment grows past its preallocation.
   absl::StatusOr<TableLogAppend> Begin(const std::string& table_dir, uint64_t expected_bytes);
@@ -114,13 +120,12 @@ class TableLogWriter {
     uint64_t inode = 0;
     int64_t birth_unix_nanos = 0;
   };
-  // The newest segment of `log_dir` (0 when there is none).
-  absl::StatusOr<uint64_t> NewestSegment(const std::string& log_dir);
   // Creates segment `segment` (published whole, above) of at least
   // `min_bytes`, preallocated.
   absl::Status CreateSegment(const std::string& table_dir, uint64_t segment, uint64_t min_bytes);
 
   io::FileSystem& fs_;
+  const uint64_t segment_bytes_;
   absl::flat_hash_map<std::string, Tail> tails_;  // by table directory
 };
 
@@ -136,9 +141,22 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
                                           TableLogRecordKind kind);
 
 // The file the table path `path` lives in, relative to the table
-// directory: a record's segment, else `path` itself. What the collector
-// counts as live.
+// directory: a record's segment (any record kind: the address alone says
+// where it is), else `path` itself. What the collector counts as live, and
+// what a tag's retention is counted in. A path in the table log that is
+// not an address is returned as it is: a caller that must know which
+// segment a version needs checks it with ParseTableLogAddress first.
 std::string TableFileOfPath(const std::string& path);
+// TableFileOfPath, but DataLoss for a path in the table log that is not an
+// address: a walk that cannot tell which segment a version needs fails
+// closed.
+absl::StatusOr<std::string> CheckedTableFileOfPath(const std::string& path);
+
+// The segments of the table in `table_dir`, ascending (none when it has no
+// log): the names ParseTableLogSegmentName accepts, nothing else. The last
+// is the active segment, the only one an append may still write to.
+absl::StatusOr<std::vector<uint64_t>> ListTableLogSegments(io::FileSystem& fs,
+                                                           const std::string& table_dir);
 
 }  // namespace lake::table
 

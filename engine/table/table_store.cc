@@ -643,12 +643,21 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
   absl::flat_hash_set<uint64_t> retired_versions;
   for (const registry::RetiredVersionRecord& r : *retired) retired_versions.insert(r.version);
   std::string table_dir = TableDir(name);
+  // The active segment of the table log is never the collector's, whoever
+  // names records in it: no tag alone keeps it.
+  absl::StatusOr<std::vector<uint64_t>> segments = ListTableLogSegments(fs_, table_dir);
+  if (!segments.ok()) return segments.status();
+  const std::string active_segment =
+      segments->empty() ? "" : TableLogSegmentRelativePath(segments->back());
   // Versions resolved in ascending order: each link read once.
   ManifestChainReader reader(fs_, table_dir);
-  // How many retained versions list each file, and each tagged version's files.
-  absl::flat_hash_map<std::string, uint64_t> listed_by;
-  absl::flat_hash_map<std::string, uint64_t> file_bytes;
-  absl::flat_hash_map<uint64_t, std::vector<std::string>> tagged_files;
+  // How many retained versions keep each file, and each tagged version's
+  // files. A path a version names is counted as the file it lives in
+  // (TableFileOfPath): a table log record as its whole segment, since a
+  // segment's bytes are freed only when no version names any record in it.
+  absl::flat_hash_map<std::string, uint64_t> kept_by;
+  absl::flat_hash_map<std::string, uint64_t> fragment_bytes;  // whole fragment files
+  absl::flat_hash_map<uint64_t, absl::flat_hash_set<std::string>> tagged_files;
   for (const registry::TagRecord& tag : *tags) tagged_files[tag.version];
   for (const registry::VersionRecord& v : *versions) {
     if (retired_versions.contains(v.version)) continue;
@@ -656,17 +665,29 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
     if (!resolved.ok()) return resolved.status();
     const Manifest* manifest = &(*resolved)->manifest;
     // Its manifest chain (its own file and the links back to a full list),
-    // sized below only if a tag alone keeps it, then its fragments.
-    std::vector<std::string> files = (*resolved)->chain_files;
-    for (const FragmentRef& fragment : manifest->fragments) {
-      files.push_back(fragment.path);
-      file_bytes[fragment.path] = fragment.size_bytes;
-      if (!fragment.deletion_vector) continue;
-      const std::string& vector = fragment.deletion_vector->path;
-      files.push_back(vector);
-      file_bytes[vector] = EncodedDeletionVectorBytes(fragment.deletion_vector->deleted_rows);
+    // sized below only if a tag alone keeps it, then its fragments and
+    // their deletion vectors.
+    absl::flat_hash_set<std::string> files;
+    auto keep = [&](const std::string& path) -> absl::StatusOr<std::string> {
+      absl::StatusOr<std::string> file = CheckedTableFileOfPath(path);
+      if (!file.ok()) {
+        return absl::DataLossError(absl::StrCat("version ", v.version, " of ", name.ToString(),
+                                                " names ", path, ": ", file.status().message()));
+      }
+      files.insert(*file);
+      return file;
+    };
+    for (const std::string& path : (*resolved)->chain_files) {
+      if (absl::Status s = keep(path).status(); !s.ok()) return s;
     }
-    for (const std::string& file : files) ++listed_by[file];
+    for (const FragmentRef& fragment : manifest->fragments) {
+      absl::StatusOr<std::string> file = keep(fragment.path);
+      if (!file.ok()) return file.status();
+      if (*file == fragment.path) fragment_bytes[*file] = fragment.size_bytes;
+      if (!fragment.deletion_vector) continue;
+      if (absl::Status s = keep(fragment.deletion_vector->path).status(); !s.ok()) return s;
+    }
+    for (const std::string& file : files) ++kept_by[file];
     auto tagged = tagged_files.find(v.version);
     if (tagged != tagged_files.end()) tagged->second = std::move(files);
   }
@@ -677,22 +698,17 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
     // Only it: the one tag of a version that is not the current one.
     if (tags_per_version[tag.version] == 1 && tag.version != table->current_version) {
       for (const std::string& file : tagged_files[tag.version]) {
-        if (listed_by[file] != 1) continue;
+        if (kept_by[file] != 1 || file == active_segment) continue;
         ++retention.exclusive_files;
-        auto bytes = file_bytes.find(file);
-        if (bytes != file_bytes.end()) {
+        auto bytes = fragment_bytes.find(file);
+        if (bytes != fragment_bytes.end()) {
           retention.exclusive_bytes += bytes->second;
           continue;
         }
-        if (IsTableLogPath(file)) {  // a manifest record: its payload
-          absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(file);
-          if (!address.ok()) return address.status();
-          retention.exclusive_bytes += address->payload_bytes;
-          continue;
-        }
-        absl::StatusOr<io::FileInfo> manifest_info = fs_.Stat(absl::StrCat(table_dir, "/", file));
-        if (!manifest_info.ok()) return manifest_info.status();
-        retention.exclusive_bytes += manifest_info->size;
+        // A manifest, an old DELETE's vector file, or a whole segment.
+        absl::StatusOr<io::FileInfo> info = fs_.Stat(absl::StrCat(table_dir, "/", file));
+        if (!info.ok()) return info.status();
+        retention.exclusive_bytes += info->size;
       }
     }
     out.push_back(std::move(retention));

@@ -246,7 +246,11 @@ struct ExpireOutcome {
 
 // What one tag alone keeps from the collector: the table files (its
 // manifest and the chain links it resolves through, the fragments it
-// lists) no other retained version needs, and their bytes.
+// lists and their deletion vectors) no other retained version needs, and
+// their bytes. A table log record counts as its whole segment file
+// (TableFileOfPath): a segment is the tag's alone when no other retained
+// version names a record in it and it is not the active segment (which
+// the collector never takes); its bytes are the segment file's.
 struct TagRetention {
   registry::TagRecord tag;
   uint64_t exclusive_files = 0;
@@ -263,6 +267,9 @@ struct TableStoreOptions {
   // until a chain would reach this many files: then a checkpoint.
   // 1..kMaxManifestChainLength + 1; 1 writes only full lists.
   uint32_t manifest_checkpoint_interval = kMaxManifestChainLength + 1;
+  // The table log's roll bound (TableLogWriter): kTableLogSegmentBytes;
+  // smaller only as a test seam, so that a few records roll a segment.
+  uint64_t table_log_segment_bytes = kTableLogSegmentBytes;
   // Whether a version's fragment, reference delta and manifest are table
   // log records (one write, one sync: TableStore::WriteVersionRecordsLocked)
   // rather than files of their own (three syncs, renames and directory
@@ -437,7 +444,8 @@ class TableStore {
       const TableName& name);
   // Per tag, what only it retains (TagRetention): the files of its version
   // that no other retained version (the current one, another tag's, one
-  // not yet expired) lists.
+  // not yet expired) lists — a table log segment whole, when no other
+  // retained version names a record in it and it is not the active one.
   absl::StatusOr<std::vector<TagRetention>> DescribeTagRetention(const TableName& name);
 
   // Retires the versions `policy` selects. Under the commit lock, in order:
@@ -725,7 +733,7 @@ class TableStore {
   // manifest even when other writers committed in between.
   absl::flat_hash_map<uint64_t, ResolvedManifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
   // Appends the records of the table log (a DELETE's deletion vectors).
-  TableLogWriter log_writer_ ABSL_GUARDED_BY(commit_mu_){fs_};
+  TableLogWriter log_writer_ ABSL_GUARDED_BY(commit_mu_){fs_, options_.table_log_segment_bytes};
   // An append's parallel work (its reference delta, three of its four file
   // writes) and every scan's reads ahead. kPoolThreads covers one append's
   // file writes and one scan's reads ahead at once. Declared last:

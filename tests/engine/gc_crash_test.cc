@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -17,6 +18,8 @@
 #include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/plan_writer.h"
+#include "engine/location_uri.h"
+#include "engine/table/table_log_format.h"
 #include "io/posix/posix_file_system.h"
 #include "io/whole_file.h"
 #include "tests/support/fault_injection_file_system.h"
@@ -30,8 +33,10 @@ using testing::GcTestRoot;
 
 using testing::CollectableFiles;
 
-// A root with three referenced objects and five orphans; its plans use
-// pages of two entries (three pages). Every scene of a process is the same
+// A root with three referenced objects and five orphans, and a table
+// ns.seg whose table log rolled: segment 1 holds only what an expired
+// version named (the collector's), segment 2 is the active one; its plans
+// use pages of two entries. Every scene of a process is the same
 // root at the same path (its locations name that path), restored from a
 // snapshot made once: no step pays for the registry's and inserts' syncs.
 struct CrashScene {
@@ -54,12 +59,26 @@ struct CrashScene {
       std::filesystem::create_directories(root_dir);
       {
         io::PosixFileSystem posix;
-        GcTestRoot root(&posix, root_dir);
+        table::TableStoreOptions rolling = testing::DefaultTableStoreOptions();
+        rolling.table_log_segment_bytes = 1;  // every DELETE but a log's first rolls
+        GcTestRoot root(&posix, root_dir, rolling);
         root.CreateTable("ns.t");
         for (int i = 0; i < 3; ++i) {
           root.InsertLocation("ns.t", "r" + std::to_string(i), root.Put());
         }
         for (int i = 0; i < 5; ++i) root.Put();
+        root.CreateTable("ns.seg");
+        LAKE_REQUIRE_OK(root.tables().Insert(
+            "INSERT INTO ns.seg (id, f) VALUES (?, ?), (?, ?), (?, ?)",
+            {table::CellValue{std::string("a")}, table::CellValue{root.Put()},
+             table::CellValue{std::string("b")}, table::CellValue{root.Put()},
+             table::CellValue{std::string("c")}, table::CellValue{root.Put()}}));
+        for (std::string id : {"a", "b"}) {
+          LAKE_REQUIRE_OK(root.tables().Delete("DELETE FROM ns.seg WHERE id = ?",
+                                               {table::CellValue{id}}));
+        }
+        LAKE_REQUIRE_OK(root.tables().tables->Expire(table::TableName{"ns", "seg"},
+                                                     {.keep_last = 1}));
       }
       std::filesystem::copy(root_dir, made->path() + "/snapshot",
                             std::filesystem::copy_options::recursive);
@@ -93,10 +112,25 @@ void FinishAndCheck(const std::string& root_dir, std::string plan_id,
   std::set<std::string> expected = before;
   for (const std::string& uri : planned) expected.erase(testing::PathOfFileUri(uri));
   CHECK(CollectableFiles(root_dir) == expected);
-  CHECK(planned.size() == 5);  // the five orphans
+  // The five orphans and the objects of the two rows ns.seg deleted (the
+  // versions holding them expired), and of ns.seg the rolled segment and
+  // the files of its expired versions.
+  size_t objects = 0;
+  for (const std::string& uri : planned) objects += uri.find("/stage/objects/") != std::string::npos;
+  CHECK(objects == 7);
+  std::string log_dir = root_dir + "/tables/ns/seg/";
+  auto planned_path = [&](const std::string& path) {
+    return std::find(planned.begin(), planned.end(), FormatFileUri(path)) != planned.end();
+  };
+  CHECK(planned_path(log_dir + table::TableLogSegmentRelativePath(1)));
+  CHECK_FALSE(planned_path(log_dir + table::TableLogSegmentRelativePath(2)));
+  CHECK(std::filesystem::exists(log_dir + table::TableLogSegmentRelativePath(2)));
   absl::StatusOr<std::vector<std::vector<table::CellValue>>> rows = root.tables().Rows("ns.t");
   LAKE_REQUIRE_OK(rows);
   CHECK(rows->size() == 3);
+  absl::StatusOr<std::vector<std::vector<table::CellValue>>> left = root.tables().Rows("ns.seg");
+  LAKE_REQUIRE_OK(left);
+  CHECK(left->size() == 1);
   // No draft is left behind once a plan ran after the crash.
   absl::StatusOr<std::vector<std::string>> plans = ListPlans(posix, root_dir);
   LAKE_REQUIRE_OK(plans);

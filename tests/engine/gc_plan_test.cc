@@ -296,7 +296,7 @@ TEST_CASE("gc plan: a deleted row's object is planned once the cutoff has passed
   CHECK(root.tables().CurrentReferences("ns.t")->size() == 1);
 }
 
-TEST_CASE("gc plan: the table log's segments are never planned, even with every version but one expired") {
+TEST_CASE("gc plan: a table log's one segment, the active one, is never planned, even with every version but one expired") {
   GcTestRoot root;
   root.CreateTable("ns.t");
   table::TableName name = *table::ParseTableName("ns.t");

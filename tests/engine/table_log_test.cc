@@ -53,6 +53,8 @@ TEST_CASE("table log: an address formats as a table path and parses back") {
   CHECK(*parsed == address);
   CHECK(table::TableFileOfPath(path) == "_log/00000000000000000003.seg");
   CHECK(table::TableFileOfPath("data/x.frag") == "data/x.frag");
+  CHECK(*table::CheckedTableFileOfPath(path) == "_log/00000000000000000003.seg");
+  CHECK(*table::CheckedTableFileOfPath("data/x.frag") == "data/x.frag");
 }
 
 TEST_CASE("table log: a malformed address is refused as damage") {
@@ -65,6 +67,8 @@ TEST_CASE("table log: a malformed address is refused as damage") {
         "_log/00000000000000000003.sex/00000000000000004096.00000000000000000076"}) {
     CAPTURE(path);
     CHECK(absl::IsDataLoss(table::ParseTableLogAddress(path).status()));
+    // Nor does the collector guess which segment it meant: it stops.
+    CHECK(absl::IsDataLoss(table::CheckedTableFileOfPath(path).status()));
   }
 }
 

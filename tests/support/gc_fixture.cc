@@ -43,8 +43,9 @@ std::string PathOfFileUri(const std::string& uri) {
   return parsed->path;
 }
 
-GcTestRoot::GcTestRoot(io::FileSystem* fs, const std::string& dir)
-    : fs_(fs != nullptr ? *fs : DefaultFs()) {
+GcTestRoot::GcTestRoot(io::FileSystem* fs, const std::string& dir,
+                       table::TableStoreOptions options)
+    : fs_(fs != nullptr ? *fs : DefaultFs()), options_(options) {
   if (dir.empty()) {
     owned_dir_ = std::make_unique<TempDir>();
     root_dir_ = owned_dir_->path();
@@ -60,7 +61,7 @@ void GcTestRoot::Close() { tables_.reset(); }
 
 void GcTestRoot::Reopen() {
   tables_.reset();
-  absl::StatusOr<std::unique_ptr<TableRoot>> opened = TableRoot::Open(fs_, root_dir_);
+  absl::StatusOr<std::unique_ptr<TableRoot>> opened = TableRoot::Open(fs_, root_dir_, options_);
   Check(opened.status());
   tables_ = std::move(*opened);
   absl::StatusOr<std::string> id = gc::EnsureRootIdentity(fs_, root_dir_, tables_->stage->store());

@@ -27,8 +27,10 @@ std::set<std::string> CollectableFiles(const std::string& root_dir);
 class GcTestRoot {
  public:
   // A new root in a fresh directory, on `fs` (the default file system when
-  // null). `dir` (when not empty) is used instead of a fresh one.
-  explicit GcTestRoot(io::FileSystem* fs = nullptr, const std::string& dir = "");
+  // null). `dir` (when not empty) is used instead of a fresh one. Its table
+  // store is opened with `options` (each time it is opened).
+  explicit GcTestRoot(io::FileSystem* fs = nullptr, const std::string& dir = "",
+                      table::TableStoreOptions options = DefaultTableStoreOptions());
   ~GcTestRoot();
 
   const std::string& root_dir() const { return root_dir_; }
@@ -63,6 +65,7 @@ class GcTestRoot {
   std::unique_ptr<TempDir> owned_dir_;
   std::string root_dir_;
   io::FileSystem& fs_;
+  const table::TableStoreOptions options_;
   std::unique_ptr<TableRoot> tables_;
   std::string root_id_;
   uint64_t next_seed_ = 1000;

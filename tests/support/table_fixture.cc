@@ -57,7 +57,8 @@ table::TableStoreOptions& DefaultTableStoreOptions() {
 }
 
 absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(io::FileSystem& fs,
-                                                           const std::string& root_dir) {
+                                                           const std::string& root_dir,
+                                                           table::TableStoreOptions options) {
   auto root = std::make_unique<TableRoot>();
   absl::StatusOr<std::unique_ptr<LocalObjectStore>> store =
       LocalObjectStore::Open(fs, root_dir + "/stage", "");
@@ -68,8 +69,7 @@ absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(io::FileSystem& fs,
   if (!registry.ok()) return registry.status();
   root->registry = std::move(*registry);
   absl::StatusOr<std::unique_ptr<table::TableStore>> tables = table::TableStore::Open(
-      fs, root_dir, *root->registry, *root->stage, LocalStageIdentity(root_dir),
-      DefaultTableStoreOptions());
+      fs, root_dir, *root->registry, *root->stage, LocalStageIdentity(root_dir), options);
   if (!tables.ok()) return tables.status();
   root->tables = std::move(*tables);
   return root;

@@ -37,7 +37,9 @@ class ScopedVersionsInTableLog {
 // closed (and the writer lock released) when it is destroyed.
 struct TableRoot {
   static absl::StatusOr<std::unique_ptr<TableRoot>> Open(io::FileSystem& fs,
-                                                         const std::string& root_dir);
+                                                         const std::string& root_dir,
+                                                         table::TableStoreOptions options =
+                                                             DefaultTableStoreOptions());
   std::unique_ptr<ManagedStage> stage;
   std::unique_ptr<registry::Registry> registry;
   std::unique_ptr<table::TableStore> tables;
