@@ -273,7 +273,7 @@ bool HasUri(const std::vector<std::string>& uris, const std::string& uri) {
 
 TEST_CASE("a location a live row of a fragment the DELETE touches still holds stays referenced") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   // e7 and e8, one fragment, both reference e1's video.
   InsertTwoReferencing(*root, "e7", 7, f.videos[0], "e8", 8, f.videos[0]);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n IN (?, ?)",
@@ -287,7 +287,7 @@ TEST_CASE("a location a live row of a fragment the DELETE touches still holds st
 
 TEST_CASE("a location released in one fragment and held live by another it touches stays") {
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   // e7 references e2's video, e8 e3's: e2 and e8 go, e7 and e3 stay.
   InsertTwoReferencing(*root, "e7", 7, f.videos[1], "e8", 8, f.videos[2]);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n IN (?, ?)",
@@ -303,6 +303,19 @@ TEST_CASE("a location released in one fragment and held live by another it touch
   CHECK(!HasUri(uris, f.videos[1].uri));
   CHECK(!HasUri(uris, f.videos[2].uri));
   CHECK(uris.size() == 4);
+}
+
+TEST_CASE("a DELETE whose WHERE reads the FILE column releases the location it matched") {
+  DeleteFixture f;
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
+  absl::StatusOr<table::DeleteOutcome> deleted =
+      root->Delete("DELETE FROM robots.episodes WHERE video = ?", {CellValue{f.videos[1]}});
+  LAKE_REQUIRE_OK(deleted);
+  CHECK(deleted->deleted_rows == 1);
+  CHECK(Ids(*root) == std::vector<std::string>{"e1", "e3", "e4", "e5", "e6"});
+  std::vector<std::string> uris = CurrentUris(*root);
+  CHECK(!HasUri(uris, f.videos[1].uri));
+  CHECK(uris.size() == 5);
 }
 
 TEST_CASE("a removed location added again by a later row is referenced again") {
