@@ -1,7 +1,7 @@
 // Fuzzes lake::table::DecodeManifestFile, the reader of every manifest file
-// a chain walk opens (engine/table/manifest_format.h): format 4 links (the
-// base version and digest, chain_position and chain_bytes, removed paths,
-// added entries), format 3 links (the base is the parent) and checkpoints
+// a chain walk opens (engine/table/manifest_format.h): format 5 and 4
+// links (the base version, format 5's base manifest path, the digest,
+// chain_position and chain_bytes, removed paths, added entries), format 3 links (the base is the parent) and checkpoints
 // of both, and the full lists of formats 1 and 2.
 //
 // Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, so a digest that
@@ -13,7 +13,8 @@
 //   2. An accepted link is valid (ValidateManifestLink): a parent above
 //      version 0 and a base in 1..parent (format 3: the parent), a
 //      chain_position of 1..kMaxManifestChainLength (format 3) or with at
-//      most kMaxManifestChainLength bits set (format 4), every removed
+//      most kMaxManifestChainLength bits set (formats 4 and 5), a base
+//      manifest path (format 5 only) that is a safe relative path, every removed
 //      and added path relative without an empty, "." or ".." segment, none
 //      repeated within its list, every added entry's statistics valid for
 //      the schema and its rows. An accepted full list is valid
@@ -51,9 +52,16 @@ void CheckLink(const ManifestLink& link) {
     Check(link.base_version == link.header.parent_version);
     Check(link.chain_position <= lake::table::kMaxManifestChainLength);
   } else {
-    Check(link.header.format_version == lake::table::kManifestFormatVersion);
+    Check(link.header.format_version == lake::table::kManifestFormatVersionV4 ||
+          link.header.format_version == lake::table::kManifestFormatVersion);
     Check(std::popcount(link.chain_position) <=
           static_cast<int>(lake::table::kMaxManifestChainLength));
+  }
+  // Format 5 names its base's manifest by a table path; format 4 by version.
+  if (link.header.format_version == lake::table::kManifestFormatVersion) {
+    Check(IsSafeRelativePath(link.base_manifest_path));
+  } else {
+    Check(link.base_manifest_path.empty());
   }
   Check(link.header.fragments.empty());
   absl::flat_hash_set<std::string> removed;

@@ -15,7 +15,8 @@
 //   3. Each record found decodes at its address, and re-encodes (kind,
 //      version, payload) to the bytes it was read from, but the checksum,
 //      which the fuzzing build does not compare.
-//   4. Its address formats to a table path that parses back to it.
+//   4. Its address formats to a table path that parses back to it, and
+//      its kind is one this lake knows (1..kMaxTableLogRecordKind).
 //   5. The input read as an address parses or is refused with DataLoss; a
 //      parsed address formats back to the input.
 #include <cstddef>
@@ -60,6 +61,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     absl::StatusOr<lake::table::TableLogRecord> record =
         lake::table::DecodeTableLogRecord(original, address);
     Check(record.ok());
+    // Only the kinds this lake knows pass: a fragment, a delta, a
+    // manifest or a deletion vector.
+    Check(static_cast<uint8_t>(record->kind) >= 1 &&
+          static_cast<uint8_t>(record->kind) <= lake::table::kMaxTableLogRecordKind);
     std::string again;
     lake::table::AppendTableLogRecord(1, *record, &again);
     Check(again.size() == original.size());

@@ -61,6 +61,10 @@ absl::StatusOr<table::TableStore*> TablesOf(lake_db* db) {
   absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
   if (!fs.ok()) return fs.status();
   table::TableStoreOptions table_options;
+  if (const char* in_log = std::getenv(std::string(table::kVersionsInTableLogEnv).c_str());
+      in_log != nullptr && std::string_view(in_log) == "1") {
+    table_options.versions_in_table_log = true;
+  }
   absl::StatusOr<std::unique_ptr<table::TableStore>> tables = table::TableStore::Open(
       **fs, db->root, **opened, *db->stage->stage, db->stage->descriptor, table_options);
   if (!tables.ok()) return tables.status();

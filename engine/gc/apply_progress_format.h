@@ -1,9 +1,11 @@
 // The durable progress of applying one plan: how many pages are done and
 // the identity of the next page to delete, so a crashed apply resumes at
 // that page and a page swapped since the plan was verified is refused by
-// its hash. The record trails the removals by at most one page (the next
-// page is removed while the record of the one before it is written,
-// plan_apply.h): a resume repeats at most two pages.
+// its hash. The record advances at checkpoints (every
+// ApplyOptions::checkpoint_pages pages or checkpoint_interval, plan_apply.h)
+// and never past a removal that is not durable; the next pages are removed
+// while a checkpoint's record is written: a resume repeats at most two
+// checkpoints' worth of pages.
 //
 // Records are never rewritten in place: each one is a new file
 //   <root>/gc/progress/<plan id>/<seq as 20 decimal digits>.progress

@@ -71,8 +71,7 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
     bool is_released = released.contains(version.version);
     if (!is_released || version.version > deltas_kept_after) {
       if (absl::Status s = visit(FormatFileUri(absl::StrCat(
-                                     table_dir, "/",
-                                     table::ReferenceDeltaRelativePath(version.version))),
+                                     table_dir, "/", table::ReferenceDeltaTableFile(version.version, version.manifest_path))),
                                  nullptr, referrer);
           !s.ok()) {
         return s;
@@ -94,8 +93,9 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
     // retired versions' among them: a retained version always resolves.
     for (const std::string& file : (*resolved)->chain_files) {
       if (!chain_files.insert(file).second) continue;
-      if (absl::Status s = visit(FormatFileUri(absl::StrCat(table_dir, "/", file)), nullptr,
-                                 referrer);
+      if (absl::Status s = visit(
+              FormatFileUri(absl::StrCat(table_dir, "/", table::TableFileOfPath(file))), nullptr,
+              referrer);
           !s.ok()) {
         return s;
       }
@@ -142,7 +142,8 @@ absl::Status RecentlyReleased(const GcRoot& root, const std::string& name,
   std::vector<table::LineageEdge> edges;
   for (const registry::VersionRecord& v : versions) {
     if (v.version <= oldest || v.version > base) continue;
-    edges.push_back(table::LineageEdge{v.parent_version, v.version, v.reference_delta_sha256});
+    edges.push_back(table::LineageEdge{v.parent_version, v.version, v.reference_delta_sha256,
+                                       v.manifest_path});
   }
   absl::Status walked = table::EnumerateReferenceChanges(
       root.fs, table_dir, edges,

@@ -114,13 +114,8 @@ absl::Status RemoveBeneath(io::FileSystem& fs, const std::string& root_path,
   for (std::thread& worker : workers) worker.join();
   // Each directory is synced once: one shared by two threads (the last of
   // a slice and the first of the next) is synced through either handle.
-  std::string_view last;
   for (std::vector<TouchedDir>& dirs : touched) {
-    for (TouchedDir& d : dirs) {
-      if (d.dir == last) continue;
-      last = d.dir;
-      syncs->Add(std::move(d.file));
-    }
+    for (TouchedDir& d : dirs) syncs->Add(root_path + "/" + std::string(d.dir), std::move(d.file));
   }
   for (const absl::Status& s : results) {
     if (!s.ok()) return s;
@@ -246,21 +241,26 @@ absl::Status DeleteS3(S3ObjectStore& store, const std::vector<Candidate>& entrie
 
 }  // namespace
 
+void PendingSyncs::Add(std::string path, std::unique_ptr<io::File> handle) {
+  directories_.try_emplace(std::move(path), std::move(handle));
+}
+
 void PendingSyncs::Absorb(PendingSyncs other) {
-  for (std::unique_ptr<io::File>& directory : other.directories_) {
-    directories_.push_back(std::move(directory));
-  }
+  // A directory both hold keeps this one's handle; the other's is closed.
+  directories_.merge(other.directories_);
 }
 
 absl::Status PendingSyncs::Sync() {
   // At once: the first sync's journal commit carries every removal, and
   // the others' cache flushes overlap instead of queueing.
-  std::vector<absl::Status> results(directories_.size());
+  std::vector<io::File*> handles;
+  for (auto& [path, handle] : directories_) handles.push_back(handle.get());
+  std::vector<absl::Status> results(handles.size());
   std::vector<std::thread> others;
-  for (size_t i = 1; i < directories_.size(); ++i) {
-    others.emplace_back([&, i] { results[i] = directories_[i]->Sync(); });
+  for (size_t i = 1; i < handles.size(); ++i) {
+    others.emplace_back([&, i] { results[i] = handles[i]->Sync(); });
   }
-  if (!directories_.empty()) results[0] = directories_[0]->Sync();
+  if (!handles.empty()) results[0] = handles[0]->Sync();
   for (std::thread& other : others) other.join();
   for (const absl::Status& s : results) {
     if (!s.ok()) return s;

@@ -3,7 +3,8 @@
 //   local stage  unlinkat of each object's name in its shard directory,
 //                opened beneath the stage root (never leaving it), on up to
 //                `threads` threads (directories split between them); the
-//                directories touched are synced later, each once;
+//                directories touched are synced later, each once
+//                (PendingSyncs);
 //   S3 stage     DeleteObjects (quiet, Content-MD5) of the page's keys, cut
 //                into up to `concurrency` requests sent at once (8 of 125
 //                keys for a full page: 2.0x rclone's delete against RGW,
@@ -18,7 +19,9 @@
 #define LAKE_ENGINE_GC_PAGE_DELETER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -43,21 +46,27 @@ struct DeleteOptions {
   const CancelToken* cancel = nullptr;
 };
 
-// Directories whose removals are done but not yet durable.
+// Directories whose removals are done but not yet durable, each held once
+// however many pages touched it (an apply's checkpoint syncs the
+// directories of many pages).
 class PendingSyncs {
  public:
   PendingSyncs() = default;
   PendingSyncs(PendingSyncs&&) = default;
   PendingSyncs& operator=(PendingSyncs&&) = default;
 
-  void Add(std::unique_ptr<io::File> directory) { directories_.push_back(std::move(directory)); }
+  // `path` names the directory `handle` is open on; a directory already
+  // held keeps its first handle (syncing either makes the same removals
+  // durable).
+  void Add(std::string path, std::unique_ptr<io::File> handle);
   void Absorb(PendingSyncs other);
+  size_t size() const { return directories_.size(); }
   // Syncs each directory once, all at once; then there is nothing left to
   // sync.
   absl::Status Sync();
 
  private:
-  std::vector<std::unique_ptr<io::File>> directories_;
+  std::map<std::string, std::unique_ptr<io::File>> directories_;
 };
 
 // Removes the stage objects among `entries`, which the caller checked the

@@ -1,5 +1,6 @@
 #include "engine/gc/plan_apply.h"
 
+#include <algorithm>
 #include <optional>
 #include <thread>
 
@@ -44,9 +45,22 @@ class ApplyRun {
   absl::Status CheckEntry(const Candidate& c, uint64_t page_index);
   absl::Status Verify();
   absl::StatusOr<PendingSyncs> RemovePage(const PlanPage& page);
-  absl::Status FinishPage(PendingSyncs syncs, const PlanPage& page);
-  // The progress once `page` is done.
-  ApplyProgress After(const PlanPage& page) const;
+  // Counts `page`, just removed, into removed_.
+  void CountRemoved(const PlanPage& page);
+  bool CheckpointDue() const;
+  // Step 3 and 4 for every page left.
+  absl::Status RemovePages();
+  // After RemovePages stopped with `stopped` (cancelled, a failed removal):
+  // the pages removed since the last checkpoint are made durable and
+  // recorded, so that the next run starts after them. Best effort.
+  void RecordRemovedBeforeStop(const absl::Status& stopped);
+  // Starts the checkpoint of every page removed so far on the finisher
+  // thread; the one before it must have finished.
+  void StartCheckpoint();
+  // Makes `syncs` durable, then `next` the durable record.
+  absl::Status FinishCheckpoint(PendingSyncs syncs, ApplyProgress next);
+  // The record that follows the durable one, saying what removed_ says.
+  ApplyProgress NextRecord() const;
   absl::Status Void(const std::string& why);
   absl::Status AwaitFinisher();
 
@@ -58,11 +72,19 @@ class ApplyRun {
   // The identity (SHA-256) of each page in chain order, as Verify read,
   // hashed and checked it: a page deleted later must be one of these.
   std::vector<std::string> verified_pages_;
-  // Written by the finisher while it runs, read by the run once it ended.
+  // The durable record: written by the finisher while it runs, read by the
+  // run once it ended.
   ApplyProgress progress_;
-  // The finisher of the page before the one being removed: it makes that
-  // page's removals durable, then advances the progress record past it.
-  // Last member: joined before the others go.
+  // What the record will say once every page removed so far is durable
+  // (its seq unused); the run's alone.
+  ApplyProgress removed_;
+  // The removals since the last checkpoint started, and when it started.
+  PendingSyncs unsynced_;
+  uint64_t pages_unsynced_ = 0;
+  absl::Time last_checkpoint_;
+  // The finisher of the last checkpoint: it makes the removals before it
+  // durable, then advances the progress record past them. Last member:
+  // joined before the others go.
   absl::Status finisher_result_;
   std::thread finisher_;
 };
@@ -120,14 +142,17 @@ absl::Status ApplyRun::Verify() {
 }
 
 absl::Status ApplyRun::Void(const std::string& why) {
-  ApplyProgress voided = progress_;
-  ++voided.seq;
+  // The removals made so far go first, so that the record counts them.
+  if (absl::Status s = AwaitFinisher(); !s.ok()) return s;
+  if (absl::Status s = unsynced_.Sync(); !s.ok()) return s;
+  ApplyProgress voided = NextRecord();
   voided.state = ApplyProgress::State::kVoided;
   voided.next_page_sha256.clear();
   voided.reason = why.substr(0, kMaxVoidReasonBytes);
   voided.updated_unix_micros = absl::ToUnixMicros(absl::Now());
   if (absl::Status s = WriteApplyProgress(root_.fs, root_.root_dir, voided); !s.ok()) return s;
   progress_ = voided;
+  pages_unsynced_ = 0;
   return VoidedError(plan_id_, why);
 }
 
@@ -144,8 +169,6 @@ absl::StatusOr<PendingSyncs> ApplyRun::RemovePage(const PlanPage& page) {
       ComputeRootFingerprint(root_.fs, root_.root_dir, root_.registry);
   if (!now.ok()) return now.status();
   if (now->combined != manifest_.fingerprint) {
-    // The page before this one is removed: its record goes first.
-    if (absl::Status s = AwaitFinisher(); !s.ok()) return s;
     return Void(now->DescribeChangeSince(PlannedFingerprint(manifest_)));
   }
   if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[1]); !s.ok()) return s;
@@ -160,11 +183,10 @@ absl::StatusOr<PendingSyncs> ApplyRun::RemovePage(const PlanPage& page) {
   return syncs;
 }
 
-absl::Status ApplyRun::FinishPage(PendingSyncs syncs, const PlanPage& page) {
+absl::Status ApplyRun::FinishCheckpoint(PendingSyncs syncs, ApplyProgress next) {
   // The record is written under a temporary name while the removals are
   // synced (one journal commit can carry both); it is published only once
   // they are durable.
-  ApplyProgress next = After(page);
   absl::StatusOr<PreparedApplyProgress> prepared;
   std::thread record([&] { prepared = PrepareApplyProgress(root_.fs, root_.root_dir, next); });
   absl::Status synced = syncs.Sync();
@@ -187,23 +209,81 @@ absl::Status ApplyRun::AwaitFinisher() {
   return result;
 }
 
-ApplyProgress ApplyRun::After(const PlanPage& page) const {
-  ApplyProgress next = progress_;
-  ++next.seq;
-  ++next.pages_done;
-  next.next_page_sha256 = page.next_page_sha256;
-  next.state = page.next_page_sha256.empty() ? ApplyProgress::State::kDone
-                                             : ApplyProgress::State::kApplying;
+void ApplyRun::CountRemoved(const PlanPage& page) {
+  ++removed_.pages_done;
+  removed_.next_page_sha256 = page.next_page_sha256;
+  removed_.state = page.next_page_sha256.empty() ? ApplyProgress::State::kDone
+                                                 : ApplyProgress::State::kApplying;
   for (const Candidate& c : page.entries) {
     if (c.kind == CandidateKind::kStageObject) {
-      ++next.objects_deleted;
-      next.bytes_deleted += c.size_bytes;
+      ++removed_.objects_deleted;
+      removed_.bytes_deleted += c.size_bytes;
     } else {
-      ++next.table_files_deleted;
+      ++removed_.table_files_deleted;
     }
   }
+  ++pages_unsynced_;
+}
+
+bool ApplyRun::CheckpointDue() const {
+  return removed_.state == ApplyProgress::State::kDone ||
+         pages_unsynced_ >= std::max<uint64_t>(options_.checkpoint_pages, 1) ||
+         absl::Now() - last_checkpoint_ >= options_.checkpoint_interval;
+}
+
+absl::Status ApplyRun::RemovePages() {
+  std::string next_sha256 = progress_.next_page_sha256;
+  uint64_t next_index = progress_.pages_done + 1;
+  while (!next_sha256.empty()) {
+    if (absl::Status s = CheckCancelled(options_.cancel); !s.ok()) return s;
+    // Read again, and checked against the chain by its hash: a page swapped
+    // since the verification is refused here. Its bytes are then the ones
+    // Verify checked entry by entry, so its entries are not checked again.
+    if (next_index > verified_pages_.size() || verified_pages_[next_index - 1] != next_sha256) {
+      return absl::InternalError(absl::StrCat("plan ", plan_id_, " page ", next_index,
+                                              " is not the page the verification read"));
+    }
+    absl::StatusOr<PlanPage> page =
+        ReadPlanPage(root_.fs, root_.root_dir, manifest_, next_sha256, next_index);
+    if (!page.ok()) return page.status();
+    absl::StatusOr<PendingSyncs> removed = RemovePage(*page);
+    if (!removed.ok()) return removed.status();
+    unsynced_.Absorb(*std::move(removed));
+    CountRemoved(*page);
+    if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[4]); !s.ok()) return s;
+    if (CheckpointDue()) {
+      if (absl::Status s = AwaitFinisher(); !s.ok()) return s;
+      StartCheckpoint();
+    }
+    if (options_.progress) options_.progress("deleting", removed_.pages_done, manifest_.pages);
+    next_sha256 = page->next_page_sha256;
+    ++next_index;
+  }
+  return absl::OkStatus();
+}
+
+void ApplyRun::RecordRemovedBeforeStop(const absl::Status& stopped) {
+  // A voided plan has its record; a failed checkpoint says the storage
+  // fails (the next run repeats the pages since the last good one).
+  if (IsPlanVoided(stopped) || !AwaitFinisher().ok() || pages_unsynced_ == 0) return;
+  (void)FinishCheckpoint(std::move(unsynced_), NextRecord());
+  pages_unsynced_ = 0;
+}
+
+ApplyProgress ApplyRun::NextRecord() const {
+  ApplyProgress next = removed_;
+  next.seq = progress_.seq + 1;
   next.updated_unix_micros = absl::ToUnixMicros(absl::Now());
   return next;
+}
+
+void ApplyRun::StartCheckpoint() {
+  finisher_ = std::thread([this, syncs = std::move(unsynced_), next = NextRecord()]() mutable {
+    finisher_result_ = FinishCheckpoint(std::move(syncs), std::move(next));
+  });
+  unsynced_ = PendingSyncs();
+  pages_unsynced_ = 0;
+  last_checkpoint_ = absl::Now();
 }
 
 absl::StatusOr<ApplyProgress> ApplyRun::Run() {
@@ -252,40 +332,16 @@ absl::StatusOr<ApplyProgress> ApplyRun::Run() {
   }
   JoinFinisher join{finisher_};
   // Pages go through two steps: removal (under the references lock, after
-  // the fingerprint check), then — on the finisher thread, while the next
-  // page is checked and removed — the directory syncs and the progress
-  // record. A page is removed only once the record of the page two before
-  // it is durable: a crash repeats at most the page in flight and the one
-  // before it (whose removals are done; apply_progress_format.h).
-  std::string next_sha256 = progress_.next_page_sha256;
-  uint64_t next_index = progress_.pages_done + 1;
-  while (!next_sha256.empty()) {
-    if (absl::Status s = CheckCancelled(options_.cancel); !s.ok()) {
-      (void)AwaitFinisher();
-      return s;
-    }
-    // Read again, and checked against the chain by its hash: a page swapped
-    // since the verification is refused here. Its bytes are then the ones
-    // Verify checked entry by entry, so its entries are not checked again.
-    if (next_index > verified_pages_.size() || verified_pages_[next_index - 1] != next_sha256) {
-      return absl::InternalError(absl::StrCat("plan ", plan_id_, " page ", next_index,
-                                              " is not the page the verification read"));
-    }
-    absl::StatusOr<PlanPage> page =
-        ReadPlanPage(root_.fs, root_.root_dir, manifest_, next_sha256, next_index);
-    if (!page.ok()) return page.status();
-    absl::StatusOr<PendingSyncs> removed = RemovePage(*page);
-    if (!removed.ok()) return removed.status();
-    if (absl::Status s = LAKE_FAILPOINT(kApplyFailpoints[4]); !s.ok()) return s;
-    if (absl::Status s = AwaitFinisher(); !s.ok()) return s;
-    if (options_.progress && progress_.pages_done > 0) {
-      options_.progress("deleting", progress_.pages_done, manifest_.pages);
-    }
-    next_sha256 = page->next_page_sha256;
-    ++next_index;
-    finisher_ = std::thread([this, syncs = *std::move(removed), page = *std::move(page)]() mutable {
-      finisher_result_ = FinishPage(std::move(syncs), page);
-    });
+  // the fingerprint check), then — at a checkpoint, on the finisher thread,
+  // while the next pages are checked and removed — the directory syncs and
+  // the progress record. A checkpoint starts only once the one before it
+  // is durable: a crash repeats at most the pages of the checkpoint in
+  // flight and those removed since (apply_progress_format.h).
+  removed_ = progress_;
+  last_checkpoint_ = absl::Now();
+  if (absl::Status s = RemovePages(); !s.ok()) {
+    RecordRemovedBeforeStop(s);
+    return s;
   }
   if (absl::Status s = AwaitFinisher(); !s.ok()) return s;
   if (options_.progress) options_.progress("deleting", progress_.pages_done, manifest_.pages);

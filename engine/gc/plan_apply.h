@@ -22,14 +22,21 @@
 //      change voids the plan (a voided progress record, then an Aborted
 //      error that IsPlanVoided recognises) and nothing more is deleted; the
 //      page's entries are removed (page_deleter.h); the lock is released.
-//   4. Then, on a finisher thread while the next page goes through step 3,
-//      the page's removals are made durable (its directories synced) and
-//      the progress record advances durably past it. The next page's
-//      removals wait for the finisher of the page before: one finisher at a
-//      time, in page order.
-// A crash anywhere resumes with the same call. The durable record is at
-// most two pages behind the removals: at most the page in flight and the
-// page before it are repeated, and deleting what is gone is success.
+//   4. A checkpoint, after every ApplyOptions::checkpoint_pages pages or
+//      once checkpoint_interval has passed since the last one, whichever
+//      comes first, and after the last page: on a finisher thread, while
+//      the next pages go through step 3, the removals since the last
+//      checkpoint are made durable (each directory they touched synced
+//      once) and then the progress record advances durably past them. A
+//      checkpoint starts only once the one before it has finished.
+// Only the fingerprint check under the references lock guards liveness, and
+// it is made for every page; the syncs and the record only make a resume
+// cheap and let it end with every candidate gone: a record never claims a
+// page whose removals are not durable, so a power loss can undo removals
+// only past the record, and those pages are repeated (deleting what is
+// gone is success). A crash anywhere resumes with the same call, repeating
+// the pages removed since the last durable checkpoint: at most two
+// checkpoints' worth (2 x checkpoint_pages).
 #ifndef LAKE_ENGINE_GC_PLAN_APPLY_H_
 #define LAKE_ENGINE_GC_PLAN_APPLY_H_
 
@@ -37,6 +44,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "base/cancel_token.h"
 #include "engine/gc/apply_progress_format.h"
 #include "engine/gc/gc_root.h"
@@ -47,12 +55,21 @@ namespace lake::gc {
 inline constexpr std::array<std::string_view, 5> kApplyFailpoints = {
     "gc_apply.verified",          // the whole plan is verified; nothing deleted yet
     "gc_apply.page_checked",      // a page's fingerprint matched (each page)
-    "gc_apply.page_deleted",      // a page's deletes are durable, its progress not (each;
-                                  // on the finisher thread)
-    "gc_apply.progress_written",  // the progress after a page is durable (each; finisher)
+    "gc_apply.page_deleted",      // a checkpoint's removals are durable, its progress
+                                  // not (each checkpoint; on the finisher thread)
+    "gc_apply.progress_written",  // a checkpoint's progress is durable (each; finisher)
     "gc_apply.page_removed",      // a page's entries are removed, not yet durable, and
                                   // the references lock released (each; between pages)
 };
+
+// A crash repeats at most twice this many pages (two checkpoints' worth):
+// 64 local pages are ~0.5 s of unlinks, and one sync of the directories
+// they touched (a page spans one or two shard directories) and one record
+// per 64 pages take the syncs off the path of the removals (bench/gc (c)).
+inline constexpr uint64_t kCheckpointPages = 64;
+// ...or this much time, whichever comes first: what bounds the repeated
+// work of a slow backend (S3 pages of DeleteObjects).
+inline constexpr absl::Duration kCheckpointInterval = absl::Seconds(1);
 
 inline constexpr std::string_view kPlanVoidedPayload = "lake.dev/GcPlanVoided";
 
@@ -64,6 +81,9 @@ struct ApplyOptions {
   // How long a dead process's leases protect (the append retention
   // horizon): what keeps a planned upload from being aborted.
   absl::Duration lease_expiry = absl::Hours(7 * 24);
+  // How often the progress record advances (step 4); at least 1 page.
+  uint64_t checkpoint_pages = kCheckpointPages;
+  absl::Duration checkpoint_interval = kCheckpointInterval;
   // Out (may be null): multipart uploads this call aborted.
   uint64_t* uploads_aborted = nullptr;
 };

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/sha256.h"
-#include "io/whole_file.h"
+#include "engine/table/table_log.h"
 
 namespace lake::table {
 namespace {
@@ -282,11 +282,14 @@ std::optional<ManifestLink> SkipLink(const ResolvedManifest& resolved, const Man
   if (base_position == 0) {
     link.base_version = resolved.full_list_version;
     link.base_manifest_sha256 = resolved.full_list_sha256;
+    link.base_manifest_path = resolved.chain_files.back();
   } else {
     if (above == links.size() || links[above].chain_position != base_position) return std::nullopt;
     const ChainLink& base = links[above];
     link.base_version = base.version;
     link.base_manifest_sha256 = base.file_sha256;
+    if (above >= resolved.chain_files.size()) return std::nullopt;
+    link.base_manifest_path = resolved.chain_files[above];
     link.chain_bytes = base.chain_bytes + base.file_bytes;
   }
   link.removed = changes.TakeRemoved();
@@ -400,7 +403,7 @@ absl::StatusOr<const ResolvedManifest*> ManifestChainReader::Resolve(
                                                " links without reaching a full list"));
     }
     absl::StatusOr<std::string> bytes =
-        io::ReadWholeFile(fs_, absl::StrCat(table_dir_, "/", path), kMaxManifestBytes);
+        ReadTablePath(fs_, table_dir_, path, kMaxManifestBytes, TableLogRecordKind::kManifest);
     if (absl::IsNotFound(bytes.status())) {
       if (links.empty()) return absl::DataLossError(absl::StrCat("manifest ", path, " is missing"));
       return BrokenChain(version, absl::StrCat("manifest ", path, " of version ", expected,
@@ -424,8 +427,10 @@ absl::StatusOr<const ResolvedManifest*> ManifestChainReader::Resolve(
     }
     ManifestLink& link = std::get<ManifestLink>(*file);
     expected = link.base_version;
+    std::string base_path = link.base_manifest_path.empty() ? ManifestRelativePath(expected)
+                                                            : link.base_manifest_path;
     links.push_back(ReadLink{std::move(link), Sha256Hex(*bytes), bytes->size(), path});
-    path = ManifestRelativePath(expected);
+    path = std::move(base_path);
   }
   if (base_level) {
     levels_.resize(*base_level + 1);

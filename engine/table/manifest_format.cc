@@ -336,8 +336,11 @@ absl::StatusOr<ManifestLink> ReadLinkBody(ByteReader& r, Manifest header) {
            r.U64(&link.chain_bytes);
     link.chain_position = chain_length;
   } else {
-    read = r.U64(&link.base_version) && ReadSha256(r, &link.base_manifest_sha256) &&
-           r.U64(&link.chain_position) && r.U64(&link.chain_bytes);
+    read = r.U64(&link.base_version) &&
+           (link.header.format_version < kManifestFormatVersion ||
+            ReadPath(r, &link.base_manifest_path)) &&
+           ReadSha256(r, &link.base_manifest_sha256) && r.U64(&link.chain_position) &&
+           r.U64(&link.chain_bytes);
   }
   if (!read) return Damaged("the link to its base ends early");
   uint32_t removed = 0;
@@ -425,6 +428,15 @@ absl::Status ValidateChainFields(const ManifestLink& link) {
     }
     return absl::OkStatus();
   }
+  if (header.format_version >= kManifestFormatVersion) {
+    if (absl::Status s = ValidateTablePath(link.base_manifest_path, "base manifest path");
+        !s.ok()) {
+      return s;
+    }
+  } else if (!link.base_manifest_path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("a format ", header.format_version,
+                                                   " link names no base manifest path"));
+  }
   if (link.base_version == 0 || link.base_version > header.parent_version) {
     return absl::InvalidArgumentError(absl::StrCat("base_version ", link.base_version,
                                                    " is not in 1..parent_version (",
@@ -508,6 +520,7 @@ absl::StatusOr<std::string> EncodeManifestLink(const ManifestLink& link) {
     w.U32(static_cast<uint32_t>(link.chain_position));
   } else {
     w.U64(link.base_version);
+    if (link.header.format_version >= kManifestFormatVersion) WritePath(w, link.base_manifest_path);
     WriteSha256(w, link.base_manifest_sha256);
     w.U64(link.chain_position);
   }

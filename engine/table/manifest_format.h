@@ -2,7 +2,7 @@
 // schema, its fragments (a scan at that version reads exactly these), and
 // the reference delta the version added (reference_delta_format.h).
 //
-// Format (versions 1 to 4; lake writes 4 and reads all four). Integers
+// Format (versions 1 to 5; lake writes 5 and reads all five). Integers
 // are little-endian; a sha256 is stored as its 32 raw bytes and read back as
 // 64 lowercase hex characters.
 //
@@ -26,8 +26,10 @@
 //                                        u32 chain_position (chain_length)
 //                                        u64 chain_bytes
 //                                        changes
-//                 kind 1 (a link), version 4:
+//                 kind 1 (a link), versions 4 and 5:
 //                                        u64 base_version
+//                                        version 5: u16 path_bytes,
+//                                          base_manifest_path
 //                                        sha256[32] base_manifest_sha256
 //                                        u64 chain_position
 //                                        u64 chain_bytes
@@ -59,6 +61,10 @@
 //   checkpoint every 64 versions made n appends write O(n^2 / 64) bytes.
 // - 4: links to a skip ancestor (a binary counter over the chain), so n
 //   appends write O(n log n) bytes and a read still opens O(log n) files.
+// - 5: a link names its base's manifest by path (a file, or a table log
+//   record's address, table_log_format.h): a manifest in the table log
+//   has no name derived from its version. A format 4 link's base is
+//   still ManifestRelativePath(base_version). Otherwise as 4.
 //
 // Links. A link holds only the changes between its base's fragment list
 // and its own: entries added, and entries of the base removed by path
@@ -75,7 +81,7 @@
 // - Version 3: the base is the parent version (base_version is
 //   parent_version, not stored) and its position is chain_position - 1:
 //   1 when the parent is a full list, at most kMaxManifestChainLength.
-// - Version 4: the base is the version at position p - lowbit(p), where p
+// - Versions 4 and 5: the base is the version at position p - lowbit(p), where p
 //   is chain_position and lowbit(p) its lowest set bit (0: the full list),
 //   so base_version <= parent_version. Walking from a link to its base
 //   clears one bit of p: a read opens popcount(p) links (at most
@@ -88,7 +94,7 @@
 // walk would read more bytes than a full list.
 //
 // Invariants of a valid manifest (ValidateManifest):
-// - the format version is 1, 2, 3 or 4;
+// - the format version is 1 to 5;
 // - a version 1 manifest holds no statistics, and only a version 3 or 4
 //   one holds deletion vectors;
 // - 0 <= parent_version < version (a table's first version has parent 0);
@@ -129,11 +135,12 @@
 namespace lake::table {
 
 inline constexpr std::string_view kManifestMagic = "LAKEMNFT";
-// The version lake writes; versions 1 to 3 are still read.
-inline constexpr uint32_t kManifestFormatVersion = 4;
+// The version lake writes; versions 1 to 4 are still read.
+inline constexpr uint32_t kManifestFormatVersion = 5;
 inline constexpr uint32_t kManifestFormatVersionV1 = 1;
 inline constexpr uint32_t kManifestFormatVersionV2 = 2;
 inline constexpr uint32_t kManifestFormatVersionV3 = 3;
+inline constexpr uint32_t kManifestFormatVersionV4 = 4;
 // How many links a read may open before a full list (64 small files at
 // most): a version 3 chain's length, a version 4 chain_position's set
 // bits.
@@ -194,7 +201,7 @@ struct Manifest {
 // InvalidArgument naming `what` otherwise.
 absl::Status ValidateTablePath(std::string_view path, std::string_view what);
 
-// One manifest file of format 3 or 4 that chains to a base version (the
+// One manifest file of format 3, 4 or 5 that chains to a base version (the
 // note above): the version's header and its fragment changes.
 struct ManifestLink {
   // Every field but `fragments` (empty): total_rows is the resolved
@@ -203,6 +210,9 @@ struct ManifestLink {
   // Format 3: header.parent_version (not stored).
   uint64_t base_version = 0;
   std::string base_manifest_sha256;  // 64 lowercase hex
+  // Format 5: the base's manifest (a table path); empty before, where it
+  // is ManifestRelativePath(base_version).
+  std::string base_manifest_path;
   // Format 3: its chain_length, 1..kMaxManifestChainLength.
   uint64_t chain_position = 1;
   uint64_t chain_bytes = 0;

@@ -2,10 +2,14 @@
 
 #include <memory>
 #include <optional>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/managed_key.h"
+#include "engine/table/manifest_chain.h"
+#include "engine/table/manifest_format.h"
+#include "engine/table/table_log.h"
 #include "io/durable_paths.h"
 #include "io/whole_file.h"
 
@@ -73,24 +77,61 @@ absl::Status CheckHeader(const ReferenceDeltaHeader& header, const LineageEdge& 
   return absl::OkStatus();
 }
 
+// Where a delta's bytes come from: a file read piece by piece, or a
+// table log record read whole (its checksum covers it) and cut in pieces.
+class DeltaSource {
+ public:
+  static absl::StatusOr<DeltaSource> Open(io::FileSystem& fs, const std::string& table_dir,
+                                          const std::string& path, const LineageEdge& edge) {
+    DeltaSource source;
+    if (IsTableLogPath(path)) {
+      absl::StatusOr<std::string> bytes = ReadTablePath(fs, table_dir, path, kMaxTableLogPayloadBytes,
+                                                        TableLogRecordKind::kReferenceDelta);
+      if (!bytes.ok()) {
+        return EdgeError(edge.child_version, absl::StrCat("its delta ", path, ": ",
+                                                          bytes.status().message()));
+      }
+      source.record_ = *std::move(bytes);
+      return source;
+    }
+    std::string file_path = absl::StrCat(table_dir, "/", path);
+    absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(file_path);
+    if (absl::IsNotFound(file.status())) {
+      return EdgeError(edge.child_version, absl::StrCat("its delta ", file_path, " is missing"));
+    }
+    if (!file.ok()) return file.status();
+    source.file_ = std::move(*file);
+    return source;
+  }
+  // As ReadExactly.
+  absl::StatusOr<bool> Read(uint64_t offset, size_t len, std::string* buf) {
+    if (file_ != nullptr) return ReadExactly(*file_, offset, len, buf);
+    if (offset > record_.size() || record_.size() - offset < len) return false;
+    buf->assign(record_, offset, len);
+    return true;
+  }
+
+ private:
+  std::unique_ptr<io::File> file_;
+  std::string record_;
+};
+
 // Reads the delta of one edge piece by piece, visiting each chunk.
 absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const LineageEdge& edge,
                        std::optional<uint64_t>* table_id, ReferenceChangeVisitor visit) {
-  std::string path = DeltaPath(table_dir, edge.child_version);
-  absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(path);
-  if (absl::IsNotFound(file.status())) {
-    return EdgeError(edge.child_version, absl::StrCat("its delta ", path, " is missing"));
-  }
-  if (!file.ok()) return file.status();
+  absl::StatusOr<std::string> path = ReferenceDeltaPathOfEdge(fs, table_dir, edge);
+  if (!path.ok()) return path.status();
+  absl::StatusOr<DeltaSource> source = DeltaSource::Open(fs, table_dir, *path, edge);
+  if (!source.ok()) return source.status();
   ReferenceDeltaReader reader;
   std::string piece;
   std::vector<DataLocation> entries;
   uint64_t offset = 0;
   while (!reader.done()) {
-    absl::StatusOr<bool> read = ReadExactly(**file, offset, reader.next_piece_bytes(), &piece);
+    absl::StatusOr<bool> read = source->Read(offset, reader.next_piece_bytes(), &piece);
     if (!read.ok()) return read.status();
     if (!*read) {
-      return EdgeError(edge.child_version, absl::StrCat("its delta ", path, " ends early"));
+      return EdgeError(edge.child_version, absl::StrCat("its delta ", *path, " ends early"));
     }
     offset += piece.size();
     bool header_piece = offset == ReferenceDeltaReader::kHeaderBytes;
@@ -106,7 +147,7 @@ absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const L
       }
     }
   }
-  absl::StatusOr<bool> more = ReadExactly(**file, offset, 1, &piece);
+  absl::StatusOr<bool> more = source->Read(offset, 1, &piece);
   if (!more.ok()) return more.status();
   if (*more) return EdgeError(edge.child_version, "bytes follow its delta's trailer");
   if (reader.digest() != edge.delta_sha256) {
@@ -219,6 +260,36 @@ absl::Status EnumerateReferenceChangesFrom(io::FileSystem& fs, const std::string
     if (absl::Status s = WalkDelta(fs, table_dir, edge, &table_id, visit); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReferenceDeltaPathOfEdge(io::FileSystem& fs,
+                                                     const std::string& table_dir,
+                                                     const LineageEdge& edge) {
+  if (!IsTableLogPath(edge.manifest_path)) return ReferenceDeltaRelativePath(edge.child_version);
+  absl::StatusOr<std::string> bytes = ReadTablePath(fs, table_dir, edge.manifest_path,
+                                                    kMaxManifestBytes, TableLogRecordKind::kManifest);
+  if (!bytes.ok()) {
+    return EdgeError(edge.child_version, absl::StrCat("its manifest ", edge.manifest_path, ": ",
+                                                      bytes.status().message()));
+  }
+  absl::StatusOr<ManifestFile> file = DecodeManifestFile(*bytes);
+  if (!file.ok()) {
+    return EdgeError(edge.child_version, absl::StrCat("its manifest ", edge.manifest_path, ": ",
+                                                      file.status().message()));
+  }
+  const Manifest& header = std::holds_alternative<Manifest>(*file)
+                               ? std::get<Manifest>(*file)
+                               : std::get<ManifestLink>(*file).header;
+  if (header.version != edge.child_version || header.parent_version != edge.parent_version) {
+    return EdgeError(edge.child_version, absl::StrCat("its manifest ", edge.manifest_path,
+                                                      " describes version ", header.version));
+  }
+  return header.reference_delta_path;
+}
+
+std::string ReferenceDeltaTableFile(uint64_t child_version, const std::string& manifest_path) {
+  if (IsTableLogPath(manifest_path)) return TableFileOfPath(manifest_path);
+  return ReferenceDeltaRelativePath(child_version);
 }
 
 std::string ReferenceDeltaRelativePath(uint64_t child_version) {

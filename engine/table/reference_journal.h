@@ -1,5 +1,7 @@
-// The reference journal of a table: one reference delta file per version
-// (reference_delta_format.h), at
+// The reference journal of a table: one reference delta per version
+// (reference_delta_format.h): a record of the table log beside the
+// version's manifest (table_log_format.h; the manifest names it), or, for
+// versions written before the log held them, a file at
 //   <table_dir>/_lake/object_refs/<child_version as 20 decimal digits>.refs
 //
 // A version's delta is written durably before the registry commits the
@@ -60,6 +62,11 @@ struct LineageEdge {
   uint64_t parent_version = 0;
   uint64_t child_version = 0;
   std::string delta_sha256;  // the delta's digest, 64 lowercase hex
+  // The child version's manifest, as the registry records it. When it is
+  // a table log record (table_log_format.h), so is the delta, and the
+  // manifest names its address; else (or when empty) the delta is the
+  // file ReferenceDeltaRelativePath(child_version).
+  std::string manifest_path;
 
   bool operator==(const LineageEdge&) const = default;
 };
@@ -97,6 +104,20 @@ class ReferenceReplay {
   std::set<DataLocation, Less> references_;
   std::set<DataLocation, Less> added_by_version_;  // by the delta of version_
 };
+
+// The table path of `edge`'s delta: the address its manifest (a table log
+// record) names, else ReferenceDeltaRelativePath. DataLoss when the
+// manifest cannot be read or does not describe the edge's version.
+absl::StatusOr<std::string> ReferenceDeltaPathOfEdge(io::FileSystem& fs,
+                                                     const std::string& table_dir,
+                                                     const LineageEdge& edge);
+
+// The table file that holds the reference delta of `child_version`, whose
+// manifest is `manifest_path` (as the registry records it): the manifest's
+// segment when the manifest is a table log record (a version's records
+// share one segment, table_log_format.h), else the delta's own file. What
+// a collector keeps for the delta.
+std::string ReferenceDeltaTableFile(uint64_t child_version, const std::string& manifest_path);
 
 // "_lake/object_refs/00000000000000000007.snapshot": the path of a version's
 // reference snapshot (reference_snapshot_format.h) relative to the table

@@ -107,12 +107,9 @@ absl::Status TableLogWriter::CreateSegment(const std::string& table_dir, uint64_
   return io::SyncParentDirectory(fs_, path);
 }
 
-absl::StatusOr<std::vector<TableLogAddress>> TableLogWriter::AppendDurably(
-    const std::string& table_dir, absl::Span<const TableLogRecord> records) {
-  std::vector<TableLogAddress> addresses;
-  if (records.empty()) return addresses;
-  uint64_t needed = 0;
-  for (const TableLogRecord& record : records) needed += TableLogRecordBytes(record.payload.size());
+absl::StatusOr<TableLogAppend> TableLogWriter::Begin(const std::string& table_dir,
+                                                     uint64_t expected_bytes) {
+  const uint64_t needed = expected_bytes;
   const std::string log_dir = absl::StrCat(table_dir, "/", std::string(kTableLogDir));
   absl::StatusOr<uint64_t> newest = NewestSegment(log_dir);
   if (!newest.ok()) return newest.status();
@@ -169,25 +166,43 @@ absl::StatusOr<std::vector<TableLogAddress>> TableLogWriter::AppendDurably(
     end = kTableLogSegmentHeaderBytes;
     tails_[table_dir] = Tail{segment, end, info->device, info->inode, info->birth_unix_nanos};
   }
+  TableLogAppend append(*this, table_dir, segment, end, std::move(file));
+  append.bytes_.reserve(needed);
+  return append;
+}
 
-  std::string bytes;
-  bytes.reserve(needed);
-  uint64_t offset = end;
-  for (const TableLogRecord& record : records) {
-    addresses.push_back(TableLogAddress{segment, offset, record.payload.size()});
-    AppendTableLogRecord(segment, record, &bytes);
-    offset += TableLogRecordBytes(record.payload.size());
-  }
-  if (absl::Status s = io::WriteFullyAt(*file, bytes, end); !s.ok()) return s;
+TableLogAddress TableLogAppend::Add(const TableLogRecord& record) {
+  TableLogAddress address{segment_, start_ + bytes_.size(), record.payload.size()};
+  AppendTableLogRecord(segment_, record, &bytes_);
+  return address;
+}
+
+absl::Status TableLogAppend::Commit() {
+  if (bytes_.empty()) return file_->Close();
+  if (absl::Status s = io::WriteFullyAt(*file_, bytes_, start_); !s.ok()) return s;
   if (absl::Status s = LAKE_FAILPOINT(kTableLogWrittenFailpoint); !s.ok()) return s;
-  if (absl::Status s = file->Sync(); !s.ok()) return s;
-  if (absl::Status s = file->Close(); !s.ok()) return s;
-  tails_[table_dir].end = offset;
+  if (absl::Status s = file_->Sync(); !s.ok()) return s;
+  if (absl::Status s = file_->Close(); !s.ok()) return s;
+  writer_->tails_[table_dir_].end = start_ + bytes_.size();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<TableLogAddress>> TableLogWriter::AppendDurably(
+    const std::string& table_dir, absl::Span<const TableLogRecord> records) {
+  std::vector<TableLogAddress> addresses;
+  if (records.empty()) return addresses;
+  uint64_t needed = 0;
+  for (const TableLogRecord& record : records) needed += TableLogRecordBytes(record.payload.size());
+  absl::StatusOr<TableLogAppend> append = Begin(table_dir, needed);
+  if (!append.ok()) return append.status();
+  for (const TableLogRecord& record : records) addresses.push_back(append->Add(record));
+  if (absl::Status s = append->Commit(); !s.ok()) return s;
   return addresses;
 }
 
 absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string& table_dir,
-                                          const std::string& path, size_t max_bytes) {
+                                          const std::string& path, size_t max_bytes,
+                                          TableLogRecordKind kind) {
   if (!IsTableLogPath(path)) return io::ReadWholeFile(fs, absl::StrCat(table_dir, "/", path), max_bytes);
   absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(path);
   if (!address.ok()) return address.status();
@@ -208,6 +223,11 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
   absl::StatusOr<TableLogRecord> record = DecodeTableLogRecord(*bytes, *address);
   if (!record.ok()) {
     return absl::DataLossError(absl::StrCat(segment_path, ": ", record.status().message()));
+  }
+  if (record->kind != kind) {
+    return absl::DataLossError(absl::StrCat("table log record ", path, " is of kind ",
+                                            static_cast<int>(record->kind), ", not ",
+                                            static_cast<int>(kind)));
   }
   bytes->erase(0, kTableLogRecordHeaderBytes);
   return bytes;

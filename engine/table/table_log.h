@@ -33,6 +33,7 @@
 #define LAKE_ENGINE_TABLE_TABLE_LOG_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,19 +50,61 @@ namespace lake::table {
 // before the sync that makes them durable.
 inline constexpr std::string_view kTableLogWrittenFailpoint = "table_log.written";
 
+class TableLogWriter;
+
+// One version's records on their way into the log (TableLogWriter::Begin):
+// each record added gets its address at once, so a later record (a
+// manifest) can name an earlier one (a fragment, a delta); Commit writes
+// them all in one write and makes them durable with one sync. Move-only;
+// nothing is written unless Commit is called.
+class TableLogAppend {
+ public:
+  TableLogAppend(TableLogAppend&&) = default;
+  TableLogAppend& operator=(TableLogAppend&&) = default;
+
+  // Encodes `record` after the records added before it and returns the
+  // address it will have. Precondition: version >= 1 and 1 <=
+  // payload.size() <= kMaxTableLogPayloadBytes.
+  TableLogAddress Add(const TableLogRecord& record);
+  // Writes every record added (none: nothing) and syncs the segment.
+  // On a failure nothing added is durable and no address may be named.
+  absl::Status Commit();
+
+ private:
+  friend class TableLogWriter;
+  TableLogAppend(TableLogWriter& writer, std::string table_dir, uint64_t segment,
+                 uint64_t start, std::unique_ptr<io::File> file)
+      : writer_(&writer), table_dir_(std::move(table_dir)), segment_(segment), start_(start),
+        file_(std::move(file)) {}
+
+  TableLogWriter* writer_;
+  std::string table_dir_;
+  uint64_t segment_ = 0;
+  uint64_t start_ = 0;  // where the first record goes
+  std::unique_ptr<io::File> file_;
+  std::string bytes_;  // the records added, encoded
+};
+
 class TableLogWriter {
  public:
   explicit TableLogWriter(io::FileSystem& fs) : fs_(fs) {}
 
   // Appends `records` (one version's) to the log of the table in
-  // `table_dir` and makes them durable with one sync of their segment: the
-  // newest segment when they fit under kTableLogSegmentBytes and its end is
-  // clean, else a new one. Returns their addresses, in order. On a failure
-  // nothing returned is durable and no address was handed out.
+  // `table_dir` and makes them durable with one sync of their segment
+  // (Begin, Add each, Commit). Returns their addresses, in order. On a
+  // failure nothing returned is durable and no address was handed out.
   absl::StatusOr<std::vector<TableLogAddress>> AppendDurably(
       const std::string& table_dir, absl::Span<const TableLogRecord> records);
 
+  // Where the next records of the table in `table_dir`, about
+  // `expected_bytes` of them encoded, go: the newest segment when they fit
+  // under kTableLogSegmentBytes and its end is clean, else a new one
+  // (created now). Records past `expected_bytes` still go there: the
+  // segment grows past its preallocation.
+  absl::StatusOr<TableLogAppend> Begin(const std::string& table_dir, uint64_t expected_bytes);
+
  private:
+  friend class TableLogAppend;
   // Where a table's newest segment ended after this writer's last append,
   // and which file it was (a table dropped and created again has another).
   struct Tail {
@@ -82,11 +125,15 @@ class TableLogWriter {
 };
 
 // The bytes the table path `path` names in `table_dir`: a whole file, or
-// (IsTableLogPath) a record's payload, checked as table_log_format.h says.
-// DataLoss when a record is missing or damaged, or holds more than
-// `max_bytes`; NotFound when a file is missing.
+// (IsTableLogPath) the payload of a record of kind `kind`, checked as
+// table_log_format.h says. Every reader of a table's fragments, deletion
+// vectors, reference deltas and manifests reads through this one
+// function, so a path and an address stand for each other everywhere.
+// DataLoss when a record is missing or damaged, of another kind, or holds
+// more than `max_bytes`; NotFound when a file is missing.
 absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string& table_dir,
-                                          const std::string& path, size_t max_bytes);
+                                          const std::string& path, size_t max_bytes,
+                                          TableLogRecordKind kind);
 
 // The file the table path `path` lives in, relative to the table
 // directory: a record's segment, else `path` itself. What the collector

@@ -19,7 +19,11 @@
 // A record:
 //
 //   0       4      magic "LKTR"
-//   4       1      u8 kind: 1 = a deletion vector (deletion_vector_format.h)
+//   4       1      u8 kind: the bytes the file of that kind would hold
+//                    1 = a deletion vector (deletion_vector_format.h)
+//                    2 = a fragment (fragment_format.h)
+//                    3 = a reference delta (reference_delta_format.h)
+//                    4 = a manifest (manifest_format.h)
 //   5       3      zero
 //   8       8      u64 the table version it was written for (>= 1)
 //   16      8      u64 payload bytes (1..kMaxTableLogPayloadBytes)
@@ -47,6 +51,17 @@
 //
 // The seed binds a record to its segment: bytes copied from another
 // segment never pass as one of its records.
+//
+// Kinds 2..4 came after kind 1 in the same format version: a reader that
+// knows only kind 1 fails closed on them (an unknown kind is DataLoss, by
+// address and in a scan, where a writer treats it as a dirty tail and
+// rolls to a new segment), so no reader can misread one and the segment
+// format stays version 1.
+//
+// A version's records are written in one write (table_log.h), so they
+// share one segment: its fragments, then its reference delta, then its
+// manifest, which names the others by address (and the registry's
+// version record names the manifest).
 #ifndef LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 #define LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 
@@ -75,7 +90,14 @@ inline constexpr uint64_t kTableLogSegmentBytes = uint64_t{32} << 20;
 // The largest record: a deletion vector of kMaxFragmentRows rows fits.
 inline constexpr uint64_t kMaxTableLogPayloadBytes = uint64_t{1} << 30;
 
-enum class TableLogRecordKind : uint8_t { kDeletionVector = 1 };
+enum class TableLogRecordKind : uint8_t {
+  kDeletionVector = 1,
+  kFragment = 2,
+  kReferenceDelta = 3,
+  kManifest = 4,
+};
+// The highest kind this lake reads.
+inline constexpr uint8_t kMaxTableLogRecordKind = static_cast<uint8_t>(TableLogRecordKind::kManifest);
 
 // Where a record is: its segment, the offset of its header, its payload's size.
 struct TableLogAddress {

@@ -60,15 +60,6 @@ absl::Status WriteReplacingLeftover(io::FileSystem& fs, const std::string& path,
   return written;
 }
 
-// Best effort: a file no version can ever reference.
-void RemoveUnreferencedFile(io::FileSystem& fs, const std::string& path) {
-  if (absl::Status s = fs.Remove(path); !s.ok()) {
-    // Unreferenced either way: only space, until a collection.
-    std::fprintf(stderr, "lake: could not remove unreferenced file %s: %s\n", path.c_str(),
-                 s.ToString().c_str());
-  }
-}
-
 // Writes the reference delta of `version` durably, replacing one left by
 // an attempt that never committed (the caller holds the commit lock and
 // knows the registry has no such version).
@@ -84,12 +75,21 @@ absl::Status WriteVersionDelta(io::FileSystem& fs, const std::string& table_dir,
   return digest.status();
 }
 
+// Best effort: a file no version can ever reference.
+void RemoveUnreferencedFile(io::FileSystem& fs, const std::string& path) {
+  if (absl::Status s = fs.Remove(path); !s.ok()) {
+    // Unreferenced either way: only space, until a collection.
+    std::fprintf(stderr, "lake: could not remove unreferenced file %s: %s\n", path.c_str(),
+                 s.ToString().c_str());
+  }
+}
+
 // The bytes of fragment `ref`, of the size its manifest entry says.
 // DataLoss when it is missing or of another size.
 absl::StatusOr<std::string> ReadFragmentBytes(io::FileSystem& fs, const std::string& table_dir,
                                               const FragmentRef& ref) {
   absl::StatusOr<std::string> bytes =
-      io::ReadWholeFile(fs, absl::StrCat(table_dir, "/", ref.path), kMaxFragmentBytes);
+      ReadTablePath(fs, table_dir, ref.path, kMaxFragmentBytes, TableLogRecordKind::kFragment);
   if (absl::IsNotFound(bytes.status())) {
     return absl::DataLossError(absl::StrCat("fragment ", ref.path, " is missing"));
   }
@@ -248,6 +248,11 @@ absl::StatusOr<FragmentChange> ChangeFragment(io::FileSystem& fs, const std::str
 
 constexpr size_t kMaxDeletionVectorBytes = EncodedDeletionVectorBytes(kMaxFragmentRows);
 
+// What a version's manifest record is expected to take, for choosing its
+// segment (table_log.h): a link of a few entries. A larger one (a
+// checkpoint) still goes there, past the preallocation.
+constexpr uint64_t kExpectedManifestRecordBytes = 16 << 10;
+
 // Writes a new file of `bytes` as `path` durably; the name is fresh (a
 // UUIDv7), so nothing else is ever there.
 absl::Status WriteNewTableFile(io::FileSystem& fs, const std::string& path, std::string_view bytes) {
@@ -310,7 +315,8 @@ absl::StatusOr<std::vector<uint32_t>> ReadDeletedRows(io::FileSystem& fs,
                                             fragment.path, ": ", std::string(why)));
   };
   // A table log record (table_log.h), or a file of an older DELETE.
-  absl::StatusOr<std::string> bytes = ReadTablePath(fs, table_dir, ref.path, kMaxDeletionVectorBytes);
+  absl::StatusOr<std::string> bytes = ReadTablePath(fs, table_dir, ref.path, kMaxDeletionVectorBytes,
+                                                    TableLogRecordKind::kDeletionVector);
   if (absl::IsNotFound(bytes.status())) return damaged("it is missing");
   if (absl::IsDataLoss(bytes.status())) return damaged(std::string(bytes.status().message()));
   if (!bytes.ok()) return bytes.status();
@@ -358,7 +364,7 @@ absl::StatusOr<std::optional<ColumnBatch>> TableScan::ReadFragment(size_t index)
   const FragmentRef& ref = manifest_.fragments[index];
   fragments_opened_.fetch_add(1);
   absl::StatusOr<std::string> bytes =
-      io::ReadWholeFile(fs_, absl::StrCat(table_dir_, "/", ref.path), kMaxFragmentBytes);
+      ReadTablePath(fs_, table_dir_, ref.path, kMaxFragmentBytes, TableLogRecordKind::kFragment);
   if (absl::IsNotFound(bytes.status())) {
     return absl::DataLossError(absl::StrCat("version ", manifest_.version, ": fragment ",
                                             ref.path, " is missing"));
@@ -682,6 +688,12 @@ absl::StatusOr<std::vector<TagRetention>> TableStore::DescribeTagRetention(
           retention.exclusive_bytes += bytes->second;
           continue;
         }
+        if (IsTableLogPath(file)) {  // a manifest record: its payload
+          absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(file);
+          if (!address.ok()) return address.status();
+          retention.exclusive_bytes += address->payload_bytes;
+          continue;
+        }
         absl::StatusOr<io::FileInfo> manifest_info = fs_.Stat(absl::StrCat(table_dir, "/", file));
         if (!manifest_info.ok()) return manifest_info.status();
         retention.exclusive_bytes += manifest_info->size;
@@ -784,7 +796,8 @@ absl::StatusOr<RetainedLineage> ReadRetainedLineage(
   }
   for (const registry::VersionRecord& v : versions) {
     if (v.version <= after) continue;
-    lineage.edges.push_back(LineageEdge{v.parent_version, v.version, v.reference_delta_sha256});
+    lineage.edges.push_back(
+        LineageEdge{v.parent_version, v.version, v.reference_delta_sha256, v.manifest_path});
   }
   return lineage;
 }
@@ -844,8 +857,8 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   } else {
     parent.manifest.schema = table.schema;
   }
-  FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
-                       next.rows, next.fragment_bytes.size(), next.fragment_sha256, next.statistics};
+  FragmentRef fragment{"", next.rows, next.fragment_bytes.size(), next.fragment_sha256,
+                       next.statistics, std::nullopt};
   // The new version's changes: one fragment added, and for compaction
   // every fragment before it removed.
   std::vector<std::string> removed;
@@ -860,42 +873,33 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   header.version = base + 1;
   header.parent_version = base;
   header.schema = parent.manifest.schema;
-  header.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
   header.reference_delta_sha256 = delta.digest;
   header.created_unix_micros = NowMicros();
-  std::string manifest_path = ManifestRelativePath(base + 1);
-  // A link to base's manifest, or a checkpoint (manifest_chain.h).
-  ResolvedManifest manifest = std::move(parent);
-  absl::StatusOr<std::string> manifest_bytes =
-      NextManifest(manifest, header, removed, {fragment}, options_.manifest_checkpoint_interval,
-                   manifest_path);
-  if (!manifest_bytes.ok()) return manifest_bytes.status();
 
-  // Four independent files, none named by anything durable before the
-  // compare-and-set below: written and synced at once. (A crash leaves
-  // some of them; a fragment nothing references stays for the collector,
-  // a delta or manifest of base+1 is replaced by the next commit.)
+  // The checkpoint (a file) and the version's table log records (one
+  // write, one sync), at once: none is named by anything durable before
+  // the compare-and-set below. (A crash leaves records nothing names,
+  // never read, and maybe the checkpoint, which recovery settles.)
   std::future<absl::StatusOr<std::string>> checkpoint_published;
   if (next.checkpoint != nullptr) {
     checkpoint_published =
         pool_.Run([this, &next] { return checkpoints_->Publish(*next.checkpoint); });
   }
-  std::future<absl::Status> delta_written =
-      pool_.Run([&]() { return WriteVersionDelta(fs_, table_dir, base + 1, delta); });
-  std::future<absl::Status> manifest_written = pool_.Run([&]() {
-    return WriteReplacingLeftover(fs_, absl::StrCat(table_dir, "/", manifest_path),
-                                  *manifest_bytes);
-  });
-  std::string fragment_path = absl::StrCat(table_dir, "/", fragment.path);
-  absl::Status fragment_written = io::WriteWholeFileDurably(
-      fs_, fragment_path, fragment_path + ".tmp", next.fragment_bytes);
-  absl::Status delta_status = delta_written.get();
-  absl::Status manifest_status = manifest_written.get();
+  // A link to base's manifest, or a checkpoint (manifest_chain.h).
+  ResolvedManifest manifest = std::move(parent);
+  std::string manifest_path;
+  std::string written_fragment;  // a fragment file of its own, when one was written
+  VersionRecords records;
+  records.fragment_bytes = next.fragment_bytes;
+  records.fragment = std::move(fragment);
+  records.removed = std::move(removed);
+  absl::Status records_written = WriteVersionRecordsLocked(
+      table_dir, records, delta, std::move(header), manifest, &manifest_path, &written_fragment);
   if (next.checkpoint != nullptr) {
     absl::StatusOr<std::string> published = checkpoint_published.get();
     if (!published.ok()) {
       // Nothing can ever reference this fragment: the append stops here.
-      if (fragment_written.ok()) RemoveUnreferencedFile(fs_, fragment_path);
+      if (!written_fragment.empty()) RemoveUnreferencedFile(fs_, written_fragment);
       // Renamed into place, its directory sync failed: the checkpoint may
       // survive a power loss or not, and a recovery would commit it.
       if (GetPendingAppend(published.status()).has_value()) {
@@ -905,20 +909,17 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     }
   }
   // From here on the checkpoint is published: a failure before the commit
-  // call withdraws it.
+  // call withdraws it. The steps' failpoints fire in order, after all of it.
   absl::Status written = [&]() -> absl::Status {
     if (next.checkpoint != nullptr) {
       if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
     }
-    if (!fragment_written.ok()) return fragment_written;
+    if (!records_written.ok()) return records_written;
     if (next.record_operation) {
       if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
     }
-    if (!delta_status.ok()) return delta_status;
-    if (!manifest_status.ok()) return manifest_status;
     return LAKE_FAILPOINT("table_append.reference_delta_written");
   }();
-  const std::string written_fragment = fragment_written.ok() ? fragment_path : "";
   if (!written.ok()) return AbandonLocked(next, written, written_fragment);
 
   registry::VersionRecord record;
@@ -944,6 +945,115 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     return PendingOperationError(committed.status(), next.operation_id);
   }
   return AbandonLocked(next, committed.status(), written_fragment);
+}
+
+absl::Status TableStore::WriteVersionFilesLocked(const std::string& table_dir,
+                                                 VersionRecords& records,
+                                                 const EncodedReferenceDelta& delta,
+                                                 Manifest header, ResolvedManifest& resolved,
+                                                 std::string* manifest_path,
+                                                 std::string* written_file) {
+  const uint64_t version = header.version;
+  std::vector<TableLogRecord> vectors;
+  for (const std::string& bytes : records.vector_bytes) {
+    if (!bytes.empty()) {
+      vectors.push_back(TableLogRecord{TableLogRecordKind::kDeletionVector, version, bytes});
+    }
+  }
+  absl::StatusOr<std::vector<TableLogAddress>> addresses =
+      log_writer_.AppendDurably(table_dir, vectors);
+  if (!addresses.ok()) return addresses.status();
+  size_t next_vector = 0;
+  for (size_t i = 0; i < records.added.size(); ++i) {
+    if (records.vector_bytes[i].empty()) continue;
+    records.added[i].deletion_vector->path = FormatTableLogAddress((*addresses)[next_vector++]);
+  }
+  if (!records.fragment_bytes.empty()) {
+    records.fragment.path = absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag");
+    records.added.push_back(records.fragment);
+  }
+  header.reference_delta_path = ReferenceDeltaRelativePath(version);
+  *manifest_path = ManifestRelativePath(version);
+  absl::StatusOr<std::string> manifest_bytes =
+      NextManifest(resolved, header, records.removed, std::move(records.added),
+                   options_.manifest_checkpoint_interval, *manifest_path);
+  if (!manifest_bytes.ok()) return manifest_bytes.status();
+  // Three files named by nothing durable before the commit, written and
+  // synced at once (a delta or manifest left by a crashed attempt of this
+  // version is replaced).
+  std::future<absl::Status> delta_written =
+      pool_.Run([&]() { return WriteVersionDelta(fs_, table_dir, version, delta); });
+  std::future<absl::Status> manifest_written = pool_.Run([&]() {
+    return WriteReplacingLeftover(fs_, absl::StrCat(table_dir, "/", *manifest_path),
+                                  *manifest_bytes);
+  });
+  absl::Status fragment_written = absl::OkStatus();
+  if (!records.fragment_bytes.empty()) {
+    std::string path = absl::StrCat(table_dir, "/", records.fragment.path);
+    fragment_written = WriteNewTableFile(fs_, path, records.fragment_bytes);
+    if (fragment_written.ok()) *written_file = std::move(path);
+  }
+  absl::Status delta_status = delta_written.get();
+  absl::Status manifest_status = manifest_written.get();
+  if (!fragment_written.ok()) return fragment_written;
+  if (!delta_status.ok()) return delta_status;
+  return manifest_status;
+}
+
+absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
+                                                   VersionRecords& records,
+                                                   const EncodedReferenceDelta& delta,
+                                                   Manifest header, ResolvedManifest& resolved,
+                                                   std::string* manifest_path,
+                                                   std::string* written_file) {
+  const uint64_t version = header.version;
+  if (!options_.versions_in_table_log) {
+    return WriteVersionFilesLocked(table_dir, records, delta, std::move(header), resolved,
+                                   manifest_path, written_file);
+  }
+  if (delta.bytes.size() > kMaxTableLogPayloadBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("the reference delta of version ", version,
+                                                     " takes more than ",
+                                                     kMaxTableLogPayloadBytes, " bytes"));
+  }
+  const bool fragment_is_record =
+      !records.fragment_bytes.empty() && records.fragment_bytes.size() <= kMaxTableLogPayloadBytes;
+  if (!records.fragment_bytes.empty() && !fragment_is_record) {
+    // Too large for a record: a file of its own, under a fresh name.
+    records.fragment.path = absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag");
+    std::string path = absl::StrCat(table_dir, "/", records.fragment.path);
+    if (absl::Status s = WriteNewTableFile(fs_, path, records.fragment_bytes); !s.ok()) return s;
+    *written_file = std::move(path);
+  }
+  uint64_t expected = TableLogRecordBytes(delta.bytes.size()) + kExpectedManifestRecordBytes;
+  for (const std::string& bytes : records.vector_bytes) {
+    if (!bytes.empty()) expected += TableLogRecordBytes(bytes.size());
+  }
+  if (fragment_is_record) expected += TableLogRecordBytes(records.fragment_bytes.size());
+  absl::StatusOr<TableLogAppend> append = log_writer_.Begin(table_dir, expected);
+  if (!append.ok()) return append.status();
+  for (size_t i = 0; i < records.added.size(); ++i) {
+    const std::string& bytes = records.vector_bytes[i];
+    if (bytes.empty()) continue;
+    records.added[i].deletion_vector->path = FormatTableLogAddress(
+        append->Add(TableLogRecord{TableLogRecordKind::kDeletionVector, version, bytes}));
+  }
+  if (fragment_is_record) {
+    records.fragment.path = FormatTableLogAddress(append->Add(
+        TableLogRecord{TableLogRecordKind::kFragment, version, records.fragment_bytes}));
+  }
+  if (!records.fragment_bytes.empty()) records.added.push_back(records.fragment);
+  header.reference_delta_path = FormatTableLogAddress(
+      append->Add(TableLogRecord{TableLogRecordKind::kReferenceDelta, version, delta.bytes}));
+  // The manifest's address depends on its size: it is named once added.
+  absl::StatusOr<std::string> manifest_bytes =
+      NextManifest(resolved, header, records.removed, std::move(records.added),
+                   options_.manifest_checkpoint_interval, /*path=*/"");
+  if (!manifest_bytes.ok()) return manifest_bytes.status();
+  *manifest_path = FormatTableLogAddress(
+      append->Add(TableLogRecord{TableLogRecordKind::kManifest, version, *manifest_bytes}));
+  resolved.chain_files.front() = *manifest_path;
+  return append->Commit();
 }
 
 absl::Status TableStore::AbandonLocked(const NewVersion& next, const absl::Status& cause,
@@ -1377,7 +1487,6 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
   // version's changes: each touched fragment removed, and added back
   // under its path with its new deletion vector unless no row is left.
   std::vector<std::string> removed_fragments;
-  std::vector<FragmentRef> added_fragments;
   std::vector<std::pair<FragmentRef, const std::vector<uint32_t>*>> survivors;
   std::vector<size_t> survivor_fragments;  // each survivor's index in manifest->fragments
   for (size_t i = 0; i < manifest->fragments.size(); ++i) {
@@ -1409,87 +1518,64 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
   }
   if (absl::Status s = step(0); !s.ok()) return s;
 
-  // 2. The new deletion vectors: records of the table log, all made
-  // durable by one sync (table_log.h). A failure leaves records no
-  // manifest names (nothing to remove) and, after 2b, the new rows'
-  // fragment file, which is removed again.
-  std::vector<std::string> written;
+  // 2..3. The new deletion vectors, the new rows' fragment, the reference
+  // delta (removals, and a replace-where's additions) and the manifest of
+  // base+1: records of the table log, all made durable by one sync
+  // (table_log.h), named by nothing before the commit. The steps'
+  // failpoints fire in order, after it. A failure leaves records no
+  // manifest names (nothing to remove), and a fragment too large for a
+  // record (a file of its own), which is removed again.
+  std::string written;
   auto abandon = [&](const absl::Status& cause) {
-    for (const std::string& path : written) RemoveUnreferencedFile(fs_, path);
+    if (!written.empty()) RemoveUnreferencedFile(fs_, written);
     return cause;
   };
-  std::vector<std::string> vector_bytes;
-  for (const auto& [ref, deleted] : survivors) {
+  VersionRecords records;
+  for (auto& [ref, deleted] : survivors) {
     if (deleted == nullptr) continue;
     absl::StatusOr<std::string> bytes =
         EncodeDeletionVector(DeletionVector{ref.sha256, ref.rows, *deleted});
     if (!bytes.ok()) return bytes.status();
-    vector_bytes.push_back(*std::move(bytes));
+    ref.deletion_vector = DeletionVectorRef{"", Sha256Hex(*bytes), deleted->size()};
+    records.added.push_back(std::move(ref));
+    records.vector_bytes.push_back(*std::move(bytes));
   }
-  std::vector<TableLogRecord> records;
-  records.reserve(vector_bytes.size());
-  for (const std::string& bytes : vector_bytes) {
-    records.push_back(TableLogRecord{TableLogRecordKind::kDeletionVector, base + 1, bytes});
-  }
-  absl::StatusOr<std::vector<TableLogAddress>> addresses =
-      log_writer_.AppendDurably(table_dir, records);
-  if (!addresses.ok()) return addresses.status();
-  size_t next_vector = 0;
-  for (auto& [ref, deleted] : survivors) {
-    if (deleted == nullptr) continue;
-    const std::string& bytes = vector_bytes[next_vector];
-    ref.deletion_vector = DeletionVectorRef{FormatTableLogAddress((*addresses)[next_vector]),
-                                            Sha256Hex(bytes), deleted->size()};
-    ++next_vector;
-    added_fragments.push_back(std::move(ref));
-  }
-  if (absl::Status s = step(1); !s.ok()) return s;
-
-  // 2b. The new rows' fragment, under a fresh name.
+  std::string fragment_bytes;
   if (added != nullptr) {
     absl::StatusOr<std::string> bytes = EncodeValidatedFragment(*added);
-    if (!bytes.ok()) return abandon(bytes.status());
-    FragmentRef fragment{absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag"),
-                         added->num_rows, bytes->size(), Sha256Hex(*bytes),
-                         ComputeFragmentStatistics(*added), std::nullopt};
-    std::string path = absl::StrCat(table_dir, "/", fragment.path);
-    if (absl::Status s = WriteNewTableFile(fs_, path, *bytes); !s.ok()) return abandon(s);
-    written.push_back(std::move(path));
-    added_fragments.push_back(std::move(fragment));
+    if (!bytes.ok()) return bytes.status();
+    fragment_bytes = *std::move(bytes);
+    records.fragment_bytes = fragment_bytes;
+    records.fragment = FragmentRef{"", added->num_rows, fragment_bytes.size(),
+                                   Sha256Hex(fragment_bytes), ComputeFragmentStatistics(*added),
+                                   std::nullopt};
     outcome.inserted_rows = added->num_rows;
-    if (absl::Status s = step(2); !s.ok()) return abandon(s);
   }
-
-  // 3. The reference delta (removals, and a replace-where's additions) and
-  // the manifest of base+1.
+  records.removed = std::move(removed_fragments);
   absl::StatusOr<EncodedReferenceDelta> delta = EncodeReferenceDelta(
       ReferenceDelta{table.table_id, base, base + 1, std::move(adds), released});
-  if (!delta.ok()) return abandon(delta.status());
+  if (!delta.ok()) return delta.status();
   Manifest header;
   header.format_version = kManifestFormatVersion;
   header.table_id = table.table_id;
   header.version = base + 1;
   header.parent_version = base;
   header.schema = manifest->schema;
-  header.reference_delta_path = ReferenceDeltaRelativePath(base + 1);
   header.reference_delta_sha256 = delta->digest;
   header.created_unix_micros = NowMicros();
-  const std::string manifest_path = ManifestRelativePath(base + 1);
   // A link to base's manifest, or a checkpoint (manifest_chain.h).
   ResolvedManifest next = *std::move(current);
   manifest = nullptr;
-  absl::StatusOr<std::string> manifest_bytes =
-      NextManifest(next, header, removed_fragments, std::move(added_fragments),
-                   options_.manifest_checkpoint_interval, manifest_path);
-  if (!manifest_bytes.ok()) return abandon(manifest_bytes.status());
-  std::future<absl::Status> delta_written =
-      pool_.Run([&]() { return WriteVersionDelta(fs_, table_dir, base + 1, *delta); });
-  absl::Status manifest_written = WriteReplacingLeftover(
-      fs_, absl::StrCat(table_dir, "/", manifest_path), *manifest_bytes);
-  absl::Status delta_status = delta_written.get();
-  if (!delta_status.ok()) return abandon(delta_status);
-  if (!manifest_written.ok()) return abandon(manifest_written);
-  if (absl::Status s = step(3); !s.ok()) return abandon(s);
+  std::string manifest_path;
+  if (absl::Status s = WriteVersionRecordsLocked(table_dir, records, *delta, std::move(header),
+                                                 next, &manifest_path, &written);
+      !s.ok()) {
+    return abandon(s);
+  }
+  for (size_t index : {size_t{1}, size_t{2}, size_t{3}}) {
+    if (index == 2 && added == nullptr) continue;
+    if (absl::Status s = step(index); !s.ok()) return abandon(s);
+  }
 
   // 4. The commit.
   outcome.operation_id = NewUuidV7();

@@ -2,24 +2,28 @@
 // <root>/tables/<ns>/<table>/, and the append path that joins them.
 //
 // A table directory:
-//   data/<uuidv7>.frag            fragments (fragment_format.h); a fresh name
-//                                 per written fragment, so a crashed attempt
-//                                 never collides with a later one
-//   _versions/<version>.manifest  one manifest per committed version
+//   _log/<segment>.seg            the table log (table_log_format.h): every
+//                                 version's fragment, reference delta and
+//                                 manifest, and a DELETE's deletion vectors,
+//                                 as records named by address (a table path
+//                                 standing where a file's path stood)
+//   data/<uuidv7>.frag            a fragment too large for a record, and the
+//                                 fragments of versions written before the
+//                                 log held them (data/<uuidv7>.del: older
+//                                 DELETEs' deletion vectors)
+//   _versions/<version>.manifest  older versions' manifests
 //                                 (manifest_format.h), 20 decimal digits
-//   _lake/object_refs/<version>.refs   reference deltas (reference_journal.h)
-//   _log/<segment>.seg            the table log (table_log_format.h): a
-//                                 DELETE's deletion vectors as records,
-//                                 named by address; data/<uuidv7>.del
-//                                 files of older DELETEs are still read
+//   _lake/object_refs/<version>.refs   older versions' reference deltas
+//                                 (reference_journal.h); an expiry's
+//                                 reference snapshots
+// Every reader resolves a table path, file or record, through
+// ReadTablePath (table_log.h).
 // A dropped table's directory moves to tables/.dropped/<id: 16 hex>/ (a
 // name no namespace can have), so its name is free at once (DropTable).
 //
-// A file becomes part of the table only when the registry's version
-// compare-and-set names its manifest; until then it is invisible, and an
-// uncommitted manifest or delta of the next version is replaced by the next
-// commit (under the commit lock, which knows the registry never committed
-// that version).
+// A record (or file) becomes part of the table only when the registry's
+// version compare-and-set names its manifest; until then it is invisible,
+// and records of an attempt that never committed are never read.
 //
 // The append path, in order (each step a failpoint, kTableAppendFailpoints):
 //   1. the caller validated the statement and uploaded every FILE;
@@ -32,9 +36,11 @@
 //      operation id, table, base version, stage identity, batch);
 //   3. the fragment is written durably;
 //   4. the reference delta of base+1 and its manifest are written durably.
-//   Steps 2..4 write their four files at once (four threads; none is named
-//   by anything durable before 5), and their failpoints fire after all
-//   four, in order;
+//   Steps 3 and 4 are one write of three table log records (the fragment,
+//   the delta, then the manifest naming both) and one sync of their
+//   segment (WriteVersionRecordsLocked), done while step 2 publishes the
+//   checkpoint on another thread; none is named by anything durable before
+//   5, and the failpoints fire after both, in order;
 //   5. the registry's compare-and-set commits version base+1 with the
 //      operation record (synced);
 //   (2..5 hold the root's shared references lock, engine/gc/gc_locks.h:
@@ -257,7 +263,18 @@ struct TableStoreOptions {
   // until a chain would reach this many files: then a checkpoint.
   // 1..kMaxManifestChainLength + 1; 1 writes only full lists.
   uint32_t manifest_checkpoint_interval = kMaxManifestChainLength + 1;
+  // Whether a version's fragment, reference delta and manifest are table
+  // log records (one write, one sync: TableStore::WriteVersionRecordsLocked)
+  // rather than files of their own (three syncs, renames and directory
+  // syncs). Off until the collector reclaims rolled segments (a retired
+  // version's records are space until then) and the tests that reach into
+  // version files by name read through addresses; both layouts are read
+  // whatever this says. kVersionsInTableLogEnv=1 turns it on for a host.
+  bool versions_in_table_log = false;
 };
+// The environment variable that turns TableStoreOptions::versions_in_table_log
+// on where a host builds its options from the environment (the C ABI).
+inline constexpr std::string_view kVersionsInTableLogEnv = "LAKE_TABLE_LOG_VERSIONS";
 
 struct AppendOutcome {
   uint64_t table_id = 0;
@@ -469,10 +486,11 @@ class TableStore {
   // the commit lock, in order (kTableDeleteFailpoints):
   //   1. the rows are chosen on the current version (nothing matched: OK,
   //      no version committed, deleted_rows 0);
-  //   2. the new deletion vectors are appended to the table log as records
-  //      and made durable by one sync (table_log.h; named by nothing yet);
-  //   3. the reference delta and the manifest of base+1 are written
-  //      durably (replacing an uncommitted leftover of base+1);
+  //   2. the new deletion vectors,
+  //   3. the reference delta and the manifest of base+1 are appended to
+  //      the table log as records, in one write made durable by one sync
+  //      (WriteVersionRecordsLocked; named by nothing yet; the failpoints
+  //      of 2 and 3 fire after it, in order);
   //   4. the registry's compare-and-set commits base+1 (synced).
   // A DELETE carries no data of the caller's (its rows are chosen from the
   // committed version under the commit turn), so it needs no checkpoint: a
@@ -606,11 +624,49 @@ class TableStore {
       const std::vector<size_t>& survivor_fragments,
       const absl::flat_hash_map<size_t, std::vector<uint64_t>>& live_uris,
       const std::string& table_dir, const Schema& schema, std::vector<DataLocation>* released);
+  // What a new version writes to the table log besides its reference
+  // delta and manifest.
+  struct VersionRecords {
+    // Entries the manifest adds, in order; vector_bytes[i] (parallel) is
+    // the new deletion vector of added[i], "" when it has none new.
+    std::vector<FragmentRef> added;
+    std::vector<std::string> vector_bytes;
+    // The new rows' fragment ("" for none): added after `added`.
+    std::string_view fragment_bytes;
+    FragmentRef fragment;  // its entry; the path is set when written
+    std::vector<std::string> removed;  // paths of the parent's entries
+  };
+  // Writes a new version's records to the table log in one write and makes
+  // them durable with one sync (table_log.h), in this order: the deletion
+  // vectors of `records` (each entry's vector path set to its record's
+  // address), the fragment (its path set likewise; past
+  // kMaxTableLogPayloadBytes a file of its own instead, written first and
+  // named in *written_file), the reference delta `delta`, and the manifest
+  // NextManifest makes of `resolved` and `header` (whose delta path is set
+  // here) with the records' changes; *manifest_path is its address and
+  // `resolved` becomes the new version. Nothing is named by anything
+  // durable: on a failure the records are never read.
+  absl::Status WriteVersionRecordsLocked(const std::string& table_dir, VersionRecords& records,
+                                         const EncodedReferenceDelta& delta, Manifest header,
+                                         ResolvedManifest& resolved, std::string* manifest_path,
+                                         std::string* written_file)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // The same as files, as lakes before the table log held versions wrote
+  // them (TableStoreOptions::versions_in_table_log off): the deletion
+  // vectors as table log records (one sync), then the fragment, the delta
+  // and the manifest as files at once (three file syncs, renames and
+  // directory syncs).
+  absl::Status WriteVersionFilesLocked(const std::string& table_dir, VersionRecords& records,
+                                         const EncodedReferenceDelta& delta, Manifest header,
+                                         ResolvedManifest& resolved, std::string* manifest_path,
+                                         std::string* written_file)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // The error of an append that failed with `cause` certainly before its
   // commit call: its published checkpoint withdrawn durably, else (the
   // withdrawal failed) a PendingOperationError. `cause` itself when the
   // version published no checkpoint. Once the append will certainly never
-  // commit, `written_fragment` (its fragment, when written; else empty) is
+  // commit, `written_fragment` (its fragment file, when one was written: a
+  // fragment too large for a table log record; else empty) is
   // removed: nothing can reference it (a replay writes a fragment of its
   // own), and a failed append leaves no file of its own behind.
   absl::Status AbandonLocked(const NewVersion& next, const absl::Status& cause,

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
+#include "base/cancel_token.h"
 #include "base/failpoint.h"
 #include "engine/gc/apply_progress_store.h"
 #include "engine/gc/gc_layout.h"
@@ -40,6 +42,16 @@ struct Scene {
 };
 
 ApplyOptions NoOptions() { return ApplyOptions(); }
+
+// Plans `scene` with one candidate a page (a page per orphan); the plan id.
+std::string PlanOnePerPage(Scene& scene) {
+  PlanOptions options = GcTestRoot::ShortCutoff();
+  options.page_entries = 1;
+  absl::StatusOr<PlanSummary> plan = scene.root.Plan(options);
+  LAKE_REQUIRE_OK(plan);
+  REQUIRE(plan->manifest.pages == scene.orphans.size());
+  return plan->manifest.plan_id;
+}
 
 TEST_CASE("gc apply: exactly the planned objects are deleted, and the plan is done") {
   Scene scene;
@@ -118,11 +130,8 @@ TEST_CASE("gc apply: a pin made after the plan voids it; the pinned object stays
 TEST_CASE("gc apply: a commit between two pages stops the apply after the page before it") {
   REQUIRE(failpoint::Enabled());
   Scene scene(4);
-  PlanOptions options = GcTestRoot::ShortCutoff();
-  options.page_entries = 1;
-  absl::StatusOr<PlanSummary> plan = scene.root.Plan(options);
-  LAKE_REQUIRE_OK(plan);
-  std::vector<std::string> planned = scene.root.PlannedUris(plan->manifest.plan_id);
+  std::string plan_id = PlanOnePerPage(scene);
+  std::vector<std::string> planned = scene.root.PlannedUris(plan_id);
   REQUIRE(planned.size() == 4);
   failpoint::ClearAll();
   int pages = 0;
@@ -131,7 +140,7 @@ TEST_CASE("gc apply: a commit between two pages stops the apply after the page b
     return absl::OkStatus();
   });
   absl::StatusOr<ApplyProgress> applied =
-      ApplyPlan(scene.root.View(), plan->manifest.plan_id, NoOptions());
+      ApplyPlan(scene.root.View(), plan_id, NoOptions());
   failpoint::ClearAll();
   CHECK(IsPlanVoided(applied.status()));
   CHECK(!scene.root.FileExists(planned[0]));
@@ -279,6 +288,103 @@ TEST_CASE("gc apply: a page's local removals on two threads remove every name, a
   LAKE_CHECK_OK(syncs.Sync());
   // A repeated page: every name already gone is success.
   LAKE_CHECK_OK(RemoveStageObjects(root.View(), entries, options, &syncs));
+}
+
+// A plan of five pages of one orphan each, applied with a checkpoint every
+// `checkpoint_pages` pages or `interval`; how many checkpoints wrote their
+// progress record, and the record's pages_done as each was written.
+std::vector<uint64_t> CheckpointedPages(uint64_t checkpoint_pages, absl::Duration interval) {
+  Scene scene(5);
+  std::string plan_id = PlanOnePerPage(scene);
+  std::vector<uint64_t> recorded;
+  failpoint::ClearAll();
+  failpoint::Set(kApplyFailpoints[3], failpoint::Action::kCallback, [&] {
+    absl::StatusOr<std::optional<ApplyProgress>> record =
+        LoadApplyProgress(scene.root.fs(), scene.root.root_dir(), plan_id);
+    if (record.ok() && record->has_value()) recorded.push_back((*record)->pages_done);
+    return absl::OkStatus();
+  });
+  ApplyOptions options;
+  options.checkpoint_pages = checkpoint_pages;
+  options.checkpoint_interval = interval;
+  absl::StatusOr<ApplyProgress> done = ApplyPlan(scene.root.View(), plan_id, options);
+  failpoint::ClearAll();
+  LAKE_REQUIRE_OK(done);
+  CHECK(done->pages_done == 5);
+  for (const DataLocation& orphan : scene.orphans) CHECK_FALSE(scene.root.Exists(orphan));
+  return recorded;
+}
+
+TEST_CASE("gc apply: the progress record advances every checkpoint_pages pages and at the end") {
+  REQUIRE(failpoint::Enabled());
+  CHECK(CheckpointedPages(2, absl::InfiniteDuration()) == std::vector<uint64_t>{2, 4, 5});
+  CHECK(CheckpointedPages(1, absl::InfiniteDuration()) == std::vector<uint64_t>{1, 2, 3, 4, 5});
+}
+
+TEST_CASE("gc apply: a checkpoint interval that has passed checkpoints every page") {
+  REQUIRE(failpoint::Enabled());
+  CHECK(CheckpointedPages(kCheckpointPages, absl::ZeroDuration()) ==
+        std::vector<uint64_t>{1, 2, 3, 4, 5});
+}
+
+TEST_CASE("gc apply: a cancelled apply records the pages it removed before it returns") {
+  REQUIRE(failpoint::Enabled());
+  Scene scene(5);
+  std::string plan_id = PlanOnePerPage(scene);
+  CancelToken cancel;
+  int pages = 0;
+  failpoint::ClearAll();
+  failpoint::Set(kApplyFailpoints[4], failpoint::Action::kCallback, [&] {
+    if (++pages == 2) cancel.Cancel();
+    return absl::OkStatus();
+  });
+  ApplyOptions options;
+  options.cancel = &cancel;
+  options.checkpoint_interval = absl::InfiniteDuration();  // no checkpoint but the last
+  absl::StatusOr<ApplyProgress> cancelled =
+      ApplyPlan(scene.root.View(), plan_id, options);
+  failpoint::ClearAll();
+  CHECK(absl::IsCancelled(cancelled.status()));
+  absl::StatusOr<std::optional<ApplyProgress>> record =
+      LoadApplyProgress(scene.root.fs(), scene.root.root_dir(), plan_id);
+  LAKE_REQUIRE_OK(record);
+  REQUIRE(record->has_value());
+  CHECK((*record)->pages_done == 2);
+  CHECK((*record)->objects_deleted == 2);
+  CHECK((*record)->state == ApplyProgress::State::kApplying);
+}
+
+TEST_CASE("gc apply: pending syncs hold each directory once, however many pages touched it") {
+  GcTestRoot root;
+  std::vector<Candidate> first;
+  std::vector<Candidate> second;
+  std::set<std::string> directories;
+  std::set<std::string> first_directories;
+  std::set<std::string> second_directories;
+  for (int i = 0; i < 200; ++i) {
+    DataLocation made = root.Put(1, i);
+    std::string dir =
+        std::filesystem::path(testing::PathOfFileUri(made.uri)).parent_path().string();
+    directories.insert(dir);
+    Candidate c;
+    c.uri = made.uri;
+    (i % 2 == 0 ? first : second).push_back(c);
+    (i % 2 == 0 ? first_directories : second_directories).insert(dir);
+  }
+  // Some directory is touched by both "pages".
+  REQUIRE(directories.size() < first_directories.size() + second_directories.size());
+  auto by_uri = [](const Candidate& a, const Candidate& b) { return a.uri < b.uri; };
+  std::sort(first.begin(), first.end(), by_uri);
+  std::sort(second.begin(), second.end(), by_uri);
+  DeleteOptions options;
+  PendingSyncs syncs;
+  LAKE_REQUIRE_OK(RemoveStageObjects(root.View(), first, options, &syncs));
+  PendingSyncs more;
+  LAKE_REQUIRE_OK(RemoveStageObjects(root.View(), second, options, &more));
+  syncs.Absorb(std::move(more));
+  CHECK(syncs.size() == directories.size());
+  LAKE_CHECK_OK(syncs.Sync());
+  CHECK(syncs.size() == 0);
 }
 
 TEST_CASE("gc apply: a progress record's temporary that a crash left goes with the next record") {

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "base/failpoint.h"
@@ -112,16 +113,32 @@ std::vector<std::string_view> PlanSteps() {
   return steps;
 }
 
+// An apply of the scene's three pages with a checkpoint every
+// `checkpoint_pages` pages and never by time: with 1, after each page; with
+// 2, after page 2 and after page 3, so a crash after page 1 repeats it.
+// Either way each checkpoint step is passed twice.
+ApplyOptions CheckpointEvery(uint64_t checkpoint_pages) {
+  ApplyOptions options;
+  options.checkpoint_pages = checkpoint_pages;
+  options.checkpoint_interval = absl::InfiniteDuration();
+  return options;
+}
+
 // The steps an apply passes, and how many times each (hit 1 and, for the
-// per-page ones, hit 2 too).
-std::vector<std::pair<std::string_view, int>> ApplySteps() {
+// per-page and per-checkpoint ones, hit 2 too), with a checkpoint after
+// every page and after every two.
+std::vector<std::tuple<std::string_view, int, uint64_t>> ApplySteps() {
   std::vector<std::pair<std::string_view, int>> steps;
   for (std::string_view step : kApplyFailpoints) {
     steps.push_back({step, 1});
     if (step != kApplyFailpoints[0]) steps.push_back({step, 2});
   }
   for (std::string_view step : io::kWholeFileFailpoints) steps.push_back({step, 2});
-  return steps;
+  std::vector<std::tuple<std::string_view, int, uint64_t>> cases;
+  for (uint64_t checkpoint_pages : {1, 2}) {
+    for (auto [step, hit] : steps) cases.push_back({step, hit, checkpoint_pages});
+  }
+  return cases;
 }
 
 // Runs `body` in a child killed at the `hit`-th pass of `step`.
@@ -174,9 +191,10 @@ TEST_CASE("gc crash: a plan SIGKILLed at each step of its publication; the next 
 
 TEST_CASE("gc crash: an apply SIGKILLed at each step resumes; exactly the plan is deleted") {
   REQUIRE(failpoint::Enabled());
-  for (auto [step, hit] : ApplySteps()) {
+  for (auto [step, hit, checkpoint_pages] : ApplySteps()) {
     CAPTURE(std::string(step));
     CAPTURE(hit);
+    CAPTURE(checkpoint_pages);
     CrashScene scene;
     std::set<std::string> before = CollectableFiles(scene.root_dir);
     std::string plan_id;
@@ -186,10 +204,10 @@ TEST_CASE("gc crash: an apply SIGKILLed at each step resumes; exactly the plan i
       LAKE_REQUIRE_OK(plan);
       plan_id = plan->manifest.plan_id;
     }
-    RunKilledAt(step, hit, [&] {
+    RunKilledAt(step, hit, [&, checkpoint_pages = checkpoint_pages] {
       io::PosixFileSystem posix;
       GcTestRoot root(&posix, scene.root_dir);
-      (void)ApplyPlan(root.View(), plan_id, ApplyOptions());
+      (void)ApplyPlan(root.View(), plan_id, CheckpointEvery(checkpoint_pages));
     });
     FinishAndCheck(scene.root_dir, plan_id, before);
   }
@@ -244,9 +262,10 @@ TEST_CASE("gc crash: a power loss at each step of a plan's publication leaves no
 
 TEST_CASE("gc crash: a power loss at each step of an apply resumes; exactly the plan goes") {
   REQUIRE(failpoint::Enabled());
-  for (auto [step, hit] : ApplySteps()) {
+  for (auto [step, hit, checkpoint_pages] : ApplySteps()) {
     CAPTURE(std::string(step));
     CAPTURE(hit);
+    CAPTURE(checkpoint_pages);
     CrashScene scene;
     std::set<std::string> before = CollectableFiles(scene.root_dir);
     std::string plan_id;
@@ -266,7 +285,8 @@ TEST_CASE("gc crash: a power loss at each step of an apply resumes; exactly the 
         fs.Crash();
         return absl::UnavailableError("power lost");
       });
-      absl::StatusOr<ApplyProgress> applied = ApplyPlan(root.View(), plan_id, ApplyOptions());
+      absl::StatusOr<ApplyProgress> applied =
+          ApplyPlan(root.View(), plan_id, CheckpointEvery(checkpoint_pages));
       failpoint::ClearAll();
       CHECK_FALSE(applied.ok());
       CHECK(fs.crashed());

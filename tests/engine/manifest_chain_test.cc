@@ -319,7 +319,16 @@ TEST_CASE("manifest chain: a link that does not follow from its base is refused"
   refused([](ManifestLink& l) { l.chain_position = 5; }, "do not follow from its base's");
   refused([](ManifestLink& l) { l.chain_position = 3; }, "do not follow from its base's");
   refused([](ManifestLink& l) { l.chain_bytes += 1; }, "do not follow from its base's");
-  refused([](ManifestLink& l) { l.base_version = 2; }, "does not match the digest");
+  refused(
+      [](ManifestLink& l) {
+        l.base_version = 2;
+        l.base_manifest_path = ManifestRelativePath(2);
+      },
+      "does not match the digest");
+  // Version 3's base is version 1's full list: a path to another manifest
+  // is refused by the version that file holds.
+  refused([](ManifestLink& l) { l.base_manifest_path = ManifestRelativePath(2); },
+          "holds version 2, not 1");
   refused([](ManifestLink& l) { l.removed = {"data/nope.frag"}; }, "not listed by the parent");
   refused([](ManifestLink& l) { l.added.back() = Fragment(0); }, "listed twice");
   refused([](ManifestLink& l) { l.header.total_rows += 1; }, "total_rows");
@@ -543,7 +552,7 @@ TEST_CASE("manifest chain: a format 4 link whose base is a format 3 link is refu
   GrowFormat3(chain);  // version 3 is a format 3 link at position 2
   ManifestLink link;
   link.header = chain.head.manifest;
-  link.header.format_version = kManifestFormatVersion;
+  link.header.format_version = kManifestFormatVersionV4;
   link.header.version = 4;
   link.header.parent_version = 3;
   link.header.fragments.clear();

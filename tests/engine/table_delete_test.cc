@@ -14,6 +14,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "base/failpoint.h"
 #include "engine/table/deletion_vector_format.h"
@@ -85,6 +86,8 @@ std::vector<std::string> VectorFiles(TableRoot& root) {
 }
 
 // The records of the table's log (table_log_format.h), in order.
+// The deletion vectors in the table's log (its other records are the
+// versions' fragments, deltas and manifests).
 std::vector<table::TableLogAddress> LogRecords(TableRoot& root) {
   std::vector<table::TableLogAddress> records;
   std::string log_dir = root.tables->TableDir(Name()) + "/" + std::string(table::kTableLogDir);
@@ -103,7 +106,14 @@ std::vector<table::TableLogAddress> LogRecords(TableRoot& root) {
         std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), segment,
         table::kTableLogSegmentHeaderBytes);
     LAKE_REQUIRE_OK(scan);
-    records.insert(records.end(), scan->records.begin(), scan->records.end());
+    for (const table::TableLogAddress& address : scan->records) {
+      absl::StatusOr<table::TableLogRecord> record = table::DecodeTableLogRecord(
+          std::string_view(reinterpret_cast<const char*>(bytes.data()) + address.offset,
+                           table::TableLogRecordBytes(address.payload_bytes)),
+          address);
+      LAKE_REQUIRE_OK(record);
+      if (record->kind == table::TableLogRecordKind::kDeletionVector) records.push_back(address);
+    }
   }
   return records;
 }
@@ -468,7 +478,7 @@ TEST_CASE("DELETE: a failure before the commit leaves the version and names no v
   }
 }
 
-TEST_CASE("DELETE: a child SIGKILLed at each step leaves the DELETE whole or not at all") {
+void DeleteKilledAtEachStep() {
   REQUIRE(failpoint::Enabled());
   for (size_t i = 0; i < kDeleteSteps.size(); ++i) {
     std::string_view step = kDeleteSteps[i];
@@ -493,7 +503,7 @@ TEST_CASE("DELETE: a child SIGKILLed at each step leaves the DELETE whole or not
   }
 }
 
-TEST_CASE("DELETE: a power loss at each step leaves the DELETE whole or not at all") {
+void DeletePowerLossAtEachStep() {
   REQUIRE(failpoint::Enabled());
   for (size_t i = 0; i < kDeleteSteps.size(); ++i) {
     std::string_view step = kDeleteSteps[i];
@@ -516,7 +526,7 @@ TEST_CASE("DELETE: a power loss at each step leaves the DELETE whole or not at a
   }
 }
 
-TEST_CASE("DELETE: killed, reopened, run again and a power loss: whole or not at all") {
+void DeleteKilledRerunPowerLoss() {
   REQUIRE(failpoint::Enabled());
   // Killed with its records written and unsynced, then (a new process)
   // run again, which appends after them, and the power lost before or
@@ -552,6 +562,61 @@ TEST_CASE("DELETE: killed, reopened, run again and a power loss: whole or not at
     }
     f.CheckWholeOrNothing(/*must_have_happened=*/lost_at >= kDeleteCommitStep);
   }
+}
+
+TEST_CASE("DELETE: a child SIGKILLed at each step leaves the DELETE whole or not at all") { DeleteKilledAtEachStep(); }
+
+TEST_CASE("DELETE in the table log: a child SIGKILLed at each step leaves the DELETE whole or not at all") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeleteKilledAtEachStep();
+}
+
+TEST_CASE("DELETE: a power loss at each step leaves the DELETE whole or not at all") { DeletePowerLossAtEachStep(); }
+
+TEST_CASE("DELETE in the table log: a power loss at each step leaves the DELETE whole or not at all") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeletePowerLossAtEachStep();
+}
+
+TEST_CASE("DELETE: killed, reopened, run again and a power loss: whole or not at all") { DeleteKilledRerunPowerLoss(); }
+
+TEST_CASE("DELETE in the table log: killed, reopened, run again and a power loss: whole or not at all") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeleteKilledRerunPowerLoss();
+}
+
+TEST_CASE("DELETE, replace-where and compaction in the table log write records, no files") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeleteFixture f;
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
+  LAKE_REQUIRE_OK(root->Delete(kDeleteTwo, TwoAndFive()));  // version 3
+  std::vector<uint8_t> bytes = testing::RandomBytes(500, 77);
+  testing::MemorySource source(bytes);
+  LAKE_REQUIRE_OK(root->Replace(
+      "INSERT INTO robots.episodes REPLACE WHERE n = ? (episode_id, n, video) VALUES (?, ?, ?)",
+      {CellValue{int64_t{1}}, CellValue{"e7"}, CellValue{int64_t{7}},
+       sql::FileFromSource{&source, "video/mp4"}}));  // version 4
+  absl::StatusOr<std::optional<table::AppendOutcome>> compacted = root->tables->Compact(Name());
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());  // version 5
+  CHECK(CurrentVersion(*root) == 5);
+  CHECK(Ids(*root) == std::vector<std::string>{"e3", "e4", "e6", "e7"});
+  CHECK(Ids(*root, 2).size() == 6);
+  CHECK(Ids(*root, 3) == std::vector<std::string>{"e1", "e3", "e4", "e6"});
+  // Every version's fragment, delta, manifest and vectors: one segment.
+  CHECK(testing::FilesUnder(root->tables->TableDir(Name())) ==
+        std::vector<std::string>{table::TableLogSegmentRelativePath(1)});
+  absl::StatusOr<std::vector<registry::VersionRecord>> versions = root->tables->ListVersions(Name());
+  LAKE_REQUIRE_OK(versions);
+  for (const registry::VersionRecord& v : *versions) CHECK(table::IsTableLogPath(v.manifest_path));
+  // The references are the live rows' locations.
+  CHECK(CurrentUris(*root).size() == 4);
+  absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root->Rows(kTable);
+  LAKE_REQUIRE_OK(rows);
+  std::set<std::string> live;
+  for (const auto& row : *rows) live.insert(std::get<DataLocation>(row[2]).uri);
+  std::vector<std::string> uris = CurrentUris(*root);
+  CHECK(std::set<std::string>(uris.begin(), uris.end()) == live);
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ struct DropFixture : testing::CrashTestRoot {
     LAKE_REQUIRE_OK(versions);
     std::vector<table::LineageEdge> edges;
     for (const registry::VersionRecord& v : *versions) {
-      edges.push_back({v.parent_version, v.version, v.reference_delta_sha256});
+      edges.push_back({v.parent_version, v.version, v.reference_delta_sha256, v.manifest_path});
     }
     std::vector<DataLocation> refs;
     LAKE_CHECK_OK(table::EnumerateReferences(

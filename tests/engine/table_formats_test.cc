@@ -608,13 +608,13 @@ TEST_CASE("a manifest round-trips") {
   CHECK(*first_back == first);
 }
 
-TEST_CASE("a format 1 manifest holds no statistics, and a format 5 one is refused") {
+TEST_CASE("a format 1 manifest holds no statistics, and a format 6 one is refused") {
   Manifest v1 = TinyManifestV2();
   v1.format_version = kManifestFormatVersionV1;
   CHECK(absl::IsInvalidArgument(EncodeManifest(v1).status()));
-  Manifest v5 = TinyManifest();
-  v5.format_version = 5;
-  CHECK(absl::IsInvalidArgument(EncodeManifest(v5).status()));
+  Manifest v6 = TinyManifest();
+  v6.format_version = 6;
+  CHECK(absl::IsInvalidArgument(EncodeManifest(v6).status()));
 }
 
 // TinyManifestV2 in format 3: the second fragment's rows 1 and 3 are
@@ -818,7 +818,7 @@ TEST_CASE("an invalid manifest is not encoded") {
       "above 0");
   refused([](Manifest& m) { m.fragments[0].sha256 = std::string(64, 'A'); }, "lowercase hex");
   refused([](Manifest& m) { m.reference_delta_sha256 = "abc"; }, "reference_delta_sha256");
-  refused([](Manifest& m) { m.format_version = 5; }, "format version 5");
+  refused([](Manifest& m) { m.format_version = 6; }, "format version 6");
   refused([](Manifest& m) { m.schema.columns.clear(); }, "needs a column");
   refused([](Manifest& m) { m.created_unix_micros = -1; }, "created_unix_micros");
   refused(
@@ -926,10 +926,10 @@ TEST_CASE("a manifest with an intact digest but broken content is refused") {
   CHECK(absl::IsDataLoss(escape));
   CHECK(Contains(escape, "'..' segment"));
   m = TinyManifest();
-  m.format_version = 5;
+  m.format_version = 6;
   absl::Status version = DecodeManifestStatus(HandManifest(m, 2));
   CHECK(absl::IsDataLoss(version));
-  CHECK(Contains(version, "unknown format version 5"));
+  CHECK(Contains(version, "unknown format version 6"));
 }
 
 // A format 3 link: version 4 of TinyManifestV2's table, removing its second
@@ -959,7 +959,7 @@ ManifestLink TinyLinkV3() {
 // version at position 4, version 4.
 ManifestLink TinyLink() {
   ManifestLink link = TinyLinkV3();
-  link.header.format_version = kManifestFormatVersion;
+  link.header.format_version = kManifestFormatVersionV4;
   link.header.version = 6;
   link.header.parent_version = 5;
   link.header.reference_delta_path = "_lake/object_refs/00000000000000000006.refs";
@@ -979,6 +979,36 @@ TEST_CASE("a manifest link round-trips") {
   LAKE_REQUIRE_OK(back);
   REQUIRE(std::holds_alternative<ManifestLink>(*back));
   CHECK(std::get<ManifestLink>(*back) == TinyLink());
+}
+
+// TinyLink in format 5: its base's manifest named by a table log address.
+ManifestLink TinyLinkV5() {
+  ManifestLink link = TinyLink();
+  link.header.format_version = kManifestFormatVersion;
+  link.base_manifest_path =
+      "_log/00000000000000000001.seg/00000000000000000032.00000000000000000200";
+  return link;
+}
+
+TEST_CASE("a format 5 manifest link round-trips, naming its base's manifest") {
+  absl::StatusOr<std::string> bytes = EncodeManifestLink(TinyLinkV5());
+  LAKE_REQUIRE_OK(bytes);
+  absl::StatusOr<ManifestFile> back = DecodeManifestFile(*bytes);
+  LAKE_REQUIRE_OK(back);
+  REQUIRE(std::holds_alternative<ManifestLink>(*back));
+  CHECK(std::get<ManifestLink>(*back) == TinyLinkV5());
+}
+
+TEST_CASE("a format 5 link needs a base manifest path, and a format 4 link has none") {
+  ManifestLink without = TinyLinkV5();
+  without.base_manifest_path.clear();
+  CHECK(absl::IsInvalidArgument(EncodeManifestLink(without).status()));
+  ManifestLink escaping = TinyLinkV5();
+  escaping.base_manifest_path = "../other/_versions/1.manifest";
+  CHECK(absl::IsInvalidArgument(EncodeManifestLink(escaping).status()));
+  ManifestLink v4 = TinyLink();
+  v4.base_manifest_path = "_versions/00000000000000000004.manifest";
+  CHECK(absl::IsInvalidArgument(EncodeManifestLink(v4).status()));
 }
 
 TEST_CASE("a format 3 manifest link round-trips, its base its parent") {
@@ -1038,7 +1068,7 @@ c8996fb92427ae41e4649b934ca495991b7852b85500020000001e0064617461
 
 Manifest TinyManifestV4() {
   Manifest m = TinyManifestV3();
-  m.format_version = kManifestFormatVersion;
+  m.format_version = kManifestFormatVersionV4;
   return m;
 }
 

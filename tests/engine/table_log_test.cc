@@ -138,7 +138,7 @@ struct LogDir {
   }
   std::string Read(io::FileSystem& fs, const TableLogAddress& address) {
     absl::StatusOr<std::string> bytes =
-        table::ReadTablePath(fs, table_dir, table::FormatTableLogAddress(address), 64 << 20);
+        table::ReadTablePath(fs, table_dir, table::FormatTableLogAddress(address), 64 << 20, table::TableLogRecordKind::kDeletionVector);
     LAKE_REQUIRE_OK(bytes);
     return *bytes;
   }
@@ -242,19 +242,20 @@ TEST_CASE("table log: a damaged or missing record fails closed") {
     f.write("X", 1);
   }
   std::string address = table::FormatTableLogAddress((*a)[0]);
-  CHECK(absl::IsDataLoss(table::ReadTablePath(d.posix, d.table_dir, address, 1 << 20).status()));
+  CHECK(absl::IsDataLoss(table::ReadTablePath(d.posix, d.table_dir, address, 1 << 20, table::TableLogRecordKind::kDeletionVector).status()));
   // An address past the records (the zeros) and a segment that is not there.
   TableLogAddress past{1, (*a)[0].offset + 36, 4};
   CHECK(absl::IsDataLoss(
-      table::ReadTablePath(d.posix, d.table_dir, table::FormatTableLogAddress(past), 1 << 20)
+      table::ReadTablePath(d.posix, d.table_dir, table::FormatTableLogAddress(past), 1 << 20, table::TableLogRecordKind::kDeletionVector)
           .status()));
   TableLogAddress elsewhere{9, 32, 4};
   CHECK(absl::IsDataLoss(
-      table::ReadTablePath(d.posix, d.table_dir, table::FormatTableLogAddress(elsewhere), 1 << 20)
+      table::ReadTablePath(d.posix, d.table_dir, table::FormatTableLogAddress(elsewhere), 1 << 20, table::TableLogRecordKind::kDeletionVector)
           .status()));
   // Larger than the caller allows.
   CHECK(absl::IsDataLoss(table::ReadTablePath(d.posix, d.table_dir,
-                                              table::FormatTableLogAddress(TableLogAddress{1, 32, 4}), 3)
+                                              table::FormatTableLogAddress(TableLogAddress{1, 32, 4}), 3,
+                                              table::TableLogRecordKind::kDeletionVector)
                              .status()));
 }
 

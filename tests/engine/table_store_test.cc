@@ -90,35 +90,34 @@ void AppendOneRowFragments(TableRoot& root, int count, uint64_t seed,
   }
 }
 
-// The fragment files of robots.episodes in append order: as the newest
-// manifest lists them (the order a scan reads them in).
-std::vector<std::string> EpisodeFragmentFiles(const testing::TempDir& dir) {
-  const std::string table_dir = dir.path() + "/tables/robots/episodes";
-  std::vector<std::string> manifests;
-  for (const auto& entry : std::filesystem::directory_iterator(table_dir + "/_versions")) {
-    manifests.push_back(entry.path().string());
-  }
-  REQUIRE_FALSE(manifests.empty());
-  const uint64_t newest = manifests.size();  // versions 1..n, each with a manifest
+// Where the fragments of robots.episodes lie (table log records, or
+// files), in append order: as the newest manifest lists them (the order a
+// scan reads them in).
+std::vector<testing::TablePathBytes> EpisodeFragmentFiles(TableRoot& root) {
+  const std::string table_dir = root.tables->TableDir(*table::ParseTableName(kEpisodes));
+  absl::StatusOr<registry::TableRecord> table =
+      root.tables->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(table);
+  const uint64_t newest = table->current_version;
+  REQUIRE(newest > 0);
   absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
   LAKE_REQUIRE_OK(fs);
   table::ManifestChainReader reader(**fs, table_dir);
   absl::StatusOr<const table::ResolvedManifest*> resolved =
-      reader.Resolve(newest, table::ManifestRelativePath(newest));
+      reader.Resolve(newest, testing::ManifestPathOf(root, kEpisodes, newest));
   LAKE_REQUIRE_OK(resolved);
   const table::Manifest* manifest = &(*resolved)->manifest;
-  std::vector<std::string> fragments;
+  std::vector<testing::TablePathBytes> fragments;
   for (const table::FragmentRef& fragment : manifest->fragments) {
-    fragments.push_back(table_dir + "/" + fragment.path);
+    fragments.push_back(testing::LocateTablePath(table_dir, fragment.path));
   }
   return fragments;
 }
 
-// Overwrites one byte of `path`, `offset` bytes from `whence`.
-void DamageByte(const std::string& path, std::streamoff offset, std::ios::seekdir whence) {
-  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
-  file.seekp(offset, whence);
-  file.put('\x5a');
+// Overwrites one byte of what `at` locates, `offset` bytes from `whence`.
+void DamageByte(const testing::TablePathBytes& at, std::streamoff offset,
+                std::ios::seekdir whence) {
+  testing::DamageTableByte(at, offset, whence);
 }
 
 TEST_CASE("tables: an INSERT uploads its FILE, appends one version, and the row reads back") {
@@ -537,7 +536,7 @@ TEST_CASE("tables: an invalid SELECT is refused, naming its token or column, bef
   std::vector<std::unique_ptr<Source>> sources;
   AppendOneRowFragments(*root, 2, 130, sources);
   // Every fragment file made unreadable: a query that read one would fail with DataLoss.
-  for (const std::string& fragment : EpisodeFragmentFiles(dir)) DamageByte(fragment, 0, std::ios::beg);
+  for (const testing::TablePathBytes& fragment : EpisodeFragmentFiles(*root)) DamageByte(fragment, 0, std::ios::beg);
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"SELECT * FROM robots.episodes WHERE n => ?", "found '>' at offset 39"},
       {"SELECT * FROM robots.episodes WHERE (n = ?", "found end of statement at offset 42"},
@@ -693,7 +692,7 @@ TEST_CASE("tables: a scan returns fragments in order while it reads ahead; a dam
   scan_rows(1).reset();
 
   // Damage the fourth fragment.
-  std::vector<std::string> fragments = EpisodeFragmentFiles(dir);
+  std::vector<testing::TablePathBytes> fragments = EpisodeFragmentFiles(*root);
   REQUIRE(fragments.size() == kFragments);
   DamageByte(fragments[3], 40, std::ios::beg);
   std::unique_ptr<table::TableScan> damaged = scan_rows(3);
@@ -763,7 +762,7 @@ TEST_CASE("tables: a prefiltered scan decodes the filter's columns first and pas
 
   // A damaged fragment fails in its place even when the prefilter would
   // pass over it (its digest is checked before any column is decoded).
-  std::vector<std::string> fragments = EpisodeFragmentFiles(dir);
+  std::vector<testing::TablePathBytes> fragments = EpisodeFragmentFiles(*root);
   REQUIRE(fragments.size() == kFragments);
   DamageByte(fragments[3], -30, std::ios::end);
   {

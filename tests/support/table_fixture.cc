@@ -1,8 +1,13 @@
 #include "tests/support/table_fixture.h"
 
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
 #include "absl/strings/str_cat.h"
 #include "engine/local/local_object_store.h"
 #include "engine/stage_descriptor.h"
+#include "engine/table/table_log_format.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/test_files.h"
 
@@ -46,6 +51,11 @@ absl::StatusOr<std::vector<DataLocation>> CreateSixEpisodes(TableRoot& root) {
   return videos;
 }
 
+table::TableStoreOptions& DefaultTableStoreOptions() {
+  static table::TableStoreOptions options;
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(io::FileSystem& fs,
                                                            const std::string& root_dir) {
   auto root = std::make_unique<TableRoot>();
@@ -58,7 +68,8 @@ absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(io::FileSystem& fs,
   if (!registry.ok()) return registry.status();
   root->registry = std::move(*registry);
   absl::StatusOr<std::unique_ptr<table::TableStore>> tables = table::TableStore::Open(
-      fs, root_dir, *root->registry, *root->stage, LocalStageIdentity(root_dir));
+      fs, root_dir, *root->registry, *root->stage, LocalStageIdentity(root_dir),
+      DefaultTableStoreOptions());
   if (!tables.ok()) return tables.status();
   root->tables = std::move(*tables);
   return root;
@@ -161,6 +172,51 @@ std::vector<std::string> CheckpointFilesExceptSpares(const std::string& dir) {
   std::vector<std::string> files = FilesUnder(dir);
   std::erase_if(files, [](const std::string& name) { return name.starts_with(".spare-"); });
   return files;
+}
+
+std::string ManifestPathOf(TableRoot& root, const std::string& table, uint64_t version) {
+  absl::StatusOr<table::TableName> name = table::ParseTableName(table);
+  if (!name.ok()) throw std::runtime_error(name.status().ToString());
+  absl::StatusOr<std::vector<registry::VersionRecord>> versions = root.tables->ListVersions(*name);
+  if (!versions.ok()) throw std::runtime_error(versions.status().ToString());
+  for (const registry::VersionRecord& v : *versions) {
+    if (v.version == version) return v.manifest_path;
+  }
+  throw std::runtime_error(absl::StrCat(table, " has no version ", version));
+}
+
+TablePathBytes LocateTablePath(const std::string& table_dir, const std::string& path) {
+  if (!table::IsTableLogPath(path)) {
+    std::string file = table_dir + "/" + path;
+    return TablePathBytes{file, 0, std::filesystem::file_size(file)};
+  }
+  absl::StatusOr<table::TableLogAddress> address = table::ParseTableLogAddress(path);
+  if (!address.ok()) throw std::runtime_error(address.status().ToString());
+  return TablePathBytes{table_dir + "/" + table::TableLogSegmentRelativePath(address->segment),
+                        address->offset + table::kTableLogRecordHeaderBytes,
+                        address->payload_bytes};
+}
+
+std::string ReadTablePathBytes(const std::string& table_dir, const std::string& path) {
+  TablePathBytes at = LocateTablePath(table_dir, path);
+  std::ifstream in(at.file, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(at.offset));
+  std::string bytes(at.size, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!in) throw std::runtime_error("cannot read " + path + " in " + at.file);
+  return bytes;
+}
+
+void DamageTableByte(const TablePathBytes& at, std::streamoff offset, std::ios::seekdir whence) {
+  std::streamoff position = whence == std::ios::end
+                                ? static_cast<std::streamoff>(at.offset + at.size) + offset
+                                : static_cast<std::streamoff>(at.offset) + offset;
+  std::fstream file(at.file, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekg(position);
+  char old = 0;
+  file.get(old);
+  file.seekp(position);
+  file.put(static_cast<char>(old ^ 0x5a));
 }
 
 }  // namespace lake::testing

@@ -3,6 +3,7 @@
 #ifndef LAKE_TESTS_SUPPORT_TABLE_FIXTURE_H_
 #define LAKE_TESTS_SUPPORT_TABLE_FIXTURE_H_
 
+#include <ios>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,22 @@
 #include "registry/registry.h"
 
 namespace lake::testing {
+
+// The options TableRoot::Open gives every TableStore it opens. A test
+// that runs a suite with versions in the table log sets them
+// (ScopedVersionsInTableLog); a forked child inherits them.
+table::TableStoreOptions& DefaultTableStoreOptions();
+// Turns TableStoreOptions::versions_in_table_log on for its lifetime.
+class ScopedVersionsInTableLog {
+ public:
+  ScopedVersionsInTableLog() : was_(DefaultTableStoreOptions().versions_in_table_log) {
+    DefaultTableStoreOptions().versions_in_table_log = true;
+  }
+  ~ScopedVersionsInTableLog() { DefaultTableStoreOptions().versions_in_table_log = was_; }
+
+ private:
+  bool was_;
+};
 
 // The tables of the root `root_dir`, opened as the writer. Everything is
 // closed (and the writer lock released) when it is destroyed.
@@ -55,6 +72,25 @@ struct TableRoot {
 // (e4..e6) — each row with a 300-byte video of its own (seeded by n).
 // Returns the videos in row order.
 absl::StatusOr<std::vector<DataLocation>> CreateSixEpisodes(TableRoot& root);
+
+// The table path of `version`'s manifest of `table` ("ns.t"), as the
+// registry records it: a table log address, or a file of an older version.
+std::string ManifestPathOf(TableRoot& root, const std::string& table, uint64_t version);
+
+// Where the bytes a table path names lie on disk: the payload of a table
+// log record inside its segment, or a whole file.
+struct TablePathBytes {
+  std::string file;     // absolute
+  uint64_t offset = 0;  // of the first byte inside `file`
+  uint64_t size = 0;
+};
+TablePathBytes LocateTablePath(const std::string& table_dir, const std::string& path);
+// The bytes LocateTablePath locates, read back.
+std::string ReadTablePathBytes(const std::string& table_dir, const std::string& path);
+// Overwrites one byte of what `at` locates, `offset` bytes from its start
+// (std::ios::beg) or its end (std::ios::end): a record's checksum or a
+// file's digest no longer holds.
+void DamageTableByte(const TablePathBytes& at, std::streamoff offset, std::ios::seekdir whence);
 
 // The stage identity a root at `root_dir` records (its local descriptor).
 std::string LocalStageIdentity(const std::string& root_dir);
