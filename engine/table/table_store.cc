@@ -218,14 +218,18 @@ absl::StatusOr<FragmentChange> ChangeFragment(io::FileSystem& fs, const std::str
   change.deleted_after = MergeDeletedRows(*before, change.fresh);
   // The FILE columns the selector did not need already.
   std::vector<bool> file_columns(schema.columns.size(), false);
-  bool any_file_column = false;
+  bool any_file_column = false, any_to_decode = false;
   for (size_t c = 0; c < schema.columns.size(); ++c) {
-    file_columns[c] = schema.columns[c].type == ColumnType::kFile && !wanted[c];
-    any_file_column = any_file_column || schema.columns[c].type == ColumnType::kFile;
+    const bool is_file = schema.columns[c].type == ColumnType::kFile;
+    file_columns[c] = is_file && !wanted[c];
+    any_file_column = any_file_column || is_file;
+    any_to_decode = any_to_decode || file_columns[c];
   }
   if (!any_file_column) return change;
-  if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, file_columns, &batch); !s.ok()) {
-    return s;
+  if (any_to_decode) {
+    if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, file_columns, &batch); !s.ok()) {
+      return s;
+    }
   }
   for (size_t c = 0; c < schema.columns.size(); ++c) {
     if (schema.columns[c].type != ColumnType::kFile) continue;

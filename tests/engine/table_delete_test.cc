@@ -315,6 +315,19 @@ TEST_CASE("a location released in one fragment and held live by another it touch
   CHECK(uris.size() == 4);
 }
 
+TEST_CASE("a DELETE whose WHERE reads the FILE column releases the location it matched") {
+  DeleteFixture f;
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
+  absl::StatusOr<table::DeleteOutcome> deleted =
+      root->Delete("DELETE FROM robots.episodes WHERE video = ?", {CellValue{f.videos[1]}});
+  LAKE_REQUIRE_OK(deleted);
+  CHECK(deleted->deleted_rows == 1);
+  CHECK(Ids(*root) == std::vector<std::string>{"e1", "e3", "e4", "e5", "e6"});
+  std::vector<std::string> uris = CurrentUris(*root);
+  CHECK(!HasUri(uris, f.videos[1].uri));
+  CHECK(uris.size() == 5);
+}
+
 TEST_CASE("a removed location added again by a later row is referenced again") {
   DeleteFixture f;
   std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
