@@ -528,7 +528,7 @@ TEST_CASE("DELETE in the table log: killed, reopened, run again and a power loss
 TEST_CASE("DELETE, replace-where and compaction in the table log write records, no files") {
   testing::ScopedVersionsInTableLog in_log;
   DeleteFixture f;
-  std::unique_ptr<TableRoot> root = OpenOn(f.posix, f.root_dir);
+  std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   LAKE_REQUIRE_OK(root->Delete(kDeleteTwo, TwoAndFive()));  // version 3
   std::vector<uint8_t> bytes = testing::RandomBytes(500, 77);
   testing::MemorySource source(bytes);
