@@ -1,0 +1,107 @@
+'use strict';
+// The lifetime rules every handle of the binding follows.
+//
+// Invariants:
+//  - close() is idempotent; after it, every method throws ClosedHandleError
+//    before any call into lake.
+//  - A handle holds its parent; a parent holds its open children and closes
+//    them before itself, so lake never sees a child outlive the handle it
+//    depends on. A closed child leaves its parent's set.
+//  - A handle in use (an asynchronous call in flight on it) is closed only
+//    once that call has returned: close() defers the native free until then.
+//  - Native memory is freed by close() alone; there are no finalizers (a
+//    finalizer could free a child after its parent). Code that drops a
+//    handle without closing it leaks it until its parent closes.
+const { ClosedHandleError } = require('./errors');
+
+let openHandles = 0;
+
+// How many handles of the binding are open now (for leak tests).
+function openHandleCount() {
+  return openHandles;
+}
+
+class Handle {
+  // `free(ptr)` releases the native handle (null: borrowed, nothing to free).
+  initHandle(ptr, free, parent = null, kind = 'handle') {
+    this._ptr = ptr;
+    this._free = free;
+    this._parent = parent;
+    this._kind = kind;
+    this._children = new Set();
+    this._busy = 0;
+    this._closeWaiters = [];
+    if (parent !== null) {
+      if (parent._ptr === null) {
+        if (free) free(ptr);
+        this._ptr = null;
+        throw new ClosedHandleError(`the ${parent._kind} is closed`);
+      }
+      parent._children.add(this);
+    }
+    openHandles += 1;
+  }
+
+  get closed() {
+    return this._ptr === null;
+  }
+
+  // The native pointer, or ClosedHandleError without calling lake.
+  ptr() {
+    if (this._ptr === null) {
+      throw new ClosedHandleError(`the ${this._kind} is closed`);
+    }
+    return this._ptr;
+  }
+
+  // Runs an asynchronous call on the handle: close() waits for it.
+  async busy(fn) {
+    const ptr = this.ptr();
+    this._busy += 1;
+    try {
+      return await fn(ptr);
+    } finally {
+      this._busy -= 1;
+      if (this._busy === 0) {
+        for (const waiter of this._closeWaiters.splice(0)) waiter();
+      }
+    }
+  }
+
+  // Releases `ptr`; a subclass whose close can fail reports it here.
+  closeNative(ptr) {
+    if (this._free) this._free(ptr);
+  }
+
+  close() {
+    if (this._ptr === null) return;
+    for (const child of [...this._children]) child.close();
+    const ptr = this._ptr;
+    this._ptr = null;
+    openHandles -= 1;
+    if (this._parent !== null) this._parent._children.delete(this);
+    this.released();
+    if (this._busy > 0) {
+      this._closeWaiters.push(() => this.closeNative(ptr));
+      return;
+    }
+    this.closeNative(ptr);
+  }
+
+  // Called once at close, before the native free: drops what the handle lends lake.
+  released() {}
+
+  // Resolves once the handle is closed and its native free has run.
+  async closeAsync() {
+    this.close();
+    if (this._busy > 0) {
+      await new Promise((resolve) => this._closeWaiters.push(resolve));
+    }
+  }
+
+  [Symbol.for('nodejs.dispose')]() {
+    this.close();
+  }
+}
+
+module.exports = { Handle, openHandleCount };

@@ -1,0 +1,23 @@
+'use strict';
+// lake for Node: the public API. See README.md.
+const native = require('./native');
+const errors = require('./errors');
+const { openHandleCount } = require('./handle');
+const { Location, CancelToken, UploadOptions, Stage, Reader, Writer } = require('./stage');
+const { Db, Statement, QueryResult, Batch } = require('./db');
+const { EventLog, EventWriter, FoldedItem, ValueKind } = require('./events');
+const { GcOptions, setBufferBudget } = require('./gc');
+
+// The library, loaded and ABI-checked (AbiVersionError on a mismatch).
+function load() {
+  return native.lib();
+}
+
+module.exports = {
+  ABI_VERSION: native.ABI_VERSION, AbiVersionError: native.AbiVersionError, load,
+  version: () => native.lib().lake_version_string(),
+  openHandleCount, setBufferBudget,
+  Location, CancelToken, UploadOptions, Stage, Reader, Writer,
+  Db, Statement, QueryResult, Batch, EventLog, EventWriter, FoldedItem, ValueKind, GcOptions,
+  ...errors,
+};

@@ -1,0 +1,496 @@
+'use strict';
+// Stages and their objects: DataLocation, cancellation, upload options,
+// readers (stream.Readable) and writers (stream.Writable), and host stores.
+const stream = require('node:stream');
+const native = require('./native');
+const { CallbackErrors, Registered, readSource } = require('./callbacks');
+const { Handle } = require('./handle');
+const { ClosedHandleError, Status, check, errorFromNative } = require('./errors');
+
+const { koffi, types } = native;
+const lib = () => native.lib();
+
+// A string lake returned as char* (freed here with lake_string_free).
+function takeString(pointer) {
+  if (!pointer) return null;
+  try {
+    return koffi.decode(pointer, 'char', -1);
+  } finally {
+    lib().lake_string_free(pointer);
+  }
+}
+
+// Calls `fn(...args, &json, &err)`; the JSON text lake returns, parsed.
+function jsonCall(fn, ...args) {
+  const out = [null];
+  check(fn, ...args, out);
+  const text = takeString(out[0]);
+  return text === null ? null : JSON.parse(text);
+}
+
+class Location extends Handle {
+  // Wraps an owned lake_location*.
+  constructor(ptr, parent = null) {
+    super();
+    this.initHandle(ptr, (p) => lib().lake_location_free(p), parent, 'location');
+  }
+
+  static fromJson(text) {
+    const bytes = Buffer.from(text, 'utf8');
+    const out = [null];
+    check(lib().lake_location_from_json, bytes, bytes.length, out);
+    return new Location(out[0]);
+  }
+
+  static create(uri, contentType, sizeBytes, sha256) {
+    const out = [null];
+    check(lib().lake_location_new, uri, contentType, sizeBytes, sha256, out);
+    return new Location(out[0]);
+  }
+
+  get json() { return lib().lake_location_json(this.ptr()); }
+  get uri() { return lib().lake_location_uri(this.ptr()); }
+  get contentType() { return lib().lake_location_content_type(this.ptr()); }
+  get sizeBytes() { return Number(lib().lake_location_size_bytes(this.ptr())); }
+  get sha256() { return lib().lake_location_sha256(this.ptr()); }
+  toJSON() { return JSON.parse(this.json); }
+}
+
+class CancelToken extends Handle {
+  constructor() {
+    super();
+    this.initHandle(lib().lake_cancel_token_new(), (p) => lib().lake_cancel_token_free(p),
+      null, 'cancel token');
+  }
+
+  cancel() { lib().lake_cancel_token_cancel(this.ptr()); }
+  get cancelled() { return lib().lake_cancel_token_is_cancelled(this.ptr()) !== 0; }
+}
+
+// Options of uploads: content type, cancel token, progress and notice
+// callbacks. Borrows its token (closing the token closes these options
+// first); its callbacks are registered until it closes.
+class UploadOptions extends Handle {
+  constructor({ contentType = null, cancel = null, progress = null, notice = null } = {}) {
+    super();
+    this.initHandle(lib().lake_upload_options_new(), (p) => lib().lake_upload_options_free(p),
+      cancel, 'upload options');
+    this.errors = new CallbackErrors();
+    this._callbacks = [];
+    try {
+      if (contentType !== null) {
+        check(lib().lake_upload_options_set_content_type, this.ptr(), contentType);
+      }
+      if (cancel !== null) lib().lake_upload_options_set_cancel_token(this.ptr(), cancel.ptr());
+      if (progress !== null) {
+        const cb = this._register((_ctx, done, total) => progress(Number(done), Number(total)),
+          types.progress, undefined);
+        lib().lake_upload_options_set_progress(this.ptr(), cb.pointer, null);
+      }
+      if (notice !== null) {
+        const cb = this._register((_ctx, line) => notice(line), types.notice, undefined);
+        lib().lake_upload_options_set_notice(this.ptr(), cb.pointer, null);
+      }
+    } catch (error) {
+      this.close();
+      throw error;
+    }
+  }
+
+  _register(fn, proto, failure) {
+    const cb = new Registered(this.errors.wrap(fn, failure), proto);
+    this._callbacks.push(cb);
+    return cb;
+  }
+
+  released() {
+    this._pendingUnregister = this._callbacks.splice(0);
+  }
+
+  closeNative(ptr) {
+    super.closeNative(ptr);
+    for (const cb of this._pendingUnregister || []) cb.unregister();
+  }
+}
+
+// Options given as an UploadOptions or as its constructor's fields: calls
+// `fn(optionsPtr, errors)` with the options (made for the call and closed
+// after it, when given as fields).
+function withOptions(options, fn) {
+  if (options instanceof UploadOptions) return fn(options.ptr(), options.errors);
+  if (options === null || options === undefined || Object.keys(options).length === 0) {
+    return fn(null, new CallbackErrors());
+  }
+  const made = new UploadOptions(options);
+  try {
+    return fn(made.ptr(), made.errors);
+  } finally {
+    made.close();
+  }
+}
+
+class Stage extends Handle {
+  // Wraps a lake_stage* (`owned` false: the db's stage, freed with the db).
+  constructor(ptr, parent, owned, hostStore = null) {
+    super();
+    this.initHandle(ptr, owned ? (p) => lib().lake_stage_free(p) : null, parent, 'stage');
+    this._hostStore = hostStore;
+  }
+
+  // Opens a stage from options set by `configure(optsPtr)`.
+  static _open(configure, hostStore = null) {
+    const opts = lib().lake_stage_options_new();
+    try {
+      configure(opts);
+      const out = [null];
+      check(lib().lake_stage_open, opts, out);
+      return new Stage(out[0], null, true, hostStore);
+    } finally {
+      lib().lake_stage_options_free(opts);
+    }
+  }
+
+  static openLocal(directory, { tenant = null } = {}) {
+    return Stage._open((opts) => {
+      check(lib().lake_stage_options_set_local_root, opts, String(directory));
+      if (tenant !== null) check(lib().lake_stage_options_set_tenant, opts, tenant);
+    });
+  }
+
+  static openS3(stageUri, { endpoint = null, region = null, pathStyle = false, tenant = null } = {}) {
+    return Stage._open((opts) => configureS3(opts, { stageUri, endpoint, region, pathStyle, tenant }));
+  }
+
+  // A stage served by `store` (see HostStore), with an optional host id.
+  static openHost(store, { hostId = null } = {}) {
+    const { HostStore } = require('./host_store');
+    const host = store instanceof HostStore ? store : new HostStore(store);
+    try {
+      return Stage._open((opts) => host.configure(opts, hostId), host);
+    } catch (error) {
+      host.destroyed();
+      throw error;
+    }
+  }
+
+  get descriptor() { return lib().lake_stage_descriptor(this.ptr()); }
+  get ioBackend() { return lib().lake_stage_io_backend(this.ptr()); }
+
+  _hostErrors() {
+    return this._hostStore ? this._hostStore.errors : new CallbackErrors();
+  }
+
+  // Uploads a file path (a string) or a byte source (a Buffer or a
+  // synchronous iterable of Buffers); the new object's Location.
+  put(source, options = {}) {
+    const ptr = this.ptr();
+    return withOptions(options, (opts, errors) => {
+      const out = [null];
+      const host = this._hostErrors();
+      if (typeof source === 'string') {
+        host.run(() => errors.run(() => check(lib().lake_stage_upload_path, ptr, source, opts, out)));
+      } else {
+        const read = readSource(source);
+        const sourceErrors = new CallbackErrors();
+        sourceErrors.run(() => host.run(() => errors.run(() => check(
+          lib().lake_stage_upload_reader, ptr, sourceErrors.wrap(read, -1), null, opts, out))));
+      }
+      return new Location(out[0]);
+    });
+  }
+
+  // A push upload: a stream.Writable publishing at end().
+  writer(options = {}) {
+    const ptr = this.ptr();
+    const owned = !(options instanceof UploadOptions) && Object.keys(options).length > 0
+      ? new UploadOptions(options) : null;
+    const used = owned || (options instanceof UploadOptions ? options : null);
+    try {
+      const out = [null];
+      check(lib().lake_writer_open, ptr, used ? used.ptr() : null, out);
+      return new Writer(out[0], this, used, owned);
+    } catch (error) {
+      if (owned) owned.close();
+      throw error;
+    }
+  }
+
+  // A verified full read of `location`: a stream.Readable.
+  open(location) {
+    const out = [null];
+    this._hostErrors().run(() => check(lib().lake_reader_open, this.ptr(), location.ptr(), out));
+    return new Reader(out[0], this);
+  }
+
+  // The bytes [start, end) of `location`: a stream.Readable.
+  openRange(location, start, end) {
+    const out = [null];
+    this._hostErrors().run(() => check(lib().lake_reader_open_range, this.ptr(), location.ptr(),
+      start, end, out));
+    return new Reader(out[0], this);
+  }
+
+  // The whole object, verified, as a Buffer.
+  cat(location) {
+    const reader = this.open(location);
+    try {
+      return reader.readAllSync();
+    } finally {
+      reader.close();
+    }
+  }
+
+  // Reads [{location, start, end}, …] in one batch: a Buffer per range.
+  // The first failed range's error is thrown, with `ranges` (each one's
+  // status, bytes read and error) attached as `error.ranges`.
+  readRanges(ranges) {
+    const ptr = this.ptr();
+    const size = koffi.sizeof(types.Range);
+    const array = koffi.alloc(types.Range, Math.max(ranges.length, 1));
+    const buffers = ranges.map((r) => koffi.alloc('uint8_t', Math.max(Number(r.end) - Number(r.start), 1)));
+    try {
+      ranges.forEach((r, i) => koffi.encode(array, i * size, types.Range, {
+        location: r.location.ptr(), start: r.start, end: r.end, buffer: buffers[i],
+        status: 0, bytes_read: 0, error: null,
+      }));
+      const err = [null];
+      const status = this._hostErrors().run(() => lib().lake_stage_read_ranges(ptr, array, ranges.length, err));
+      const results = ranges.map((r, i) => {
+        const out = koffi.decode(array, i * size, types.Range);
+        const error = out.status === Status.OK ? null : errorFromNative(out.status, out.error);
+        const length = Number(out.bytes_read);
+        return { status: out.status, error,
+          data: error ? null : Buffer.from(Buffer.from(koffi.view(buffers[i], Math.max(length, 1))).subarray(0, length)) };
+      });
+      if (status !== Status.OK) {
+        const first = results.find((r) => r.error) || { error: errorFromNative(status, err[0]) };
+        if (err[0] && first.error !== undefined) lib().lake_error_free(err[0]);
+        first.error.ranges = results;
+        throw first.error;
+      }
+      return results.map((r) => r.data);
+    } finally {
+      for (const b of buffers) koffi.free(b);
+      koffi.free(array);
+    }
+  }
+
+  // Every published object: [{uri, sizeBytes, modifiedUnixMicros}].
+  list() {
+    const entries = [];
+    const errors = new CallbackErrors();
+    const emit = errors.wrap((_ctx, pointer) => {
+      const entry = koffi.decode(pointer, types.ListEntry);
+      entries.push({ uri: entry.uri, sizeBytes: Number(entry.size_bytes),
+        modifiedUnixMicros: Number(entry.modified_unix_micros) });
+      return 0;
+    }, 1);
+    this._hostErrors().run(() => errors.run(() => check(lib().lake_stage_list, this.ptr(),
+      emit, null)));
+    return entries;
+  }
+
+  delete(location) {
+    this._hostErrors().run(() => check(lib().lake_stage_delete, this.ptr(), location.ptr()));
+  }
+
+  presign(location, ttlSeconds) {
+    const out = [null];
+    check(lib().lake_stage_presign, this.ptr(), location.ptr(), ttlSeconds, out);
+    return takeString(out[0]);
+  }
+
+  cleanStaging() {
+    const removed = [0];
+    check(lib().lake_stage_clean_staging, this.ptr(), removed);
+    return Number(removed[0]);
+  }
+
+  closeNative(ptr) {
+    super.closeNative(ptr);
+    if (this._free && this._hostStore) this._hostStore.destroyed();
+  }
+}
+
+function configureS3(opts, { stageUri, endpoint, region, pathStyle, tenant }) {
+  if (stageUri) check(lib().lake_stage_options_set_s3, opts, stageUri);
+  if (endpoint) check(lib().lake_stage_options_set_s3_endpoint, opts, endpoint);
+  if (region) check(lib().lake_stage_options_set_s3_region, opts, region);
+  if (pathStyle) lib().lake_stage_options_set_s3_path_style(opts, 1);
+  if (tenant) check(lib().lake_stage_options_set_tenant, opts, tenant);
+}
+
+// The native half of a Reader: a Handle, a child of its stage (or event log).
+class ReaderHandle extends Handle {
+  constructor(ptr, parent, stream) {
+    super();
+    this.initHandle(ptr, (p) => lib().lake_reader_free(p), parent, 'reader');
+    this.stream = stream;
+  }
+
+  released() {
+    if (!this.stream.destroyed) this.stream.destroy();
+  }
+}
+
+// A reader as a stream.Readable of Buffers; the stream ends only at lake's
+// verified (full read) or complete (range) end, and fails with lake's error
+// otherwise. readSync/readAllSync read without the stream machinery. The
+// reader is one-thread-at-a-time: asynchronous reads (readAsync) are
+// serialised, and close() waits for one in flight.
+class Reader extends stream.Readable {
+  constructor(ptr, parent, { chunkSize = 1 << 20 } = {}) {
+    super({ highWaterMark: chunkSize });
+    this._chunkSize = chunkSize;
+    this.handle = new ReaderHandle(ptr, parent, this);
+    this._queue = Promise.resolve();
+  }
+
+  // Reads into `buffer`; the count, 0 at the (verified) end.
+  readSync(buffer) {
+    const n = [0];
+    check(lib().lake_reader_read, this.handle.ptr(), buffer, buffer.length, n);
+    return Number(n[0]);
+  }
+
+  // The rest of the object as one Buffer.
+  readAllSync() {
+    const chunks = [];
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(this._chunkSize);
+      const n = this.readSync(buffer);
+      if (n === 0) return Buffer.concat(chunks);
+      chunks.push(n === buffer.length ? buffer : buffer.subarray(0, n));
+    }
+  }
+
+  // readSync on a thread of koffi's, one at a time per reader: a promise of the count.
+  readAsync(buffer) {
+    const run = () => this.handle.busy((ptr) => new Promise((resolve, reject) => {
+      const n = [0];
+      const err = [null];
+      lib().lake_reader_read.async(ptr, buffer, buffer.length, n, err, (error, status) => {
+        if (error) reject(error);
+        else if (status !== Status.OK) reject(errorFromNative(status, err[0]));
+        else resolve(Number(n[0]));
+      });
+    }));
+    const result = this._queue.then(run, run);
+    this._queue = result.catch(() => {});
+    return result;
+  }
+
+  get verified() {
+    return lib().lake_reader_verified(this.handle.ptr()) !== 0;
+  }
+
+  _read(size) {
+    try {
+      const buffer = Buffer.allocUnsafe(Math.max(size, this._chunkSize));
+      const n = this.readSync(buffer);
+      this.push(n === 0 ? null : buffer.subarray(0, n));
+    } catch (error) {
+      this.destroy(error);
+    }
+  }
+
+  // Closes the reader: lake_reader_close (an early close claims nothing).
+  close() {
+    if (!this.handle.closed) {
+      const ptr = this.handle.ptr();
+      const err = [null];
+      const status = lib().lake_reader_close(ptr, err);
+      this.handle.close();
+      if (!this.destroyed) this.destroy();
+      if (status !== Status.OK) throw errorFromNative(status, err[0]);
+    }
+  }
+
+  _destroy(error, callback) {
+    if (!this.handle.closed) this.handle.close();
+    callback(error);
+  }
+}
+
+// The native half of a Writer.
+class WriterHandle extends Handle {
+  constructor(ptr, parent, stream) {
+    super();
+    this.initHandle(ptr, (p) => lib().lake_writer_free(p), parent, 'writer');
+    this.stream = stream;
+  }
+
+  released() {
+    // Closed by a parent (stage, cancel token): the stream fails from now on.
+    if (!this.stream._closing && !this.stream.destroyed) this.stream.destroy();
+  }
+}
+
+// A push upload as a stream.Writable: end() publishes the object (its
+// Location is then `location`, and 'finish' is emitted); destroy() or
+// close() before that publishes nothing. writeSync/publish do the same
+// without the stream machinery.
+class Writer extends stream.Writable {
+  constructor(ptr, stage, options, ownedOptions) {
+    super({ decodeStrings: true });
+    this.handle = new WriterHandle(ptr, stage, this);
+    if (options) options._children.add(this.handle);  // the token it borrows outlives it
+    this._options = options;
+    this._ownedOptions = ownedOptions;
+    this.location = null;
+  }
+
+  _errors() {
+    return this._options ? this._options.errors : new CallbackErrors();
+  }
+
+  writeSync(data) {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    this._errors().run(() => check(lib().lake_writer_write, this.handle.ptr(), bytes, bytes.length));
+  }
+
+  // Publishes the object: its Location.
+  publish() {
+    const out = [null];
+    this._errors().run(() => check(lib().lake_writer_close, this.handle.ptr(), out));
+    this.location = new Location(out[0]);
+    this.close();
+    return this.location;
+  }
+
+  _write(chunk, _encoding, callback) {
+    try {
+      this.writeSync(chunk);
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  _final(callback) {
+    try {
+      this.publish();
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  // Discards an unpublished upload; closes the writer.
+  close() {
+    if (this._options) this._options._children.delete(this.handle);
+    this._closing = true;
+    this.handle.close();
+    if (this._ownedOptions) this._ownedOptions.close();
+  }
+
+  _destroy(error, callback) {
+    this.close();
+    callback(error);
+  }
+}
+
+module.exports = {
+  Location, CancelToken, UploadOptions, Stage, Reader, Writer, withOptions, takeString,
+  jsonCall, configureS3,
+};
