@@ -337,6 +337,24 @@ class Statement extends Handle {
     });
   }
 
+  // insert() on a thread of koffi's (the event loop stays free): a promise
+  // of the new version. Only for FILEs bound to paths or locations: a read
+  // source or progress callback in JS would wait for this very event loop.
+  insertAsync() {
+    if (this._sources.size > 0) {
+      return Promise.reject(new TypeError('insertAsync cannot pull from a JS read source'));
+    }
+    return this.busy((ptr) => new Promise((resolve, reject) => {
+      const version = [0];
+      const err = [null];
+      lib().lake_statement_insert.async(ptr, null, version, err, (error, status) => {
+        if (error) reject(error);
+        else if (status !== 0) reject(errorFromNative(status, err[0]));
+        else resolve(Number(version[0]));
+      });
+    }));
+  }
+
   _hostErrors() {
     return this._db._hostStore ? this._db._hostStore.errors : new CallbackErrors();
   }
@@ -449,10 +467,39 @@ class QueryResult extends Handle {
     }
   }
 
+  // Moves the result's Arrow C stream out, for any consumer of the Arrow C
+  // stream interface (DuckDB's duckdb_arrow_scan, …): an ArrowStream whose
+  // `address` points at the struct. The result closes; the root must
+  // outlive the stream.
+  exportArrowStream() {
+    const ptr = this.ptr();
+    const size = koffi.sizeof(types.ArrowArrayStream);
+    const moved = arrow.allocZeroed(types.ArrowArrayStream);
+    const source = Buffer.from(koffi.view(ptr, size));
+    Buffer.from(koffi.view(moved, size)).set(source);
+    source.fill(0);  // released here: the struct now lives at `moved`
+    const db = this._parent;
+    this.close();
+    return new ArrowStream(moved, db);
+  }
+
   closeNative(ptr) {
     super.closeNative(ptr);
     if (this._schema !== null) arrow.releaseAndFree(this._schema, types.ArrowSchema);
   }
+}
+
+// An ArrowArrayStream moved out of a QueryResult, at `address`. A consumer
+// may take it (copy it and set its release to NULL); close() releases what
+// is left and frees the struct's memory.
+class ArrowStream extends Handle {
+  constructor(stream, db) {
+    super();
+    this.initHandle(stream, (p) => arrow.releaseAndFree(p, types.ArrowArrayStream), db,
+      'Arrow stream');
+  }
+
+  get address() { return this.ptr(); }
 }
 
 // The stream's errno as lake's error: EBADMSG (damaged data) is INTEGRITY,
@@ -477,6 +524,7 @@ class Batch extends Handle {
   get numRows() { return Number(koffi.decode(this.ptr(), types.ArrowArray).length); }
 
   _columnIndex(column) {
+    this.ptr();
     if (typeof column === 'number') return column;
     const schema = koffi.decode(this._schemaPtr, types.ArrowSchema);
     const index = arrow.pointers(schema.children, Number(schema.n_children))
@@ -497,6 +545,7 @@ class Batch extends Handle {
   }
 
   rows() {
+    this.ptr();
     const schema = koffi.decode(this._schemaPtr, types.ArrowSchema);
     const names = arrow.pointers(schema.children, Number(schema.n_children))
       .map((p) => koffi.decode(p, types.ArrowSchema).name);
@@ -518,4 +567,4 @@ class Batch extends Handle {
   }
 }
 
-module.exports = { Db, Statement, QueryResult, Batch, UploadOptions };
+module.exports = { Db, Statement, QueryResult, Batch, ArrowStream, UploadOptions };

@@ -7,8 +7,9 @@
 //  - A handle holds its parent; a parent holds its open children and closes
 //    them before itself, so lake never sees a child outlive the handle it
 //    depends on. A closed child leaves its parent's set.
-//  - A handle in use (an asynchronous call in flight on it) is closed only
-//    once that call has returned: close() defers the native free until then.
+//  - A handle in use (an asynchronous call in flight on it) is freed only
+//    once that call has returned: close() marks it closed at once and defers
+//    the native free until then; a parent's free waits for its children's.
 //  - Native memory is freed by close() alone; there are no finalizers (a
 //    finalizer could free a child after its parent). Code that drops a
 //    handle without closing it leaks it until its parent closes.
@@ -29,7 +30,10 @@ class Handle {
     this._parent = parent;
     this._kind = kind;
     this._children = new Set();
-    this._busy = 0;
+    this._busy = 0;  // asynchronous calls in flight
+    this._blocking = 0;  // closed children whose native free waits
+    this._blocksParent = false;
+    this._pendingFree = null;
     this._closeWaiters = [];
     if (parent !== null) {
       if (parent._ptr === null) {
@@ -54,7 +58,7 @@ class Handle {
     return this._ptr;
   }
 
-  // Runs an asynchronous call on the handle: close() waits for it.
+  // Runs an asynchronous call on the handle: its native free waits for it.
   async busy(fn) {
     const ptr = this.ptr();
     this._busy += 1;
@@ -62,9 +66,7 @@ class Handle {
       return await fn(ptr);
     } finally {
       this._busy -= 1;
-      if (this._busy === 0) {
-        for (const waiter of this._closeWaiters.splice(0)) waiter();
-      }
+      this._tryFree();
     }
   }
 
@@ -73,19 +75,37 @@ class Handle {
     if (this._free) this._free(ptr);
   }
 
+  // Closes the children, then the handle. The native free runs at once, or
+  // (a call in flight on the handle or on a descendant) once they returned;
+  // a parent's free waits for its children's.
   close() {
     if (this._ptr === null) return;
     for (const child of [...this._children]) child.close();
-    const ptr = this._ptr;
+    this._pendingFree = this._ptr;
     this._ptr = null;
     openHandles -= 1;
-    if (this._parent !== null) this._parent._children.delete(this);
     this.released();
-    if (this._busy > 0) {
-      this._closeWaiters.push(() => this.closeNative(ptr));
-      return;
+    if (this._parent !== null) {
+      this._parent._children.delete(this);
+      if (this._busy > 0 || this._blocking > 0) {
+        this._parent._blocking += 1;
+        this._blocksParent = true;
+      }
     }
+    this._tryFree();
+  }
+
+  _tryFree() {
+    if (this._pendingFree === null || this._busy > 0 || this._blocking > 0) return;
+    const ptr = this._pendingFree;
+    this._pendingFree = null;
     this.closeNative(ptr);
+    for (const waiter of this._closeWaiters.splice(0)) waiter();
+    if (this._blocksParent) {
+      this._blocksParent = false;
+      this._parent._blocking -= 1;
+      this._parent._tryFree();
+    }
   }
 
   // Called once at close, before the native free: drops what the handle lends lake.
@@ -94,7 +114,7 @@ class Handle {
   // Resolves once the handle is closed and its native free has run.
   async closeAsync() {
     this.close();
-    if (this._busy > 0) {
+    if (this._pendingFree !== null) {
       await new Promise((resolve) => this._closeWaiters.push(resolve));
     }
   }

@@ -4,7 +4,7 @@ const native = require('./native');
 const errors = require('./errors');
 const { openHandleCount } = require('./handle');
 const { Location, CancelToken, UploadOptions, Stage, Reader, Writer } = require('./stage');
-const { Db, Statement, QueryResult, Batch } = require('./db');
+const { Db, Statement, QueryResult, Batch, ArrowStream } = require('./db');
 const { EventLog, EventWriter, FoldedItem, ValueKind } = require('./events');
 const { GcOptions, setBufferBudget } = require('./gc');
 
@@ -18,6 +18,6 @@ module.exports = {
   version: () => native.lib().lake_version_string(),
   openHandleCount, setBufferBudget,
   Location, CancelToken, UploadOptions, Stage, Reader, Writer,
-  Db, Statement, QueryResult, Batch, EventLog, EventWriter, FoldedItem, ValueKind, GcOptions,
+  Db, Statement, QueryResult, Batch, ArrowStream, EventLog, EventWriter, FoldedItem, ValueKind, GcOptions,
   ...errors,
 };

@@ -219,7 +219,7 @@ class Stage extends Handle {
   open(location) {
     const out = [null];
     this._hostErrors().run(() => check(lib().lake_reader_open, this.ptr(), location.ptr(), out));
-    return new Reader(out[0], this);
+    return new Reader(out[0], this, { errors: this._hostErrors() });
   }
 
   // The bytes [start, end) of `location`: a stream.Readable.
@@ -227,7 +227,7 @@ class Stage extends Handle {
     const out = [null];
     this._hostErrors().run(() => check(lib().lake_reader_open_range, this.ptr(), location.ptr(),
       start, end, out));
-    return new Reader(out[0], this);
+    return new Reader(out[0], this, { errors: this._hostErrors() });
   }
 
   // The whole object, verified, as a Buffer.
@@ -339,17 +339,22 @@ class ReaderHandle extends Handle {
 // reader is one-thread-at-a-time: asynchronous reads (readAsync) are
 // serialised, and close() waits for one in flight.
 class Reader extends stream.Readable {
-  constructor(ptr, parent, { chunkSize = 1 << 20 } = {}) {
+  constructor(ptr, parent, { chunkSize = 1 << 20, errors = null } = {}) {
     super({ highWaterMark: chunkSize });
     this._chunkSize = chunkSize;
+    this._errors = errors || new CallbackErrors();  // a host store's, when it serves the reads
     this.handle = new ReaderHandle(ptr, parent, this);
-    this._queue = Promise.resolve();
+    this._tail = null;  // the last asynchronous read queued
   }
 
   // Reads into `buffer`; the count, 0 at the (verified) end.
   readSync(buffer) {
+    const ptr = this.handle.ptr();
+    if (this.handle._busy > 0) {
+      throw new Error('the reader is in use by an asynchronous read (one call at a time)');
+    }
     const n = [0];
-    check(lib().lake_reader_read, this.handle.ptr(), buffer, buffer.length, n);
+    this._errors.run(() => check(lib().lake_reader_read, ptr, buffer, buffer.length, n));
     return Number(n[0]);
   }
 
@@ -364,9 +369,10 @@ class Reader extends stream.Readable {
     }
   }
 
-  // readSync on a thread of koffi's, one at a time per reader: a promise of the count.
+  // readSync on a thread of koffi's, one call at a time per reader (a call
+  // starts when the one before it returned): a promise of the count.
   readAsync(buffer) {
-    const run = () => this.handle.busy((ptr) => new Promise((resolve, reject) => {
+    const start = () => this.handle.busy((ptr) => new Promise((resolve, reject) => {
       const n = [0];
       const err = [null];
       lib().lake_reader_read.async(ptr, buffer, buffer.length, n, err, (error, status) => {
@@ -375,8 +381,11 @@ class Reader extends stream.Readable {
         else resolve(Number(n[0]));
       });
     }));
-    const result = this._queue.then(run, run);
-    this._queue = result.catch(() => {});
+    const result = this._tail === null ? start() : this._tail.then(start, start);
+    const tail = result.then(() => {}, () => {}).then(() => {
+      if (this._tail === tail) this._tail = null;
+    });
+    this._tail = tail;
     return result;
   }
 
@@ -395,8 +404,12 @@ class Reader extends stream.Readable {
   }
 
   // Closes the reader: lake_reader_close (an early close claims nothing).
+  // With an asynchronous read in flight, the reader is freed once it returns.
   close() {
-    if (!this.handle.closed) {
+    if (!this.handle.closed && this.handle._busy > 0) {
+      this.handle.close();
+      if (!this.destroyed) this.destroy();
+    } else if (!this.handle.closed) {
       const ptr = this.handle.ptr();
       const err = [null];
       const status = lib().lake_reader_close(ptr, err);

@@ -167,3 +167,74 @@ test('S012 a GC dry run counts an unreferenced object and deletes nothing', (t) 
   assert.ok(candidates.some((c) => c.uri === location.uri));
   assert.ok(db.stage.cat(location).equals(s.data));
 });
+
+// The part of DuckDB's C API (duckdb.h, 1.x) S-013 calls, through koffi.
+function openDuckDb(path) {
+  const { koffi } = require('../lib/native');
+  const duck = koffi.load(path);
+  const f = {
+    open: duck.func('int duckdb_open(const char* path, _Out_ void** out)'),
+    close: duck.func('void duckdb_close(_Inout_ void** db)'),
+    connect: duck.func('int duckdb_connect(void* db, _Out_ void** out)'),
+    disconnect: duck.func('void duckdb_disconnect(_Inout_ void** connection)'),
+    query: duck.func('int duckdb_query(void* connection, const char* sql, void* result)'),
+    destroyResult: duck.func('void duckdb_destroy_result(void* result)'),
+    resultError: duck.func('const char* duckdb_result_error(void* result)'),
+    rowCount: duck.func('uint64_t duckdb_row_count(void* result)'),
+    valueVarchar: duck.func('void* duckdb_value_varchar(void* result, uint64_t col, uint64_t row)'),
+    free: duck.func('void duckdb_free(void* p)'),
+    arrowScan: duck.func('int duckdb_arrow_scan(void* connection, const char* name, void* stream)'),
+  };
+  const db = [null];
+  const connection = [null];
+  assert.equal(f.open(null, db), 0);
+  assert.equal(f.connect(db[0], connection), 0);
+  return {
+    scan: (name, address) => assert.equal(f.arrowScan(connection[0], name, address), 0),
+    one(sql) {
+      const result = koffi.alloc('uint8_t', 64);  // duckdb_result: 48 bytes
+      try {
+        if (f.query(connection[0], sql, result) !== 0) throw new Error(f.resultError(result));
+        if (Number(f.rowCount(result)) !== 1) return null;
+        const value = f.valueVarchar(result, 0, 0);
+        if (!value) return null;
+        const text = koffi.decode(value, 'char', -1);
+        f.free(value);
+        return text;
+      } finally {
+        f.destroyResult(result);
+        koffi.free(result);
+      }
+    },
+    close() {
+      f.disconnect(connection);
+      f.close(db);
+    },
+  };
+}
+
+test('S013 DuckDB scans the exported Arrow C stream of a query result', (t) => {
+  const duckdb = process.env.LAKE_DUCKDB_LIB;
+  if (!duckdb) {
+    assert.notEqual(process.env.LAKE_REQUIRE_DUCKDB, '1', 'LAKE_REQUIRE_DUCKDB=1 and LAKE_DUCKDB_LIB is not set');
+    t.skip('LAKE_DUCKDB_LIB is not set (scripts/fetch-duckdb)');
+    return;
+  }
+  const s = scratch(t);
+  const db = s.clipsRoot();
+  db.insert('INSERT INTO media.clips (name, video) VALUES (?, ?)', ['b', { path: s.episode }]);
+  const result = db.query('SELECT name, video FROM media.clips');
+  const stream = result.exportArrowStream();
+  assert.equal(result.closed, true);
+  const duck = openDuckDb(duckdb);
+  try {
+    duck.scan('clips_stream', stream.address);  // a stream is read once: copy it
+    duck.one('CREATE TABLE clips AS SELECT * FROM clips_stream');
+    assert.equal(duck.one('SELECT count(*) FROM clips'), '2');
+    assert.equal(duck.one("SELECT string_agg(name, ',' ORDER BY name) FROM clips"), 'a,b');
+    assert.equal(duck.one('SELECT sum(video.size_bytes) FROM clips'), String(2 * OBJECT_SIZE));
+  } finally {
+    duck.close();
+    stream.close();
+  }
+});

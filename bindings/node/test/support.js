@@ -69,3 +69,26 @@ function storedPath(location) {
 }
 
 module.exports = { BINDING, lake, OBJECT_SIZE, scratch, sha256, runNode, storedPath };
+
+// Replaces every lake function of the loaded library with one that records
+// the call and throws, while `fn` runs: proves `fn` calls into lake not at all.
+function withCallTrap(fn) {
+  const native = require(path.join(BINDING, 'lib', 'native'));
+  const functions = native.lib();
+  const saved = { ...functions };
+  const calls = [];
+  for (const name of Object.keys(saved)) {
+    functions[name] = () => {
+      calls.push(name);
+      throw new Error(`${name} was called`);
+    };
+  }
+  try {
+    fn();
+  } finally {
+    Object.assign(functions, saved);
+  }
+  return calls;
+}
+
+module.exports.withCallTrap = withCallTrap;
