@@ -56,6 +56,34 @@ class CallbackErrors {
   }
 }
 
+// Calls `fn.async(...args, &err)` on a thread of koffi's: a promise of
+// nothing, rejected with the first exception a callback stored in any of
+// `errorSets` (with lake's error as its `lakeError`), else with lake's
+// error. JS callbacks lake makes on that thread run on the event loop,
+// which stays free meanwhile. `args` (and the memory they point at) stay
+// referenced by the closure until the call returns.
+function callAsync(fn, args, errorSets) {
+  const { errorFromNative } = require('./errors');
+  return new Promise((resolve, reject) => {
+    const err = [null];
+    fn.async(...args, err, (failure, status) => {
+      const lakeError = failure || (status !== 0 ? errorFromNative(status, err[0]) : null);
+      for (const errors of errorSets) {
+        if (errors.error !== null) {
+          const original = errors.take();
+          if (lakeError && original !== null && typeof original === 'object') {
+            original.lakeError = lakeError;
+          }
+          reject(original);
+          return;
+        }
+      }
+      if (lakeError) reject(lakeError);
+      else resolve();
+    });
+  });
+}
+
 // A registered callback of `proto`, released by unregister().
 class Registered {
   constructor(fn, proto) {
@@ -117,4 +145,4 @@ function readSource(source) {
   };
 }
 
-module.exports = { CallbackErrors, Registered, chunkPuller, readSource };
+module.exports = { CallbackErrors, Registered, callAsync, chunkPuller, readSource };

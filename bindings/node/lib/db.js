@@ -2,7 +2,7 @@
 // A lake root (Db), its statements, and query results as Arrow batches.
 const native = require('./native');
 const arrow = require('./arrow');
-const { CallbackErrors, Registered, readSource } = require('./callbacks');
+const { CallbackErrors, Registered, callAsync, readSource } = require('./callbacks');
 const { Handle } = require('./handle');
 const { check, errorFromNative, LakeError } = require('./errors');
 const { Location, Stage, UploadOptions, withOptions, jsonCall, configureS3 } = require('./stage');
@@ -337,22 +337,18 @@ class Statement extends Handle {
     });
   }
 
-  // insert() on a thread of koffi's (the event loop stays free): a promise
-  // of the new version. Only for FILEs bound to paths or locations: a read
-  // source or progress callback in JS would wait for this very event loop.
-  insertAsync() {
-    if (this._sources.size > 0) {
-      return Promise.reject(new TypeError('insertAsync cannot pull from a JS read source'));
-    }
-    return this.busy((ptr) => new Promise((resolve, reject) => {
-      const version = [0];
-      const err = [null];
-      lib().lake_statement_insert.async(ptr, null, version, err, (error, status) => {
-        if (error) reject(error);
-        else if (status !== 0) reject(errorFromNative(status, err[0]));
-        else resolve(Number(version[0]));
-      });
-    }));
+  // insert() on a thread of koffi's, the event loop staying free (so read
+  // sources and progress callbacks run on it meanwhile): a promise of the
+  // new version. The statement is busy until it returns.
+  insertAsync(options = {}) {
+    const owned = options instanceof UploadOptions || Object.keys(options).length === 0
+      ? null : new UploadOptions(options);
+    const used = owned || (options instanceof UploadOptions ? options : null);
+    const version = [0];
+    const run = this.busy((ptr) => callAsync(lib().lake_statement_insert,
+      [ptr, used ? used.ptr() : null, version],
+      [this.errors, used ? used.errors : new CallbackErrors(), this._hostErrors()]));
+    return run.then(() => Number(version[0])).finally(() => { if (owned) owned.close(); });
   }
 
   _hostErrors() {

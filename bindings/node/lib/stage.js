@@ -3,9 +3,9 @@
 // readers (stream.Readable) and writers (stream.Writable), and host stores.
 const stream = require('node:stream');
 const native = require('./native');
-const { CallbackErrors, Registered, readSource } = require('./callbacks');
+const { CallbackErrors, Registered, callAsync, readSource } = require('./callbacks');
 const { Handle } = require('./handle');
-const { ClosedHandleError, Status, check, errorFromNative } = require('./errors');
+const { Status, UnsupportedError, check, errorFromNative } = require('./errors');
 
 const { koffi, types } = native;
 const lib = () => native.lib();
@@ -157,8 +157,9 @@ class Stage extends Handle {
     });
   }
 
-  static openS3(stageUri, { endpoint = null, region = null, pathStyle = false, tenant = null } = {}) {
-    return Stage._open((opts) => configureS3(opts, { stageUri, endpoint, region, pathStyle, tenant }));
+  // An S3 stage; `options` as configureS3's (endpoint, region, pathStyle, …).
+  static openS3(stageUri, options = {}) {
+    return Stage._open((opts) => configureS3(opts, { ...options, stageUri }));
   }
 
   // A stage served by `store` (see HostStore), with an optional host id.
@@ -199,9 +200,16 @@ class Stage extends Handle {
     });
   }
 
-  // A push upload: a stream.Writable publishing at end().
+  // A push upload: a stream.Writable publishing at end(). Refused on a stage
+  // served by a JS host store: lake runs the store's upload callback on its
+  // own thread while the caller writes, the callback waits for this
+  // thread's event loop, and it would hold that loop for the whole upload,
+  // never letting the caller's next write in (use put() there).
   writer(options = {}) {
     const ptr = this.ptr();
+    if (this._hostStore) {
+      throw new UnsupportedError('a writer on a stage served by a JS host store would deadlock; use put()');
+    }
     const owned = !(options instanceof UploadOptions) && Object.keys(options).length > 0
       ? new UploadOptions(options) : null;
     const used = owned || (options instanceof UploadOptions ? options : null);
@@ -312,12 +320,29 @@ class Stage extends Handle {
   }
 }
 
-function configureS3(opts, { stageUri, endpoint, region, pathStyle, tenant }) {
-  if (stageUri) check(lib().lake_stage_options_set_s3, opts, stageUri);
-  if (endpoint) check(lib().lake_stage_options_set_s3_endpoint, opts, endpoint);
-  if (region) check(lib().lake_stage_options_set_s3_region, opts, region);
-  if (pathStyle) lib().lake_stage_options_set_s3_path_style(opts, 1);
-  if (tenant) check(lib().lake_stage_options_set_tenant, opts, tenant);
+// Sets stage options `opts` from {stageUri, endpoint, region, pathStyle,
+// tenant, concurrency, partSize, uploadCheckpointDir, downloadStreams,
+// downloadRangeSize, descriptor} (each optional).
+function configureS3(opts, { stageUri, endpoint, region, pathStyle, tenant, concurrency,
+  partSize, uploadCheckpointDir, downloadStreams, downloadRangeSize, descriptor }) {
+  const set = (fn, value) => check(fn, opts, value);
+  const f = lib();
+  if (descriptor) {
+    const bytes = Buffer.from(descriptor, 'utf8');
+    check(f.lake_stage_options_set_descriptor, opts, bytes, bytes.length);
+  }
+  if (stageUri) set(f.lake_stage_options_set_s3, stageUri);
+  if (endpoint) set(f.lake_stage_options_set_s3_endpoint, endpoint);
+  if (region) set(f.lake_stage_options_set_s3_region, region);
+  if (pathStyle) f.lake_stage_options_set_s3_path_style(opts, 1);
+  if (tenant) set(f.lake_stage_options_set_tenant, tenant);
+  if (concurrency) set(f.lake_stage_options_set_s3_concurrency, concurrency);
+  if (partSize) set(f.lake_stage_options_set_s3_part_size, partSize);
+  if (uploadCheckpointDir !== undefined && uploadCheckpointDir !== null) {
+    set(f.lake_stage_options_set_upload_checkpoint_dir, String(uploadCheckpointDir));
+  }
+  if (downloadStreams) set(f.lake_stage_options_set_s3_download_streams, downloadStreams);
+  if (downloadRangeSize) set(f.lake_stage_options_set_s3_download_range_size, downloadRangeSize);
 }
 
 // The native half of a Reader: a Handle, a child of its stage (or event log).
@@ -446,6 +471,7 @@ class WriterHandle extends Handle {
 class Writer extends stream.Writable {
   constructor(ptr, stage, options, ownedOptions) {
     super({ decodeStrings: true });
+    this._hostErrors = stage._hostErrors();
     this.handle = new WriterHandle(ptr, stage, this);
     if (options) options._children.add(this.handle);  // the token it borrows outlives it
     this._options = options;
@@ -457,6 +483,9 @@ class Writer extends stream.Writable {
     return this._options ? this._options.errors : new CallbackErrors();
   }
 
+  // Synchronous writes: on a local stage. (On an S3 or host-store stage with
+  // JS callbacks, lake calls them from its own thread during the write, and
+  // they wait for the event loop this call blocks: use the stream there.)
   writeSync(data) {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     this._errors().run(() => check(lib().lake_writer_write, this.handle.ptr(), bytes, bytes.length));
@@ -471,22 +500,27 @@ class Writer extends stream.Writable {
     return this.location;
   }
 
+  // The stream's writes and publication run on koffi's threads: on an S3 or
+  // host-store stage lake calls progress and host callbacks from its upload
+  // thread while a write is under way, and they need the event loop free.
   _write(chunk, _encoding, callback) {
-    try {
-      this.writeSync(chunk);
-      callback();
-    } catch (error) {
-      callback(error);
-    }
+    const bytes = Buffer.from(chunk);
+    this.handle.busy((ptr) => callAsync(lib().lake_writer_write, [ptr, bytes, bytes.length],
+      this._errorSets())).then(() => callback(), callback);
   }
 
   _final(callback) {
-    try {
-      this.publish();
-      callback();
-    } catch (error) {
-      callback(error);
-    }
+    const out = [null];
+    this.handle.busy((ptr) => callAsync(lib().lake_writer_close, [ptr, out], this._errorSets()))
+      .then(() => {
+        this.location = new Location(out[0]);
+        this.close();
+        callback();
+      }, callback);
+  }
+
+  _errorSets() {
+    return [this._errors(), this._hostErrors];
   }
 
   // Discards an unpublished upload; closes the writer.

@@ -106,6 +106,27 @@ test('C003 a host store in JS serves a stage: put, cat, a range, list and delete
   }
 });
 
+test('C003 a writer on a JS host-store stage is refused instead of deadlocking', (t) => {
+  scratch(t);
+  const stage = lake.Stage.openHost(new MemoryStore());
+  try {
+    assert.throws(() => stage.writer(), (e) => e instanceof lake.UnsupportedError && /deadlock/.test(e.message));
+  } finally {
+    stage.close();
+  }
+});
+
+test('C001 a read source survives forced collection in an asynchronous INSERT', async (t) => {
+  const s = scratch(t);
+  const db = s.openRoot();
+  db.createTable('media.clips', ['name:utf8', 'video:file']);
+  const statement = db.prepare('INSERT INTO media.clips (name, video) VALUES (?, ?)');
+  statement.bindAll(['c', { source: collecting(s.data) }]);
+  assert.equal(await statement.insertAsync({ progress: () => global.gc() }), 1);
+  statement.close();
+  assert.equal(s.locationOf(db, 'c').sha256, sha256(s.data));
+});
+
 test('C004 an exception in a read source becomes the call\'s error; nothing is published', (t) => {
   const s = scratch(t);
   const db = s.openRoot();
