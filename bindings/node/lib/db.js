@@ -5,7 +5,7 @@ const arrow = require('./arrow');
 const { CallbackErrors, Registered, callAsync, readSource } = require('./callbacks');
 const { Handle } = require('./handle');
 const { check, errorFromNative, LakeError } = require('./errors');
-const { Location, Stage, UploadOptions, withOptions, jsonCall, configureS3 } = require('./stage');
+const { Location, Stage, UploadOptions, withOptions, jsonCall, stringCall, configureS3 } = require('./stage');
 
 const { koffi, types } = native;
 const lib = () => native.lib();
@@ -89,47 +89,39 @@ class Db extends Handle {
     return new Statement(out[0], this);
   }
 
-  // Runs an INSERT with `params` bound in order; the new table version.
-  insert(sql, params = [], options = {}) {
+  // Prepares `sql`, binds `params` in order and returns `run(statement)`;
+  // the statement is closed after.
+  _once(sql, params, run) {
     const statement = this.prepare(sql);
     try {
       statement.bindAll(params);
-      return statement.insert(options);
+      return run(statement);
     } finally {
       statement.close();
     }
+  }
+
+  // Runs an INSERT with `params` bound in order; the new table version.
+  insert(sql, params = [], options = {}) {
+    return this._once(sql, params, (statement) => statement.insert(options));
   }
 
   // Runs a SELECT; its QueryResult (close it, or read it to the end).
   query(sql, params = []) {
-    const statement = this.prepare(sql);
-    try {
-      statement.bindAll(params);
-      return statement.query();
-    } finally {
-      statement.close();
-    }
+    return this._once(sql, params, (statement) => statement.query());
   }
 
   // Runs a DELETE, replace-where, DROP or ALTER: {version, rows}.
-  execute(sql, params = [], options = {}) {
-    const statement = this.prepare(sql);
-    try {
-      statement.bindAll(params);
-      return statement.execute(options);
-    } finally {
-      statement.close();
-    }
+  execute(sql, params = []) {
+    return this._once(sql, params, (statement) => statement.execute());
   }
 
   pendingAppends() { return jsonCall(lib().lake_db_pending_appends, this.ptr()); }
   recover() { return jsonCall(lib().lake_db_recover, this.ptr()); }
 
+  // Moves a pending append's checkpoint aside: the path it went to.
   discardAppend(operationId) {
-    const out = [null];
-    check(lib().lake_db_discard_append, this.ptr(), operationId, out);
-    const { takeString } = require('./stage');
-    return takeString(out[0]);
+    return stringCall(lib().lake_db_discard_append, this.ptr(), operationId);
   }
 
   pin(location) { check(lib().lake_db_pin, this.ptr(), location.ptr()); }
@@ -368,7 +360,7 @@ class Statement extends Handle {
   }
 
   // Runs a DELETE, replace-where, DROP TABLE or ALTER TABLE: {version, rows}.
-  execute(options = {}) {
+  execute() {
     const version = [0];
     const rows = [0];
     this.errors.run(() => check(lib().lake_statement_execute, this.ptr(), version, rows));
@@ -402,18 +394,25 @@ class QueryResult extends Handle {
     return arrowError(code, message);
   }
 
+  // Calls the stream's `member` callback (of prototype `proto`) into a new
+  // zeroed struct of `type`: its pointer (freed here when the call fails).
+  _pull(member, proto, type) {
+    const ptr = this.ptr();
+    const out = arrow.allocZeroed(type);
+    const stream = koffi.decode(ptr, types.ArrowArrayStream);
+    const code = koffi.call(stream[member], proto, ptr, out);
+    if (code !== 0) {
+      koffi.free(out);
+      throw this._fail(ptr, code);
+    }
+    return out;
+  }
+
   // The result's ArrowSchema (a pointer owned by the result).
   schemaPointer() {
-    const ptr = this.ptr();
+    this.ptr();
     if (this._schema === null) {
-      const schema = arrow.allocZeroed(types.ArrowSchema);
-      const stream = koffi.decode(ptr, types.ArrowArrayStream);
-      const code = koffi.call(stream.get_schema, types.arrowGetSchema, ptr, schema);
-      if (code !== 0) {
-        koffi.free(schema);
-        throw this._fail(ptr, code);
-      }
-      this._schema = schema;
+      this._schema = this._pull('get_schema', types.arrowGetSchema, types.ArrowSchema);
     }
     return this._schema;
   }
@@ -426,15 +425,8 @@ class QueryResult extends Handle {
 
   // The next Batch, or null at the end.
   next() {
-    const ptr = this.ptr();
     const schema = this.schemaPointer();
-    const array = arrow.allocZeroed(types.ArrowArray);
-    const stream = koffi.decode(ptr, types.ArrowArrayStream);
-    const code = koffi.call(stream.get_next, types.arrowGetNext, ptr, array);
-    if (code !== 0) {
-      koffi.free(array);
-      throw this._fail(ptr, code);
-    }
+    const array = this._pull('get_next', types.arrowGetNext, types.ArrowArray);
     if (!koffi.decode(array, types.ArrowArray).release) {
       koffi.free(array);
       return null;

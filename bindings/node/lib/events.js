@@ -4,7 +4,7 @@
 const native = require('./native');
 const { Handle } = require('./handle');
 const { check } = require('./errors');
-const { Reader, jsonCall, takeString } = require('./stage');
+const { Reader, jsonCall, stringCall } = require('./stage');
 
 const { koffi, types } = native;
 const lib = () => native.lib();
@@ -96,9 +96,7 @@ class EventLog extends Handle {
 
   // The raw events of a root and its descendants, JSONL text.
   events(rootItemId) {
-    const out = [null];
-    check(lib().lake_event_log_events, this.ptr(), rootItemId, out);
-    return takeString(out[0]);
+    return stringCall(lib().lake_event_log_events, this.ptr(), rootItemId);
   }
 }
 

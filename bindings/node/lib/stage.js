@@ -20,11 +20,16 @@ function takeString(pointer) {
   }
 }
 
-// Calls `fn(...args, &json, &err)`; the JSON text lake returns, parsed.
-function jsonCall(fn, ...args) {
+// Calls `fn(...args, &text, &err)`; the text lake returns (null for none).
+function stringCall(fn, ...args) {
   const out = [null];
   check(fn, ...args, out);
-  const text = takeString(out[0]);
+  return takeString(out[0]);
+}
+
+// Calls `fn(...args, &json, &err)`; the JSON text lake returns, parsed.
+function jsonCall(fn, ...args) {
+  const text = stringCall(fn, ...args);
   return text === null ? null : JSON.parse(text);
 }
 
@@ -303,9 +308,7 @@ class Stage extends Handle {
   }
 
   presign(location, ttlSeconds) {
-    const out = [null];
-    check(lib().lake_stage_presign, this.ptr(), location.ptr(), ttlSeconds, out);
-    return takeString(out[0]);
+    return stringCall(lib().lake_stage_presign, this.ptr(), location.ptr(), ttlSeconds);
   }
 
   cleanStaging() {
@@ -345,16 +348,18 @@ function configureS3(opts, { stageUri, endpoint, region, pathStyle, tenant, conc
   if (downloadRangeSize) set(f.lake_stage_options_set_s3_download_range_size, downloadRangeSize);
 }
 
-// The native half of a Reader: a Handle, a child of its stage (or event log).
-class ReaderHandle extends Handle {
-  constructor(ptr, parent, stream) {
+// The native half of a Reader or Writer stream: a Handle, a child of its
+// stage (or event log). Closed by a parent, it destroys its stream, which
+// fails from then on (unless the stream itself is closing it).
+class StreamHandle extends Handle {
+  constructor(ptr, free, parent, kind, stream) {
     super();
-    this.initHandle(ptr, (p) => lib().lake_reader_free(p), parent, 'reader');
+    this.initHandle(ptr, free, parent, kind);
     this.stream = stream;
   }
 
   released() {
-    if (!this.stream.destroyed) this.stream.destroy();
+    if (!this.stream._closing && !this.stream.destroyed) this.stream.destroy();
   }
 }
 
@@ -368,7 +373,7 @@ class Reader extends stream.Readable {
     super({ highWaterMark: chunkSize });
     this._chunkSize = chunkSize;
     this._errors = errors || new CallbackErrors();  // a host store's, when it serves the reads
-    this.handle = new ReaderHandle(ptr, parent, this);
+    this.handle = new StreamHandle(ptr, (p) => lib().lake_reader_free(p), parent, 'reader', this);
     this._tail = null;  // the last asynchronous read queued
   }
 
@@ -450,20 +455,6 @@ class Reader extends stream.Readable {
   }
 }
 
-// The native half of a Writer.
-class WriterHandle extends Handle {
-  constructor(ptr, parent, stream) {
-    super();
-    this.initHandle(ptr, (p) => lib().lake_writer_free(p), parent, 'writer');
-    this.stream = stream;
-  }
-
-  released() {
-    // Closed by a parent (stage, cancel token): the stream fails from now on.
-    if (!this.stream._closing && !this.stream.destroyed) this.stream.destroy();
-  }
-}
-
 // A push upload as a stream.Writable: end() publishes the object (its
 // Location is then `location`, and 'finish' is emitted); destroy() or
 // close() before that publishes nothing. writeSync/publish do the same
@@ -472,7 +463,7 @@ class Writer extends stream.Writable {
   constructor(ptr, stage, options, ownedOptions) {
     super({ decodeStrings: true });
     this._hostErrors = stage._hostErrors();
-    this.handle = new WriterHandle(ptr, stage, this);
+    this.handle = new StreamHandle(ptr, (p) => lib().lake_writer_free(p), stage, 'writer', this);
     if (options) options._children.add(this.handle);  // the token it borrows outlives it
     this._options = options;
     this._ownedOptions = ownedOptions;
@@ -539,5 +530,5 @@ class Writer extends stream.Writable {
 
 module.exports = {
   Location, CancelToken, UploadOptions, Stage, Reader, Writer, withOptions, takeString,
-  jsonCall, configureS3,
+  stringCall, jsonCall, configureS3,
 };
