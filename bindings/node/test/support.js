@@ -65,7 +65,7 @@ function runNode(code, env = {}) {
 }
 
 function storedPath(location) {
-  return location.uri.slice('file://'.length);
+  return decodeURIComponent(new URL(location.uri).pathname);
 }
 
 module.exports = { BINDING, lake, OBJECT_SIZE, scratch, sha256, runNode, storedPath };
