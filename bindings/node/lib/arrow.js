@@ -76,7 +76,7 @@ function columnValues(schema, array) {
       break;
     }
     default:
-      throw new Error(`Arrow format ${JSON.stringify(schema.format)}: read the Arrow stream`);
+      throw new Error(`Arrow format ${JSON.stringify(schema.format)}: use exportArrowStream()`);
   }
   const values = [];
   for (let i = 0; i < length; i += 1) values.push(valid(i) ? decode(i) : null);

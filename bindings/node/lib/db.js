@@ -5,7 +5,11 @@ const arrow = require('./arrow');
 const { CallbackErrors, Registered, callAsync, readSource } = require('./callbacks');
 const { Handle } = require('./handle');
 const { check, errorFromNative, LakeError } = require('./errors');
-const { Location, Stage, UploadOptions, withOptions, jsonCall, stringCall, configureS3 } = require('./stage');
+const { Location } = require('./location');
+const { Stage } = require('./stage');
+const { configureS3 } = require('./stage_options');
+const { jsonCall, stringCall } = require('./strings');
+const { UploadOptions, withOptions } = require('./upload_options');
 
 const { koffi, types } = native;
 const lib = () => native.lib();

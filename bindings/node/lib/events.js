@@ -4,9 +4,10 @@
 const native = require('./native');
 const { Handle } = require('./handle');
 const { check } = require('./errors');
-const { Reader, jsonCall, stringCall } = require('./stage');
+const { Reader } = require('./reader');
+const { jsonCall, stringCall } = require('./strings');
 
-const { koffi, types } = native;
+const { koffi } = native;
 const lib = () => native.lib();
 
 const ValueKind = Object.freeze({ INT: 1, FLOAT: 2, BOOL: 3, STR: 4, JSON: 5, BLOB: 6 });

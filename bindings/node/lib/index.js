@@ -3,7 +3,11 @@
 const native = require('./native');
 const errors = require('./errors');
 const { openHandleCount } = require('./handle');
-const { Location, CancelToken, UploadOptions, Stage, Reader, Writer } = require('./stage');
+const { Location } = require('./location');
+const { CancelToken, UploadOptions } = require('./upload_options');
+const { Stage } = require('./stage');
+const { Reader } = require('./reader');
+const { Writer } = require('./writer');
 const { Db, Statement, QueryResult, Batch, ArrowStream } = require('./db');
 const { EventLog, EventWriter, FoldedItem, ValueKind } = require('./events');
 const { GcOptions, setBufferBudget } = require('./gc');

@@ -1,0 +1,85 @@
+'use strict';
+// Push uploads as stream.Writable.
+const stream = require('node:stream');
+const native = require('./native');
+const { CallbackErrors, callAsync } = require('./callbacks');
+const { StreamHandle } = require('./stream_handle');
+const { check } = require('./errors');
+const { Location } = require('./location');
+
+const lib = () => native.lib();
+
+// A push upload as a stream.Writable: end() publishes the object (its
+// Location is then `location`, and 'finish' is emitted); destroy() or
+// close() before that publishes nothing. writeSync/publish do the same
+// without the stream machinery.
+class Writer extends stream.Writable {
+  constructor(ptr, stage, options, ownedOptions) {
+    super({ decodeStrings: true });
+    this._hostErrors = stage._hostErrors();
+    this.handle = new StreamHandle(ptr, (p) => lib().lake_writer_free(p), stage, 'writer', this);
+    if (options) options._children.add(this.handle);  // the token it borrows outlives it
+    this._options = options;
+    this._ownedOptions = ownedOptions;
+    this.location = null;
+  }
+
+  _errors() {
+    return this._options ? this._options.errors : new CallbackErrors();
+  }
+
+  // Synchronous writes: on a local stage. (On an S3 or host-store stage with
+  // JS callbacks, lake calls them from its own thread during the write, and
+  // they wait for the event loop this call blocks: use the stream there.)
+  writeSync(data) {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    this._errors().run(() => check(lib().lake_writer_write, this.handle.ptr(), bytes, bytes.length));
+  }
+
+  // Publishes the object: its Location.
+  publish() {
+    const out = [null];
+    this._errors().run(() => check(lib().lake_writer_close, this.handle.ptr(), out));
+    this.location = new Location(out[0]);
+    this.close();
+    return this.location;
+  }
+
+  // The stream's writes and publication run on koffi's threads: on an S3 or
+  // host-store stage lake calls progress and host callbacks from its upload
+  // thread while a write is under way, and they need the event loop free.
+  _write(chunk, _encoding, callback) {
+    const bytes = Buffer.from(chunk);
+    this.handle.busy((ptr) => callAsync(lib().lake_writer_write, [ptr, bytes, bytes.length],
+      this._errorSets())).then(() => callback(), callback);
+  }
+
+  _final(callback) {
+    const out = [null];
+    this.handle.busy((ptr) => callAsync(lib().lake_writer_close, [ptr, out], this._errorSets()))
+      .then(() => {
+        this.location = new Location(out[0]);
+        this.close();
+        callback();
+      }, callback);
+  }
+
+  _errorSets() {
+    return [this._errors(), this._hostErrors];
+  }
+
+  // Discards an unpublished upload; closes the writer.
+  close() {
+    if (this._options) this._options._children.delete(this.handle);
+    this._closing = true;
+    this.handle.close();
+    if (this._ownedOptions) this._ownedOptions.close();
+  }
+
+  _destroy(error, callback) {
+    this.close();
+    callback(error);
+  }
+}
+
+module.exports = { Writer };
