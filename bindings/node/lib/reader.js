@@ -6,6 +6,7 @@ const { CallbackErrors } = require('./callbacks');
 const { StreamHandle } = require('./stream_handle');
 const { Status, check, errorFromNative } = require('./errors');
 
+const { koffi } = native;
 const lib = () => native.lib();
 
 // A reader as a stream.Readable of Buffers; the stream ends only at lake's
@@ -22,15 +23,34 @@ class Reader extends stream.Readable {
     this._tail = null;  // the last asynchronous read queued
   }
 
-  // Reads into `buffer`; the count, 0 at the (verified) end.
-  readSync(buffer) {
+  // The pointer for a synchronous call: refused while an asynchronous read
+  // is in flight (one call at a time).
+  _syncPtr() {
     const ptr = this.handle.ptr();
     if (this.handle._busy > 0) {
       throw new Error('the reader is in use by an asynchronous read (one call at a time)');
     }
+    return ptr;
+  }
+
+  // Reads into `buffer`; the count, 0 at the (verified) end.
+  readSync(buffer) {
+    const ptr = this._syncPtr();
     const n = [0];
     this._errors.run(() => check(lib().lake_reader_read, ptr, buffer, buffer.length, n));
     return Number(n[0]);
+  }
+
+  // readSync without the copy (lake_reader_read_view): a Buffer over up to
+  // `maxLength` bytes of the reader's own memory, valid only until the next
+  // call on this reader (copy what must outlive it); empty at the end.
+  readViewSync(maxLength) {
+    const ptr = this._syncPtr();
+    const data = [null];
+    const n = [0];
+    this._errors.run(() => check(lib().lake_reader_read_view, ptr, data, maxLength, n));
+    const length = Number(n[0]);
+    return length === 0 ? Buffer.alloc(0) : Buffer.from(koffi.view(data[0], length));
   }
 
   // The rest of the object as one Buffer.

@@ -49,7 +49,7 @@ class Writer extends stream.Writable {
   // host-store stage lake calls progress and host callbacks from its upload
   // thread while a write is under way, and they need the event loop free.
   _write(chunk, _encoding, callback) {
-    const bytes = Buffer.from(chunk);
+    const bytes = chunk;  // a Buffer (decodeStrings), kept by the closure until the call returns
     this.handle.busy((ptr) => callAsync(lib().lake_writer_write, [ptr, bytes, bytes.length],
       this._errorSets())).then(() => callback(), callback);
   }
