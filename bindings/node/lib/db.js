@@ -341,9 +341,11 @@ class Statement extends Handle {
       ? null : new UploadOptions(options);
     const used = owned || (options instanceof UploadOptions ? options : null);
     const version = [0];
-    const run = this.busy((ptr) => callAsync(lib().lake_statement_insert,
-      [ptr, used ? used.ptr() : null, version],
-      [this.errors, used ? used.errors : new CallbackErrors(), this._hostErrors()]));
+    // The options are in use too: closed meanwhile, they are freed after the call.
+    const withOptionsInUse = used ? (fn) => used.busy(fn) : (fn) => fn(null);
+    const run = withOptionsInUse((opts) => this.busy((ptr) => callAsync(
+      lib().lake_statement_insert, [ptr, opts, version],
+      [this.errors, used ? used.errors : new CallbackErrors(), this._hostErrors()])));
     return run.then(() => Number(version[0])).finally(() => { if (owned) owned.close(); });
   }
 
@@ -379,7 +381,10 @@ class Statement extends Handle {
     return { deleted: Number(deleted[0]), inserted: Number(inserted[0]) };
   }
 
-  released() {
+  // The read sources are unregistered once lake is done with the statement
+  // (after an asynchronous INSERT in flight returned).
+  closeNative(ptr) {
+    super.closeNative(ptr);
     for (const index of [...this._sources.keys()]) this._dropSource(index);
   }
 }

@@ -4,9 +4,10 @@
 // Invariants:
 //  - close() is idempotent; after it, every method throws ClosedHandleError
 //    before any call into lake.
-//  - A handle holds its parent; a parent holds its open children and closes
-//    them before itself, so lake never sees a child outlive the handle it
-//    depends on. A closed child leaves its parent's set.
+//  - A handle holds its parent (and any lender: borrow()); a parent holds
+//    its open children and closes them before itself, so lake never sees a
+//    child outlive the handle it depends on. A closed child leaves its
+//    parent's set.
 //  - A handle in use (an asynchronous call in flight on it) is freed only
 //    once that call has returned: close() marks it closed at once and defers
 //    the native free until then; a parent's free waits for its children's.
@@ -31,8 +32,9 @@ class Handle {
     this._kind = kind;
     this._children = new Set();
     this._busy = 0;  // asynchronous calls in flight
-    this._blocking = 0;  // closed children whose native free waits
-    this._blocksParent = false;
+    this._blocking = 0;  // closed children and borrowers whose native free waits
+    this._blocked = [];  // the parent and lenders whose free waits for this one's
+    this._lenders = [];
     this._pendingFree = null;
     this._closeWaiters = [];
     if (parent !== null) {
@@ -75,9 +77,18 @@ class Handle {
     if (this._free) this._free(ptr);
   }
 
+  // Makes `lender` (besides the parent) a handle this one borrows, which
+  // lake requires to outlive it (a cancel token, upload options): closing
+  // the lender closes this handle first, and its free waits for this one's.
+  borrow(lender) {
+    lender.ptr();
+    lender._children.add(this);
+    this._lenders.push(lender);
+  }
+
   // Closes the children, then the handle. The native free runs at once, or
   // (a call in flight on the handle or on a descendant) once they returned;
-  // a parent's free waits for its children's.
+  // the parent's and lenders' frees wait for it.
   close() {
     if (this._ptr === null) return;
     for (const child of [...this._children]) child.close();
@@ -85,12 +96,11 @@ class Handle {
     this._ptr = null;
     openHandles -= 1;
     this.released();
-    if (this._parent !== null) {
-      this._parent._children.delete(this);
-      if (this._busy > 0 || this._blocking > 0) {
-        this._parent._blocking += 1;
-        this._blocksParent = true;
-      }
+    const holders = this._parent === null ? this._lenders : [this._parent, ...this._lenders];
+    for (const holder of holders) holder._children.delete(this);
+    if (this._busy > 0 || this._blocking > 0) {
+      for (const holder of holders) holder._blocking += 1;
+      this._blocked = holders;
     }
     this._tryFree();
   }
@@ -101,10 +111,11 @@ class Handle {
     this._pendingFree = null;
     this.closeNative(ptr);
     for (const waiter of this._closeWaiters.splice(0)) waiter();
-    if (this._blocksParent) {
-      this._blocksParent = false;
-      this._parent._blocking -= 1;
-      this._parent._tryFree();
+    const blocked = this._blocked;
+    this._blocked = [];
+    for (const holder of blocked) {
+      holder._blocking -= 1;
+      holder._tryFree();
     }
   }
 

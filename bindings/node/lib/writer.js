@@ -18,7 +18,7 @@ class Writer extends stream.Writable {
     super({ decodeStrings: true });
     this._hostErrors = stage._hostErrors();
     this.handle = new StreamHandle(ptr, (p) => lib().lake_writer_free(p), stage, 'writer', this);
-    if (options) options._children.add(this.handle);  // the token it borrows outlives it
+    if (options) this.handle.borrow(options);  // its token and callbacks outlive the writer
     this._options = options;
     this._ownedOptions = ownedOptions;
     this.location = null;
@@ -70,7 +70,6 @@ class Writer extends stream.Writable {
 
   // Discards an unpublished upload; closes the writer.
   close() {
-    if (this._options) this._options._children.delete(this.handle);
     this._closing = true;
     this.handle.close();
     if (this._ownedOptions) this._ownedOptions.close();

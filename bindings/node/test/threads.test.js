@@ -102,3 +102,28 @@ test('T003 closing a reader during a call on it frees it only after the call ret
   await reader.handle.closeAsync();
   assert.equal(busyAtFree, 0);
 });
+
+test('T003 closing a statement and its options during an asynchronous INSERT waits for it', async (t) => {
+  const s = scratch(t);
+  const db = s.openRoot();
+  db.createTable('media.clips', ['name:utf8', 'video:file']);
+  const statement = db.prepare('INSERT INTO media.clips (name, video) VALUES (?, ?)');
+  function* chunks() {
+    for (let at = 0; at < s.data.length; at += 16384) {
+      global.gc();
+      yield s.data.subarray(at, at + 16384);
+    }
+  }
+  statement.bindAll(['late', { source: chunks() }]);
+  const seen = [];
+  const options = new lake.UploadOptions({ progress: (done) => seen.push(done) });
+  const insert = statement.insertAsync(options);
+  statement.close();
+  options.close();
+  assert.equal(statement.closed && options.closed, true);
+  assert.throws(() => statement.insert(), lake.ClosedHandleError);
+  assert.equal(await insert, 1);  // its source and progress callback outlived the close
+  await Promise.all([statement.closeAsync(), options.closeAsync()]);
+  assert.equal(seen[seen.length - 1], OBJECT_SIZE);
+  assert.deepEqual(db.query('SELECT name FROM media.clips').rows(), [{ name: 'late' }]);
+});
