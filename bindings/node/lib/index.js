@@ -8,7 +8,9 @@ const { CancelToken, UploadOptions } = require('./upload_options');
 const { Stage } = require('./stage');
 const { Reader } = require('./reader');
 const { Writer } = require('./writer');
-const { Db, Statement, QueryResult, Batch, ArrowStream } = require('./db');
+const { Db } = require('./db');
+const { Statement } = require('./statement');
+const { QueryResult, Batch, ArrowStream } = require('./query_result');
 const { EventLog, EventWriter, FoldedItem, ValueKind } = require('./events');
 const { GcOptions, setBufferBudget } = require('./gc');
 
