@@ -4,7 +4,7 @@ const stream = require('node:stream');
 const native = require('./native');
 const { CallbackErrors, callAsync } = require('./callbacks');
 const { StreamHandle } = require('./stream_handle');
-const { check } = require('./errors');
+const { UnsupportedError, check } = require('./errors');
 const { Location } = require('./location');
 
 const lib = () => native.lib();
@@ -22,24 +22,39 @@ class Writer extends stream.Writable {
     this._options = options;
     this._ownedOptions = ownedOptions;
     this.location = null;
+    // On an S3 stage lake calls the options' JS callbacks from its upload
+    // thread while a write is under way; they wait for the event loop, which
+    // a synchronous write blocks: writeSync/publish would never return.
+    this._syncRefused = Boolean(options && options._callbacks.length > 0
+      && stage.ioBackend === 's3');
+  }
+
+  // The writer's pointer for a synchronous call (see _syncRefused).
+  _syncPtr() {
+    const ptr = this.handle.ptr();
+    if (this._syncRefused) {
+      throw new UnsupportedError('writeSync/publish on an S3 stage with JS callbacks would '
+        + 'deadlock: write through the stream (write/end, pipeline)');
+    }
+    return ptr;
   }
 
   _errors() {
     return this._options ? this._options.errors : new CallbackErrors();
   }
 
-  // Synchronous writes: on a local stage. (On an S3 or host-store stage with
-  // JS callbacks, lake calls them from its own thread during the write, and
-  // they wait for the event loop this call blocks: use the stream there.)
+  // A synchronous write (refused where it would deadlock: _syncRefused).
   writeSync(data) {
+    const ptr = this._syncPtr();
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    this._errors().run(() => check(lib().lake_writer_write, this.handle.ptr(), bytes, bytes.length));
+    this._errors().run(() => check(lib().lake_writer_write, ptr, bytes, bytes.length));
   }
 
   // Publishes the object: its Location.
   publish() {
+    const ptr = this._syncPtr();
     const out = [null];
-    this._errors().run(() => check(lib().lake_writer_close, this.handle.ptr(), out));
+    this._errors().run(() => check(lib().lake_writer_close, ptr, out));
     this.location = new Location(out[0]);
     this.close();
     return this.location;
