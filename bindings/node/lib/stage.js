@@ -2,11 +2,11 @@
 // A stage: where managed objects live. Uploads (put, writers), verified
 // and range reads, batched ranges, listing, deletion, presigning.
 const native = require('./native');
-const { CallbackErrors, readSource } = require('./callbacks');
+const { CallbackErrors, Registered, callAsync, readSource } = require('./callbacks');
 const { Handle } = require('./handle');
 const { Status, UnsupportedError, check, errorFromNative } = require('./errors');
 const { Location } = require('./location');
-const { UploadOptions, withOptions } = require('./upload_options');
+const { UploadOptions, withOptions, withOptionsAsync } = require('./upload_options');
 const { configureS3 } = require('./stage_options');
 const { Reader } = require('./reader');
 const { Writer } = require('./writer');
@@ -83,6 +83,24 @@ class Stage extends Handle {
           lib().lake_stage_upload_reader, ptr, sourceErrors.wrap(read, -1), null, opts, out))));
       }
       return new Location(out[0]);
+    });
+  }
+
+  // put() on a thread of koffi's, the event loop staying free meanwhile (for
+  // callbacks lake makes from its upload threads: an S3 upload's notices):
+  // a promise of the Location. The stage and the options are in use until
+  // it returns.
+  putAsync(source, options = {}) {
+    const out = [null];
+    const sourceErrors = new CallbackErrors();
+    const read = typeof source === 'string' ? null
+      : new Registered(sourceErrors.wrap(readSource(source), -1), types.read);
+    const upload = withOptionsAsync(options, (opts, optionErrors) => this.busy((ptr) => callAsync(
+      read === null ? lib().lake_stage_upload_path : lib().lake_stage_upload_reader,
+      read === null ? [ptr, source, opts, out] : [ptr, read.pointer, null, opts, out],
+      [sourceErrors, optionErrors, this._hostErrors()])));
+    return upload.then(() => new Location(out[0])).finally(() => {
+      if (read !== null) read.unregister();
     });
   }
 

@@ -7,7 +7,7 @@ const { Handle } = require('./handle');
 const { check } = require('./errors');
 const { Location } = require('./location');
 const { QueryResult } = require('./query_result');
-const { UploadOptions, withOptions } = require('./upload_options');
+const { withOptions, withOptionsAsync } = require('./upload_options');
 
 const { koffi, types } = native;
 const lib = () => native.lib();
@@ -108,16 +108,10 @@ class Statement extends Handle {
   // sources and progress callbacks run on it meanwhile): a promise of the
   // new version. The statement is busy until it returns.
   insertAsync(options = {}) {
-    const owned = options instanceof UploadOptions || Object.keys(options).length === 0
-      ? null : new UploadOptions(options);
-    const used = owned || (options instanceof UploadOptions ? options : null);
     const version = [0];
-    // The options are in use too: closed meanwhile, they are freed after the call.
-    const withOptionsInUse = used ? (fn) => used.busy(fn) : (fn) => fn(null);
-    const run = withOptionsInUse((opts) => this.busy((ptr) => callAsync(
+    return withOptionsAsync(options, (opts, optionErrors) => this.busy((ptr) => callAsync(
       lib().lake_statement_insert, [ptr, opts, version],
-      [this.errors, used ? used.errors : new CallbackErrors(), this._hostErrors()])));
-    return run.then(() => Number(version[0])).finally(() => { if (owned) owned.close(); });
+      [this.errors, optionErrors, this._hostErrors()]))).then(() => Number(version[0]));
   }
 
   _hostErrors() {

@@ -81,4 +81,15 @@ function withOptions(options, fn) {
   }
 }
 
-module.exports = { CancelToken, UploadOptions, withOptions };
+// withOptions for an asynchronous call: `fn(optionsPtr, errors)` returns a
+// promise, and runs with the options in use (closed meanwhile, they are
+// freed once it settles); options made from fields are closed then.
+function withOptionsAsync(options, fn) {
+  const owned = options instanceof UploadOptions || Object.keys(options).length === 0
+    ? null : new UploadOptions(options);
+  const used = owned || (options instanceof UploadOptions ? options : null);
+  const run = used ? used.busy((ptr) => fn(ptr, used.errors)) : fn(null, new CallbackErrors());
+  return run.finally(() => { if (owned) owned.close(); });
+}
+
+module.exports = { CancelToken, UploadOptions, withOptions, withOptionsAsync };

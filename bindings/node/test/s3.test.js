@@ -67,3 +67,16 @@ test('a Writable on an S3 stage gets progress from lake\'s upload thread while i
     && /deadlock/.test(e.message));
   blocking.close();
 });
+
+test('putAsync uploads to an S3 stage with progress and notice callbacks', async (t) => {
+  if (!AWS_ENDPOINT_URL) {
+    t.skip('AWS_ENDPOINT_URL is not set (the S3 test server)');
+    return;
+  }
+  const { s, db } = s3Root(t);
+  const seen = [];
+  const location = await db.stage.putAsync(s.episode, {
+    progress: (done) => seen.push(done), notice: () => {} });
+  assert.equal(location.sha256, sha256(s.data));
+  assert.equal(seen[seen.length - 1], OBJECT_SIZE);
+});

@@ -6,7 +6,7 @@
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const { test } = require('node:test');
-const { lake, OBJECT_SIZE, scratch } = require('./support');
+const { lake, OBJECT_SIZE, scratch, sha256 } = require('./support');
 
 async function readAllAsync(reader, size = 64 * 1024) {
   const chunks = [];
@@ -126,4 +126,23 @@ test('T003 closing a statement and its options during an asynchronous INSERT wai
   await Promise.all([statement.closeAsync(), options.closeAsync()]);
   assert.equal(seen[seen.length - 1], OBJECT_SIZE);
   assert.deepEqual(db.query('SELECT name FROM media.clips').rows(), [{ name: 'late' }]);
+});
+
+test('T001 putAsync uploads a path and a byte source on koffi\'s threads', async (t) => {
+  const s = scratch(t);
+  const db = s.openRoot();
+  function* chunks() {
+    for (let at = 0; at < s.data.length; at += 50000) yield s.data.subarray(at, at + 50000);
+  }
+  const [fromPath, fromSource] = await Promise.all([
+    db.stage.putAsync(s.episode, { contentType: 'video/mp4' }), db.stage.putAsync(chunks())]);
+  assert.equal(fromPath.contentType, 'video/mp4');
+  assert.equal(fromPath.sha256, sha256(s.data));
+  assert.equal(fromSource.sha256, sha256(s.data));
+  class SourceBroke extends Error {}
+  function* failing() {
+    yield Buffer.from('x');
+    throw new SourceBroke('broke');
+  }
+  await assert.rejects(db.stage.putAsync(failing()), SourceBroke);
 });
