@@ -17,8 +17,15 @@ import java.io.InputStream;
  */
 public final class Reader extends InputStream {
     private final Handle handle;
+    private final CallbackFailure hostFailure;
 
     Reader(Pointer pointer, Handle parent) throws ClosedHandleException {
+        this(pointer, parent, null);
+    }
+
+    /** {@code hostFailure}: where a host store's callbacks record a Throwable, or null. */
+    Reader(Pointer pointer, Handle parent, CallbackFailure hostFailure) throws ClosedHandleException {
+        this.hostFailure = hostFailure;
         handle = new Handle("reader", false, pointer, parent) {
             @Override
             protected void release(Pointer p) throws LakeException {
@@ -50,7 +57,14 @@ public final class Reader extends InputStream {
             PointerByReference data = new PointerByReference();
             LongByReference n = new LongByReference();
             PointerByReference err = new PointerByReference();
-            LakeException.check(Lake.lib().lake_reader_read_view(p, data, length, n, err), err);
+            if (hostFailure == null) {
+                LakeException.check(Lake.lib().lake_reader_read_view(p, data, length, n, err), err);
+            } else {
+                hostFailure.around(x -> {
+                    LakeException.check(Lake.lib().lake_reader_read_view(p, data, length, n, err), err);
+                    return null;
+                }, p);
+            }
             int count = (int) n.getValue();
             if (count == 0) {
                 return -1;

@@ -143,7 +143,7 @@ public final class Stage extends Handle {
             PointerByReference out = new PointerByReference();
             PointerByReference err = new PointerByReference();
             LakeException.check(Lake.lib().lake_reader_open(p, l, out, err), err);
-            return new Reader(out.getValue(), this);
+            return new Reader(out.getValue(), this, host == null ? null : host.failure);
         }));
     }
 
@@ -153,7 +153,7 @@ public final class Stage extends Handle {
             PointerByReference out = new PointerByReference();
             PointerByReference err = new PointerByReference();
             LakeException.check(Lake.lib().lake_reader_open_range(p, l, start, end, out, err), err);
-            return new Reader(out.getValue(), this);
+            return new Reader(out.getValue(), this, host == null ? null : host.failure);
         }));
     }
 
