@@ -16,7 +16,7 @@ public final class GcOptions extends Handle {
     }
 
     final CallbackFailure failure = new CallbackFailure();
-    private LakeNative.GcProgressFn progressFn;
+    private Pointer ctx;
     private CancelToken token;
 
     public GcOptions() throws LakeException {
@@ -52,14 +52,20 @@ public final class GcOptions extends Handle {
         return this;
     }
     public GcOptions progress(PhaseProgress progress) throws LakeException {
-        LakeNative.GcProgressFn fn = (ctx, phase, done, total) -> {
+        Trampolines.PhaseListener listener = (phase, done, total) -> {
             try {
                 progress.update(phase, done, total);
             } catch (Throwable t) {
                 failure.record(t);
             }
         };
-        use(p -> { Lake.lib().lake_gc_options_set_progress(p, fn, null); progressFn = fn; return null; });
+        use(p -> {
+            Pointer next = Trampolines.register(listener);
+            Lake.lib().lake_gc_options_set_progress(p, Trampolines.GC_PROGRESS, next);
+            Trampolines.unregister(ctx);
+            ctx = next;
+            return null;
+        });
         return this;
     }
     public GcOptions cancelToken(CancelToken token) throws LakeException {
@@ -83,7 +89,8 @@ public final class GcOptions extends Handle {
 
     @Override
     protected void released() {
-        progressFn = null;
+        Trampolines.unregister(ctx);
+        ctx = null;
         token = null;
     }
 }

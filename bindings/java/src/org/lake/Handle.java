@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>A call holds the handle in use: close() first waits until the calls in
  *     flight return. Handles lake.h calls one-thread-at-a-time
  *     ({@code threadSafe} false) also serialise their calls.</li>
- * <li>What lake may call back (JNA Callback objects) is kept in fields of the
- *     handle lending it until that handle closes, so no collection frees
- *     it while C holds it.</li>
+ * <li>What lake may call back (a stream, a progress callback) is registered
+ *     with {@link Trampolines} by the handle lending it, until that handle
+ *     closes, so no collection frees it while C holds it.</li>
  * <li>The {@link Cleaner} only reports a handle that became unreachable
  *     without close() (a leak, counted in {@link #leakCount()}); it never
  *     frees, since it cannot know whether lake still uses the handle.</li>

@@ -75,9 +75,13 @@ public final class Stage extends Handle {
     /** Uploads the bytes of {@code source} (read to its end; not closed here). */
     public Location put(InputStream source, UploadOptions options) throws LakeException {
         CallbackFailure failure = new CallbackFailure();
-        StreamSource read = new StreamSource(source, failure);
-        return upload(options, (p, o, out, err) -> failure.around(x ->
-            Lake.lib().lake_stage_upload_reader(p, read, null, o, out, err), p));
+        Pointer ctx = Trampolines.register(new StreamSource(source, failure));
+        try {
+            return upload(options, (p, o, out, err) -> failure.around(x ->
+                Lake.lib().lake_stage_upload_reader(p, Trampolines.READ, ctx, o, out, err), p));
+        } finally {
+            Trampolines.unregister(ctx);
+        }
     }
 
     private interface UploadCall {

@@ -15,14 +15,14 @@ import java.util.Map;
  * A prepared statement of lake's SQL subset (lake.h, lake_db_prepare).
  * Not thread-safe: calls are serialised. Parameters are bound by 1-based
  * index. A FILE bound to an InputStream is read by lake during the INSERT
- * through a JNA callback this statement keeps until it is bound again or
- * the statement closes (H-005); a Throwable the stream raises becomes the
- * INSERT's error. Query results outlive the statement (their parent is the root).
+ * through {@link Trampolines#READ}; the statement keeps the stream
+ * registered until the parameter is bound again or the statement closes
+ * (H-005). A Throwable the stream raises becomes the INSERT's error. Query results outlive the statement (their parent is the root).
  */
 public final class Statement extends Handle {
     private final Db db;
     private final CallbackFailure failure = new CallbackFailure();
-    private final Map<Long, StreamSource> sources = new HashMap<>();
+    private final Map<Long, Pointer> sources = new HashMap<>();
 
     Statement(Pointer pointer, Db db) throws ClosedHandleException {
         super("statement", false, pointer, db);
@@ -41,7 +41,7 @@ public final class Statement extends Handle {
         use(p -> {
             PointerByReference err = new PointerByReference();
             LakeException.check(binder.bind(p, err), err);
-            sources.remove(index);
+            Trampolines.unregister(sources.remove(index));
             return null;
         });
     }
@@ -119,11 +119,15 @@ public final class Statement extends Handle {
 
     /** A FILE uploaded from {@code source} (read to its end by the INSERT; not closed here). */
     public Statement bindFile(long index, InputStream source, String contentType) throws LakeException {
-        StreamSource read = new StreamSource(source, failure);
         use(p -> {
+            Pointer ctx = Trampolines.register(new StreamSource(source, failure));
             PointerByReference err = new PointerByReference();
-            LakeException.check(Lake.lib().lake_statement_bind_file_reader(p, index, read, null, contentType, err), err);
-            sources.put(index, read);
+            int status = Lake.lib().lake_statement_bind_file_reader(p, index, Trampolines.READ, ctx, contentType, err);
+            if (status != Status.OK.code) {
+                Trampolines.unregister(ctx);
+                LakeException.check(status, err);
+            }
+            Trampolines.unregister(sources.put(index, ctx));
             return null;
         });
         return this;
@@ -204,6 +208,7 @@ public final class Statement extends Handle {
 
     @Override
     protected void released() {
+        sources.values().forEach(Trampolines::unregister);
         sources.clear();
     }
 

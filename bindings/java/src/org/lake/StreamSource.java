@@ -4,11 +4,12 @@ import com.sun.jna.Pointer;
 import java.io.InputStream;
 
 /**
- * An InputStream as a lake_read_fn: lake pulls the stream's bytes through it.
+ * An InputStream as a lake_read_fn (through {@link Trampolines#READ}): lake
+ * pulls the stream's bytes through it.
  * A Throwable the stream raises is recorded in its CallbackFailure and the
  * read returns -1 (lake fails the call); it never unwinds into C.
  */
-final class StreamSource implements LakeNative.ReadFn {
+final class StreamSource implements Trampolines.Source {
     private static final int CHUNK = 1 << 20;
 
     private final InputStream in;
@@ -21,7 +22,7 @@ final class StreamSource implements LakeNative.ReadFn {
     }
 
     @Override
-    public long invoke(Pointer ctx, Pointer buf, long cap) {
+    public long pull(Pointer buf, long cap) {
         if (cap <= 0) {
             return 0;
         }

@@ -6,15 +6,17 @@ import java.util.function.Consumer;
 
 /**
  * Options of one upload or INSERT: content type, cancellation token, progress
- * and notice callbacks. The JNA callbacks and the token are kept here while
- * lake may call or use them, i.e. until this handle closes; a Throwable a
- * callback raises becomes the error of the call that used these options.
+ * and notice callbacks. The callbacks (registered with {@link Trampolines})
+ * and the token are kept here while lake may call or use them, i.e. until
+ * this handle closes; a Throwable a callback raises becomes the error of the
+ * call that used these options.
  */
 public final class UploadOptions extends Handle {
     final CallbackFailure failure = new CallbackFailure();
     private CancelToken token;
-    private LakeNative.ProgressFn progressFn;
-    private LakeNative.NoticeFn noticeFn;
+    private Progress progress;
+    private Consumer<String> notice;
+    private Pointer ctx;
 
     public UploadOptions() throws LakeException {
         super("upload options", false, Lake.lib().lake_upload_options_new(), null);
@@ -43,16 +45,9 @@ public final class UploadOptions extends Handle {
 
     /** Called with the bytes done and the total, one call at a time. */
     public UploadOptions progress(Progress progress) throws LakeException {
-        LakeNative.ProgressFn fn = (ctx, done, total) -> {
-            try {
-                progress.update(done, total);
-            } catch (Throwable t) {
-                failure.record(t);
-            }
-        };
         use(p -> {
-            Lake.lib().lake_upload_options_set_progress(p, fn, null);
-            progressFn = fn;
+            Lake.lib().lake_upload_options_set_progress(p, Trampolines.PROGRESS, context());
+            this.progress = progress;
             return null;
         });
         return this;
@@ -60,19 +55,44 @@ public final class UploadOptions extends Handle {
 
     /** One line for a person about what a resumable upload did. */
     public UploadOptions notice(Consumer<String> notice) throws LakeException {
-        LakeNative.NoticeFn fn = (ctx, line) -> {
-            try {
-                notice.accept(line);
-            } catch (Throwable t) {
-                failure.record(t);
-            }
-        };
         use(p -> {
-            Lake.lib().lake_upload_options_set_notice(p, fn, null);
-            noticeFn = fn;
+            Lake.lib().lake_upload_options_set_notice(p, Trampolines.NOTICE, context());
+            this.notice = notice;
             return null;
         });
         return this;
+    }
+
+    /** The ctx lake passes back to the trampolines: these options' registration. */
+    private Pointer context() {
+        if (ctx == null) {
+            ctx = Trampolines.register(new Trampolines.Listener() {
+                @Override
+                public void progress(long done, long total) {
+                    try {
+                        Progress p = progress;
+                        if (p != null) {
+                            p.update(done, total);
+                        }
+                    } catch (Throwable t) {
+                        failure.record(t);
+                    }
+                }
+
+                @Override
+                public void notice(String line) {
+                    try {
+                        Consumer<String> n = notice;
+                        if (n != null) {
+                            n.accept(line);
+                        }
+                    } catch (Throwable t) {
+                        failure.record(t);
+                    }
+                }
+            });
+        }
+        return ctx;
     }
 
     /** Runs a call with these options' pointer; a callback's Throwable becomes its error. */
@@ -87,8 +107,10 @@ public final class UploadOptions extends Handle {
 
     @Override
     protected void released() {
-        progressFn = null;
-        noticeFn = null;
+        Trampolines.unregister(ctx);
+        ctx = null;
+        progress = null;
+        notice = null;
         token = null;
     }
 }
