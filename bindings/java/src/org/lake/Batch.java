@@ -39,6 +39,11 @@ public final class Batch extends Handle {
         throw new IllegalArgumentException("no column " + name);
     }
 
+    /** The ArrowArray of column {@code name}: child i of the struct array (children at offset 48). */
+    private Pointer child(Pointer array, Pointer schema, String name) {
+        return array.getPointer(48).getPointer(8L * columnIndex(schema, name));
+    }
+
     private static boolean isNull(Pointer child, long row) {
         long offset = child.getLong(16);
         Pointer validity = child.getPointer(40).getPointer(0);
@@ -49,44 +54,41 @@ public final class Batch extends Handle {
         return (validity.getByte(bit / 8) & (1 << (bit % 8))) == 0;
     }
 
-    /** The values of a utf8 column (null for a null cell). */
-    public List<String> strings(String column) throws LakeException {
+    /** Reads the value at {@code index} (the array's offset included) of a non-null cell. */
+    @FunctionalInterface
+    private interface Cell<T> {
+        T read(Pointer buffers, long index);
+    }
+
+    /** The values of a column (null for a null cell), each read by {@code cell}. */
+    private <T> List<T> column(String column, Cell<T> cell) throws LakeException {
         Pointer schema = result.schema();
         return use(a -> {
-            Pointer child = a.getPointer(48).getPointer(8L * columnIndex(schema, column));
+            Pointer child = child(a, schema, column);
             long length = child.getLong(0);
             long offset = child.getLong(16);
             Pointer buffers = child.getPointer(40);
-            Pointer offsets = buffers.getPointer(8);
-            Pointer data = buffers.getPointer(16);
-            List<String> values = new ArrayList<>();
+            List<T> values = new ArrayList<>();
             for (long row = 0; row < length; row++) {
-                if (isNull(child, row)) {
-                    values.add(null);
-                    continue;
-                }
-                int start = offsets.getInt(4 * (offset + row));
-                int end = offsets.getInt(4 * (offset + row + 1));
-                values.add(new String(data.getByteArray(start, end - start), StandardCharsets.UTF_8));
+                values.add(isNull(child, row) ? null : cell.read(buffers, offset + row));
             }
             return values;
         });
     }
 
-    /** The values of an int64 column (null for a null cell). */
-    public List<Long> longs(String column) throws LakeException {
-        Pointer schema = result.schema();
-        return use(a -> {
-            Pointer child = a.getPointer(48).getPointer(8L * columnIndex(schema, column));
-            long length = child.getLong(0);
-            long offset = child.getLong(16);
-            Pointer values = child.getPointer(40).getPointer(8);
-            List<Long> out = new ArrayList<>();
-            for (long row = 0; row < length; row++) {
-                out.add(isNull(child, row) ? null : values.getLong(8 * (offset + row)));
-            }
-            return out;
+    /** The values of a utf8 column ("u": int32 offsets, then the bytes). */
+    public List<String> strings(String column) throws LakeException {
+        return column(column, (buffers, i) -> {
+            Pointer offsets = buffers.getPointer(8);
+            int start = offsets.getInt(4 * i);
+            int end = offsets.getInt(4 * (i + 1));
+            return new String(buffers.getPointer(16).getByteArray(start, end - start), StandardCharsets.UTF_8);
         });
+    }
+
+    /** The values of an int64 column ("l"). */
+    public List<Long> longs(String column) throws LakeException {
+        return column(column, (buffers, i) -> buffers.getPointer(8).getLong(8 * i));
     }
 
     /** The DataLocation in {@code row} of FILE column {@code column} (NOT_FOUND for a null cell). */

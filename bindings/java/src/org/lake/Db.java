@@ -56,7 +56,7 @@ public final class Db extends Handle {
     /** The root's stage (the root's own: closed with the root). */
     public synchronized Stage stage() throws LakeException {
         if (stage == null || stage.isClosed()) {
-            stage = use(p -> new Stage(Lake.lib().lake_db_stage(p), this, false));
+            stage = use(p -> new Stage(Lake.lib().lake_db_stage(p), this, false, host));
         }
         return stage;
     }
@@ -85,13 +85,9 @@ public final class Db extends Handle {
         });
     }
 
-    private interface TextOp {
-        int run(Pointer db, PointerByReference out, PointerByReference err) throws LakeException;
-    }
-
-    private String text(TextOp op) throws LakeException {
+    private String text(NativeText.Producer producer) throws LakeException {
         PointerByReference out = new PointerByReference();
-        call((p, err) -> op.run(p, out, err));
+        call((p, err) -> producer.run(p, out, err));
         return NativeText.take(out);
     }
 
@@ -189,29 +185,14 @@ public final class Db extends Handle {
                              boolean locked, String error) {}
 
     public List<UploadInfo> uploads() throws LakeException {
-        List<UploadInfo> infos = new ArrayList<>();
-        CallbackFailure failure = new CallbackFailure();
-        LakeNative.UploadInfoFn emit = (ctx, i) -> {
-            try {
-                infos.add(new UploadInfo(str(i, 0), str(i, 8), str(i, 16), i.getLong(24), i.getLong(32),
-                    i.getLong(40), i.getLong(48), i.getLong(56), i.getInt(64) != 0, i.getInt(68) != 0, str(i, 72)));
-                return 0;
-            } catch (Throwable t) {
-                failure.record(t);
-                return 1;
-            }
-        };
-        use(p -> failure.around(x -> {
-            PointerByReference err = new PointerByReference();
-            LakeException.check(Lake.lib().lake_db_uploads_list(p, emit, null, err), err);
-            return null;
-        }, p));
-        return infos;
-    }
-
-    static String str(Pointer struct, long offset) {
-        Pointer text = struct.getPointer(offset);
-        return text == null ? null : text.getString(0, "UTF-8");
+        return use(p -> Listing.collect(
+            i -> new UploadInfo(Listing.string(i, 0), Listing.string(i, 8), Listing.string(i, 16), i.getLong(24),
+                                i.getLong(32), i.getLong(40), i.getLong(48), i.getLong(56), i.getInt(64) != 0,
+                                i.getInt(68) != 0, Listing.string(i, 72)),
+            ctx -> {
+                PointerByReference err = new PointerByReference();
+                LakeException.check(Lake.lib().lake_db_uploads_list(p, Trampolines.UPLOAD_INFO, ctx, err), err);
+            }));
     }
 
     public Location resumeUpload(String id, UploadOptions options) throws LakeException {
@@ -251,46 +232,42 @@ public final class Db extends Handle {
 
     /** Every candidate of plan {@code planId}, in URI order. */
     public List<GcCandidate> gcShow(String planId) throws LakeException {
-        List<GcCandidate> candidates = new ArrayList<>();
-        CallbackFailure failure = new CallbackFailure();
-        LakeNative.GcCandidateFn emit = (ctx, c) -> {
-            try {
-                candidates.add(new GcCandidate(str(c, 0), str(c, 8), c.getLong(16), c.getLong(24), str(c, 32)));
-                return 0;
-            } catch (Throwable t) {
-                failure.record(t);
-                return 1;
-            }
-        };
         PointerByReference out = new PointerByReference();
-        use(p -> failure.around(x -> {
-            PointerByReference err = new PointerByReference();
-            LakeException.check(Lake.lib().lake_gc_show(p, planId, emit, null, out, err), err);
-            return null;
-        }, p));
+        List<GcCandidate> candidates = use(p -> Listing.collect(
+            c -> new GcCandidate(Listing.string(c, 0), Listing.string(c, 8), c.getLong(16), c.getLong(24),
+                                 Listing.string(c, 32)),
+            ctx -> {
+                PointerByReference err = new PointerByReference();
+                LakeException.check(Lake.lib().lake_gc_show(p, planId, Trampolines.GC_CANDIDATE, ctx, out, err), err);
+            }));
         NativeText.take(out);
         return candidates;
     }
 
-    /** One problem a scrub found. */
-    public record GcProblem(String uri, String problem, long expectedSize, long observedSize, String message) {}
+    /** One problem a scrub found, with up to 16 referrers (the rest counted in moreReferrers). */
+    public record GcProblem(String uri, String problem, long expectedSize, long observedSize, String message,
+                            List<String> referrers, long moreReferrers) {}
+
+    private static GcProblem problem(Pointer g) {
+        List<String> referrers = new ArrayList<>();
+        Pointer array = g.getPointer(40);
+        for (long i = 0; i < g.getLong(48); i++) {
+            referrers.add(array.getPointer(8 * i).getString(0, "UTF-8"));
+        }
+        return new GcProblem(Listing.string(g, 0), Listing.string(g, 8), g.getLong(16), g.getLong(24),
+                             Listing.string(g, 32), referrers, g.getLong(56));
+    }
 
     /** Scrubs the root (deep: read and verify every object); the problems found. */
     public List<GcProblem> gcVerify(boolean deep, GcOptions options) throws LakeException {
-        List<GcProblem> problems = new ArrayList<>();
-        CallbackFailure failure = new CallbackFailure();
-        LakeNative.GcProblemFn emit = (ctx, g) -> {
-            try {
-                problems.add(new GcProblem(str(g, 0), str(g, 8), g.getLong(16), g.getLong(24), str(g, 32)));
-                return 0;
-            } catch (Throwable t) {
-                failure.record(t);
-                return 1;
-            }
-        };
-        gc(options, (p, o, out, e) ->
-            failure.around(x -> Lake.lib().lake_gc_verify(p, deep ? 1 : 0, o, emit, null, out, e), p));
-        return problems;
+        List<List<GcProblem>> found = new ArrayList<>();
+        gc(options, (p, o, out, e) -> {
+            int[] status = new int[1];
+            found.add(Listing.collect(Db::problem, ctx ->
+                status[0] = Lake.lib().lake_gc_verify(p, deep ? 1 : 0, o, Trampolines.GC_PROBLEM, ctx, out, e)));
+            return status[0];
+        });
+        return found.get(0);
     }
 
     private interface GcOp {

@@ -66,17 +66,8 @@ public final class EventLog extends Handle {
         });
     }
 
-    private interface TextOp {
-        int run(Pointer log, PointerByReference out, PointerByReference err);
-    }
-
-    private String text(TextOp op) throws LakeException {
-        return use(p -> {
-            PointerByReference out = new PointerByReference();
-            PointerByReference err = new PointerByReference();
-            LakeException.check(op.run(p, out, err), err);
-            return NativeText.take(out);
-        });
+    private String text(NativeText.Producer producer) throws LakeException {
+        return use(p -> NativeText.produce(p, producer));
     }
 
     /** {"root":NODE|null,"orphans":[…]} of a root item. */

@@ -21,6 +21,20 @@ final class NativeText {
         }
     }
 
+    /** A lake call that writes a string the caller frees into *out. */
+    @FunctionalInterface
+    interface Producer {
+        int run(Pointer handle, PointerByReference out, PointerByReference err) throws LakeException;
+    }
+
+    /** Runs {@code producer} on {@code handle}; the text it wrote, freed (or its error). */
+    static String produce(Pointer handle, Producer producer) throws LakeException {
+        PointerByReference out = new PointerByReference();
+        PointerByReference err = new PointerByReference();
+        LakeException.check(producer.run(handle, out, err), err);
+        return take(out);
+    }
+
     /** The UTF-8 byte length of {@code text}. */
     static long length(String text) {
         return text.getBytes(StandardCharsets.UTF_8).length;

@@ -19,9 +19,10 @@ public final class Stage extends Handle {
     private final boolean owned;
     private HostStoreAdapter host;
 
-    Stage(Pointer pointer, Handle parent, boolean owned) throws ClosedHandleException {
+    Stage(Pointer pointer, Handle parent, boolean owned, HostStoreAdapter host) throws ClosedHandleException {
         super("stage", true, pointer, parent);
         this.owned = owned;
+        this.host = host;
     }
 
     /** A local stage rooted at {@code dir} (created if missing), optionally for one tenant. */
@@ -42,14 +43,11 @@ public final class Stage extends Handle {
     /** A stage served by a host store written in Java (see {@link HostStore}). */
     public static Stage openHost(HostStore store, String rootUri, String hostId) throws LakeException {
         try (StageOptions options = new StageOptions()) {
-            HostStoreAdapter adapter = new HostStoreAdapter(store, rootUri);
-            options.hostStore(adapter);
+            options.hostStore(store, rootUri);
             if (hostId != null) {
                 options.hostId(hostId);
             }
-            Stage stage = options.open();
-            stage.host = adapter;
-            return stage;
+            return options.open();
         }
     }
 
@@ -240,23 +238,12 @@ public final class Stage extends Handle {
 
     /** Every published object of the stage (or tenant). */
     public List<Entry> list() throws LakeException {
-        List<Entry> entries = new ArrayList<>();
-        CallbackFailure failure = new CallbackFailure();
-        LakeNative.ListFn emit = (ctx, entry) -> {
-            try {
-                entries.add(new Entry(entry.getPointer(0).getString(0, "UTF-8"), entry.getLong(8), entry.getLong(16)));
-                return 0;
-            } catch (Throwable t) {
-                failure.record(t);
-                return 1;
-            }
-        };
-        run(p -> failure.around(x -> {
-            PointerByReference err = new PointerByReference();
-            LakeException.check(Lake.lib().lake_stage_list(p, emit, null, err), err);
-            return null;
-        }, p));
-        return entries;
+        return run(p -> Listing.collect(
+            e -> new Entry(Listing.string(e, 0), e.getLong(8), e.getLong(16)),
+            ctx -> {
+                PointerByReference err = new PointerByReference();
+                LakeException.check(Lake.lib().lake_stage_list(p, Trampolines.LIST, ctx, err), err);
+            }));
     }
 
     /** Deletes a managed object (absent: success). */

@@ -69,6 +69,15 @@ public final class StageOptions extends Handle {
     public StageOptions hostId(String hostId) throws LakeException {
         return set((p, e) -> Lake.lib().lake_stage_options_set_host_id(p, hostId, e));
     }
+    /**
+     * Serves the stage from {@code store} (every location beneath
+     * {@code rootUri}); the stage or root opened with these options keeps it
+     * and its callbacks until it closes. A root also needs {@link #hostId}.
+     */
+    public StageOptions hostStore(HostStore store, String rootUri) throws LakeException {
+        return hostStore(new HostStoreAdapter(store, rootUri));
+    }
+
     StageOptions hostStore(HostStoreAdapter adapter) throws LakeException {
         set((p, e) -> Lake.lib().lake_stage_options_set_host_store(p, adapter.table, e));
         host = adapter;
@@ -81,7 +90,7 @@ public final class StageOptions extends Handle {
             PointerByReference out = new PointerByReference();
             PointerByReference err = new PointerByReference();
             LakeException.check(Lake.lib().lake_stage_open(p, out, err), err);
-            return new Stage(out.getValue(), null, true);
+            return new Stage(out.getValue(), null, true, host);
         });
     }
 

@@ -6,7 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The JNA callbacks lake calls for read sources, progress and notices: one
+ * The JNA callbacks lake calls for read sources, progress, notices and
+ * listings: one
  * per C signature, made once and held by static fields for the life of the
  * process, dispatching on the `ctx` lake passes back — a number registered
  * here, never a Java reference.
@@ -30,6 +31,12 @@ final class Trampolines {
         void progress(long done, long total);
 
         void notice(String line);
+    }
+
+    /** Java code behind the emit functions: lake_list_fn, lake_upload_info_fn, lake_gc_*_fn. */
+    interface Sink {
+        /** 0 to go on, non-zero to stop. */
+        int accept(Pointer struct);
     }
 
     /** Java code behind a lake_gc_progress_fn. */
@@ -63,7 +70,17 @@ final class Trampolines {
         }
     };
 
+    static final LakeNative.ListFn LIST = (ctx, entry) -> sink(ctx).accept(entry);
+    static final LakeNative.UploadInfoFn UPLOAD_INFO = (ctx, info) -> sink(ctx).accept(info);
+    static final LakeNative.GcCandidateFn GC_CANDIDATE = (ctx, candidate) -> sink(ctx).accept(candidate);
+    static final LakeNative.GcProblemFn GC_PROBLEM = (ctx, problem) -> sink(ctx).accept(problem);
+
     private Trampolines() {}
+
+    private static Sink sink(Pointer ctx) {
+        Object target = TARGETS.get(Pointer.nativeValue(ctx));
+        return target instanceof Sink ? (Sink) target : struct -> 1;
+    }
 
     /** Registers {@code target}; the returned ctx reaches it until {@link #unregister}. */
     static Pointer register(Object target) {

@@ -13,28 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** Callbacks (CONFORMANCE.md, C-001 … C-007). */
 public class CallbackTest extends Scratch {
-    /** A stream that forces the collector before every chunk it hands lake. */
-    static final class Collecting extends InputStream {
-        private final ByteArrayInputStream source;
-        int reads;
-
-        Collecting(byte[] data) {
-            source = new ByteArrayInputStream(data);
-        }
-
-        @Override
-        public int read() {
-            return source.read();
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            System.gc();
-            reads++;
-            return source.read(b, off, Math.min(len, 32 * 1024));
-        }
-    }
-
     /** A stream whose every read throws {@code failure}. */
     static final class Failing extends InputStream {
         private final RuntimeException unchecked;
@@ -111,7 +89,7 @@ public class CallbackTest extends Scratch {
     public void C001_a_read_source_survives_forced_collection() throws Exception {
         Db db = openRoot();
         db.createTable("media.clips", List.of("name:utf8", "video:file"));
-        Collecting source = new Collecting(data);
+        Chunks source = new Chunks(data, 32 * 1024, true);
         try (Statement statement = db.prepare("INSERT INTO media.clips (name, video) VALUES (?, ?)")) {
             statement.bind(1, "c").bind(2, source);
             System.gc();
@@ -129,7 +107,7 @@ public class CallbackTest extends Scratch {
             seen.add(done);
         })) {
             System.gc();
-            Location location = later(db.stage().put(new Collecting(data), options));
+            Location location = later(db.stage().put(new Chunks(data, 32 * 1024, true), options));
             equal((long) OBJECT_SIZE, location.sizeBytes(), "size");
         }
         check(!seen.isEmpty(), "no progress");
@@ -143,7 +121,7 @@ public class CallbackTest extends Scratch {
         MemoryStore store = new MemoryStore();
         try (Stage stage = Stage.openHost(store, MemoryStore.ROOT, null)) {
             System.gc();
-            Location location = later(stage.put(new Collecting(data), null));
+            Location location = later(stage.put(new Chunks(data, 32 * 1024, true), null));
             check(location.uri().startsWith(MemoryStore.ROOT + "/"), "uri " + location.uri());
             equal(data, stage.cat(location), "cat");
             try (Reader reader = stage.openRange(location, 10, 20)) {

@@ -87,6 +87,38 @@ public abstract class Scratch {
         throw new AssertionError("no row " + name);
     }
 
+    /**
+     * A stream that hands out at most {@code chunk} bytes per read, so lake
+     * pulls it in many calls; with {@code collect}, it forces the collector
+     * before every chunk.
+     */
+    static final class Chunks extends java.io.InputStream {
+        private final java.io.ByteArrayInputStream bytes;
+        private final int chunk;
+        private final boolean collect;
+        int reads;
+
+        Chunks(byte[] data, int chunk, boolean collect) {
+            this.bytes = new java.io.ByteArrayInputStream(data);
+            this.chunk = chunk;
+            this.collect = collect;
+        }
+
+        @Override
+        public int read() {
+            return bytes.read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            if (collect) {
+                System.gc();
+            }
+            reads++;
+            return bytes.read(b, off, Math.min(len, chunk));
+        }
+    }
+
     static String sha256(byte[] bytes) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));

@@ -1,7 +1,6 @@
 package org.lake;
 
 import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,27 +8,6 @@ import java.util.List;
 
 /** The vertical slice (CONFORMANCE.md, the S scenarios). */
 public class SliceTest extends Scratch {
-    /** A stream that hands out at most 7,000 bytes per read, so lake pulls many times. */
-    static final class Trickle extends InputStream {
-        private final ByteArrayInputStream bytes;
-        int reads;
-
-        Trickle(byte[] data) {
-            bytes = new ByteArrayInputStream(data);
-        }
-
-        @Override
-        public int read() {
-            return bytes.read();
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            reads++;
-            return bytes.read(b, off, Math.min(len, 7000));
-        }
-    }
-
     public void S001_opening_a_root_creates_it_and_reopening_sees_its_tables() throws Exception {
         java.nio.file.Path root = dir.resolve("root");
         check(!Files.exists(root), "the root exists before the open");
@@ -61,7 +39,7 @@ public class SliceTest extends Scratch {
     public void S004_an_insert_binding_a_stream_stores_exactly_its_bytes() throws Exception {
         Db db = openRoot();
         db.createTable("media.clips", List.of("name:utf8", "video:file"));
-        Trickle stream = new Trickle(data);
+        Chunks stream = new Chunks(data, 7000, false);
         db.insert("INSERT INTO media.clips (name, video) VALUES (?, ?)", "s", stream);
         check(stream.reads > 1, "lake read the stream in one call");
         Location location = locationOf(db, "s");
