@@ -98,4 +98,22 @@ public class LeakTest extends Scratch {
         System.out.println("  L-002: resident memory grew by " + grown / 1024 + " KiB over 100 roots");
         check(grown < 16 * MIB, "resident memory grew by " + grown + " bytes");
     }
+
+    /** Drops an unclosed token in a frame of its own, so nothing refers to it afterwards. */
+    private static void dropUnclosedToken() throws LakeException {
+        new CancelToken().cancel();
+    }
+
+    public void test_the_cleaner_reports_a_handle_dropped_without_close_and_frees_nothing() throws Exception {
+        long leaks = Handle.leakCount();
+        long open = Lake.openHandles();
+        dropUnclosedToken();
+        for (int i = 0; i < 50 && Handle.leakCount() == leaks; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        equal(leaks + 1, Handle.leakCount(), "leaks reported");
+        // Not freed: the binding still counts it open (only close() frees).
+        equal(open + 1, Lake.openHandles(), "open handles");
+    }
 }

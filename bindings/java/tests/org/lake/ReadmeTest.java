@@ -25,7 +25,7 @@ public class ReadmeTest extends Scratch {
         String output = new String(process.getInputStream().readAllBytes());
         check(process.waitFor(60, TimeUnit.SECONDS), "the slice timed out");
         equal(0, process.exitValue(), "exit code (" + output + ")");
-        check(output.contains("[path, stream]") && output.contains(" true\n") && output.contains("hello\n")
+        check(output.contains("[path, stream] file://") && output.contains("\ntrue\n") && output.contains("hello\n")
               && output.contains("completed p1") && output.contains("\"plan_id\""), "output: " + output);
         check(Files.isDirectory(dir.resolve("lake-data")), "no lake-data");
     }

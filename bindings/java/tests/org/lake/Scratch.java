@@ -182,7 +182,6 @@ public abstract class Scratch {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add("-Djna.library.path=" + System.getProperty("jna.library.path", ""));
-        command.add("-Djna.nosys=true");
         command.addAll(jvmOptions);
         command.add("org.lake.Child");
         command.addAll(Arrays.asList(args));
