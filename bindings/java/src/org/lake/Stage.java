@@ -174,63 +174,92 @@ public final class Stage extends Handle {
     public record ByteRange(Location location, long start, long end) {}
 
     /**
-     * Reads many ranges submitted together; every range is validated first and
-     * an invalid one fails alone. Returns each range's bytes, or throws the first
-     * failed range's error (its index in the message's suppressed detail).
+     * Reads many ranges submitted together (not verified by SHA-256); every
+     * range is validated first and an invalid one fails alone. Returns each
+     * range's bytes, or throws the first failed range's error. A range longer
+     * than a Java array can hold is refused (IllegalArgumentException).
      */
     public List<byte[]> readRanges(List<ByteRange> ranges) throws LakeException {
-        return run(p -> {
-            int count = ranges.size();
-            if (count == 0) {
-                return new ArrayList<byte[]>();
+        if (ranges.isEmpty()) {
+            return new ArrayList<>();
+        }
+        for (ByteRange range : ranges) {
+            if (range.end() - range.start() > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("a range of " + (range.end() - range.start()) + " bytes");
             }
-            LakeNative.Range[] array = (LakeNative.Range[]) new LakeNative.Range().toArray(count);
-            Memory[] buffers = new Memory[count];
-            List<Location> held = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                ByteRange range = ranges.get(i);
-                long length = Math.max(1, range.end() - range.start());
-                buffers[i] = new Memory(Math.min(length, Integer.MAX_VALUE));
-                array[i].location = range.location().with(l -> l);
-                array[i].start = range.start();
-                array[i].end = range.end();
-                array[i].buffer = buffers[i];
-                held.add(range.location());
+        }
+        List<Location> distinct = new ArrayList<>();
+        java.util.Map<Location, Pointer> pointers = new java.util.IdentityHashMap<>();
+        for (ByteRange range : ranges) {
+            if (!pointers.containsKey(range.location())) {
+                pointers.put(range.location(), null);
+                distinct.add(range.location());
             }
-            for (LakeNative.Range range : array) {
-                range.write();
-            }
-            PointerByReference err = new PointerByReference();
-            int status = Lake.lib().lake_stage_read_ranges(p, array[0], count, err);
-            if (err.getValue() != null) {
-                Lake.lib().lake_error_free(err.getValue());
-            }
-            for (LakeNative.Range range : array) {
-                range.read();
-            }
-            LakeException first = null;
-            List<byte[]> result = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                LakeNative.Range range = array[i];
-                if (range.status != Status.OK.code) {
-                    LakeException e = LakeException.fromNative(range.status, range.error);
-                    if (first == null) {
-                        first = e;
-                    }
-                    result.add(null);
-                } else {
-                    result.add(buffers[i].getByteArray(0, (int) range.bytes_read));
-                }
-            }
-            java.lang.ref.Reference.reachabilityFence(held);
-            if (first != null) {
-                throw first;
-            }
-            if (status != Status.OK.code) {
-                throw LakeException.fromNative(status, null);
-            }
-            return result;
+        }
+        return run(p -> withLocations(distinct, 0, pointers, x -> readRanges(p, ranges, pointers)));
+    }
+
+    /**
+     * Runs {@code call} with each of {@code locations} held in use (none can
+     * close meanwhile), their pointers in {@code pointers}.
+     */
+    private static <T> T withLocations(List<Location> locations, int i, java.util.Map<Location, Pointer> pointers,
+                                       Call<T> call) throws LakeException {
+        if (i == locations.size()) {
+            return call.apply(null);
+        }
+        return locations.get(i).with(l -> {
+            pointers.put(locations.get(i), l);
+            return withLocations(locations, i + 1, pointers, call);
         });
+    }
+
+    /** lake_stage_read_ranges over a contiguous lake_range array. */
+    private static List<byte[]> readRanges(Pointer p, List<ByteRange> ranges, java.util.Map<Location, Pointer> pointers)
+            throws LakeException {
+        int count = ranges.size();
+        LakeNative.Range[] array = (LakeNative.Range[]) new LakeNative.Range().toArray(count);
+        Memory[] buffers = new Memory[count];
+        for (int i = 0; i < count; i++) {
+            ByteRange range = ranges.get(i);
+            buffers[i] = new Memory(Math.max(1, range.end() - range.start()));
+            array[i].location = pointers.get(range.location());
+            array[i].start = range.start();
+            array[i].end = range.end();
+            array[i].buffer = buffers[i];
+        }
+        for (LakeNative.Range range : array) {
+            range.write();
+        }
+        PointerByReference err = new PointerByReference();
+        int status = Lake.lib().lake_stage_read_ranges(p, array[0], count, err);
+        if (err.getValue() != null) {
+            Lake.lib().lake_error_free(err.getValue());
+        }
+        for (LakeNative.Range range : array) {
+            range.read();
+        }
+        LakeException first = null;
+        List<byte[]> result = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            LakeNative.Range range = array[i];
+            if (range.status != Status.OK.code) {
+                LakeException e = LakeException.fromNative(range.status, range.error);
+                if (first == null) {
+                    first = e;
+                }
+                result.add(null);
+            } else {
+                result.add(buffers[i].getByteArray(0, (int) range.bytes_read));
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+        if (status != Status.OK.code) {
+            throw LakeException.fromNative(status, null);
+        }
+        return result;
     }
 
     /** One published object of a listing. */
