@@ -182,6 +182,7 @@ public abstract class Scratch {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add("-Djna.library.path=" + System.getProperty("jna.library.path", ""));
+        command.add("-XX:ErrorFile=" + System.getProperty("java.io.tmpdir") + "/lake-java-hs_err_%p.log");
         command.addAll(jvmOptions);
         command.add("org.lake.Child");
         command.addAll(Arrays.asList(args));
