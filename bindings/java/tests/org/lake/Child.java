@@ -10,6 +10,8 @@ import java.util.List;
  *   abi                 load the library (A-001): prints "refused: …" and "handles: N"
  *   insert ROOT         INSERT a row into media.clips (E-004, E-005): prints
  *                       "error CLASS RETRYABLE PENDING" or "inserted"
+ *   close-and-wait ROOT open ROOT, create a table, close ROOT, print "closed PID",
+ *                       then wait for stdin to close (H-006, run with Epsilon GC)
  *   writer ROOT         open ROOT, busy timeout 0, create a table (H-006): prints
  *                       "PID <writer.lock contents>"
  */
@@ -35,6 +37,14 @@ public final class Child {
                     System.out.println("error " + e.getClass().getSimpleName() + " " + e.retryable() + " "
                                        + e.pendingOperationId());
                 }
+                break;
+            case "close-and-wait":
+                try (Db db = Db.open(Path.of(args[1]))) {
+                    db.createTable("media.first", List.of("name:utf8"));
+                }
+                System.out.println("closed " + ProcessHandle.current().pid());
+                System.out.flush();
+                System.in.read();  // alive, its collector never run, until the test closes stdin
                 break;
             case "writer":
                 try (Db db = Db.open(Path.of(args[1]))) {

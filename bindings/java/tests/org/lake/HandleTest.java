@@ -159,18 +159,30 @@ public class HandleTest extends Scratch {
 
     public void H006_closing_a_root_releases_its_writer_lock_at_once() throws Exception {
         Path root = dir.resolve("root");
-        Db db = Db.open(root);
-        db.createTable("media.first", List.of("name:utf8"));
-        Path lock = root.resolve("writer.lock");
-        check(Files.readString(lock).contains(Long.toString(ProcessHandle.current().pid())), "not our lock");
-        // No collector involved: close() frees the root, and the child starts at once.
-        db.close();
-        long started = System.nanoTime();
-        ChildResult child = runChild(Map.of(), List.of(), "writer", root.toString());
-        equal(0, child.exitCode(), "child exit (" + child.stderr() + ")");
-        String[] got = child.stdout().trim().split(" ", 2);
-        check(got[1].contains(got[0]), "the child is not the writer: " + child.stdout());
-        check(System.nanoTime() - started < 10_000_000_000L, "the child waited for the lock");
+        // The holder is a JVM whose collector never runs (Epsilon): it opens the
+        // root, creates a table, closes the root and stays alive; only close()
+        // can have released the lock.
+        Process holder = startChild(List.of("-XX:+UnlockExperimentalVMOptions", "-XX:+UseEpsilonGC",
+                                            "-Xms128m", "-Xmx128m", "-Xlog:disable"),
+                                    "close-and-wait", root.toString());
+        try {
+            java.io.BufferedReader out = new java.io.BufferedReader(
+                new java.io.InputStreamReader(holder.getInputStream()));
+            String line = out.readLine();
+            check(line != null && line.startsWith("closed "), "the holder said " + line);
+            long started = System.nanoTime();
+            ChildResult child = runChild(Map.of(), List.of(), "writer", root.toString());
+            equal(0, child.exitCode(), "child exit (" + child.stderr() + ")");
+            String[] got = child.stdout().trim().split(" ", 2);
+            check(got[1].contains(got[0]), "the child is not the writer: " + child.stdout());
+            check(!got[1].contains(line.substring("closed ".length())), "the lock still names the holder");
+            check(System.nanoTime() - started < 10_000_000_000L, "the child waited for the lock");
+            check(holder.isAlive(), "the holder exited before the child opened the root");
+        } finally {
+            holder.getOutputStream().close();
+            holder.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            holder.destroy();
+        }
     }
 
     public void H007_closing_a_standalone_stage_closes_its_readers_and_writers() throws Exception {

@@ -172,21 +172,32 @@ public abstract class Scratch {
 
     // ---- child processes ----
 
-    /** What a child JVM printed and its exit code. */
-    record ChildResult(int exitCode, String stdout, String stderr) {}
-
-    /** Runs {@code Child.main(args)} in a new JVM with the same class path and library. */
-    static ChildResult runChild(java.util.Map<String, String> env, List<String> jvmOptions, String... args) {
+    private static List<String> childCommand(List<String> jvmOptions, String... args) {
         List<String> command = new java.util.ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add("-Djna.library.path=" + System.getProperty("jna.library.path", ""));
         command.add("-XX:ErrorFile=" + System.getProperty("java.io.tmpdir") + "/lake-java-hs_err_%p.log");
+        command.add("-XX:TieredStopAtLevel=1");
         command.addAll(jvmOptions);
         command.add("org.lake.Child");
         command.addAll(Arrays.asList(args));
-        ProcessBuilder builder = new ProcessBuilder(command);
+        return command;
+    }
+
+    /** What a child JVM printed and its exit code. */
+    record ChildResult(int exitCode, String stdout, String stderr) {}
+
+    /** Starts {@code Child.main(args)} in a new JVM (stderr inherited); the caller waits for it. */
+    static Process startChild(List<String> jvmOptions, String... args) throws IOException {
+        return new ProcessBuilder(childCommand(jvmOptions, args))
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    }
+
+    /** Runs {@code Child.main(args)} in a new JVM with the same class path and library. */
+    static ChildResult runChild(java.util.Map<String, String> env, List<String> jvmOptions, String... args) {
+        ProcessBuilder builder = new ProcessBuilder(childCommand(jvmOptions, args));
         builder.environment().putAll(env);
         try {
             Path errFile = Files.createTempFile("lake-java-child", ".err");
