@@ -71,6 +71,15 @@ class Handle:
         in use (one object per handle: its state is the handle's)."""
         return self._in_use
 
+    def _await_no_calls(self):
+        """Waits, holding _state, until no call is in flight."""
+        while self._active:
+            self._waiters += 1
+            try:
+                self._state.wait()
+            finally:
+                self._waiters -= 1
+
     def _close_native(self, ptr):
         """Releases `ptr`; a subclass whose close can fail reports it here."""
         if self._free is not None:
@@ -86,12 +95,7 @@ class Handle:
                 child.close()
         finally:
             with self._state:
-                while self._active:
-                    self._waiters += 1
-                    try:
-                        self._state.wait()
-                    finally:
-                        self._waiters -= 1
+                self._await_no_calls()
                 ptr, self._ptr = self._ptr, None
                 self._closing = False
             _count(-1)
@@ -127,12 +131,7 @@ class _InUse:
             if h._ptr is None or h._closing:
                 raise ClosedHandleError(f"the {h.KIND} is closed")
             if not h.THREAD_SAFE:
-                while h._active:
-                    h._waiters += 1
-                    try:
-                        h._state.wait()
-                    finally:
-                        h._waiters -= 1
+                h._await_no_calls()
                 if h._ptr is None or h._closing:
                     raise ClosedHandleError(f"the {h.KIND} is closed")
             h._active += 1
