@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * callback in it are fields here, kept by the stage until it closes. Open
  * streams are numbered: the void* lake passes back is the number, never a
  * Java reference. Each callback catches every Throwable (recorded in
- * {@link #failure}, its message written for lake) and returns LAKE_IO.
+ * {@link #failure}, its message written for lake) and returns LAKE_IO; an
+ * absent object is LAKE_NOT_FOUND (see {@link #guard}).
  */
 final class HostStoreAdapter {
     final CallbackFailure failure = new CallbackFailure();
@@ -84,19 +85,33 @@ final class HostStoreAdapter {
         void run() throws Exception;
     }
 
+    /**
+     * Runs a store method for lake: LAKE_OK; LAKE_NOT_FOUND for an absent
+     * object (NoSuchFileException or FileNotFoundException: an answer lake
+     * expects, e.g. when it looks for its owner marker, so not recorded);
+     * LAKE_IO for any other Throwable, recorded as the call's error. The
+     * message goes to lake either way.
+     */
     private int guard(Pointer message, long cap, Body body) {
         try {
             body.run();
             return Status.OK.code;
+        } catch (java.nio.file.NoSuchFileException | java.io.FileNotFoundException absent) {
+            tell(message, cap, absent);
+            return Status.NOT_FOUND.code;
         } catch (Throwable t) {
             failure.record(t);
-            if (message != null && cap > 0) {
-                byte[] text = String.valueOf(t).getBytes(StandardCharsets.UTF_8);
-                int n = (int) Math.min(text.length, cap - 1);
-                message.write(0, text, 0, n);
-                message.setByte(n, (byte) 0);
-            }
+            tell(message, cap, t);
             return Status.IO.code;
+        }
+    }
+
+    private static void tell(Pointer message, long cap, Throwable t) {
+        if (message != null && cap > 0) {
+            byte[] text = String.valueOf(t).getBytes(StandardCharsets.UTF_8);
+            int n = (int) Math.min(text.length, cap - 1);
+            message.write(0, text, 0, n);
+            message.setByte(n, (byte) 0);
         }
     }
 

@@ -56,11 +56,14 @@ public class CallbackTest extends Scratch {
         }
 
         @Override
-        public InputStream openStream(String uri, long start) {
+        public InputStream openStream(String uri, long start) throws IOException {
             if (failOpen) {
                 throw new SecurityException("the host refuses");
             }
             byte[] bytes = objects.get(uri);
+            if (bytes == null) {
+                throw new java.nio.file.NoSuchFileException(uri);
+            }
             return new ByteArrayInputStream(bytes, (int) start, bytes.length - (int) start);
         }
 
@@ -188,5 +191,20 @@ public class CallbackTest extends Scratch {
             raises(CancelledException.class, () -> db.stage().put(new ByteArrayInputStream(large), options));
         }
         equal(List.of(), db.stage().list(), "listing");
+    }
+
+    public void test_a_root_opens_on_a_host_store_in_java() throws Exception {
+        MemoryStore store = new MemoryStore();
+        try (StageOptions options = new StageOptions().hostStore(store, MemoryStore.ROOT).hostId("java-memory")) {
+            try (Db db = Db.open(dir.resolve("root"), options)) {
+                db.createTable("media.clips", List.of("name:utf8", "video:file"));
+                db.insert("INSERT INTO media.clips (name, video) VALUES (?, ?)", "h", new Chunks(data, 50_000, true));
+                Location location = locationOf(db, "h");
+                check(location.uri().startsWith(MemoryStore.ROOT + "/"), "uri " + location.uri());
+                equal(data, db.stage().cat(location), "cat through the root's stage");
+                equal("host", db.stage().ioBackend(), "io backend");
+            }
+        }
+        check(store.destroyed, "destroy was not called when the root closed");
     }
 }
