@@ -22,6 +22,7 @@ public final class EventWriter extends Handle {
             s.kind = step.kind;
             s.enclosing_step = step.enclosingStep;
             s.selector_step = step.selectorStep;
+            s.write();
             return s;
         }
     }
@@ -76,6 +77,7 @@ public final class EventWriter extends Handle {
             value.bytes = memory;
             value.len = bytes.length;
         }
+        value.write();
         return value;
     }
 

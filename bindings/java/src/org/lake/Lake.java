@@ -2,6 +2,7 @@ package org.lake;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
 import com.sun.jna.ptr.PointerByReference;
 import java.util.Map;
 
@@ -13,7 +14,9 @@ import java.util.Map;
  * property {@code lake.library} (else $LAKE_LIBRARY). Loading checks
  * {@code lake_abi_version()} against {@link #ABI_VERSION} before any other
  * call: a mismatch throws {@link AbiVersionException}, so no handle can exist
- * over a library of another ABI.
+ * over a library of another ABI. Calls then go through {@link DirectLake}
+ * (JNA's direct mapping), or through the interface mapping itself with
+ * {@code -Dlake.jna.mapping=interface}.
  *
  * <p>Every call of the binding goes through {@link #lib()}; tests replace it
  * (package-private {@link #replaceForTests}) to prove a path calls nothing.
@@ -46,14 +49,18 @@ public final class Lake {
             path = System.getenv("LAKE_LIBRARY");
         }
         String name = path == null || path.isEmpty() ? "lake" : path;
-        LakeNative library = Native.load(name, LakeNative.class,
-                Map.of(Library.OPTION_STRING_ENCODING, "UTF-8"));
-        int version = library.lake_abi_version();
+        Map<String, Object> options = Map.of(Library.OPTION_STRING_ENCODING, "UTF-8");
+        LakeNative mapped = Native.load(name, LakeNative.class, options);
+        int version = mapped.lake_abi_version();
         if (version != ABI_VERSION) {
             throw new AbiVersionException("the library " + name + " implements lake ABI " + version
                     + ", this binding needs ABI " + ABI_VERSION);
         }
-        return library;
+        // Only a library of our ABI has every symbol the direct mapping binds.
+        if ("interface".equals(System.getProperty("lake.jna.mapping"))) {
+            return mapped;
+        }
+        return new DirectLake(NativeLibrary.getInstance(name, options), mapped);
     }
 
     /** Swaps the library for a test double; returns the previous one. */
