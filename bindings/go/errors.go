@@ -148,3 +148,7 @@ func (e *CallbackError) Is(target error) bool {
 type PanicValue struct{ Value any }
 
 func (p *PanicValue) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
+
+// errorOfCode is the error of a status code without a lake_error (how the
+// binding maps a code alone).
+func errorOfCode(code int) *Error { return errorFrom(C.lake_status(code), nil) }
