@@ -172,6 +172,9 @@ func (h *handle) close() error {
 	}
 	h.parents = nil
 	openHandles.Add(-1)
+	// A closed handle cannot leak: drop the finalizer, so the collector
+	// frees it in one cycle.
+	runtime.SetFinalizer(h, nil)
 	return err
 }
 
