@@ -9,7 +9,6 @@ import "C"
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"unsafe"
 )
 
@@ -176,32 +175,39 @@ func valid(a *C.struct_ArrowArray, row int) bool {
 	return bits[i/8]&(1<<(i%8)) != 0
 }
 
+// primitive is a column's array, checked to be of Arrow format, and its
+// buffers; the caller holds the batch's lock.
+func (b *Batch) primitive(name, format, what string) (*C.struct_ArrowArray, []unsafe.Pointer, error) {
+	_, s, a, err := b.column(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f := C.GoString(s.format); f != format {
+		return nil, nil, fmt.Errorf("lake: column %q is Arrow %q, not %s", name, f, what)
+	}
+	return a, unsafe.Slice(a.buffers, int(a.n_buffers)), nil
+}
+
 // Strings are a utf8 column's values ("" for null).
 func (b *Batch) Strings(name string) ([]string, error) {
-	p, done, err := b.h.use()
+	_, done, err := b.h.use()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	_, s, a, err := b.column(name)
+	a, buffers, err := b.primitive(name, "u", "utf8")
 	if err != nil {
 		return nil, err
 	}
-	if f := C.GoString(s.format); f != "u" {
-		return nil, fmt.Errorf("lake: column %q is Arrow %q, not utf8", name, f)
-	}
-	n := int(a.length)
-	buffers := unsafe.Slice(a.buffers, int(a.n_buffers))
-	offsets := unsafe.Slice((*int32)(buffers[1]), int(a.offset)+n+1)
+	n, off := int(a.length), int(a.offset)
+	offsets := unsafe.Slice((*int32)(buffers[1]), off+n+1)
 	out := make([]string, n)
 	for row := 0; row < n; row++ {
-		if !valid(a, row) {
-			continue
+		if valid(a, row) {
+			lo, hi := offsets[off+row], offsets[off+row+1]
+			out[row] = C.GoStringN((*C.char)(unsafe.Add(buffers[2], lo)), C.int(hi-lo))
 		}
-		lo, hi := offsets[int(a.offset)+row], offsets[int(a.offset)+row+1]
-		out[row] = C.GoStringN((*C.char)(unsafe.Add(buffers[2], lo)), C.int(hi-lo))
 	}
-	runtime.KeepAlive(p)
 	return out, nil
 }
 
@@ -212,20 +218,16 @@ func (b *Batch) Int64s(name string) ([]int64, error) {
 		return nil, err
 	}
 	defer done()
-	_, s, a, err := b.column(name)
+	a, buffers, err := b.primitive(name, "l", "int64")
 	if err != nil {
 		return nil, err
 	}
-	if f := C.GoString(s.format); f != "l" {
-		return nil, fmt.Errorf("lake: column %q is Arrow %q, not int64", name, f)
-	}
-	n := int(a.length)
-	buffers := unsafe.Slice(a.buffers, int(a.n_buffers))
-	values := unsafe.Slice((*int64)(buffers[1]), int(a.offset)+n)
+	n, off := int(a.length), int(a.offset)
+	values := unsafe.Slice((*int64)(buffers[1]), off+n)
 	out := make([]int64, n)
 	for row := 0; row < n; row++ {
 		if valid(a, row) {
-			out[row] = values[int(a.offset)+row]
+			out[row] = values[off+row]
 		}
 	}
 	return out, nil

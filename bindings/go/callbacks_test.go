@@ -44,12 +44,8 @@ func TestC001_AReadSourceSurvivesForcedCollectionsWhileLakeHoldsIt(t *testing.T)
 // C-002
 func TestC002_AProgressCallbackSurvivesCollectionAndEndsAtTheSize(t *testing.T) {
 	s := newScratch(t)
-	db := s.openRoot("root")
-	stage, err := db.Stage()
-	must(t, err)
-	opts, err := NewUploadOptions()
-	must(t, err)
-	defer opts.Close()
+	_, stage := s.rootStage()
+	opts := uploadOptions(t, nil)
 	var seen []uint64
 	must(t, opts.SetProgress(func(done, total uint64) {
 		runtime.GC()
@@ -163,21 +159,10 @@ func TestC003_AHostStoreInGoServesAStage(t *testing.T) {
 	if store.uploads != 1 {
 		t.Fatalf("%d uploads reached the store", store.uploads)
 	}
-	r, err := stage.Open(loc)
-	must(t, err)
-	got, err := readAll(t, r)
-	must(t, err)
-	verified, _ := r.Verified()
-	r.Close()
-	if !bytes.Equal(got, s.data) || !verified {
+	if got, verified := cat(t, stage, loc); !bytes.Equal(got, s.data) || !verified {
 		t.Fatalf("cat %d bytes verified %v", len(got), verified)
 	}
-	r, err = stage.OpenRange(loc, 1000, 2000)
-	must(t, err)
-	got, err = readAll(t, r)
-	must(t, err)
-	r.Close()
-	if !bytes.Equal(got, s.data[1000:2000]) {
+	if got := readRange(t, stage, loc, 1000, 2000); !bytes.Equal(got, s.data[1000:2000]) {
 		t.Fatal("range read")
 	}
 	uri, _ := loc.URI()
@@ -223,12 +208,8 @@ func TestC004_APanickingReadSourceIsTheInsertsErrorAndPublishesNothing(t *testin
 // C-005
 func TestC005_APanickingProgressCallbackIsTheCallsError(t *testing.T) {
 	s := newScratch(t)
-	db := s.openRoot("root")
-	stage, err := db.Stage()
-	must(t, err)
-	opts, err := NewUploadOptions()
-	must(t, err)
-	defer opts.Close()
+	_, stage := s.rootStage()
+	opts := uploadOptions(t, nil)
 	must(t, opts.SetProgress(func(done, total uint64) { panic("progress exploded") }))
 	loc, err := stage.PutFile(s.episode, opts)
 	var ce *CallbackError
@@ -267,16 +248,12 @@ func TestC006_APanickingHostStoreIsTheErrorOfTheCallThatInvokedIt(t *testing.T) 
 // C-007
 func TestC007_ATokenCancelledFromProgressStopsTheUpload(t *testing.T) {
 	s := newScratch(t)
-	db := s.openRoot("root")
-	stage, err := db.Stage()
-	must(t, err)
+	_, stage := s.rootStage()
 	before := countObjects(t, stage)
 	token, err := NewCancelToken()
 	must(t, err)
 	defer token.Close()
-	opts, err := NewUploadOptions()
-	must(t, err)
-	must(t, opts.SetCancelToken(token))
+	opts := uploadOptions(t, token)
 	calls := 0
 	must(t, opts.SetProgress(func(done, total uint64) {
 		calls++

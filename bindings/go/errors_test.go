@@ -46,16 +46,7 @@ func TestE001_EachStatusIsItsOwnErrorSharingOneBaseType(t *testing.T) {
 
 // E-002
 func TestE002_AnErrorCarriesLakesDetails(t *testing.T) {
-	s := newScratch(t)
-	db := s.clipsRoot()
-	loc := s.locationOf(db, "a")
-	must(t, os.Truncate(storedPath(t, loc), 1000))
-	stage, err := db.Stage()
-	must(t, err)
-	r, err := stage.Open(loc)
-	must(t, err)
-	defer r.Close()
-	_, err = readAll(t, r)
+	err := newScratch(t).truncatedRead(1000)
 	le := lakeError(t, err, Integrity)
 	if le.Message == "" || !strings.Contains(err.Error(), le.Message) {
 		t.Fatalf("message %q in %q", le.Message, err.Error())
@@ -87,9 +78,7 @@ func TestE003_RealCallsReachGoAsTheirStatuses(t *testing.T) {
 	must(t, err)
 	defer token.Close()
 	must(t, token.Cancel())
-	opts, err := NewUploadOptions()
-	must(t, err)
-	must(t, opts.SetCancelToken(token))
+	opts := uploadOptions(t, token)
 	_, err = stage.PutFile(s.episode, opts)
 	lakeError(t, err, Cancelled)
 	if after := countObjects(t, stage); after != before {
@@ -212,17 +201,7 @@ func TestI001_ATamperedObjectFailsAtTheEndOfAFullRead(t *testing.T) {
 
 // I-002
 func TestI002_ATruncatedObjectIsSizeShortWithItsCounts(t *testing.T) {
-	s := newScratch(t)
-	db := s.clipsRoot()
-	loc := s.locationOf(db, "a")
-	must(t, os.Truncate(storedPath(t, loc), 123_456))
-	stage, err := db.Stage()
-	must(t, err)
-	r, err := stage.Open(loc)
-	must(t, err)
-	defer r.Close()
-	_, err = readAll(t, r)
-	le := lakeError(t, err, Integrity)
+	le := lakeError(t, newScratch(t).truncatedRead(123_456), Integrity)
 	if le.IntegrityKind != IntegritySizeShort || le.Expected != objectSize || le.Observed != 123_456 {
 		t.Fatalf("got %+v", le)
 	}

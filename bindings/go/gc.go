@@ -111,13 +111,7 @@ func (o *GcOptions) SetCancelToken(token *CancelToken) error {
 	}
 	defer done()
 	C.lake_gc_options_set_cancel_token((*C.lake_gc_options)(ptrs[1]), (*C.lake_cancel_token)(ptrs[0]))
-	token.h.family.Lock()
-	if token.h.kids == nil {
-		token.h.kids = map[*handle]struct{}{}
-	}
-	token.h.kids[o.h] = struct{}{}
-	token.h.family.Unlock()
-	o.h.parents = append(o.h.parents, token.h)
+	o.h.adopt(token.h)
 	o.token = token
 	return nil
 }

@@ -79,6 +79,18 @@ func reportLeak(h *handle) {
 	}
 }
 
+// adopt makes h a child of parent (both locked by the caller), as when
+// options are given a cancel token after they were made.
+func (h *handle) adopt(parent *handle) {
+	parent.family.Lock()
+	if parent.kids == nil {
+		parent.kids = map[*handle]struct{}{}
+	}
+	parent.kids[h] = struct{}{}
+	parent.family.Unlock()
+	h.parents = append(h.parents, parent)
+}
+
 // use enters a call: it locks the handle (shared or exclusive) and returns
 // its pointer and the unlock, or ErrClosed.
 func (h *handle) use() (unsafe.Pointer, func(), error) {

@@ -277,12 +277,7 @@ func TestH006_ClosingARootReleasesItsWriterLockAtOnce(t *testing.T) {
 // H-007
 func TestH007_ClosingAStandaloneStageClosesItsReadersAndWriters(t *testing.T) {
 	s := newScratch(t)
-	opts, err := NewStageOptions()
-	must(t, err)
-	must(t, opts.SetLocalRoot(filepath.Join(s.dir, "stage")))
-	stage, err := OpenStage(opts)
-	must(t, err)
-	must(t, opts.Close())
+	stage := s.localStage()
 	loc, err := stage.PutFile(s.episode, nil)
 	must(t, err)
 	defer loc.Close()
@@ -307,9 +302,7 @@ func TestH007_ClosingAStandaloneStageClosesItsReadersAndWriters(t *testing.T) {
 // H-008
 func TestH008_ClosingACancelTokenClosesTheOptionsAndWritersBorrowingIt(t *testing.T) {
 	s := newScratch(t)
-	db := s.openRoot("root")
-	stage, err := db.Stage()
-	must(t, err)
+	_, stage := s.rootStage()
 	token, err := NewCancelToken()
 	must(t, err)
 	opts, err := NewUploadOptions()

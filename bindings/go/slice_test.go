@@ -52,15 +52,8 @@ func TestS003_InsertingAFilePathReturnsVersion1AndAddsARow(t *testing.T) {
 	if v != 1 {
 		t.Fatalf("version %d, want 1", v)
 	}
-	r, err := db.Query("SELECT count(*) FROM media.clips")
-	must(t, err)
-	defer r.Close()
-	b, err := r.Next()
-	must(t, err)
-	n, err := b.Int64s("count")
-	must(t, err)
-	if len(n) != 1 || n[0] != 1 {
-		t.Fatalf("count %v, want [1]", n)
+	if n := rowCount(t, db); n != 1 {
+		t.Fatalf("%d rows, want 1", n)
 	}
 }
 
@@ -172,12 +165,7 @@ func TestS006_ALocationHasTheObjectsFieldsAndANullCellIsNotFound(t *testing.T) {
 // S-007
 func TestS007_AVerifiedFullReadReturnsTheObjectAndReportsVerified(t *testing.T) {
 	s := newScratch(t)
-	db := s.clipsRoot()
-	stage, err := db.Stage()
-	must(t, err)
-	r, err := stage.Open(s.locationOf(db, "a"))
-	must(t, err)
-	defer r.Close()
+	r := s.clipsReader()
 	got, err := readAll(t, r)
 	must(t, err)
 	verified, err := r.Verified()
@@ -194,12 +182,7 @@ func TestS008_ARangeReadReturnsItsBytesAndBadRangesAreInvalid(t *testing.T) {
 	stage, err := db.Stage()
 	must(t, err)
 	loc := s.locationOf(db, "a")
-	r, err := stage.OpenRange(loc, 1000, 2000)
-	must(t, err)
-	got, err := readAll(t, r)
-	must(t, err)
-	r.Close()
-	if !bytes.Equal(got, s.data[1000:2000]) {
+	if got := readRange(t, stage, loc, 1000, 2000); !bytes.Equal(got, s.data[1000:2000]) {
 		t.Fatalf("range gave %d bytes", len(got))
 	}
 	for _, bad := range [][2]uint64{{5, 5}, {10, 5}, {0, objectSize + 1}} {
@@ -243,12 +226,8 @@ func countObjects(t *testing.T, stage *Stage) int {
 // S-010
 func TestS010_PutAndWriterObjectsComeBackVerifiedAndAnUnpublishedWriterPublishesNothing(t *testing.T) {
 	s := newScratch(t)
-	db := s.openRoot("root")
-	stage, err := db.Stage()
-	must(t, err)
-	opts, err := NewUploadOptions()
-	must(t, err)
-	defer opts.Close()
+	_, stage := s.rootStage()
+	opts := uploadOptions(t, nil)
 	must(t, opts.SetContentType("video/mp4"))
 	put, err := stage.PutFile(s.episode, opts)
 	must(t, err)
@@ -263,12 +242,7 @@ func TestS010_PutAndWriterObjectsComeBackVerifiedAndAnUnpublishedWriterPublishes
 	must(t, err)
 	defer pushed.Close()
 	for _, loc := range []*Location{put, pushed} {
-		r, err := stage.Open(loc)
-		must(t, err)
-		got, err := readAll(t, r)
-		must(t, err)
-		verified, _ := r.Verified()
-		r.Close()
+		got, verified := cat(t, stage, loc)
 		ct, _ := loc.ContentType()
 		if !bytes.Equal(got, s.data) || !verified || ct != "video/mp4" {
 			t.Fatalf("cat gave %d bytes, verified %v, %s", len(got), verified, ct)

@@ -74,6 +74,70 @@ func (s *scratch) locationOf(db *Db, name string) *Location {
 	return loc
 }
 
+// rootStage is a new root and its stage.
+func (s *scratch) rootStage() (*Db, *Stage) {
+	s.t.Helper()
+	db := s.openRoot("root")
+	stage, err := db.Stage()
+	must(s.t, err)
+	return db, stage
+}
+
+// localStage is a stage of its own in the scratch directory.
+func (s *scratch) localStage() *Stage {
+	s.t.Helper()
+	opts, err := NewStageOptions()
+	must(s.t, err)
+	defer opts.Close()
+	must(s.t, opts.SetLocalRoot(filepath.Join(s.dir, "stage")))
+	stage, err := OpenStage(opts)
+	must(s.t, err)
+	s.t.Cleanup(func() { stage.Close() })
+	return stage
+}
+
+// uploadOptions are options closed after the test, watching token if
+// not nil.
+func uploadOptions(t *testing.T, token *CancelToken) *UploadOptions {
+	t.Helper()
+	opts, err := NewUploadOptions()
+	must(t, err)
+	t.Cleanup(func() { opts.Close() })
+	if token != nil {
+		must(t, opts.SetCancelToken(token))
+	}
+	return opts
+}
+
+// rowCount is the number of rows of media.clips.
+func rowCount(t *testing.T, db *Db) int64 {
+	t.Helper()
+	r, err := db.Query("SELECT count(*) FROM media.clips")
+	must(t, err)
+	defer r.Close()
+	b, err := r.Next()
+	must(t, err)
+	n, err := b.Int64s("count")
+	must(t, err)
+	return n[0]
+}
+
+// truncatedRead reads row "a"'s object in full after truncating it to
+// size bytes; the read's error.
+func (s *scratch) truncatedRead(size int64) error {
+	s.t.Helper()
+	db := s.clipsRoot()
+	loc := s.locationOf(db, "a")
+	must(s.t, os.Truncate(storedPath(s.t, loc), size))
+	stage, err := db.Stage()
+	must(s.t, err)
+	r, err := stage.Open(loc)
+	must(s.t, err)
+	defer r.Close()
+	_, err = readAll(s.t, r)
+	return err
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -92,6 +156,44 @@ func readAll(t *testing.T, r *Reader) ([]byte, error) {
 	var buf bytes.Buffer
 	_, err := io.Copy(&buf, struct{ io.Reader }{r})
 	return buf.Bytes(), err
+}
+
+// cat reads loc in full through stage (verified); its bytes and whether
+// the reader reported verified.
+func cat(t *testing.T, stage *Stage, loc *Location) ([]byte, bool) {
+	t.Helper()
+	r, err := stage.Open(loc)
+	must(t, err)
+	defer r.Close()
+	got, err := readAll(t, r)
+	must(t, err)
+	verified, err := r.Verified()
+	must(t, err)
+	return got, verified
+}
+
+// readRange reads [start, end) of loc through stage.
+func readRange(t *testing.T, stage *Stage, loc *Location, start, end uint64) []byte {
+	t.Helper()
+	r, err := stage.OpenRange(loc, start, end)
+	must(t, err)
+	defer r.Close()
+	got, err := readAll(t, r)
+	must(t, err)
+	return got
+}
+
+// clipsReader is a root with row "a" and an open verified reader of its
+// object (closed after the test).
+func (s *scratch) clipsReader() *Reader {
+	s.t.Helper()
+	db := s.clipsRoot()
+	stage, err := db.Stage()
+	must(s.t, err)
+	r, err := stage.Open(s.locationOf(db, "a"))
+	must(s.t, err)
+	s.t.Cleanup(func() { r.Close() })
+	return r
 }
 
 // lakeError is err's *Error, failing the test when it has none.

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,27 +52,14 @@ func TestT001_ThreadSafeHandlesServeFourGoroutinesAtOnce(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	r, err := db.Query("SELECT count(*) FROM media.clips")
-	must(t, err)
-	defer r.Close()
-	b, err := r.Next()
-	must(t, err)
-	n, err := b.Int64s("count")
-	must(t, err)
-	if n[0] != 5 {
-		t.Fatalf("%d rows, want 5", n[0])
+	if n := rowCount(t, db); n != 5 {
+		t.Fatalf("%d rows, want 5", n)
 	}
 }
 
 // T-002
 func TestT002_AReaderUsedFromTwoGoroutinesIsSerialised(t *testing.T) {
-	s := newScratch(t)
-	db := s.clipsRoot()
-	stage, err := db.Stage()
-	must(t, err)
-	r, err := stage.Open(s.locationOf(db, "a"))
-	must(t, err)
-	defer r.Close()
+	r := newScratch(t).clipsReader()
 	var total atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
@@ -108,12 +94,7 @@ func TestT002_AReaderUsedFromTwoGoroutinesIsSerialised(t *testing.T) {
 // T-003
 func TestT003_ClosingAHandleWaitsForTheCallInsideIt(t *testing.T) {
 	s := newScratch(t)
-	opts, err := NewStageOptions()
-	must(t, err)
-	must(t, opts.SetLocalRoot(filepath.Join(s.dir, "stage")))
-	stage, err := OpenStage(opts)
-	must(t, err)
-	must(t, opts.Close())
+	stage := s.localStage()
 	inside := make(chan struct{})
 	var putReturned, closeReturned atomic.Int64
 	var putErr error

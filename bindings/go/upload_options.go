@@ -9,52 +9,6 @@ import (
 	"unsafe"
 )
 
-// CancelToken cancels the operations it is given to (lake_cancel_token).
-// Safe for concurrent use. Closing it first closes what borrows it: the
-// UploadOptions and GcOptions it was set on and the Writers opened with
-// them, as lake.h requires the token to outlive them.
-type CancelToken struct{ h *handle }
-
-// NewCancelToken makes a token (lake_cancel_token_new).
-func NewCancelToken() (*CancelToken, error) {
-	if err := Load(); err != nil {
-		return nil, err
-	}
-	p := C.lake_cancel_token_new()
-	return &CancelToken{h: newHandle("CancelToken", unsafe.Pointer(p), false, func(p unsafe.Pointer) error {
-		C.lake_cancel_token_free((*C.lake_cancel_token)(p))
-		return nil
-	})}, nil
-}
-
-// Cancel fires the token (lake_cancel_token_cancel).
-func (t *CancelToken) Cancel() error {
-	p, done, err := t.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	C.lake_cancel_token_cancel((*C.lake_cancel_token)(p))
-	runtime.KeepAlive(t)
-	return nil
-}
-
-// Cancelled reports whether the token fired (lake_cancel_token_is_cancelled).
-func (t *CancelToken) Cancelled() (bool, error) {
-	p, done, err := t.h.use()
-	if err != nil {
-		return false, err
-	}
-	defer done()
-	c := C.lake_cancel_token_is_cancelled((*C.lake_cancel_token)(p)) != 0
-	runtime.KeepAlive(t)
-	return c, nil
-}
-
-// Close frees the token after closing what borrows it
-// (lake_cancel_token_free).
-func (t *CancelToken) Close() error { return t.h.close() }
-
 // UploadOptions configure one upload, an INSERT's uploads or a writer
 // (lake_upload_options). One goroutine at a time. The progress and notice
 // functions are called on lake's threads; a panic in them is recovered and
@@ -114,13 +68,7 @@ func (o *UploadOptions) SetCancelToken(token *CancelToken) error {
 	}
 	defer done()
 	C.lake_upload_options_set_cancel_token((*C.lake_upload_options)(ptrs[1]), (*C.lake_cancel_token)(ptrs[0]))
-	token.h.family.Lock()
-	if token.h.kids == nil {
-		token.h.kids = map[*handle]struct{}{}
-	}
-	token.h.kids[o.h] = struct{}{}
-	token.h.family.Unlock()
-	o.h.parents = append(o.h.parents, token.h)
+	o.h.adopt(token.h)
 	o.token = token
 	runtime.KeepAlive(o)
 	return nil
