@@ -91,6 +91,19 @@ func (h *handle) adopt(parent *handle) {
 	h.parents = append(h.parents, parent)
 }
 
+// disown undoes adopt: h is no longer parent's child.
+func (h *handle) disown(parent *handle) {
+	parent.family.Lock()
+	delete(parent.kids, h)
+	parent.family.Unlock()
+	for i, p := range h.parents {
+		if p == parent {
+			h.parents = append(h.parents[:i], h.parents[i+1:]...)
+			break
+		}
+	}
+}
+
 // use enters a call: it locks the handle (shared or exclusive) and returns
 // its pointer and the unlock, or ErrClosed.
 func (h *handle) use() (unsafe.Pointer, func(), error) {

@@ -326,3 +326,20 @@ func TestH008_ClosingACancelTokenClosesTheOptionsAndWritersBorrowingIt(t *testin
 		t.Errorf("a writer without the token: %v", err)
 	}
 }
+
+// Options given a second token borrow only it: closing the first leaves
+// them open, closing the second closes them.
+func TestOptionsGivenASecondTokenAreClosedOnlyByIt(t *testing.T) {
+	first, err := NewCancelToken()
+	must(t, err)
+	second, err := NewCancelToken()
+	must(t, err)
+	opts := uploadOptions(t, first)
+	must(t, opts.SetCancelToken(second))
+	must(t, first.Close())
+	must(t, opts.SetContentType("video/mp4"))
+	must(t, second.Close())
+	if err := opts.SetContentType("video/mp4"); err != ErrClosed {
+		t.Fatalf("after the second token closed: %v", err)
+	}
+}

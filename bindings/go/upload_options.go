@@ -68,7 +68,12 @@ func (o *UploadOptions) SetCancelToken(token *CancelToken) error {
 	}
 	defer done()
 	C.lake_upload_options_set_cancel_token((*C.lake_upload_options)(ptrs[1]), (*C.lake_cancel_token)(ptrs[0]))
-	o.h.adopt(token.h)
+	if o.token != token {
+		if o.token != nil {
+			o.h.disown(o.token.h) // the options borrow only the token they were last given
+		}
+		o.h.adopt(token.h)
+	}
 	o.token = token
 	runtime.KeepAlive(o)
 	return nil
