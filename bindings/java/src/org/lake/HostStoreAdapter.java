@@ -15,6 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Java reference. Each callback catches every Throwable (recorded in
  * {@link #failure}, its message written for lake) and returns LAKE_IO; an
  * absent object is LAKE_NOT_FOUND (see {@link #guard}).
+ *
+ * <p>One {@link CallbackFailure} serves the whole stage, which threads use
+ * at once: when two calls run concurrently, a store's Throwable is thrown by
+ * whichever of them finishes first (lake fails the call that met it with
+ * LAKE_IO either way).
  */
 final class HostStoreAdapter {
     final CallbackFailure failure = new CallbackFailure();
