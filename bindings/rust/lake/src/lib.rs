@@ -26,6 +26,8 @@ pub mod error;
 mod handles;
 mod host;
 mod location;
+#[cfg(doctest)]
+mod misuse_tests;
 mod reader;
 mod source;
 mod stage;
