@@ -54,9 +54,20 @@ macro_rules! opaque {
     )*};
 }
 opaque!(
-    lake_error, lake_cancel_token, lake_location, lake_stage_options, lake_stage, lake_db,
-    lake_upload_options, lake_writer, lake_reader, lake_statement, lake_gc_options,
-    lake_event_log, lake_event_writer, lake_folded_item
+    lake_error,
+    lake_cancel_token,
+    lake_location,
+    lake_stage_options,
+    lake_stage,
+    lake_db,
+    lake_upload_options,
+    lake_writer,
+    lake_reader,
+    lake_statement,
+    lake_gc_options,
+    lake_event_log,
+    lake_event_writer,
+    lake_folded_item
 );
 
 pub type lake_progress_fn =
@@ -258,7 +269,8 @@ pub struct ArrowArray {
 pub struct ArrowArrayStream {
     pub get_schema:
         Option<unsafe extern "C" fn(*mut ArrowArrayStream, out: *mut ArrowSchema) -> c_int>,
-    pub get_next: Option<unsafe extern "C" fn(*mut ArrowArrayStream, out: *mut ArrowArray) -> c_int>,
+    pub get_next:
+        Option<unsafe extern "C" fn(*mut ArrowArrayStream, out: *mut ArrowArray) -> c_int>,
     pub get_last_error: Option<unsafe extern "C" fn(*mut ArrowArrayStream) -> *const c_char>,
     pub release: Option<unsafe extern "C" fn(*mut ArrowArrayStream)>,
     pub private_data: *mut c_void,
@@ -459,8 +471,20 @@ extern "C" {
     pub fn lake_cancel_token_cancel(token: *mut lake_cancel_token);
     pub fn lake_cancel_token_is_cancelled(token: *const lake_cancel_token) -> c_int;
     pub fn lake_cancel_token_free(token: *mut lake_cancel_token);
-    pub fn lake_location_from_json(json: *const c_char, len: usize, out: *mut *mut lake_location, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_location_new(uri: *const c_char, content_type: *const c_char, size_bytes: u64, sha256: *const c_char, out: *mut *mut lake_location, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_location_from_json(
+        json: *const c_char,
+        len: usize,
+        out: *mut *mut lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_location_new(
+        uri: *const c_char,
+        content_type: *const c_char,
+        size_bytes: u64,
+        sha256: *const c_char,
+        out: *mut *mut lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_location_json(loc: *const lake_location) -> *const c_char;
     pub fn lake_location_uri(loc: *const lake_location) -> *const c_char;
     pub fn lake_location_content_type(loc: *const lake_location) -> *const c_char;
@@ -468,137 +492,647 @@ extern "C" {
     pub fn lake_location_sha256(loc: *const lake_location) -> *const c_char;
     pub fn lake_location_free(loc: *mut lake_location);
     pub fn lake_stage_options_new() -> *mut lake_stage_options;
-    pub fn lake_stage_options_set_local_root(opts: *mut lake_stage_options, dir: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_tenant(opts: *mut lake_stage_options, tenant: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_s3(opts: *mut lake_stage_options, stage_uri: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_s3_endpoint(opts: *mut lake_stage_options, url: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_s3_region(opts: *mut lake_stage_options, region: *const c_char, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_stage_options_set_local_root(
+        opts: *mut lake_stage_options,
+        dir: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_tenant(
+        opts: *mut lake_stage_options,
+        tenant: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_s3(
+        opts: *mut lake_stage_options,
+        stage_uri: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_s3_endpoint(
+        opts: *mut lake_stage_options,
+        url: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_s3_region(
+        opts: *mut lake_stage_options,
+        region: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_stage_options_set_s3_path_style(opts: *mut lake_stage_options, path_style: c_int);
-    pub fn lake_stage_options_set_s3_concurrency(opts: *mut lake_stage_options, concurrency: u32, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_s3_part_size(opts: *mut lake_stage_options, bytes: u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_upload_checkpoint_dir(opts: *mut lake_stage_options, dir: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_s3_download_streams(opts: *mut lake_stage_options, streams: u32, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_s3_download_range_size(opts: *mut lake_stage_options, bytes: u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_descriptor(opts: *mut lake_stage_options, json: *const c_char, len: usize, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_host_store(opts: *mut lake_stage_options, store: *const lake_host_store, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_options_set_host_id(opts: *mut lake_stage_options, host_id: *const c_char, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_stage_options_set_s3_concurrency(
+        opts: *mut lake_stage_options,
+        concurrency: u32,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_s3_part_size(
+        opts: *mut lake_stage_options,
+        bytes: u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_upload_checkpoint_dir(
+        opts: *mut lake_stage_options,
+        dir: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_s3_download_streams(
+        opts: *mut lake_stage_options,
+        streams: u32,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_s3_download_range_size(
+        opts: *mut lake_stage_options,
+        bytes: u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_descriptor(
+        opts: *mut lake_stage_options,
+        json: *const c_char,
+        len: usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_host_store(
+        opts: *mut lake_stage_options,
+        store: *const lake_host_store,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_options_set_host_id(
+        opts: *mut lake_stage_options,
+        host_id: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_stage_options_free(opts: *mut lake_stage_options);
-    pub fn lake_stage_open(opts: *const lake_stage_options, out: *mut *mut lake_stage, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_stage_open(
+        opts: *const lake_stage_options,
+        out: *mut *mut lake_stage,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_stage_free(stage: *mut lake_stage);
     pub fn lake_stage_descriptor(stage: *const lake_stage) -> *const c_char;
-    pub fn lake_stage_presign(stage: *mut lake_stage, loc: *const lake_location, ttl_seconds: u32, url: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_stage_presign(
+        stage: *mut lake_stage,
+        loc: *const lake_location,
+        ttl_seconds: u32,
+        url: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_string_free(text: *mut c_char);
     pub fn lake_stage_io_backend(stage: *const lake_stage) -> *const c_char;
-    pub fn lake_stage_clean_staging(stage: *mut lake_stage, removed: *mut u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_list(stage: *mut lake_stage, emit: lake_list_fn, ctx: *mut c_void, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_delete(stage: *mut lake_stage, loc: *const lake_location, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_open(dir: *const c_char, stage_opts: *const lake_stage_options, out: *mut *mut lake_db, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_stage_clean_staging(
+        stage: *mut lake_stage,
+        removed: *mut u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_list(
+        stage: *mut lake_stage,
+        emit: lake_list_fn,
+        ctx: *mut c_void,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_delete(
+        stage: *mut lake_stage,
+        loc: *const lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_open(
+        dir: *const c_char,
+        stage_opts: *const lake_stage_options,
+        out: *mut *mut lake_db,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_db_stage(db: *mut lake_db) -> *mut lake_stage;
     pub fn lake_db_free(db: *mut lake_db);
-    pub fn lake_db_pin(db: *mut lake_db, loc: *const lake_location, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_unpin(db: *mut lake_db, loc: *const lake_location, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_db_pin(
+        db: *mut lake_db,
+        loc: *const lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_unpin(
+        db: *mut lake_db,
+        loc: *const lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_upload_options_new() -> *mut lake_upload_options;
-    pub fn lake_upload_options_set_content_type(opts: *mut lake_upload_options, content_type: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_upload_options_set_cancel_token(opts: *mut lake_upload_options, token: *mut lake_cancel_token);
-    pub fn lake_upload_options_set_progress(opts: *mut lake_upload_options, fn_: lake_progress_fn, ctx: *mut c_void);
-    pub fn lake_upload_options_set_notice(opts: *mut lake_upload_options, fn_: lake_notice_fn, ctx: *mut c_void);
+    pub fn lake_upload_options_set_content_type(
+        opts: *mut lake_upload_options,
+        content_type: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_upload_options_set_cancel_token(
+        opts: *mut lake_upload_options,
+        token: *mut lake_cancel_token,
+    );
+    pub fn lake_upload_options_set_progress(
+        opts: *mut lake_upload_options,
+        fn_: lake_progress_fn,
+        ctx: *mut c_void,
+    );
+    pub fn lake_upload_options_set_notice(
+        opts: *mut lake_upload_options,
+        fn_: lake_notice_fn,
+        ctx: *mut c_void,
+    );
     pub fn lake_upload_options_free(opts: *mut lake_upload_options);
-    pub fn lake_stage_upload_path(stage: *mut lake_stage, path: *const c_char, opts: *const lake_upload_options, out: *mut *mut lake_location, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_stage_upload_reader(stage: *mut lake_stage, read: lake_read_fn, ctx: *mut c_void, opts: *const lake_upload_options, out: *mut *mut lake_location, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_writer_open(stage: *mut lake_stage, opts: *const lake_upload_options, out: *mut *mut lake_writer, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_writer_write(writer: *mut lake_writer, buf: *const c_void, len: usize, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_writer_close(writer: *mut lake_writer, out: *mut *mut lake_location, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_stage_upload_path(
+        stage: *mut lake_stage,
+        path: *const c_char,
+        opts: *const lake_upload_options,
+        out: *mut *mut lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_stage_upload_reader(
+        stage: *mut lake_stage,
+        read: lake_read_fn,
+        ctx: *mut c_void,
+        opts: *const lake_upload_options,
+        out: *mut *mut lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_writer_open(
+        stage: *mut lake_stage,
+        opts: *const lake_upload_options,
+        out: *mut *mut lake_writer,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_writer_write(
+        writer: *mut lake_writer,
+        buf: *const c_void,
+        len: usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_writer_close(
+        writer: *mut lake_writer,
+        out: *mut *mut lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_writer_free(writer: *mut lake_writer);
-    pub fn lake_db_uploads_list(db: *mut lake_db, emit: lake_upload_info_fn, ctx: *mut c_void, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_uploads_resume(db: *mut lake_db, id: *const c_char, opts: *const lake_upload_options, out: *mut *mut lake_location, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_uploads_abort(db: *mut lake_db, id: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_reader_open(stage: *mut lake_stage, loc: *const lake_location, out: *mut *mut lake_reader, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_reader_open_range(stage: *mut lake_stage, loc: *const lake_location, start: u64, end: u64, out: *mut *mut lake_reader, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_reader_read(reader: *mut lake_reader, buf: *mut c_void, cap: usize, n: *mut usize, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_reader_read_view(reader: *mut lake_reader, data: *mut *const c_void, max_len: usize, n: *mut usize, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_db_uploads_list(
+        db: *mut lake_db,
+        emit: lake_upload_info_fn,
+        ctx: *mut c_void,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_uploads_resume(
+        db: *mut lake_db,
+        id: *const c_char,
+        opts: *const lake_upload_options,
+        out: *mut *mut lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_uploads_abort(
+        db: *mut lake_db,
+        id: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_reader_open(
+        stage: *mut lake_stage,
+        loc: *const lake_location,
+        out: *mut *mut lake_reader,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_reader_open_range(
+        stage: *mut lake_stage,
+        loc: *const lake_location,
+        start: u64,
+        end: u64,
+        out: *mut *mut lake_reader,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_reader_read(
+        reader: *mut lake_reader,
+        buf: *mut c_void,
+        cap: usize,
+        n: *mut usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_reader_read_view(
+        reader: *mut lake_reader,
+        data: *mut *const c_void,
+        max_len: usize,
+        n: *mut usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_reader_verified(reader: *const lake_reader) -> c_int;
     pub fn lake_reader_close(reader: *mut lake_reader, err: *mut *mut lake_error) -> lake_status;
     pub fn lake_reader_free(reader: *mut lake_reader);
-    pub fn lake_stage_read_ranges(stage: *mut lake_stage, ranges: *mut lake_range, count: usize, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_open_follower(dir: *const c_char, max_staleness_ms: u32, out: *mut *mut lake_db, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_stage_read_ranges(
+        stage: *mut lake_stage,
+        ranges: *mut lake_range,
+        count: usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_open_follower(
+        dir: *const c_char,
+        max_staleness_ms: u32,
+        out: *mut *mut lake_db,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_db_view_age_micros(db: *mut lake_db) -> i64;
-    pub fn lake_db_set_busy_timeout(db: *mut lake_db, busy_timeout_ms: u32, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_create(db: *mut lake_db, table: *const c_char, columns: *const *const c_char, column_count: usize, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_list(db: *mut lake_db, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_describe(db: *mut lake_db, table: *const c_char, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_versions(db: *mut lake_db, table: *const c_char, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_compact(db: *mut lake_db, table: *const c_char, version_out: *mut u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_drop(db: *mut lake_db, table: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_tag(db: *mut lake_db, table: *const c_char, tag: *const c_char, version: u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_untag(db: *mut lake_db, table: *const c_char, tag: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_table_expire(db: *mut lake_db, table: *const c_char, keep_last: u64, older_than_seconds: i64, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_prepare(db: *mut lake_db, sql: *const c_char, out: *mut *mut lake_statement, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_db_set_busy_timeout(
+        db: *mut lake_db,
+        busy_timeout_ms: u32,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_create(
+        db: *mut lake_db,
+        table: *const c_char,
+        columns: *const *const c_char,
+        column_count: usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_list(
+        db: *mut lake_db,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_describe(
+        db: *mut lake_db,
+        table: *const c_char,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_versions(
+        db: *mut lake_db,
+        table: *const c_char,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_compact(
+        db: *mut lake_db,
+        table: *const c_char,
+        version_out: *mut u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_drop(
+        db: *mut lake_db,
+        table: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_tag(
+        db: *mut lake_db,
+        table: *const c_char,
+        tag: *const c_char,
+        version: u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_untag(
+        db: *mut lake_db,
+        table: *const c_char,
+        tag: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_expire(
+        db: *mut lake_db,
+        table: *const c_char,
+        keep_last: u64,
+        older_than_seconds: i64,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_prepare(
+        db: *mut lake_db,
+        sql: *const c_char,
+        out: *mut *mut lake_statement,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_statement_parameter_count(stmt: *const lake_statement) -> usize;
-    pub fn lake_statement_bind_null(stmt: *mut lake_statement, index: usize, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_int64(stmt: *mut lake_statement, index: usize, value: i64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_float64(stmt: *mut lake_statement, index: usize, value: f64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_bool(stmt: *mut lake_statement, index: usize, value: c_int, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_utf8(stmt: *mut lake_statement, index: usize, text: *const c_char, len: usize, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_binary(stmt: *mut lake_statement, index: usize, bytes: *const c_void, len: usize, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_timestamp_micros(stmt: *mut lake_statement, index: usize, micros: i64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_text(stmt: *mut lake_statement, index: usize, text: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_file_path(stmt: *mut lake_statement, index: usize, path: *const c_char, content_type: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_file_reader(stmt: *mut lake_statement, index: usize, read: lake_read_fn, read_ctx: *mut c_void, content_type: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_bind_location(stmt: *mut lake_statement, index: usize, loc: *const lake_location, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_insert(stmt: *mut lake_statement, opts: *const lake_upload_options, version_out: *mut u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_query(stmt: *mut lake_statement, out: *mut ArrowArrayStream, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_execute(stmt: *mut lake_statement, version_out: *mut u64, rows_out: *mut u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_statement_changes(stmt: *const lake_statement, deleted_out: *mut u64, inserted_out: *mut u64);
+    pub fn lake_statement_bind_null(
+        stmt: *mut lake_statement,
+        index: usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_int64(
+        stmt: *mut lake_statement,
+        index: usize,
+        value: i64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_float64(
+        stmt: *mut lake_statement,
+        index: usize,
+        value: f64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_bool(
+        stmt: *mut lake_statement,
+        index: usize,
+        value: c_int,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_utf8(
+        stmt: *mut lake_statement,
+        index: usize,
+        text: *const c_char,
+        len: usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_binary(
+        stmt: *mut lake_statement,
+        index: usize,
+        bytes: *const c_void,
+        len: usize,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_timestamp_micros(
+        stmt: *mut lake_statement,
+        index: usize,
+        micros: i64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_text(
+        stmt: *mut lake_statement,
+        index: usize,
+        text: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_file_path(
+        stmt: *mut lake_statement,
+        index: usize,
+        path: *const c_char,
+        content_type: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_file_reader(
+        stmt: *mut lake_statement,
+        index: usize,
+        read: lake_read_fn,
+        read_ctx: *mut c_void,
+        content_type: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_bind_location(
+        stmt: *mut lake_statement,
+        index: usize,
+        loc: *const lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_insert(
+        stmt: *mut lake_statement,
+        opts: *const lake_upload_options,
+        version_out: *mut u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_query(
+        stmt: *mut lake_statement,
+        out: *mut ArrowArrayStream,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_execute(
+        stmt: *mut lake_statement,
+        version_out: *mut u64,
+        rows_out: *mut u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_statement_changes(
+        stmt: *const lake_statement,
+        deleted_out: *mut u64,
+        inserted_out: *mut u64,
+    );
     pub fn lake_statement_free(stmt: *mut lake_statement);
-    pub fn lake_location_from_arrow(schema: *const ArrowSchema, batch: *const ArrowArray, column: i64, row: i64, out: *mut *mut lake_location, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_pending_appends(db: *mut lake_db, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_recover(db: *mut lake_db, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_db_discard_append(db: *mut lake_db, operation_id: *const c_char, path_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_location_from_arrow(
+        schema: *const ArrowSchema,
+        batch: *const ArrowArray,
+        column: i64,
+        row: i64,
+        out: *mut *mut lake_location,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_pending_appends(
+        db: *mut lake_db,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_recover(
+        db: *mut lake_db,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_db_discard_append(
+        db: *mut lake_db,
+        operation_id: *const c_char,
+        path_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_gc_options_new() -> *mut lake_gc_options;
     pub fn lake_gc_options_set_cutoff_seconds(opts: *mut lake_gc_options, seconds: u64);
     pub fn lake_gc_options_set_allow_short_cutoff(opts: *mut lake_gc_options, allow: c_int);
-    pub fn lake_gc_options_set_memory_budget(opts: *mut lake_gc_options, bytes: u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_gc_options_set_temp_dir(opts: *mut lake_gc_options, dir: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_gc_options_set_progress(opts: *mut lake_gc_options, fn_: lake_gc_progress_fn, ctx: *mut c_void);
-    pub fn lake_gc_options_set_cancel_token(opts: *mut lake_gc_options, token: *mut lake_cancel_token);
+    pub fn lake_gc_options_set_memory_budget(
+        opts: *mut lake_gc_options,
+        bytes: u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_gc_options_set_temp_dir(
+        opts: *mut lake_gc_options,
+        dir: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_gc_options_set_progress(
+        opts: *mut lake_gc_options,
+        fn_: lake_gc_progress_fn,
+        ctx: *mut c_void,
+    );
+    pub fn lake_gc_options_set_cancel_token(
+        opts: *mut lake_gc_options,
+        token: *mut lake_cancel_token,
+    );
     pub fn lake_gc_options_set_max_deletes_per_second(opts: *mut lake_gc_options, per_second: u64);
     pub fn lake_gc_options_free(opts: *mut lake_gc_options);
-    pub fn lake_gc_plan(db: *mut lake_db, opts: *const lake_gc_options, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_gc_show(db: *mut lake_db, plan_id: *const c_char, emit: lake_gc_candidate_fn, ctx: *mut c_void, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_gc_status(db: *mut lake_db, plan_id: *const c_char, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_gc_apply(db: *mut lake_db, plan_id: *const c_char, opts: *const lake_gc_options, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_gc_verify(db: *mut lake_db, deep: c_int, opts: *const lake_gc_options, emit: lake_gc_problem_fn, ctx: *mut c_void, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_experiment_create(db: *mut lake_db, pipeline: *const c_char, experiment: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_experiment_delete(db: *mut lake_db, pipeline: *const c_char, experiment: *const c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_experiment_list(db: *mut lake_db, pipeline: *const c_char, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_experiment_describe(db: *mut lake_db, pipeline: *const c_char, experiment: *const c_char, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_experiment_compact(db: *mut lake_db, pipeline: *const c_char, experiment: *const c_char, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_log_open(db: *mut lake_db, pipeline: *const c_char, experiment: *const c_char, writable: c_int, out: *mut *mut lake_event_log, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_log_refresh(log: *mut lake_event_log, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_gc_plan(
+        db: *mut lake_db,
+        opts: *const lake_gc_options,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_gc_show(
+        db: *mut lake_db,
+        plan_id: *const c_char,
+        emit: lake_gc_candidate_fn,
+        ctx: *mut c_void,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_gc_status(
+        db: *mut lake_db,
+        plan_id: *const c_char,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_gc_apply(
+        db: *mut lake_db,
+        plan_id: *const c_char,
+        opts: *const lake_gc_options,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_gc_verify(
+        db: *mut lake_db,
+        deep: c_int,
+        opts: *const lake_gc_options,
+        emit: lake_gc_problem_fn,
+        ctx: *mut c_void,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_experiment_create(
+        db: *mut lake_db,
+        pipeline: *const c_char,
+        experiment: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_experiment_delete(
+        db: *mut lake_db,
+        pipeline: *const c_char,
+        experiment: *const c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_experiment_list(
+        db: *mut lake_db,
+        pipeline: *const c_char,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_experiment_describe(
+        db: *mut lake_db,
+        pipeline: *const c_char,
+        experiment: *const c_char,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_experiment_compact(
+        db: *mut lake_db,
+        pipeline: *const c_char,
+        experiment: *const c_char,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_log_open(
+        db: *mut lake_db,
+        pipeline: *const c_char,
+        experiment: *const c_char,
+        writable: c_int,
+        out: *mut *mut lake_event_log,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_log_refresh(
+        log: *mut lake_event_log,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_event_log_free(log: *mut lake_event_log);
-    pub fn lake_event_log_append_jsonl(log: *mut lake_event_log, jsonl: *const c_char, len: usize, appended_out: *mut u64, duplicates_out: *mut u64, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_open(log: *mut lake_event_log, item_id: *const c_char, writer_epoch: *const c_char, created_by: *const lake_step, out: *mut *mut lake_event_writer, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_resume(log: *mut lake_event_log, item_id: *const c_char, writer_epoch: *const c_char, out: *mut *mut lake_event_writer, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_step_started(w: *mut lake_event_writer, step: *const lake_step, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_step_completed(w: *mut lake_event_writer, step: *const lake_step, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_field_set(w: *mut lake_event_writer, field: *const c_char, value: *const lake_value, step: *const lake_step, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_field_append(w: *mut lake_event_writer, field: *const c_char, value: *const lake_value, step: *const lake_step, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_terminal(w: *mut lake_event_writer, filtered: c_int, step: *const lake_step, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_failed(w: *mut lake_event_writer, error_type: *const c_char, error_dump: *const c_char, traceback: *const c_char, step: *const lake_step, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_writer_commit(w: *mut lake_event_writer, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_event_log_append_jsonl(
+        log: *mut lake_event_log,
+        jsonl: *const c_char,
+        len: usize,
+        appended_out: *mut u64,
+        duplicates_out: *mut u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_open(
+        log: *mut lake_event_log,
+        item_id: *const c_char,
+        writer_epoch: *const c_char,
+        created_by: *const lake_step,
+        out: *mut *mut lake_event_writer,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_resume(
+        log: *mut lake_event_log,
+        item_id: *const c_char,
+        writer_epoch: *const c_char,
+        out: *mut *mut lake_event_writer,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_step_started(
+        w: *mut lake_event_writer,
+        step: *const lake_step,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_step_completed(
+        w: *mut lake_event_writer,
+        step: *const lake_step,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_field_set(
+        w: *mut lake_event_writer,
+        field: *const c_char,
+        value: *const lake_value,
+        step: *const lake_step,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_field_append(
+        w: *mut lake_event_writer,
+        field: *const c_char,
+        value: *const lake_value,
+        step: *const lake_step,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_terminal(
+        w: *mut lake_event_writer,
+        filtered: c_int,
+        step: *const lake_step,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_failed(
+        w: *mut lake_event_writer,
+        error_type: *const c_char,
+        error_dump: *const c_char,
+        traceback: *const c_char,
+        step: *const lake_step,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_writer_commit(
+        w: *mut lake_event_writer,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_event_writer_attempt(w: *const lake_event_writer) -> u32;
     pub fn lake_event_writer_free(w: *mut lake_event_writer);
-    pub fn lake_event_log_fold(log: *mut lake_event_log, item_id: *const c_char, out: *mut *mut lake_folded_item, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_event_log_fold(
+        log: *mut lake_event_log,
+        item_id: *const c_char,
+        out: *mut *mut lake_folded_item,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_folded_item_json(item: *const lake_folded_item) -> *const c_char;
     pub fn lake_folded_item_status(item: *const lake_folded_item) -> *const c_char;
     pub fn lake_folded_item_last_attempt(item: *const lake_folded_item) -> u32;
     pub fn lake_folded_item_next_item_seq(item: *const lake_folded_item) -> u64;
-    pub fn lake_folded_item_value_count(item: *const lake_folded_item, field: *const c_char) -> usize;
-    pub fn lake_folded_item_value(item: *const lake_folded_item, field: *const c_char, index: usize, out: *mut lake_value, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_folded_item_open_blob(log: *mut lake_event_log, item: *const lake_folded_item, field: *const c_char, index: usize, out: *mut *mut lake_reader, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_folded_item_value_count(
+        item: *const lake_folded_item,
+        field: *const c_char,
+    ) -> usize;
+    pub fn lake_folded_item_value(
+        item: *const lake_folded_item,
+        field: *const c_char,
+        index: usize,
+        out: *mut lake_value,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_folded_item_open_blob(
+        log: *mut lake_event_log,
+        item: *const lake_folded_item,
+        field: *const c_char,
+        index: usize,
+        out: *mut *mut lake_reader,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
     pub fn lake_folded_item_free(item: *mut lake_folded_item);
-    pub fn lake_event_log_tree(log: *mut lake_event_log, root_item_id: *const c_char, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_log_roots(log: *mut lake_event_log, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_log_failures(log: *mut lake_event_log, json_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
-    pub fn lake_event_log_events(log: *mut lake_event_log, root_item_id: *const c_char, jsonl_out: *mut *mut c_char, err: *mut *mut lake_error) -> lake_status;
+    pub fn lake_event_log_tree(
+        log: *mut lake_event_log,
+        root_item_id: *const c_char,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_log_roots(
+        log: *mut lake_event_log,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_log_failures(
+        log: *mut lake_event_log,
+        json_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_event_log_events(
+        log: *mut lake_event_log,
+        root_item_id: *const c_char,
+        jsonl_out: *mut *mut c_char,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
 }

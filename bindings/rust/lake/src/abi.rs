@@ -35,13 +35,16 @@ pub fn check() -> Result<()> {
                 library, ABI_VERSION
             ),
         )
-        .with_origin(Origin::AbiMismatch { binding: ABI_VERSION, library }))
+        .with_origin(Origin::AbiMismatch {
+            binding: ABI_VERSION,
+            library,
+        }))
     }
 }
 
 /// The library's release version ("0.1.0").
 pub fn version_string() -> String {
-    unsafe { crate::util::static_str(sys::lake_version_string()) }
+    unsafe { crate::c_strings::static_str(sys::lake_version_string()) }
 }
 
 /// Caps the memory lake uses for in-flight data buffers in this process.

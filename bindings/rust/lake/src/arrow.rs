@@ -56,12 +56,18 @@ impl ArrowStream {
             5 /* EIO */ => Status::Io,
             _ => Status::Internal,
         };
-        Error::new(status, format!("query stream failed (errno {}): {}", code, message))
+        Error::new(
+            status,
+            format!("query stream failed (errno {}): {}", code, message),
+        )
     }
 
     fn schema(&mut self) -> Result<Schema> {
         let mut schema = Schema(sys::ArrowSchema::empty());
-        let get = self.0.get_schema.ok_or_else(|| Error::new(Status::InvalidArgument, "released stream"))?;
+        let get = self
+            .0
+            .get_schema
+            .ok_or_else(|| Error::new(Status::InvalidArgument, "released stream"))?;
         let code = unsafe { get(&mut self.0, &mut schema.0) };
         if code != 0 {
             return Err(self.error(code));
@@ -71,12 +77,19 @@ impl ArrowStream {
 
     fn next_array(&mut self) -> Result<Option<Array>> {
         let mut array = Array(sys::ArrowArray::empty());
-        let get = self.0.get_next.ok_or_else(|| Error::new(Status::InvalidArgument, "released stream"))?;
+        let get = self
+            .0
+            .get_next
+            .ok_or_else(|| Error::new(Status::InvalidArgument, "released stream"))?;
         let code = unsafe { get(&mut self.0, &mut array.0) };
         if code != 0 {
             return Err(self.error(code));
         }
-        Ok(if array.0.release.is_none() { None } else { Some(array) })
+        Ok(if array.0.release.is_none() {
+            None
+        } else {
+            Some(array)
+        })
     }
 }
 
@@ -101,12 +114,12 @@ impl Schema {
     /// The top-level field names.
     pub fn names(&self) -> Vec<String> {
         (0..self.0.n_children as usize)
-            .map(|i| unsafe { crate::util::static_str(self.child(i).name) })
+            .map(|i| unsafe { crate::c_strings::static_str(self.child(i).name) })
             .collect()
     }
     /// The format string of field `i` ("u", "l", "+s", …).
     pub fn format(&self, i: usize) -> String {
-        unsafe { crate::util::static_str(self.child(i).format) }
+        unsafe { crate::c_strings::static_str(self.child(i).format) }
     }
 }
 
@@ -141,7 +154,11 @@ pub struct QueryResult<'db> {
 impl<'db> QueryResult<'db> {
     pub(crate) fn new(mut stream: ArrowStream) -> Result<QueryResult<'db>> {
         let schema = stream.schema()?;
-        Ok(QueryResult { stream, schema, _db: PhantomData })
+        Ok(QueryResult {
+            stream,
+            schema,
+            _db: PhantomData,
+        })
     }
 
     pub fn schema(&self) -> &Schema {
@@ -155,7 +172,10 @@ impl<'db> QueryResult<'db> {
     /// The next batch, or None at the end.
     pub fn next_batch(&mut self) -> Result<Option<Batch<'_>>> {
         let schema = &self.schema;
-        Ok(self.stream.next_array()?.map(|array| Batch { array, schema }))
+        Ok(self
+            .stream
+            .next_array()?
+            .map(|array| Batch { array, schema }))
     }
 
     /// Every remaining batch.
@@ -191,7 +211,11 @@ impl<'r> Batch<'r> {
     }
 
     fn column(&self, i: usize) -> &sys::ArrowArray {
-        assert!((i as i64) < self.array.0.n_children, "column {} out of range", i);
+        assert!(
+            (i as i64) < self.array.0.n_children,
+            "column {} out of range",
+            i
+        );
         unsafe { &**self.array.0.children.add(i) }
     }
 
@@ -207,7 +231,10 @@ impl<'r> Batch<'r> {
     /// A utf8 ("u") column's values; None for null.
     pub fn utf8(&self, i: usize) -> Result<Vec<Option<String>>> {
         if self.schema.format(i) != "u" {
-            return Err(Error::binding(Status::InvalidArgument, format!("column {} is no utf8 column", i)));
+            return Err(Error::binding(
+                Status::InvalidArgument,
+                format!("column {} is no utf8 column", i),
+            ));
         }
         let column = self.column(i);
         let offsets = unsafe { *column.buffers.add(1) } as *const i32;
@@ -218,7 +245,8 @@ impl<'r> Batch<'r> {
                     return None;
                 }
                 let at = column.offset as usize + row;
-                let (start, end) = unsafe { (*offsets.add(at) as usize, *offsets.add(at + 1) as usize) };
+                let (start, end) =
+                    unsafe { (*offsets.add(at) as usize, *offsets.add(at + 1) as usize) };
                 let bytes = unsafe { std::slice::from_raw_parts(data.add(start), end - start) };
                 Some(String::from_utf8_lossy(bytes).into_owned())
             })
@@ -228,7 +256,10 @@ impl<'r> Batch<'r> {
     /// An int64 ("l") column's values; None for null.
     pub fn int64(&self, i: usize) -> Result<Vec<Option<i64>>> {
         if self.schema.format(i) != "l" {
-            return Err(Error::binding(Status::InvalidArgument, format!("column {} is no int64 column", i)));
+            return Err(Error::binding(
+                Status::InvalidArgument,
+                format!("column {} is no int64 column", i),
+            ));
         }
         let column = self.column(i);
         let values = unsafe { *column.buffers.add(1) } as *const i64;
@@ -247,7 +278,14 @@ impl<'r> Batch<'r> {
     /// (NOT_FOUND for a null cell).
     pub fn location(&self, column: usize, row: usize) -> Result<Location> {
         Location::out(|out, err| unsafe {
-            sys::lake_location_from_arrow(self.schema.as_ptr(), &self.array.0, column as i64, row as i64, out, err)
+            sys::lake_location_from_arrow(
+                self.schema.as_ptr(),
+                &self.array.0,
+                column as i64,
+                row as i64,
+                out,
+                err,
+            )
         })
     }
 }

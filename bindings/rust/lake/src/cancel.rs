@@ -4,7 +4,7 @@
 use lake_sys as sys;
 
 use crate::error::Result;
-use crate::handles;
+use crate::handle_count as handles;
 
 pub struct CancelToken {
     ptr: *mut sys::lake_cancel_token,

@@ -7,13 +7,13 @@ use std::path::Path;
 
 use lake_sys as sys;
 
+use crate::arrow::QueryResult;
+use crate::c_strings::{cpath, cstring, take_string};
 use crate::error::{call, Result};
-use crate::handles;
+use crate::handle_count as handles;
 use crate::location::Location;
 use crate::stage::{Stage, StageOptions};
 use crate::statement::{Param, Statement};
-use crate::arrow::QueryResult;
-use crate::util::{cpath, cstring, take_string};
 
 pub struct Db {
     ptr: *mut sys::lake_db,
@@ -25,7 +25,9 @@ unsafe impl Send for Db {}
 unsafe impl Sync for Db {}
 
 /// Runs a call with a `char** json_out` and returns the string.
-pub(crate) fn json_call(f: impl FnOnce(*mut *mut std::os::raw::c_char, *mut *mut sys::lake_error) -> sys::lake_status) -> Result<String> {
+pub(crate) fn json_call(
+    f: impl FnOnce(*mut *mut std::os::raw::c_char, *mut *mut sys::lake_error) -> sys::lake_status,
+) -> Result<String> {
     let mut out = std::ptr::null_mut();
     call(|err| f(&mut out, err))?;
     Ok(unsafe { take_string(out) })
@@ -49,7 +51,9 @@ impl Db {
         let lent = host.as_ref().map(|h| h.lend());
         let mut out = std::ptr::null_mut();
         let opts = options.map_or(std::ptr::null(), |o| o.as_ptr());
-        if let Err(error) = call(|err| unsafe { sys::lake_db_open(dir.as_ptr(), opts, &mut out, err) }) {
+        if let Err(error) =
+            call(|err| unsafe { sys::lake_db_open(dir.as_ptr(), opts, &mut out, err) })
+        {
             if let (Some(h), Some(lent)) = (&host, lent) {
                 h.unlend(lent);
             }
@@ -69,7 +73,9 @@ impl Db {
         crate::abi::check()?;
         let dir = cpath(dir.as_ref())?;
         let mut out = std::ptr::null_mut();
-        call(|err| unsafe { sys::lake_db_open_follower(dir.as_ptr(), max_staleness_ms, &mut out, err) })?;
+        call(|err| unsafe {
+            sys::lake_db_open_follower(dir.as_ptr(), max_staleness_ms, &mut out, err)
+        })?;
         Ok(Db::adopt(out, None))
     }
 
@@ -97,9 +103,20 @@ impl Db {
     /// Creates table "ns.table" with columns "name:type".
     pub fn create_table(&self, table: &str, columns: &[&str]) -> Result<()> {
         let table = cstring(table)?;
-        let columns = columns.iter().map(|c| cstring(c)).collect::<Result<Vec<_>>>()?;
+        let columns = columns
+            .iter()
+            .map(|c| cstring(c))
+            .collect::<Result<Vec<_>>>()?;
         let pointers: Vec<_> = columns.iter().map(|c| c.as_ptr()).collect();
-        call(|err| unsafe { sys::lake_table_create(self.ptr, table.as_ptr(), pointers.as_ptr(), pointers.len(), err) })
+        call(|err| unsafe {
+            sys::lake_table_create(
+                self.ptr,
+                table.as_ptr(),
+                pointers.as_ptr(),
+                pointers.len(),
+                err,
+            )
+        })
     }
 
     /// The tables as JSON: `[{"name":"ns.t","table_id":1,"version":3,"columns":[…]},…]`.
@@ -110,19 +127,25 @@ impl Db {
     /// One table as JSON, with "total_rows", "fragments", "tags", ….
     pub fn describe_table(&self, table: &str) -> Result<String> {
         let table = cstring(table)?;
-        json_call(|out, err| unsafe { sys::lake_table_describe(self.ptr, table.as_ptr(), out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_table_describe(self.ptr, table.as_ptr(), out, err)
+        })
     }
 
     pub fn table_versions(&self, table: &str) -> Result<String> {
         let table = cstring(table)?;
-        json_call(|out, err| unsafe { sys::lake_table_versions(self.ptr, table.as_ptr(), out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_table_versions(self.ptr, table.as_ptr(), out, err)
+        })
     }
 
     /// Merges the current version's fragments; the new (or current) version.
     pub fn compact_table(&self, table: &str) -> Result<u64> {
         let table = cstring(table)?;
         let mut version = 0u64;
-        call(|err| unsafe { sys::lake_table_compact(self.ptr, table.as_ptr(), &mut version, err) })?;
+        call(|err| unsafe {
+            sys::lake_table_compact(self.ptr, table.as_ptr(), &mut version, err)
+        })?;
         Ok(version)
     }
 
@@ -133,7 +156,9 @@ impl Db {
 
     pub fn tag_table(&self, table: &str, tag: &str, version: u64) -> Result<()> {
         let (table, tag) = (cstring(table)?, cstring(tag)?);
-        call(|err| unsafe { sys::lake_table_tag(self.ptr, table.as_ptr(), tag.as_ptr(), version, err) })
+        call(|err| unsafe {
+            sys::lake_table_tag(self.ptr, table.as_ptr(), tag.as_ptr(), version, err)
+        })
     }
 
     pub fn untag_table(&self, table: &str, tag: &str) -> Result<()> {
@@ -142,10 +167,17 @@ impl Db {
     }
 
     /// Retires old versions; `{"retired":[…],"current_version":N}`.
-    pub fn expire_table(&self, table: &str, keep_last: u64, older_than_seconds: Option<u64>) -> Result<String> {
+    pub fn expire_table(
+        &self,
+        table: &str,
+        keep_last: u64,
+        older_than_seconds: Option<u64>,
+    ) -> Result<String> {
         let table = cstring(table)?;
         let older = older_than_seconds.map_or(-1, |s| s as i64);
-        json_call(|out, err| unsafe { sys::lake_table_expire(self.ptr, table.as_ptr(), keep_last, older, out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_table_expire(self.ptr, table.as_ptr(), keep_last, older, out, err)
+        })
     }
 
     /// Prepares a statement of lake's SQL subset.
@@ -200,7 +232,9 @@ impl Db {
     /// Moves a pending append aside for good; the path it was moved to.
     pub fn discard_append(&self, operation_id: &str) -> Result<String> {
         let id = cstring(operation_id)?;
-        json_call(|out, err| unsafe { sys::lake_db_discard_append(self.ptr, id.as_ptr(), out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_db_discard_append(self.ptr, id.as_ptr(), out, err)
+        })
     }
 }
 

@@ -51,7 +51,7 @@ impl Status {
 
     /// lake's constant name ("LAKE_INTEGRITY", from `lake_status_name`).
     pub fn name(self) -> String {
-        unsafe { crate::util::static_str(sys::lake_status_name(self.code())) }
+        unsafe { crate::c_strings::static_str(sys::lake_status_name(self.code())) }
     }
 }
 
@@ -94,7 +94,7 @@ impl IntegrityKind {
 
     /// lake's name ("DigestMismatch", from `lake_integrity_kind_name`).
     pub fn name(self) -> String {
-        unsafe { crate::util::static_str(sys::lake_integrity_kind_name(self.code())) }
+        unsafe { crate::c_strings::static_str(sys::lake_integrity_kind_name(self.code())) }
     }
 }
 
@@ -144,7 +144,7 @@ impl Error {
         let error = Error {
             status: Status::from_code(code),
             code,
-            message: crate::util::static_str(sys::lake_error_message(err)),
+            message: crate::c_strings::static_str(sys::lake_error_message(err)),
             integrity_kind: IntegrityKind::from_code(sys::lake_error_integrity_kind(err)),
             expected: sys::lake_error_expected(err),
             observed: sys::lake_error_observed(err),
@@ -184,7 +184,10 @@ impl Error {
     }
 
     pub(crate) fn binding(status: Status, message: impl Into<String>) -> Error {
-        Error { origin: Origin::Binding, ..Error::new(status, message) }
+        Error {
+            origin: Origin::Binding,
+            ..Error::new(status, message)
+        }
     }
 
     pub(crate) fn with_origin(mut self, origin: Origin) -> Error {
@@ -265,7 +268,9 @@ impl From<Error> for std::io::Error {
 
 /// The lake error inside an `std::io::Error` that a reader or writer returned.
 pub fn from_io(error: &std::io::Error) -> Option<&Error> {
-    error.get_ref().and_then(|inner| inner.downcast_ref::<Error>())
+    error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<Error>())
 }
 
 /// Turns a status and its out-error into a Result.

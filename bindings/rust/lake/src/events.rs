@@ -8,11 +8,11 @@ use std::os::raw::{c_char, c_int};
 
 use lake_sys as sys;
 
+use crate::c_strings::{cstring, optional_cstring, ptr_or_null, static_str};
 use crate::db::{json_call, Db};
 use crate::error::{call, Result};
-use crate::handles;
+use crate::handle_count as handles;
 use crate::reader::Reader;
-use crate::util::{cstring, optional_cstring, ptr_or_null, static_str};
 
 /// A step's provenance. `None` strings are empty; `index` None is none.
 #[derive(Debug, Clone, Default)]
@@ -46,7 +46,10 @@ impl RawStep {
             enclosing_step: ptr_or_null(&strings[2]),
             selector_step: ptr_or_null(&strings[3]),
         };
-        Ok(RawStep { _strings: strings, raw })
+        Ok(RawStep {
+            _strings: strings,
+            raw,
+        })
     }
 }
 
@@ -72,14 +75,30 @@ pub enum FieldValue<'a> {
 
 impl FieldValue<'_> {
     fn raw(&self) -> sys::lake_value {
-        let mut value = sys::lake_value { kind: 0, i64: 0, f64: 0.0, boolean: 0, bytes: std::ptr::null(), len: 0 };
+        let mut value = sys::lake_value {
+            kind: 0,
+            i64: 0,
+            f64: 0.0,
+            boolean: 0,
+            bytes: std::ptr::null(),
+            len: 0,
+        };
         match *self {
             FieldValue::Int(v) => (value.kind, value.i64) = (sys::LAKE_VALUE_INT, v),
             FieldValue::Float(v) => (value.kind, value.f64) = (sys::LAKE_VALUE_FLOAT, v),
             FieldValue::Bool(v) => (value.kind, value.boolean) = (sys::LAKE_VALUE_BOOL, v as c_int),
-            FieldValue::Str(v) => (value.kind, value.bytes, value.len) = (sys::LAKE_VALUE_STR, v.as_ptr() as *const _, v.len()),
-            FieldValue::Json(v) => (value.kind, value.bytes, value.len) = (sys::LAKE_VALUE_JSON, v.as_ptr() as *const _, v.len()),
-            FieldValue::Blob(v) => (value.kind, value.bytes, value.len) = (sys::LAKE_VALUE_BLOB, v.as_ptr() as *const _, v.len()),
+            FieldValue::Str(v) => {
+                (value.kind, value.bytes, value.len) =
+                    (sys::LAKE_VALUE_STR, v.as_ptr() as *const _, v.len())
+            }
+            FieldValue::Json(v) => {
+                (value.kind, value.bytes, value.len) =
+                    (sys::LAKE_VALUE_JSON, v.as_ptr() as *const _, v.len())
+            }
+            FieldValue::Blob(v) => {
+                (value.kind, value.bytes, value.len) =
+                    (sys::LAKE_VALUE_BLOB, v.as_ptr() as *const _, v.len())
+            }
         }
         value
     }
@@ -102,33 +121,60 @@ pub enum Value {
 impl Db {
     pub fn create_experiment(&self, pipeline: &str, experiment: &str) -> Result<()> {
         let (p, e) = (cstring(pipeline)?, cstring(experiment)?);
-        call(|err| unsafe { sys::lake_experiment_create(self.as_ptr(), p.as_ptr(), e.as_ptr(), err) })
+        call(|err| unsafe {
+            sys::lake_experiment_create(self.as_ptr(), p.as_ptr(), e.as_ptr(), err)
+        })
     }
     pub fn delete_experiment(&self, pipeline: &str, experiment: &str) -> Result<()> {
         let (p, e) = (cstring(pipeline)?, cstring(experiment)?);
-        call(|err| unsafe { sys::lake_experiment_delete(self.as_ptr(), p.as_ptr(), e.as_ptr(), err) })
+        call(|err| unsafe {
+            sys::lake_experiment_delete(self.as_ptr(), p.as_ptr(), e.as_ptr(), err)
+        })
     }
     /// The experiments (of one pipeline, or all) as JSON.
     pub fn experiments(&self, pipeline: Option<&str>) -> Result<String> {
         let p = optional_cstring(pipeline)?;
-        json_call(|out, err| unsafe { sys::lake_experiment_list(self.as_ptr(), ptr_or_null(&p), out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_experiment_list(self.as_ptr(), ptr_or_null(&p), out, err)
+        })
     }
     pub fn describe_experiment(&self, pipeline: &str, experiment: &str) -> Result<String> {
         let (p, e) = (cstring(pipeline)?, cstring(experiment)?);
-        json_call(|out, err| unsafe { sys::lake_experiment_describe(self.as_ptr(), p.as_ptr(), e.as_ptr(), out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_experiment_describe(self.as_ptr(), p.as_ptr(), e.as_ptr(), out, err)
+        })
     }
     pub fn compact_experiment(&self, pipeline: &str, experiment: &str) -> Result<String> {
         let (p, e) = (cstring(pipeline)?, cstring(experiment)?);
-        json_call(|out, err| unsafe { sys::lake_experiment_compact(self.as_ptr(), p.as_ptr(), e.as_ptr(), out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_experiment_compact(self.as_ptr(), p.as_ptr(), e.as_ptr(), out, err)
+        })
     }
 
     /// Opens an experiment's event log (`writable`: with a shard of its own).
-    pub fn event_log(&self, pipeline: &str, experiment: &str, writable: bool) -> Result<EventLog<'_>> {
+    pub fn event_log(
+        &self,
+        pipeline: &str,
+        experiment: &str,
+        writable: bool,
+    ) -> Result<EventLog<'_>> {
         let (p, e) = (cstring(pipeline)?, cstring(experiment)?);
         let mut out = std::ptr::null_mut();
-        call(|err| unsafe { sys::lake_event_log_open(self.as_ptr(), p.as_ptr(), e.as_ptr(), writable as c_int, &mut out, err) })?;
+        call(|err| unsafe {
+            sys::lake_event_log_open(
+                self.as_ptr(),
+                p.as_ptr(),
+                e.as_ptr(),
+                writable as c_int,
+                &mut out,
+                err,
+            )
+        })?;
         handles::opened();
-        Ok(EventLog { ptr: out, _db: PhantomData })
+        Ok(EventLog {
+            ptr: out,
+            _db: PhantomData,
+        })
     }
 }
 
@@ -150,16 +196,29 @@ impl<'db> EventLog<'db> {
     pub fn append_jsonl(&self, jsonl: &str) -> Result<(u64, u64)> {
         let (mut appended, mut duplicates) = (0u64, 0u64);
         call(|err| unsafe {
-            sys::lake_event_log_append_jsonl(self.ptr, jsonl.as_ptr() as *const c_char, jsonl.len(), &mut appended, &mut duplicates, err)
+            sys::lake_event_log_append_jsonl(
+                self.ptr,
+                jsonl.as_ptr() as *const c_char,
+                jsonl.len(),
+                &mut appended,
+                &mut duplicates,
+                err,
+            )
         })?;
         Ok((appended, duplicates))
     }
 
-    fn adopt_writer(&self, f: impl FnOnce(*mut *mut sys::lake_event_writer, *mut *mut sys::lake_error) -> sys::lake_status) -> Result<EventWriter<'_>> {
+    fn adopt_writer(
+        &self,
+        f: impl FnOnce(*mut *mut sys::lake_event_writer, *mut *mut sys::lake_error) -> sys::lake_status,
+    ) -> Result<EventWriter<'_>> {
         let mut out = std::ptr::null_mut();
         call(|err| f(&mut out, err))?;
         handles::opened();
-        Ok(EventWriter { ptr: out, _log: PhantomData })
+        Ok(EventWriter {
+            ptr: out,
+            _log: PhantomData,
+        })
     }
 
     /// A writer of a new root item.
@@ -168,15 +227,35 @@ impl<'db> EventLog<'db> {
     }
 
     /// A writer of a new item created by fan-out step `created_by`.
-    pub fn writer_created_by(&self, item_id: &str, writer_epoch: &str, created_by: Option<&Step>) -> Result<EventWriter<'_>> {
-        let (item, epoch, step) = (cstring(item_id)?, cstring(writer_epoch)?, raw_step(created_by)?);
-        self.adopt_writer(|out, err| unsafe { sys::lake_event_writer_open(self.ptr, item.as_ptr(), epoch.as_ptr(), step_ptr(&step), out, err) })
+    pub fn writer_created_by(
+        &self,
+        item_id: &str,
+        writer_epoch: &str,
+        created_by: Option<&Step>,
+    ) -> Result<EventWriter<'_>> {
+        let (item, epoch, step) = (
+            cstring(item_id)?,
+            cstring(writer_epoch)?,
+            raw_step(created_by)?,
+        );
+        self.adopt_writer(|out, err| unsafe {
+            sys::lake_event_writer_open(
+                self.ptr,
+                item.as_ptr(),
+                epoch.as_ptr(),
+                step_ptr(&step),
+                out,
+                err,
+            )
+        })
     }
 
     /// A writer of an existing item, in a new attempt.
     pub fn resume(&self, item_id: &str, writer_epoch: &str) -> Result<EventWriter<'_>> {
         let (item, epoch) = (cstring(item_id)?, cstring(writer_epoch)?);
-        self.adopt_writer(|out, err| unsafe { sys::lake_event_writer_resume(self.ptr, item.as_ptr(), epoch.as_ptr(), out, err) })
+        self.adopt_writer(|out, err| unsafe {
+            sys::lake_event_writer_resume(self.ptr, item.as_ptr(), epoch.as_ptr(), out, err)
+        })
     }
 
     /// The item folded from its events; None when it has no ITEM_CREATED.
@@ -188,7 +267,10 @@ impl<'db> EventLog<'db> {
             return Ok(None);
         }
         handles::opened();
-        Ok(Some(FoldedItem { ptr: out, log: self }))
+        Ok(Some(FoldedItem {
+            ptr: out,
+            log: self,
+        }))
     }
 
     /// `{"root":NODE|null,"orphans":[…]}` of a root item.
@@ -205,7 +287,9 @@ impl<'db> EventLog<'db> {
     /// The raw events of a root and its descendants, JSONL.
     pub fn events(&self, root_item_id: &str) -> Result<String> {
         let root = cstring(root_item_id)?;
-        json_call(|out, err| unsafe { sys::lake_event_log_events(self.ptr, root.as_ptr(), out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_event_log_events(self.ptr, root.as_ptr(), out, err)
+        })
     }
 
     /// Frees the log now (as dropping it does).
@@ -243,12 +327,22 @@ impl EventWriter<'_> {
     }
     pub fn set_at(&mut self, field: &str, value: FieldValue, step: Option<&Step>) -> Result<()> {
         let (field, step, value) = (cstring(field)?, raw_step(step)?, value.raw());
-        call(|err| unsafe { sys::lake_event_writer_field_set(self.ptr, field.as_ptr(), &value, step_ptr(&step), err) })
+        call(|err| unsafe {
+            sys::lake_event_writer_field_set(self.ptr, field.as_ptr(), &value, step_ptr(&step), err)
+        })
     }
     /// FIELD_APPEND (accumulates).
     pub fn append(&mut self, field: &str, value: FieldValue, step: Option<&Step>) -> Result<()> {
         let (field, step, value) = (cstring(field)?, raw_step(step)?, value.raw());
-        call(|err| unsafe { sys::lake_event_writer_field_append(self.ptr, field.as_ptr(), &value, step_ptr(&step), err) })
+        call(|err| unsafe {
+            sys::lake_event_writer_field_append(
+                self.ptr,
+                field.as_ptr(),
+                &value,
+                step_ptr(&step),
+                err,
+            )
+        })
     }
     /// TERMINAL: completed, or filtered.
     pub fn terminal(&mut self, filtered: bool) -> Result<()> {
@@ -256,11 +350,33 @@ impl EventWriter<'_> {
     }
     pub fn terminal_at(&mut self, filtered: bool, step: Option<&Step>) -> Result<()> {
         let step = raw_step(step)?;
-        call(|err| unsafe { sys::lake_event_writer_terminal(self.ptr, filtered as c_int, step_ptr(&step), err) })
+        call(|err| unsafe {
+            sys::lake_event_writer_terminal(self.ptr, filtered as c_int, step_ptr(&step), err)
+        })
     }
-    pub fn failed(&mut self, error_type: &str, error_dump: &str, traceback: &str, step: Option<&Step>) -> Result<()> {
-        let (t, d, tb, step) = (cstring(error_type)?, cstring(error_dump)?, cstring(traceback)?, raw_step(step)?);
-        call(|err| unsafe { sys::lake_event_writer_failed(self.ptr, t.as_ptr(), d.as_ptr(), tb.as_ptr(), step_ptr(&step), err) })
+    pub fn failed(
+        &mut self,
+        error_type: &str,
+        error_dump: &str,
+        traceback: &str,
+        step: Option<&Step>,
+    ) -> Result<()> {
+        let (t, d, tb, step) = (
+            cstring(error_type)?,
+            cstring(error_dump)?,
+            cstring(traceback)?,
+            raw_step(step)?,
+        );
+        call(|err| unsafe {
+            sys::lake_event_writer_failed(
+                self.ptr,
+                t.as_ptr(),
+                d.as_ptr(),
+                tb.as_ptr(),
+                step_ptr(&step),
+                err,
+            )
+        })
     }
     /// Appends the pending batch atomically (kept for a retry on failure).
     pub fn commit(&mut self) -> Result<()> {
@@ -315,8 +431,17 @@ impl<'log> FoldedItem<'log> {
     /// Value `index` of `field` (NOT_FOUND when absent).
     pub fn value(&self, field: &str, index: usize) -> Result<Value> {
         let field = cstring(field)?;
-        let mut raw = sys::lake_value { kind: 0, i64: 0, f64: 0.0, boolean: 0, bytes: std::ptr::null(), len: 0 };
-        call(|err| unsafe { sys::lake_folded_item_value(self.ptr, field.as_ptr(), index, &mut raw, err) })?;
+        let mut raw = sys::lake_value {
+            kind: 0,
+            i64: 0,
+            f64: 0.0,
+            boolean: 0,
+            bytes: std::ptr::null(),
+            len: 0,
+        };
+        call(|err| unsafe {
+            sys::lake_folded_item_value(self.ptr, field.as_ptr(), index, &mut raw, err)
+        })?;
         let bytes = || -> Vec<u8> {
             if raw.bytes.is_null() {
                 Vec::new()
@@ -338,7 +463,9 @@ impl<'log> FoldedItem<'log> {
     /// offloaded); it borrows the log.
     pub fn open_blob(&self, field: &str, index: usize) -> Result<Reader<'log>> {
         let field = cstring(field)?;
-        Reader::open(|out, err| unsafe { sys::lake_folded_item_open_blob(self.log.ptr, self.ptr, field.as_ptr(), index, out, err) })
+        Reader::open(|out, err| unsafe {
+            sys::lake_folded_item_open_blob(self.log.ptr, self.ptr, field.as_ptr(), index, out, err)
+        })
     }
     /// Frees the item now (as dropping it does).
     pub fn close(self) {}

@@ -5,12 +5,12 @@ use std::os::raw::{c_char, c_int, c_void};
 
 use lake_sys as sys;
 
-use crate::callback::PanicSlot;
+use crate::c_strings::{cpath, cstring, optional_cstring, ptr_or_null, static_str, take_string};
 use crate::cancel::CancelToken;
 use crate::db::{json_call, Db};
 use crate::error::{call, Result};
-use crate::handles;
-use crate::util::{cpath, cstring, optional_cstring, ptr_or_null, static_str, take_string};
+use crate::handle_count as handles;
+use crate::panic_slot::{Collected, PanicSlot};
 
 type ProgressFn<'t> = Box<dyn FnMut(&str, u64, u64) + Send + 't>;
 
@@ -33,7 +33,11 @@ impl<'t> GcOptions<'t> {
         crate::abi::check()?;
         let ptr = unsafe { sys::lake_gc_options_new() };
         handles::opened();
-        Ok(GcOptions { ptr, progress: None, _token: std::marker::PhantomData })
+        Ok(GcOptions {
+            ptr,
+            progress: None,
+            _token: std::marker::PhantomData,
+        })
     }
     /// Objects modified less than `seconds` before the listing are kept.
     pub fn cutoff_seconds(self, seconds: u64) -> Self {
@@ -56,7 +60,10 @@ impl<'t> GcOptions<'t> {
     }
     /// `progress(phase, done, total)`; a panic becomes the call's error.
     pub fn progress(mut self, progress: impl FnMut(&str, u64, u64) + Send + 't) -> Self {
-        let boxed = Box::new(Progress { f: std::sync::Mutex::new(Box::new(progress)), panics: PanicSlot::default() });
+        let boxed = Box::new(Progress {
+            f: std::sync::Mutex::new(Box::new(progress)),
+            panics: PanicSlot::default(),
+        });
         let ctx = &*boxed as *const Progress<'t> as *mut c_void;
         self.progress = Some(boxed);
         unsafe { sys::lake_gc_options_set_progress(self.ptr, Some(progress_trampoline), ctx) };
@@ -80,10 +87,17 @@ impl<'t> GcOptions<'t> {
     pub fn close(self) {}
 }
 
-unsafe extern "C" fn progress_trampoline(ctx: *mut c_void, phase: *const c_char, done: u64, total: u64) {
+unsafe extern "C" fn progress_trampoline(
+    ctx: *mut c_void,
+    phase: *const c_char,
+    done: u64,
+    total: u64,
+) {
     let progress = &*(ctx as *const Progress);
     let phase = static_str(phase);
-    progress.panics.guard((), || (progress.f.lock().unwrap_or_else(|e| e.into_inner()))(&phase, done, total))
+    progress.panics.guard((), || {
+        (progress.f.lock().unwrap_or_else(|e| e.into_inner()))(&phase, done, total)
+    })
 }
 
 impl Drop for GcOptions<'_> {
@@ -128,84 +142,101 @@ pub struct GcProblem {
     pub more_referrers: u64,
 }
 
-unsafe extern "C" fn candidate_trampoline(ctx: *mut c_void, c: *const sys::lake_gc_candidate) -> c_int {
-    let (list, slot) = &mut *(ctx as *mut (&mut Vec<GcCandidate>, &PanicSlot));
+unsafe extern "C" fn candidate_trampoline(
+    ctx: *mut c_void,
+    c: *const sys::lake_gc_candidate,
+) -> c_int {
     let c = &*c;
-    slot.guard(1, || {
-        list.push(GcCandidate {
-            uri: static_str(c.uri),
-            kind: static_str(c.kind),
-            size_bytes: c.size_bytes,
-            modified_unix_micros: c.modified_unix_micros,
-            tenant: static_str(c.tenant),
-        });
-        0
+    Collected::push(ctx, || GcCandidate {
+        uri: static_str(c.uri),
+        kind: static_str(c.kind),
+        size_bytes: c.size_bytes,
+        modified_unix_micros: c.modified_unix_micros,
+        tenant: static_str(c.tenant),
     })
 }
 
 unsafe extern "C" fn problem_trampoline(ctx: *mut c_void, p: *const sys::lake_gc_problem) -> c_int {
-    let (list, slot) = &mut *(ctx as *mut (&mut Vec<GcProblem>, &PanicSlot));
     let p = &*p;
-    slot.guard(1, || {
-        let referrers = (0..p.referrer_count).map(|i| static_str(*p.referrers.add(i))).collect();
-        list.push(GcProblem {
-            uri: static_str(p.uri),
-            problem: static_str(p.problem),
-            expected_size: p.expected_size,
-            observed_size: p.observed_size,
-            message: static_str(p.message),
-            referrers,
-            more_referrers: p.more_referrers,
-        });
-        0
+    Collected::push(ctx, || GcProblem {
+        uri: static_str(p.uri),
+        problem: static_str(p.problem),
+        expected_size: p.expected_size,
+        observed_size: p.observed_size,
+        message: static_str(p.message),
+        referrers: (0..p.referrer_count)
+            .map(|i| static_str(*p.referrers.add(i)))
+            .collect(),
+        more_referrers: p.more_referrers,
     })
 }
 
 impl Db {
     /// Writes a GC plan and returns its summary (JSON); deletes nothing.
     pub fn gc_plan(&self, options: Option<&GcOptions>) -> Result<String> {
-        let result = json_call(|out, err| unsafe { sys::lake_gc_plan(self.as_ptr(), opts_ptr(options), out, err) });
+        let result = json_call(|out, err| unsafe {
+            sys::lake_gc_plan(self.as_ptr(), opts_ptr(options), out, err)
+        });
         finish(options, result)
     }
 
     /// Every candidate of a plan and its status (JSON).
     pub fn gc_show(&self, plan_id: &str) -> Result<(Vec<GcCandidate>, String)> {
         let id = cstring(plan_id)?;
-        let mut list = Vec::new();
-        let slot = PanicSlot::default();
-        let mut context = (&mut list, &slot);
-        let ctx = &mut context as *mut _ as *mut c_void;
-        let json = json_call(|out, err| unsafe { sys::lake_gc_show(self.as_ptr(), id.as_ptr(), Some(candidate_trampoline), ctx, out, err) });
-        let json = slot.finish(json)?;
-        Ok((list, json))
+        let mut candidates = Collected::new();
+        let ctx = candidates.ctx();
+        let json = json_call(|out, err| unsafe {
+            sys::lake_gc_show(
+                self.as_ptr(),
+                id.as_ptr(),
+                Some(candidate_trampoline),
+                ctx,
+                out,
+                err,
+            )
+        });
+        candidates.finish(json)
     }
 
     /// The kept plans (None) or one plan, as a JSON array.
     pub fn gc_status(&self, plan_id: Option<&str>) -> Result<String> {
         let id = optional_cstring(plan_id)?;
-        json_call(|out, err| unsafe { sys::lake_gc_status(self.as_ptr(), ptr_or_null(&id), out, err) })
+        json_call(|out, err| unsafe {
+            sys::lake_gc_status(self.as_ptr(), ptr_or_null(&id), out, err)
+        })
     }
 
     /// Deletes a plan's candidates; the final status entry (JSON).
     pub fn gc_apply(&self, plan_id: &str, options: Option<&GcOptions>) -> Result<String> {
         let id = cstring(plan_id)?;
-        let result = json_call(|out, err| unsafe { sys::lake_gc_apply(self.as_ptr(), id.as_ptr(), opts_ptr(options), out, err) });
+        let result = json_call(|out, err| unsafe {
+            sys::lake_gc_apply(self.as_ptr(), id.as_ptr(), opts_ptr(options), out, err)
+        });
         finish(options, result)
     }
 
     /// Scrubs the root (`deep`: every object read and verified): the
     /// problems found and the summary (JSON).
-    pub fn gc_verify(&self, deep: bool, options: Option<&GcOptions>) -> Result<(Vec<GcProblem>, String)> {
-        let mut list = Vec::new();
-        let slot = PanicSlot::default();
-        let mut context = (&mut list, &slot);
-        let ctx = &mut context as *mut _ as *mut c_void;
+    pub fn gc_verify(
+        &self,
+        deep: bool,
+        options: Option<&GcOptions>,
+    ) -> Result<(Vec<GcProblem>, String)> {
+        let mut problems = Collected::new();
+        let ctx = problems.ctx();
         let mut out: *mut c_char = std::ptr::null_mut();
         let result = call(|err| unsafe {
-            sys::lake_gc_verify(self.as_ptr(), deep as c_int, opts_ptr(options), Some(problem_trampoline), ctx, &mut out, err)
+            sys::lake_gc_verify(
+                self.as_ptr(),
+                deep as c_int,
+                opts_ptr(options),
+                Some(problem_trampoline),
+                ctx,
+                &mut out,
+                err,
+            )
         })
         .map(|_| unsafe { take_string(out) });
-        let json = finish(options, slot.finish(result))?;
-        Ok((list, json))
+        finish(options, problems.finish(result))
     }
 }

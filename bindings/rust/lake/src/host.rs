@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use lake_sys as sys;
 
-use crate::callback::PanicSlot;
+use crate::c_strings::{cstring, static_str};
 use crate::error::Result;
+use crate::panic_slot::PanicSlot;
 use crate::stage::ListEntry;
-use crate::util::{cstring, static_str};
 
 /// The callbacks of a host store. Errors are returned as `io::Error` (their
 /// text becomes lake's message); a panic becomes the error of the stage call
@@ -44,9 +44,15 @@ pub(crate) struct HostContext {
 pub(crate) struct Lent(());
 
 impl HostContext {
-    pub(crate) fn new(store: Box<dyn HostStore>) -> Result<(Arc<HostContext>, sys::lake_host_store)> {
+    pub(crate) fn new(
+        store: Box<dyn HostStore>,
+    ) -> Result<(Arc<HostContext>, sys::lake_host_store)> {
         let root_uri = cstring(&store.root_uri())?;
-        let context = Arc::new(HostContext { store, root_uri, panics: PanicSlot::default() });
+        let context = Arc::new(HostContext {
+            store,
+            root_uri,
+            panics: PanicSlot::default(),
+        });
         let table = sys::lake_host_store {
             version: sys::LAKE_HOST_STORE_VERSION,
             ctx: Arc::as_ptr(&context) as *mut c_void,
@@ -91,7 +97,12 @@ unsafe fn write_message(message: *mut c_char, cap: usize, text: &str) {
 }
 
 /// Runs a callback body: an io::Error or a panic is LAKE_IO with its text.
-unsafe fn status_of(ctx: *mut c_void, message: *mut c_char, cap: usize, body: impl FnOnce(&HostContext) -> io::Result<()>) -> sys::lake_status {
+unsafe fn status_of(
+    ctx: *mut c_void,
+    message: *mut c_char,
+    cap: usize,
+    body: impl FnOnce(&HostContext) -> io::Result<()>,
+) -> sys::lake_status {
     let host = context(ctx);
     let mut failure = None;
     let status = host.panics.guard(sys::LAKE_IO, || match body(host) {
@@ -125,23 +136,44 @@ impl Read for LakeSource {
         }
         let n = unsafe { (self.read)(self.ctx, buf.as_mut_ptr(), buf.len()) };
         if n < 0 {
-            Err(io::Error::new(io::ErrorKind::Other, "lake's upload source failed"))
+            Err(io::Error::new(
+                io::ErrorKind::Other,
+                "lake's upload source failed",
+            ))
         } else {
             Ok(n as usize)
         }
     }
 }
 
-unsafe extern "C" fn upload(ctx: *mut c_void, uri: *const c_char, content_type: *const c_char, read: sys::lake_read_fn, read_ctx: *mut c_void, message: *mut c_char, cap: usize) -> sys::lake_status {
+unsafe extern "C" fn upload(
+    ctx: *mut c_void,
+    uri: *const c_char,
+    content_type: *const c_char,
+    read: sys::lake_read_fn,
+    read_ctx: *mut c_void,
+    message: *mut c_char,
+    cap: usize,
+) -> sys::lake_status {
     let (uri, content_type) = (static_str(uri), static_str(content_type));
     status_of(ctx, message, cap, |host| {
         let read = read.ok_or_else(|| io::Error::new(io::ErrorKind::Other, "no read function"))?;
-        let mut source = LakeSource { read, ctx: read_ctx };
+        let mut source = LakeSource {
+            read,
+            ctx: read_ctx,
+        };
         host.store.upload(&uri, &content_type, &mut source)
     })
 }
 
-unsafe extern "C" fn open_stream(ctx: *mut c_void, uri: *const c_char, start: u64, stream: *mut *mut c_void, message: *mut c_char, cap: usize) -> sys::lake_status {
+unsafe extern "C" fn open_stream(
+    ctx: *mut c_void,
+    uri: *const c_char,
+    start: u64,
+    stream: *mut *mut c_void,
+    message: *mut c_char,
+    cap: usize,
+) -> sys::lake_status {
     let uri = static_str(uri);
     status_of(ctx, message, cap, |host| {
         let reader = host.store.open(&uri, start)?;
@@ -150,7 +182,15 @@ unsafe extern "C" fn open_stream(ctx: *mut c_void, uri: *const c_char, start: u6
     })
 }
 
-unsafe extern "C" fn read_stream(ctx: *mut c_void, stream: *mut c_void, buf: *mut u8, cap: usize, n: *mut usize, message: *mut c_char, message_cap: usize) -> sys::lake_status {
+unsafe extern "C" fn read_stream(
+    ctx: *mut c_void,
+    stream: *mut c_void,
+    buf: *mut u8,
+    cap: usize,
+    n: *mut usize,
+    message: *mut c_char,
+    message_cap: usize,
+) -> sys::lake_status {
     let reader = &mut *(stream as *mut Box<dyn Read + Send>);
     status_of(ctx, message, message_cap, |_| {
         let buffer = std::slice::from_raw_parts_mut(buf, cap);
@@ -166,15 +206,25 @@ unsafe extern "C" fn read_stream(ctx: *mut c_void, stream: *mut c_void, buf: *mu
 
 unsafe extern "C" fn close_stream(ctx: *mut c_void, stream: *mut c_void) {
     let host = context(ctx);
-    host.panics.guard((), || drop(Box::from_raw(stream as *mut Box<dyn Read + Send>)));
+    host.panics.guard((), || {
+        drop(Box::from_raw(stream as *mut Box<dyn Read + Send>))
+    });
 }
 
-unsafe extern "C" fn list(ctx: *mut c_void, prefix: *const c_char, emit: sys::lake_list_fn, emit_ctx: *mut c_void, message: *mut c_char, cap: usize) -> sys::lake_status {
+unsafe extern "C" fn list(
+    ctx: *mut c_void,
+    prefix: *const c_char,
+    emit: sys::lake_list_fn,
+    emit_ctx: *mut c_void,
+    message: *mut c_char,
+    cap: usize,
+) -> sys::lake_status {
     let prefix = static_str(prefix);
     status_of(ctx, message, cap, |host| {
         let emit = emit.ok_or_else(|| io::Error::new(io::ErrorKind::Other, "no emit function"))?;
         for entry in host.store.list(&prefix)? {
-            let uri = CString::new(entry.uri).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            let uri = CString::new(entry.uri)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
             let raw = sys::lake_list_entry {
                 uri: uri.as_ptr(),
                 size_bytes: entry.size_bytes,
@@ -188,7 +238,12 @@ unsafe extern "C" fn list(ctx: *mut c_void, prefix: *const c_char, emit: sys::la
     })
 }
 
-unsafe extern "C" fn remove(ctx: *mut c_void, uri: *const c_char, message: *mut c_char, cap: usize) -> sys::lake_status {
+unsafe extern "C" fn remove(
+    ctx: *mut c_void,
+    uri: *const c_char,
+    message: *mut c_char,
+    cap: usize,
+) -> sys::lake_status {
     let uri = static_str(uri);
     status_of(ctx, message, cap, |host| host.store.remove(&uri))
 }

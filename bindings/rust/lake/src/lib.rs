@@ -17,34 +17,34 @@
 //! ```
 pub mod abi;
 pub mod arrow;
-mod callback;
+mod c_strings;
 mod cancel;
 mod db;
+pub mod error;
 mod events;
 mod gc;
-pub mod error;
-mod handles;
+mod handle_count;
 mod host;
 mod location;
 #[cfg(doctest)]
 mod misuse_tests;
+mod panic_slot;
+mod read_source;
 mod reader;
-mod source;
 mod stage;
 mod statement;
 mod upload;
 mod uploads;
-mod util;
 mod writer;
 
 pub use abi::{library_abi_version, set_buffer_budget, version_string, ABI_VERSION};
 pub use arrow::{ArrowStream, Batch, QueryResult, Schema};
 pub use cancel::CancelToken;
 pub use db::Db;
+pub use error::{Error, IntegrityKind, Origin, Result, Status};
 pub use events::{EventLog, EventWriter, FieldValue, FoldedItem, Step, Value};
 pub use gc::{GcCandidate, GcOptions, GcProblem};
-pub use error::{Error, IntegrityKind, Origin, Result, Status};
-pub use handles::open_handles;
+pub use handle_count::open_handles;
 pub use host::HostStore;
 pub use lake_sys as sys;
 pub use location::Location;

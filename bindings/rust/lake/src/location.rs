@@ -4,9 +4,9 @@ use std::fmt;
 
 use lake_sys as sys;
 
+use crate::c_strings::{cstring, static_str};
 use crate::error::{call, Result};
-use crate::handles;
-use crate::util::{cstring, static_str};
+use crate::handle_count as handles;
 
 pub struct Location {
     ptr: *mut sys::lake_location,
@@ -23,7 +23,9 @@ impl Location {
         Location { ptr }
     }
 
-    pub(crate) fn out(f: impl FnOnce(*mut *mut sys::lake_location, *mut *mut sys::lake_error) -> sys::lake_status) -> Result<Location> {
+    pub(crate) fn out(
+        f: impl FnOnce(*mut *mut sys::lake_location, *mut *mut sys::lake_error) -> sys::lake_status,
+    ) -> Result<Location> {
         let mut out = std::ptr::null_mut();
         call(|err| f(&mut out, err))?;
         Ok(Location::from_raw(out))
@@ -38,7 +40,14 @@ impl Location {
         crate::abi::check()?;
         let (uri, content_type, sha256) = (cstring(uri)?, cstring(content_type)?, cstring(sha256)?);
         Location::out(|out, err| unsafe {
-            sys::lake_location_new(uri.as_ptr(), content_type.as_ptr(), size_bytes, sha256.as_ptr(), out, err)
+            sys::lake_location_new(
+                uri.as_ptr(),
+                content_type.as_ptr(),
+                size_bytes,
+                sha256.as_ptr(),
+                out,
+                err,
+            )
         })
     }
 

@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use lake_sys as sys;
 
 use crate::error::{call, Result};
-use crate::handles;
+use crate::handle_count as handles;
 
 pub struct Reader<'s> {
     ptr: *mut sys::lake_reader,
@@ -22,17 +22,24 @@ pub struct Reader<'s> {
 unsafe impl Send for Reader<'_> {}
 
 impl<'s> Reader<'s> {
-    pub(crate) fn open(f: impl FnOnce(*mut *mut sys::lake_reader, *mut *mut sys::lake_error) -> sys::lake_status) -> Result<Reader<'s>> {
+    pub(crate) fn open(
+        f: impl FnOnce(*mut *mut sys::lake_reader, *mut *mut sys::lake_error) -> sys::lake_status,
+    ) -> Result<Reader<'s>> {
         let mut out = std::ptr::null_mut();
         call(|err| f(&mut out, err))?;
         handles::opened();
-        Ok(Reader { ptr: out, _parent: PhantomData })
+        Ok(Reader {
+            ptr: out,
+            _parent: PhantomData,
+        })
     }
 
     /// Reads up to `buf.len()` bytes; Ok(0) is the (verified) end.
     pub fn read_chunk(&mut self, buf: &mut [u8]) -> Result<usize> {
         let mut n = 0usize;
-        call(|err| unsafe { sys::lake_reader_read(self.ptr, buf.as_mut_ptr() as *mut _, buf.len(), &mut n, err) })?;
+        call(|err| unsafe {
+            sys::lake_reader_read(self.ptr, buf.as_mut_ptr() as *mut _, buf.len(), &mut n, err)
+        })?;
         Ok(n)
     }
 
@@ -41,7 +48,9 @@ impl<'s> Reader<'s> {
     pub fn read_view(&mut self, max_len: usize) -> Result<&[u8]> {
         let mut data: *const std::os::raw::c_void = std::ptr::null();
         let mut n = 0usize;
-        call(|err| unsafe { sys::lake_reader_read_view(self.ptr, &mut data, max_len, &mut n, err) })?;
+        call(|err| unsafe {
+            sys::lake_reader_read_view(self.ptr, &mut data, max_len, &mut n, err)
+        })?;
         if n == 0 {
             return Ok(&[]);
         }

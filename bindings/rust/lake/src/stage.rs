@@ -10,15 +10,15 @@ use std::sync::Arc;
 
 use lake_sys as sys;
 
-use crate::callback::PanicSlot;
+use crate::c_strings::{cpath, cstring, static_str, take_string};
 use crate::error::{call, Error, Result};
-use crate::handles;
+use crate::handle_count as handles;
 use crate::host::HostContext;
 use crate::location::Location;
+use crate::panic_slot::Collected;
+use crate::read_source::{read_trampoline, ReadSource};
 use crate::reader::Reader;
-use crate::source::{read_trampoline, ReadSource};
 use crate::upload::UploadOptions;
-use crate::util::{cpath, cstring, static_str, take_string};
 use crate::writer::Writer;
 
 /// Options to open a stage or a root (local, tenant, S3, host store).
@@ -42,7 +42,15 @@ impl StageOptions {
         self.ptr
     }
 
-    fn set_str(self, text: &str, f: unsafe extern "C" fn(*mut sys::lake_stage_options, *const std::os::raw::c_char, *mut *mut sys::lake_error) -> sys::lake_status) -> Result<Self> {
+    fn set_str(
+        self,
+        text: &str,
+        f: unsafe extern "C" fn(
+            *mut sys::lake_stage_options,
+            *const std::os::raw::c_char,
+            *mut *mut sys::lake_error,
+        ) -> sys::lake_status,
+    ) -> Result<Self> {
         let text = cstring(text)?;
         call(|err| unsafe { f(self.ptr, text.as_ptr(), err) })?;
         Ok(self)
@@ -72,7 +80,9 @@ impl StageOptions {
         self
     }
     pub fn s3_concurrency(self, concurrency: u32) -> Result<Self> {
-        call(|err| unsafe { sys::lake_stage_options_set_s3_concurrency(self.ptr, concurrency, err) })?;
+        call(|err| unsafe {
+            sys::lake_stage_options_set_s3_concurrency(self.ptr, concurrency, err)
+        })?;
         Ok(self)
     }
     pub fn s3_part_size(self, bytes: u64) -> Result<Self> {
@@ -83,16 +93,27 @@ impl StageOptions {
         self.set_str(dir, sys::lake_stage_options_set_upload_checkpoint_dir)
     }
     pub fn s3_download_streams(self, streams: u32) -> Result<Self> {
-        call(|err| unsafe { sys::lake_stage_options_set_s3_download_streams(self.ptr, streams, err) })?;
+        call(|err| unsafe {
+            sys::lake_stage_options_set_s3_download_streams(self.ptr, streams, err)
+        })?;
         Ok(self)
     }
     pub fn s3_download_range_size(self, bytes: u64) -> Result<Self> {
-        call(|err| unsafe { sys::lake_stage_options_set_s3_download_range_size(self.ptr, bytes, err) })?;
+        call(|err| unsafe {
+            sys::lake_stage_options_set_s3_download_range_size(self.ptr, bytes, err)
+        })?;
         Ok(self)
     }
     /// The stage a descriptor (`Stage::descriptor`) names.
     pub fn descriptor(self, json: &str) -> Result<Self> {
-        call(|err| unsafe { sys::lake_stage_options_set_descriptor(self.ptr, json.as_ptr() as *const _, json.len(), err) })?;
+        call(|err| unsafe {
+            sys::lake_stage_options_set_descriptor(
+                self.ptr,
+                json.as_ptr() as *const _,
+                json.len(),
+                err,
+            )
+        })?;
         Ok(self)
     }
     /// The host store's stable identity (a root needs one).
@@ -151,7 +172,11 @@ impl Stage {
             return Err(error);
         }
         handles::opened();
-        Ok(Stage { ptr: out, owned: true, host })
+        Ok(Stage {
+            ptr: out,
+            owned: true,
+            host,
+        })
     }
 
     /// A standalone local stage rooted at `dir`.
@@ -161,7 +186,11 @@ impl Stage {
 
     /// The stage a root owns (not freed by this value).
     pub(crate) fn borrowed(ptr: *mut sys::lake_stage, host: Option<Arc<HostContext>>) -> Stage {
-        Stage { ptr, owned: false, host }
+        Stage {
+            ptr,
+            owned: false,
+            host,
+        }
     }
 
     /// The call's result, with a panic of the host store's callbacks first.
@@ -191,15 +220,25 @@ impl Stage {
     }
 
     /// Uploads the file at `path`.
-    pub fn put_path(&self, path: impl AsRef<Path>, options: Option<&UploadOptions>) -> Result<Location> {
+    pub fn put_path(
+        &self,
+        path: impl AsRef<Path>,
+        options: Option<&UploadOptions>,
+    ) -> Result<Location> {
         let path = cpath(path.as_ref())?;
         let opts = options.map_or(std::ptr::null(), |o| o.as_ptr());
-        let result = Location::out(|out, err| unsafe { sys::lake_stage_upload_path(self.ptr, path.as_ptr(), opts, out, err) });
+        let result = Location::out(|out, err| unsafe {
+            sys::lake_stage_upload_path(self.ptr, path.as_ptr(), opts, out, err)
+        });
         self.finish_with(options, result)
     }
 
     /// Uploads the bytes `source` yields until its end.
-    pub fn put_reader(&self, source: impl Read + Send + 'static, options: Option<&UploadOptions>) -> Result<Location> {
+    pub fn put_reader(
+        &self,
+        source: impl Read + Send + 'static,
+        options: Option<&UploadOptions>,
+    ) -> Result<Location> {
         let mut source = ReadSource::new(Box::new(source));
         let opts = options.map_or(std::ptr::null(), |o| o.as_ptr());
         let ctx = source.ctx();
@@ -218,12 +257,16 @@ impl Stage {
 
     /// A verified full read of `location`.
     pub fn open(&self, location: &Location) -> Result<Reader<'_>> {
-        Reader::open(|out, err| unsafe { sys::lake_reader_open(self.ptr, location.as_ptr(), out, err) })
+        Reader::open(|out, err| unsafe {
+            sys::lake_reader_open(self.ptr, location.as_ptr(), out, err)
+        })
     }
 
     /// A read of bytes `[start, end)` (not verified against the SHA-256).
     pub fn open_range(&self, location: &Location, start: u64, end: u64) -> Result<Reader<'_>> {
-        Reader::open(|out, err| unsafe { sys::lake_reader_open_range(self.ptr, location.as_ptr(), start, end, out, err) })
+        Reader::open(|out, err| unsafe {
+            sys::lake_reader_open_range(self.ptr, location.as_ptr(), start, end, out, err)
+        })
     }
 
     /// The whole object, verified.
@@ -265,7 +308,9 @@ impl Stage {
                 error: std::ptr::null_mut(),
             })
             .collect();
-        let status = call(|err| unsafe { sys::lake_stage_read_ranges(self.ptr, raw.as_mut_ptr(), raw.len(), err) });
+        let status = call(|err| unsafe {
+            sys::lake_stage_read_ranges(self.ptr, raw.as_mut_ptr(), raw.len(), err)
+        });
         // Every range's error is the caller's to free, whatever the status.
         let mut first: Option<Error> = None;
         for range in &raw {
@@ -288,25 +333,27 @@ impl Stage {
 
     /// Every published object of the stage (or tenant).
     pub fn list(&self) -> Result<Vec<ListEntry>> {
-        let mut entries: Vec<ListEntry> = Vec::new();
-        let slot = PanicSlot::default();
-        let mut context = (&mut entries, &slot);
-        let ctx = &mut context as *mut _ as *mut c_void;
-        let result = call(|err| unsafe { sys::lake_stage_list(self.ptr, Some(list_trampoline), ctx, err) });
-        let result = slot.finish(result);
-        self.finish(result).map(|_| entries)
+        let mut entries = Collected::new();
+        let ctx = entries.ctx();
+        let result =
+            call(|err| unsafe { sys::lake_stage_list(self.ptr, Some(list_trampoline), ctx, err) });
+        self.finish(entries.finish(result))
+            .map(|(entries, ())| entries)
     }
 
     /// Deletes a managed object (absent: success).
     pub fn delete(&self, location: &Location) -> Result<()> {
-        let result = call(|err| unsafe { sys::lake_stage_delete(self.ptr, location.as_ptr(), err) });
+        let result =
+            call(|err| unsafe { sys::lake_stage_delete(self.ptr, location.as_ptr(), err) });
         self.finish(result)
     }
 
     /// A GET URL for the object, valid `ttl_seconds` (S3 stages only).
     pub fn presign(&self, location: &Location, ttl_seconds: u32) -> Result<String> {
         let mut url = std::ptr::null_mut();
-        call(|err| unsafe { sys::lake_stage_presign(self.ptr, location.as_ptr(), ttl_seconds, &mut url, err) })?;
+        call(|err| unsafe {
+            sys::lake_stage_presign(self.ptr, location.as_ptr(), ttl_seconds, &mut url, err)
+        })?;
         Ok(unsafe { take_string(url) })
     }
 
@@ -321,16 +368,15 @@ impl Stage {
     pub fn close(self) {}
 }
 
-unsafe extern "C" fn list_trampoline(ctx: *mut c_void, entry: *const sys::lake_list_entry) -> c_int {
-    let (entries, slot) = &mut *(ctx as *mut (&mut Vec<ListEntry>, &PanicSlot));
+unsafe extern "C" fn list_trampoline(
+    ctx: *mut c_void,
+    entry: *const sys::lake_list_entry,
+) -> c_int {
     let entry = &*entry;
-    slot.guard(1, || {
-        entries.push(ListEntry {
-            uri: static_str(entry.uri),
-            size_bytes: entry.size_bytes,
-            modified_unix_micros: entry.modified_unix_micros,
-        });
-        0
+    Collected::push(ctx, || ListEntry {
+        uri: static_str(entry.uri),
+        size_bytes: entry.size_bytes,
+        modified_unix_micros: entry.modified_unix_micros,
     })
 }
 

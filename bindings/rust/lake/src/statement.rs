@@ -11,12 +11,12 @@ use std::path::Path;
 use lake_sys as sys;
 
 use crate::arrow::{ArrowStream, QueryResult};
+use crate::c_strings::{cpath, cstring, optional_cstring, ptr_or_null};
 use crate::error::{call, Result};
-use crate::handles;
+use crate::handle_count as handles;
 use crate::location::Location;
-use crate::source::{read_trampoline, ReadSource};
+use crate::read_source::{read_trampoline, ReadSource};
 use crate::upload::UploadOptions;
-use crate::util::{cpath, cstring, optional_cstring, ptr_or_null};
 
 /// A value bound to a `?` placeholder.
 pub enum Param<'a> {
@@ -117,7 +117,11 @@ unsafe impl Send for Statement<'_> {}
 impl<'db> Statement<'db> {
     pub(crate) fn adopt(ptr: *mut sys::lake_statement) -> Statement<'db> {
         handles::opened();
-        Statement { ptr, sources: HashMap::new(), _db: PhantomData }
+        Statement {
+            ptr,
+            sources: HashMap::new(),
+            _db: PhantomData,
+        }
     }
 
     pub fn parameter_count(&self) -> usize {
@@ -129,30 +133,61 @@ impl<'db> Statement<'db> {
         let p = self.ptr;
         let result = match value.into() {
             Param::Null => call(|err| unsafe { sys::lake_statement_bind_null(p, index, err) }),
-            Param::Int64(v) => call(|err| unsafe { sys::lake_statement_bind_int64(p, index, v, err) }),
-            Param::Float64(v) => call(|err| unsafe { sys::lake_statement_bind_float64(p, index, v, err) }),
-            Param::Bool(v) => call(|err| unsafe { sys::lake_statement_bind_bool(p, index, v as i32, err) }),
-            Param::Utf8(v) => call(|err| unsafe { sys::lake_statement_bind_utf8(p, index, v.as_ptr() as *const _, v.len(), err) }),
-            Param::Binary(v) => call(|err| unsafe { sys::lake_statement_bind_binary(p, index, v.as_ptr() as *const _, v.len(), err) }),
-            Param::TimestampMicros(v) => call(|err| unsafe { sys::lake_statement_bind_timestamp_micros(p, index, v, err) }),
+            Param::Int64(v) => {
+                call(|err| unsafe { sys::lake_statement_bind_int64(p, index, v, err) })
+            }
+            Param::Float64(v) => {
+                call(|err| unsafe { sys::lake_statement_bind_float64(p, index, v, err) })
+            }
+            Param::Bool(v) => {
+                call(|err| unsafe { sys::lake_statement_bind_bool(p, index, v as i32, err) })
+            }
+            Param::Utf8(v) => call(|err| unsafe {
+                sys::lake_statement_bind_utf8(p, index, v.as_ptr() as *const _, v.len(), err)
+            }),
+            Param::Binary(v) => call(|err| unsafe {
+                sys::lake_statement_bind_binary(p, index, v.as_ptr() as *const _, v.len(), err)
+            }),
+            Param::TimestampMicros(v) => {
+                call(|err| unsafe { sys::lake_statement_bind_timestamp_micros(p, index, v, err) })
+            }
             Param::Text(v) => {
                 let text = cstring(v)?;
                 call(|err| unsafe { sys::lake_statement_bind_text(p, index, text.as_ptr(), err) })
             }
             Param::File(path, content_type) => {
                 let (path, content_type) = (cpath(path)?, optional_cstring(content_type)?);
-                call(|err| unsafe { sys::lake_statement_bind_file_path(p, index, path.as_ptr(), ptr_or_null(&content_type), err) })
+                call(|err| unsafe {
+                    sys::lake_statement_bind_file_path(
+                        p,
+                        index,
+                        path.as_ptr(),
+                        ptr_or_null(&content_type),
+                        err,
+                    )
+                })
             }
             Param::Reader(reader, content_type) => {
                 let content_type = optional_cstring(content_type)?;
                 let mut source = ReadSource::new(reader);
                 let ctx = source.ctx();
-                call(|err| unsafe { sys::lake_statement_bind_file_reader(p, index, Some(read_trampoline), ctx, ptr_or_null(&content_type), err) })?;
+                call(|err| unsafe {
+                    sys::lake_statement_bind_file_reader(
+                        p,
+                        index,
+                        Some(read_trampoline),
+                        ctx,
+                        ptr_or_null(&content_type),
+                        err,
+                    )
+                })?;
                 // Kept until rebound or the statement is dropped: lake may read it until then.
                 self.sources.insert(index, source);
                 return Ok(());
             }
-            Param::Location(location) => call(|err| unsafe { sys::lake_statement_bind_location(p, index, location.as_ptr(), err) }),
+            Param::Location(location) => call(|err| unsafe {
+                sys::lake_statement_bind_location(p, index, location.as_ptr(), err)
+            }),
         };
         result?;
         // Any other binding replaces a stream bound there before.
@@ -185,7 +220,8 @@ impl<'db> Statement<'db> {
     pub fn insert_with(&mut self, options: Option<&UploadOptions>) -> Result<u64> {
         let mut version = 0u64;
         let opts = options.map_or(std::ptr::null(), |o| o.as_ptr());
-        let result = call(|err| unsafe { sys::lake_statement_insert(self.ptr, opts, &mut version, err) });
+        let result =
+            call(|err| unsafe { sys::lake_statement_insert(self.ptr, opts, &mut version, err) });
         let result = match options {
             Some(options) => options.finish(result),
             None => result,
@@ -203,7 +239,9 @@ impl<'db> Statement<'db> {
     /// Runs a DELETE, replace-where, DROP TABLE or ALTER TABLE: (version, rows).
     pub fn execute(&mut self) -> Result<(u64, u64)> {
         let (mut version, mut rows) = (0u64, 0u64);
-        let result = call(|err| unsafe { sys::lake_statement_execute(self.ptr, &mut version, &mut rows, err) });
+        let result = call(|err| unsafe {
+            sys::lake_statement_execute(self.ptr, &mut version, &mut rows, err)
+        });
         self.finish(result).map(|_| (version, rows))
     }
 

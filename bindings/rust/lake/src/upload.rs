@@ -7,11 +7,11 @@ use std::os::raw::{c_char, c_void};
 
 use lake_sys as sys;
 
-use crate::callback::PanicSlot;
+use crate::c_strings::{cstring, static_str};
 use crate::cancel::CancelToken;
 use crate::error::{call, Result};
-use crate::handles;
-use crate::util::{cstring, static_str};
+use crate::handle_count as handles;
+use crate::panic_slot::PanicSlot;
 
 type ProgressFn<'t> = Box<dyn FnMut(u64, u64) + Send + 't>;
 type NoticeFn<'t> = Box<dyn FnMut(&str) + Send + 't>;
@@ -39,7 +39,11 @@ impl<'t> UploadOptions<'t> {
         handles::opened();
         Ok(UploadOptions {
             ptr,
-            callbacks: Box::new(Callbacks { progress: None, notice: None, panics: PanicSlot::default() }),
+            callbacks: Box::new(Callbacks {
+                progress: None,
+                notice: None,
+                panics: PanicSlot::default(),
+            }),
             _token: std::marker::PhantomData,
         })
     }
@@ -47,7 +51,9 @@ impl<'t> UploadOptions<'t> {
     /// Default "application/octet-stream".
     pub fn content_type(self, content_type: &str) -> Result<Self> {
         let text = cstring(content_type)?;
-        call(|err| unsafe { sys::lake_upload_options_set_content_type(self.ptr, text.as_ptr(), err) })?;
+        call(|err| unsafe {
+            sys::lake_upload_options_set_content_type(self.ptr, text.as_ptr(), err)
+        })?;
         Ok(self)
     }
 

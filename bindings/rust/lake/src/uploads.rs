@@ -4,12 +4,12 @@ use std::os::raw::{c_int, c_void};
 
 use lake_sys as sys;
 
-use crate::callback::PanicSlot;
+use crate::c_strings::{cstring, static_str};
 use crate::db::Db;
 use crate::error::{call, Result};
 use crate::location::Location;
+use crate::panic_slot::Collected;
 use crate::upload::UploadOptions;
-use crate::util::{cstring, static_str};
 
 /// One upload checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,44 +28,48 @@ pub struct UploadInfo {
     pub error: Option<String>,
 }
 
-unsafe extern "C" fn info_trampoline(ctx: *mut c_void, info: *const sys::lake_upload_info) -> c_int {
-    let (list, slot) = &mut *(ctx as *mut (&mut Vec<UploadInfo>, &PanicSlot));
+unsafe extern "C" fn info_trampoline(
+    ctx: *mut c_void,
+    info: *const sys::lake_upload_info,
+) -> c_int {
     let i = &*info;
-    slot.guard(1, || {
-        list.push(UploadInfo {
-            id: static_str(i.id),
-            source_path: static_str(i.source_path),
-            uri: static_str(i.uri),
-            parts_done: i.parts_done,
-            bytes_done: i.bytes_done,
-            size_bytes: i.size_bytes,
-            part_bytes: i.part_bytes,
-            updated_unix_micros: i.updated_unix_micros,
-            stale: i.stale != 0,
-            locked: i.locked != 0,
-            error: if i.error.is_null() { None } else { Some(static_str(i.error)) },
-        });
-        0
+    Collected::push(ctx, || UploadInfo {
+        id: static_str(i.id),
+        source_path: static_str(i.source_path),
+        uri: static_str(i.uri),
+        parts_done: i.parts_done,
+        bytes_done: i.bytes_done,
+        size_bytes: i.size_bytes,
+        part_bytes: i.part_bytes,
+        updated_unix_micros: i.updated_unix_micros,
+        stale: i.stale != 0,
+        locked: i.locked != 0,
+        error: if i.error.is_null() {
+            None
+        } else {
+            Some(static_str(i.error))
+        },
     })
 }
 
 impl Db {
     /// The upload checkpoints of the root's stage, in id order.
     pub fn uploads(&self) -> Result<Vec<UploadInfo>> {
-        let mut list = Vec::new();
-        let slot = PanicSlot::default();
-        let mut context = (&mut list, &slot);
-        let ctx = &mut context as *mut _ as *mut c_void;
-        let result = call(|err| unsafe { sys::lake_db_uploads_list(self.as_ptr(), Some(info_trampoline), ctx, err) });
-        slot.finish(result)?;
-        Ok(list)
+        let mut uploads = Collected::new();
+        let ctx = uploads.ctx();
+        let result = call(|err| unsafe {
+            sys::lake_db_uploads_list(self.as_ptr(), Some(info_trampoline), ctx, err)
+        });
+        uploads.finish(result).map(|(uploads, ())| uploads)
     }
 
     /// Resumes upload `id` from its source file.
     pub fn resume_upload(&self, id: &str, options: Option<&UploadOptions>) -> Result<Location> {
         let id = cstring(id)?;
         let opts = options.map_or(std::ptr::null(), |o| o.as_ptr());
-        let result = Location::out(|out, err| unsafe { sys::lake_db_uploads_resume(self.as_ptr(), id.as_ptr(), opts, out, err) });
+        let result = Location::out(|out, err| unsafe {
+            sys::lake_db_uploads_resume(self.as_ptr(), id.as_ptr(), opts, out, err)
+        });
         match options {
             Some(o) => o.finish(result),
             None => result,

@@ -8,10 +8,10 @@ use std::marker::PhantomData;
 
 use lake_sys as sys;
 
-use crate::callback::PanicSlot;
 use crate::error::{call, Result};
-use crate::handles;
+use crate::handle_count as handles;
 use crate::location::Location;
+use crate::panic_slot::PanicSlot;
 use crate::upload::UploadOptions;
 
 pub struct Writer<'a> {
@@ -25,12 +25,19 @@ pub struct Writer<'a> {
 unsafe impl Send for Writer<'_> {}
 
 impl<'a> Writer<'a> {
-    pub(crate) fn open(stage: *mut sys::lake_stage, options: Option<&'a UploadOptions<'_>>) -> Result<Writer<'a>> {
+    pub(crate) fn open(
+        stage: *mut sys::lake_stage,
+        options: Option<&'a UploadOptions<'_>>,
+    ) -> Result<Writer<'a>> {
         let mut out = std::ptr::null_mut();
         let opts = options.map_or(std::ptr::null(), |o| o.as_ptr());
         call(|err| unsafe { sys::lake_writer_open(stage, opts, &mut out, err) })?;
         handles::opened();
-        Ok(Writer { ptr: out, panics: options.map(|o| o.panics()), _parent: PhantomData })
+        Ok(Writer {
+            ptr: out,
+            panics: options.map(|o| o.panics()),
+            _parent: PhantomData,
+        })
     }
 
     fn finish<T>(&self, result: Result<T>) -> Result<T> {
@@ -42,13 +49,16 @@ impl<'a> Writer<'a> {
 
     /// Appends all of `data` to the upload.
     pub fn write_bytes(&mut self, data: &[u8]) -> Result<()> {
-        let result = call(|err| unsafe { sys::lake_writer_write(self.ptr, data.as_ptr() as *const _, data.len(), err) });
+        let result = call(|err| unsafe {
+            sys::lake_writer_write(self.ptr, data.as_ptr() as *const _, data.len(), err)
+        });
         self.finish(result)
     }
 
     /// Publishes the object (durable, then visible) and returns its location.
     pub fn close(self) -> Result<Location> {
-        let result = Location::out(|out, err| unsafe { sys::lake_writer_close(self.ptr, out, err) });
+        let result =
+            Location::out(|out, err| unsafe { sys::lake_writer_close(self.ptr, out, err) });
         let result = self.finish(result);
         drop(self);
         result

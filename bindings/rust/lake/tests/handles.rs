@@ -17,7 +17,7 @@ use support::{child_lines, child_says, is_child, location_of, run_child, Scratch
 // H-001
 #[test]
 fn h001_closing_each_kind_of_handle_frees_it_exactly_once() {
-    let s = Scratch::new();
+    let s = Scratch::serial();
     let before = open_handles();
     {
         let db = s.clips_root();
@@ -46,7 +46,12 @@ fn h001_closing_each_kind_of_handle_frees_it_exactly_once() {
             ($close:expr, $name:expr) => {{
                 let was = open_handles();
                 $close;
-                assert_eq!(open_handles(), was - 1, "closing the {} frees one handle", $name);
+                assert_eq!(
+                    open_handles(),
+                    was - 1,
+                    "closing the {} frees one handle",
+                    $name
+                );
             }};
         }
         closed!(reader.close().unwrap(), "reader");
@@ -74,7 +79,7 @@ fn h001_closing_each_kind_of_handle_frees_it_exactly_once() {
 // dropping the moved-out value after close() frees nothing again.
 #[test]
 fn h002_a_closed_handle_is_gone_and_is_not_freed_again() {
-    let s = Scratch::new();
+    let s = Scratch::serial();
     let before = open_handles();
     let db = s.open_root();
     let token = CancelToken::new().unwrap();
@@ -86,7 +91,7 @@ fn h002_a_closed_handle_is_gone_and_is_not_freed_again() {
 // H-003
 #[test]
 fn h003_a_root_closes_after_its_children_in_the_order_rust_allows() {
-    let s = Scratch::new();
+    let s = Scratch::serial();
     let before = open_handles();
     let db = s.clips_root();
     db.create_experiment("demo", "run-1").unwrap();
@@ -103,13 +108,17 @@ fn h003_a_root_closes_after_its_children_in_the_order_rust_allows() {
     db.close();
     assert_eq!(open_handles(), before);
     // The root reopens: nothing was left locked or half-freed.
-    assert!(Db::open(s.root()).unwrap().tables().unwrap().contains("media.clips"));
+    assert!(Db::open(s.root())
+        .unwrap()
+        .tables()
+        .unwrap()
+        .contains("media.clips"));
 }
 
 // H-004
 #[test]
 fn h004_an_event_log_closes_after_its_writers_items_and_blob_readers() {
-    let s = Scratch::new();
+    let s = Scratch::serial();
     let db = s.open_root();
     db.create_experiment("demo", "run-1").unwrap();
     let blob = support::random_bytes(70_000);
@@ -147,17 +156,30 @@ impl Drop for Flagged {
 // H-005
 #[test]
 fn h005_closing_a_statement_releases_its_streams_and_keeps_its_results() {
-    let s = Scratch::new();
+    let s = Scratch::serial();
     let db = s.clips_root();
-    let mut insert = db.prepare("INSERT INTO media.clips (name, video) VALUES (?, ?)").unwrap();
+    let mut insert = db
+        .prepare("INSERT INTO media.clips (name, video) VALUES (?, ?)")
+        .unwrap();
     let released = Arc::new(AtomicBool::new(false));
     insert.bind(1, "s").unwrap();
-    insert.bind(2, Param::reader(Flagged(Cursor::new(b"never read".to_vec()), released.clone()))).unwrap();
+    insert
+        .bind(
+            2,
+            Param::reader(Flagged(
+                Cursor::new(b"never read".to_vec()),
+                released.clone(),
+            )),
+        )
+        .unwrap();
     let mut query = db.prepare("SELECT name FROM media.clips").unwrap();
     let mut result = query.query().unwrap();
     insert.close();
     query.close();
-    assert!(released.load(Ordering::SeqCst), "the statement released its stream");
+    assert!(
+        released.load(Ordering::SeqCst),
+        "the statement released its stream"
+    );
     let batch = result.next_batch().unwrap().unwrap();
     assert_eq!(batch.utf8(0).unwrap(), [Some("a".to_string())]);
 }
@@ -172,23 +194,38 @@ fn child_takes_the_writer_lock() {
     let db = Db::open(&root).unwrap();
     db.set_busy_timeout(0).unwrap();
     db.create_table("media.second", &["name:utf8"]).unwrap();
-    child_says(&format!("{} {}", std::process::id(), std::fs::read_to_string(root.join("writer.lock")).unwrap().trim()));
+    child_says(&format!(
+        "{} {}",
+        std::process::id(),
+        std::fs::read_to_string(root.join("writer.lock"))
+            .unwrap()
+            .trim()
+    ));
 }
 
 // H-006
 #[test]
 fn h006_closing_a_root_releases_its_writer_lock_at_once() {
     // Rust frees at close (no collector to wait for): the lock goes then.
-    let s = Scratch::new();
+    let s = Scratch::serial();
     let db = s.open_root();
     db.create_table("media.first", &["name:utf8"]).unwrap();
     let lock = s.root().join("writer.lock");
-    assert!(std::fs::read_to_string(&lock).unwrap().contains(&std::process::id().to_string()));
+    assert!(std::fs::read_to_string(&lock)
+        .unwrap()
+        .contains(&std::process::id().to_string()));
     db.close();
     let started = std::time::Instant::now();
     let root = s.root();
-    let output = run_child("child_takes_the_writer_lock", &[("LAKE_TEST_ROOT", root.to_str().unwrap())]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = run_child(
+        "child_takes_the_writer_lock",
+        &[("LAKE_TEST_ROOT", root.to_str().unwrap())],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let line = child_lines(&output).pop().expect("the child's report");
     let (pid, lock_text) = line.split_once(' ').unwrap();
     assert!(lock_text.contains(pid), "{}", line);
@@ -198,7 +235,7 @@ fn h006_closing_a_root_releases_its_writer_lock_at_once() {
 // H-007
 #[test]
 fn h007_a_standalone_stage_closes_after_its_readers_and_writers() {
-    let s = Scratch::new();
+    let s = Scratch::serial();
     let before = open_handles();
     let stage = Stage::open_local(s.dir.join("stage")).unwrap();
     let location = stage.put_path(&s.episode, None).unwrap();
@@ -216,7 +253,7 @@ fn h007_a_standalone_stage_closes_after_its_readers_and_writers() {
 // H-008
 #[test]
 fn h008_a_cancel_token_closes_after_the_options_and_writers_borrowing_it() {
-    let s = Scratch::new();
+    let s = Scratch::serial();
     let db = s.open_root();
     let before = open_handles();
     let token = CancelToken::new().unwrap();

@@ -9,7 +9,13 @@ const MIB: i64 = 1 << 20;
 
 pub fn resident_bytes() -> i64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
-    statm.split_whitespace().nth(1).unwrap().parse::<i64>().unwrap() * 4096
+    statm
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<i64>()
+        .unwrap()
+        * 4096
 }
 
 fn cheap_handles(db: &Db) {
@@ -17,8 +23,14 @@ fn cheap_handles(db: &Db) {
     assert_eq!(location.size_bytes(), 123);
     let token = CancelToken::new().unwrap();
     token.cancel();
-    let options = UploadOptions::new().unwrap().content_type("video/mp4").unwrap().progress(|_, _| {});
-    let mut statement = db.prepare("SELECT name FROM media.clips WHERE name = ?").unwrap();
+    let options = UploadOptions::new()
+        .unwrap()
+        .content_type("video/mp4")
+        .unwrap()
+        .progress(|_, _| {});
+    let mut statement = db
+        .prepare("SELECT name FROM media.clips WHERE name = ?")
+        .unwrap();
     statement.bind(1, "x").unwrap();
     drop((location, options, statement));
     token.close();

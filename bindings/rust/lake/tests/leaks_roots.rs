@@ -9,7 +9,13 @@ const MIB: i64 = 1 << 20;
 
 fn resident_bytes() -> i64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
-    statm.split_whitespace().nth(1).unwrap().parse::<i64>().unwrap() * 4096
+    statm
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<i64>()
+        .unwrap()
+        * 4096
 }
 
 fn count(dir: &str) -> usize {
@@ -20,7 +26,9 @@ fn root_round(s: &Scratch, i: usize) {
     let db = Db::open(s.root()).unwrap();
     let table = format!("media.t{}", i);
     db.create_table(&table, &["name:utf8"]).unwrap();
-    let mut result = db.query(&format!("SELECT name FROM {}", table), params![]).unwrap();
+    let mut result = db
+        .query(&format!("SELECT name FROM {}", table), params![])
+        .unwrap();
     assert!(result.batches().unwrap().iter().all(|b| b.num_rows() == 0));
     drop(result);
     db.close();

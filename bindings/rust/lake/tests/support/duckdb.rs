@@ -50,7 +50,12 @@ impl DuckDb {
         let path = CString::new(path).unwrap();
         let lib = unsafe { dlopen(path.as_ptr(), RTLD_NOW) };
         assert!(!lib.is_null(), "dlopen {:?} failed", path);
-        let mut duck = DuckDb { lib, db: std::ptr::null_mut(), connection: std::ptr::null_mut(), streams: Default::default() };
+        let mut duck = DuckDb {
+            lib,
+            db: std::ptr::null_mut(),
+            connection: std::ptr::null_mut(),
+            streams: Default::default(),
+        };
         unsafe {
             let open: Open = duck.symbol("duckdb_open");
             assert_eq!(open(std::ptr::null(), &mut duck.db), 0);
@@ -66,7 +71,14 @@ impl DuckDb {
         let name = CString::new(name).unwrap();
         unsafe {
             let scan: ArrowScan = self.symbol("duckdb_arrow_scan");
-            assert_eq!(scan(self.connection, name.as_ptr(), stream.as_mut_ptr() as *mut c_void), 0);
+            assert_eq!(
+                scan(
+                    self.connection,
+                    name.as_ptr(),
+                    stream.as_mut_ptr() as *mut c_void
+                ),
+                0
+            );
         }
         self.streams.borrow_mut().push(stream);
     }
@@ -75,15 +87,21 @@ impl DuckDb {
     pub fn one(&self, sql: &str) -> Option<String> {
         let sql = CString::new(sql).unwrap();
         let mut result = DuckResult {
-            column_count: 0, row_count: 0, rows_changed: 0,
-            columns: std::ptr::null_mut(), error_message: std::ptr::null_mut(), internal_data: std::ptr::null_mut(),
+            column_count: 0,
+            row_count: 0,
+            rows_changed: 0,
+            columns: std::ptr::null_mut(),
+            error_message: std::ptr::null_mut(),
+            internal_data: std::ptr::null_mut(),
         };
         unsafe {
             let query: Query = self.symbol("duckdb_query");
             let destroy: DestroyResult = self.symbol("duckdb_destroy_result");
             if query(self.connection, sql.as_ptr(), &mut result) != 0 {
                 let error: ResultError = self.symbol("duckdb_result_error");
-                let message = CStr::from_ptr(error(&mut result)).to_string_lossy().into_owned();
+                let message = CStr::from_ptr(error(&mut result))
+                    .to_string_lossy()
+                    .into_owned();
                 destroy(&mut result);
                 panic!("DuckDB: {}", message);
             }

@@ -53,3 +53,47 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
         "a callback panicked with a non-string payload".to_string()
     }
 }
+
+/// What a listing callback (stage list, GC show and verify, upload list)
+/// hands over, item by item, and the first panic while building one. Its
+/// address is the callback's ctx for the duration of the one call.
+pub(crate) struct Collected<T> {
+    items: Vec<T>,
+    panics: PanicSlot,
+}
+
+impl<T> Collected<T> {
+    pub(crate) fn new() -> Collected<T> {
+        Collected {
+            items: Vec::new(),
+            panics: PanicSlot::default(),
+        }
+    }
+
+    pub(crate) fn ctx(&mut self) -> *mut std::os::raw::c_void {
+        self as *mut Collected<T> as *mut std::os::raw::c_void
+    }
+
+    /// In a trampoline: keeps what `make` builds and returns 0 (go on), or
+    /// 1 (stop) when it panicked.
+    ///
+    /// # Safety
+    /// `ctx` is the `ctx()` of a live `Collected<T>`.
+    pub(crate) unsafe fn push(
+        ctx: *mut std::os::raw::c_void,
+        make: impl FnOnce() -> T,
+    ) -> std::os::raw::c_int {
+        let this = &mut *(ctx as *mut Collected<T>);
+        let items = &mut this.items;
+        this.panics.guard(1, || {
+            items.push(make());
+            0
+        })
+    }
+
+    /// The items, or the call's error (a panic first).
+    pub(crate) fn finish<R>(self, result: Result<R>) -> Result<(Vec<T>, R)> {
+        let value = self.panics.finish(result)?;
+        Ok((self.items, value))
+    }
+}

@@ -5,7 +5,7 @@
 use std::io::{ErrorKind, Read};
 use std::os::raw::c_void;
 
-use crate::callback::PanicSlot;
+use crate::panic_slot::PanicSlot;
 
 pub(crate) struct ReadSource {
     reader: Box<dyn Read + Send>,
@@ -16,7 +16,11 @@ pub(crate) struct ReadSource {
 
 impl ReadSource {
     pub(crate) fn new(reader: Box<dyn Read + Send>) -> Box<ReadSource> {
-        Box::new(ReadSource { reader, panics: PanicSlot::default(), io_error: Default::default() })
+        Box::new(ReadSource {
+            reader,
+            panics: PanicSlot::default(),
+            io_error: Default::default(),
+        })
     }
 
     pub(crate) fn ctx(self: &mut Box<Self>) -> *mut c_void {

@@ -9,15 +9,13 @@
 //! move those owners around (which moves every Rust value but not the boxes)
 //! and drop every other reference, then let lake call back; they check that
 //! each callback's owner frees it exactly when it goes, not before.
-mod support;
-
 use std::collections::HashMap;
 use std::io::{self, Cursor, Read};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use lake::{CancelToken, ListEntry, Param, Stage, StageOptions, Status, UploadOptions};
-use support::{location_of, sha256, Scratch, OBJECT_SIZE};
+use crate::support::{location_of, sha256, Scratch, OBJECT_SIZE};
 
 const INSERT: &str = "INSERT INTO media.clips (name, video) VALUES (?, ?)";
 
@@ -30,8 +28,19 @@ struct Tracked {
 
 impl Tracked {
     fn new(data: Vec<u8>) -> (Tracked, Arc<AtomicUsize>, Arc<AtomicBool>) {
-        let (reads, dropped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
-        (Tracked { data: Cursor::new(data), reads: reads.clone(), dropped: dropped.clone() }, reads, dropped)
+        let (reads, dropped) = (
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        (
+            Tracked {
+                data: Cursor::new(data),
+                reads: reads.clone(),
+                dropped: dropped.clone(),
+            },
+            reads,
+            dropped,
+        )
     }
 }
 
@@ -62,7 +71,8 @@ impl Read for Failing {
 fn c001_a_bound_read_source_is_kept_by_its_statement_while_lake_reads_it() {
     let s = Scratch::new();
     let db = s.open_root();
-    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
+    db.create_table("media.clips", &["name:utf8", "video:file"])
+        .unwrap();
     let mut statement = db.prepare(INSERT).unwrap();
     statement.bind(1, "c").unwrap();
     let (source, reads, dropped) = Tracked::new(s.data.clone());
@@ -71,9 +81,15 @@ fn c001_a_bound_read_source_is_kept_by_its_statement_while_lake_reads_it() {
     let mut statement = moved.pop().unwrap();
     statement.insert().unwrap();
     assert!(reads.load(Ordering::SeqCst) > 2);
-    assert!(!dropped.load(Ordering::SeqCst), "freed while its statement lives");
+    assert!(
+        !dropped.load(Ordering::SeqCst),
+        "freed while its statement lives"
+    );
     statement.close();
-    assert!(dropped.load(Ordering::SeqCst), "the statement frees what it kept");
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the statement frees what it kept"
+    );
     assert_eq!(location_of(&db, "c").sha256(), sha256(&s.data));
 }
 
@@ -112,7 +128,12 @@ struct MemoryStore {
 
 impl MemoryStore {
     fn dropping(dropped: Arc<AtomicBool>) -> MemoryStore {
-        MemoryStore { objects: Mutex::default(), panic_open: AtomicBool::new(false), uploads: AtomicUsize::new(0), dropped }
+        MemoryStore {
+            objects: Mutex::default(),
+            panic_open: AtomicBool::new(false),
+            uploads: AtomicUsize::new(0),
+            dropped,
+        }
     }
 }
 
@@ -124,7 +145,10 @@ impl lake::HostStore for MemoryStore {
         self.uploads.fetch_add(1, Ordering::SeqCst);
         let mut data = Vec::new();
         source.read_to_end(&mut data)?;
-        self.objects.lock().unwrap().insert(uri.to_string(), (data, 1_700_000_000_000_000));
+        self.objects
+            .lock()
+            .unwrap()
+            .insert(uri.to_string(), (data, 1_700_000_000_000_000));
         Ok(())
     }
     fn open(&self, uri: &str, start: u64) -> io::Result<Box<dyn Read + Send>> {
@@ -132,13 +156,23 @@ impl lake::HostStore for MemoryStore {
             panic!("the host refuses");
         }
         let objects = self.objects.lock().unwrap();
-        let (data, _) = objects.get(uri).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, uri.to_string()))?;
+        let (data, _) = objects
+            .get(uri)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, uri.to_string()))?;
         Ok(Box::new(Cursor::new(data[start as usize..].to_vec())))
     }
     fn list(&self, prefix: &str) -> io::Result<Vec<ListEntry>> {
-        Ok(self.objects.lock().unwrap().iter()
+        Ok(self
+            .objects
+            .lock()
+            .unwrap()
+            .iter()
             .filter(|(uri, _)| uri.starts_with(prefix))
-            .map(|(uri, (data, modified))| ListEntry { uri: uri.clone(), size_bytes: data.len() as u64, modified_unix_micros: *modified })
+            .map(|(uri, (data, modified))| ListEntry {
+                uri: uri.clone(),
+                size_bytes: data.len() as u64,
+                modified_unix_micros: *modified,
+            })
             .collect())
     }
     fn remove(&self, uri: &str) -> io::Result<()> {
@@ -168,11 +202,19 @@ fn c003_a_host_store_in_rust_serves_a_stage_and_lives_until_the_stage_goes() {
     let stage = host_stage(MemoryStore::dropping(dropped.clone()));
     let (source, _, _) = Tracked::new(s.data.clone());
     let location = stage.put_reader(source, None).unwrap();
-    assert!(location.uri().starts_with("s3://rust-host/root/"), "{}", location.uri());
+    assert!(
+        location.uri().starts_with("s3://rust-host/root/"),
+        "{}",
+        location.uri()
+    );
     assert_eq!(stage.io_backend(), "host");
     assert!(stage.cat(&location).unwrap() == s.data);
     let mut range = Vec::new();
-    stage.open_range(&location, 10, 20).unwrap().read_to_end(&mut range).unwrap();
+    stage
+        .open_range(&location, 10, 20)
+        .unwrap()
+        .read_to_end(&mut range)
+        .unwrap();
     assert!(range == s.data[10..20]);
     let listed: Vec<String> = stage.list().unwrap().into_iter().map(|e| e.uri).collect();
     assert_eq!(listed, [location.uri()]);
@@ -188,11 +230,17 @@ fn c003_a_host_store_in_rust_serves_a_stage_and_lives_until_the_stage_goes() {
 fn c004_a_panic_in_a_read_source_becomes_the_calls_error_and_publishes_nothing() {
     let s = Scratch::new();
     let db = s.open_root();
-    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
-    let error = db.insert(INSERT, vec![Param::from("f"), Param::reader(Failing)]).unwrap_err();
+    db.create_table("media.clips", &["name:utf8", "video:file"])
+        .unwrap();
+    let error = db
+        .insert(INSERT, vec![Param::from("f"), Param::reader(Failing)])
+        .unwrap_err();
     assert_eq!(error.panic_message(), Some("the source broke"));
     assert_eq!(error.status(), Status::Io); // lake's own error of the call, attached
-    assert!(db.describe_table("media.clips").unwrap().contains("\"total_rows\":0,"));
+    assert!(db
+        .describe_table("media.clips")
+        .unwrap()
+        .contains("\"total_rows\":0,"));
     let error = db.stage().put_reader(Failing, None).unwrap_err();
     assert_eq!(error.panic_message(), Some("the source broke"));
     assert_eq!(db.stage().list().unwrap(), []);
@@ -203,9 +251,15 @@ fn c004_a_panic_in_a_read_source_becomes_the_calls_error_and_publishes_nothing()
 fn c005_a_panic_in_a_progress_callback_becomes_the_calls_error() {
     let s = Scratch::new();
     let db = s.open_root();
-    let options = UploadOptions::new().unwrap().progress(|done, _| panic!("progress at {}", done));
+    let options = UploadOptions::new()
+        .unwrap()
+        .progress(|done, _| panic!("progress at {}", done));
     let error = db.stage().put_path(&s.episode, Some(&options)).unwrap_err();
-    assert!(error.panic_message().unwrap().starts_with("progress at "), "{:?}", error);
+    assert!(
+        error.panic_message().unwrap().starts_with("progress at "),
+        "{:?}",
+        error
+    );
 }
 
 // C-006
@@ -215,14 +269,27 @@ fn c006_a_panic_in_a_host_store_callback_becomes_the_calls_error() {
     let store = Arc::new(MemoryStore::dropping(Arc::default()));
     struct Shared(Arc<MemoryStore>);
     impl lake::HostStore for Shared {
-        fn root_uri(&self) -> String { "s3://rust-host/root".to_string() }
-        fn upload(&self, uri: &str, t: &str, r: &mut dyn Read) -> io::Result<()> { self.0.upload(uri, t, r) }
-        fn open(&self, uri: &str, start: u64) -> io::Result<Box<dyn Read + Send>> { self.0.open(uri, start) }
-        fn list(&self, prefix: &str) -> io::Result<Vec<ListEntry>> { self.0.list(prefix) }
-        fn remove(&self, uri: &str) -> io::Result<()> { self.0.remove(uri) }
+        fn root_uri(&self) -> String {
+            "s3://rust-host/root".to_string()
+        }
+        fn upload(&self, uri: &str, t: &str, r: &mut dyn Read) -> io::Result<()> {
+            self.0.upload(uri, t, r)
+        }
+        fn open(&self, uri: &str, start: u64) -> io::Result<Box<dyn Read + Send>> {
+            self.0.open(uri, start)
+        }
+        fn list(&self, prefix: &str) -> io::Result<Vec<ListEntry>> {
+            self.0.list(prefix)
+        }
+        fn remove(&self, uri: &str) -> io::Result<()> {
+            self.0.remove(uri)
+        }
     }
     let stage = {
-        let options = StageOptions::new().unwrap().host_store(Shared(store.clone())).unwrap();
+        let options = StageOptions::new()
+            .unwrap()
+            .host_store(Shared(store.clone()))
+            .unwrap();
         Stage::open_with(&options).unwrap()
     };
     let location = stage.put_reader(Cursor::new(s.data.clone()), None).unwrap();
@@ -239,9 +306,15 @@ fn c007_a_token_cancelled_from_the_progress_callback_stops_the_upload() {
     let s = Scratch::new();
     let db = s.open_root();
     let token = CancelToken::new().unwrap();
-    let options = UploadOptions::new().unwrap().cancel_token(&token).progress(|_, _| token.cancel());
-    let large = support::random_bytes(8 << 20); // progress comes every MiB
-    let error = db.stage().put_reader(Cursor::new(large), Some(&options)).unwrap_err();
+    let options = UploadOptions::new()
+        .unwrap()
+        .cancel_token(&token)
+        .progress(|_, _| token.cancel());
+    let large = crate::support::random_bytes(8 << 20); // progress comes every MiB
+    let error = db
+        .stage()
+        .put_reader(Cursor::new(large), Some(&options))
+        .unwrap_err();
     assert_eq!(error.status(), Status::Cancelled);
     assert_eq!(db.stage().list().unwrap(), []);
 }
