@@ -249,6 +249,8 @@ unsafe extern "C" fn remove(
 }
 
 unsafe extern "C" fn destroy(ctx: *mut c_void) {
-    // Gives back the count lent at the open (see HostContext::lend).
-    Arc::decrement_strong_count(ctx as *const HostContext);
+    // Gives back the count lent at the open (see HostContext::lend). The
+    // last count drops the caller's store, whose Drop may panic: that must
+    // not unwind into lake either, and there is no call left to report it to.
+    let _ = std::panic::catch_unwind(|| Arc::decrement_strong_count(ctx as *const HostContext));
 }
