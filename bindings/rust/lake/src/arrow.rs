@@ -11,6 +11,21 @@ use lake_sys as sys;
 use crate::error::{Error, Result, Status};
 use crate::location::Location;
 
+/// `impl Drop` for a wrapper of an Arrow C struct: calls its `release`
+/// unless it was released or moved out (release == NULL), as the
+/// specification's ownership rules say: whoever holds it releases it once.
+macro_rules! released_on_drop {
+    ($wrapper:ty) => {
+        impl Drop for $wrapper {
+            fn drop(&mut self) {
+                if let Some(release) = self.0.release {
+                    unsafe { release(&mut self.0) };
+                }
+            }
+        }
+    };
+}
+
 /// An Arrow C stream that releases itself when dropped.
 #[repr(transparent)]
 pub struct ArrowStream(sys::ArrowArrayStream);
@@ -93,13 +108,7 @@ impl ArrowStream {
     }
 }
 
-impl Drop for ArrowStream {
-    fn drop(&mut self) {
-        if let Some(release) = self.0.release {
-            unsafe { release(&mut self.0) };
-        }
-    }
-}
+released_on_drop!(ArrowStream);
 
 /// An Arrow schema, released on drop.
 pub struct Schema(sys::ArrowSchema);
@@ -123,23 +132,11 @@ impl Schema {
     }
 }
 
-impl Drop for Schema {
-    fn drop(&mut self) {
-        if let Some(release) = self.0.release {
-            unsafe { release(&mut self.0) };
-        }
-    }
-}
+released_on_drop!(Schema);
 
 struct Array(sys::ArrowArray);
 
-impl Drop for Array {
-    fn drop(&mut self) {
-        if let Some(release) = self.0.release {
-            unsafe { release(&mut self.0) };
-        }
-    }
-}
+released_on_drop!(Array);
 
 // SAFETY: an exported array is immutable; release happens once, on drop.
 unsafe impl Send for Array {}

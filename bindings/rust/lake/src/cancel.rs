@@ -38,9 +38,4 @@ impl CancelToken {
     pub fn close(self) {}
 }
 
-impl Drop for CancelToken {
-    fn drop(&mut self) {
-        unsafe { sys::lake_cancel_token_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(CancelToken, sys::lake_cancel_token_free);

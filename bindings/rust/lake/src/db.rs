@@ -238,9 +238,4 @@ impl Db {
     }
 }
 
-impl Drop for Db {
-    fn drop(&mut self) {
-        unsafe { sys::lake_db_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(Db, sys::lake_db_free);

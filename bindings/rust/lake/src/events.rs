@@ -73,16 +73,19 @@ pub enum FieldValue<'a> {
     Blob(&'a [u8]),
 }
 
+/// A `lake_value` of no kind, for lake to fill or a caller to set.
+const NO_VALUE: sys::lake_value = sys::lake_value {
+    kind: 0,
+    i64: 0,
+    f64: 0.0,
+    boolean: 0,
+    bytes: std::ptr::null(),
+    len: 0,
+};
+
 impl FieldValue<'_> {
     fn raw(&self) -> sys::lake_value {
-        let mut value = sys::lake_value {
-            kind: 0,
-            i64: 0,
-            f64: 0.0,
-            boolean: 0,
-            bytes: std::ptr::null(),
-            len: 0,
-        };
+        let mut value = NO_VALUE;
         match *self {
             FieldValue::Int(v) => (value.kind, value.i64) = (sys::LAKE_VALUE_INT, v),
             FieldValue::Float(v) => (value.kind, value.f64) = (sys::LAKE_VALUE_FLOAT, v),
@@ -296,12 +299,7 @@ impl<'db> EventLog<'db> {
     pub fn close(self) {}
 }
 
-impl Drop for EventLog<'_> {
-    fn drop(&mut self) {
-        unsafe { sys::lake_event_log_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(EventLog<'_>, sys::lake_event_log_free);
 
 /// A writer of one item's events; commit appends them atomically.
 pub struct EventWriter<'log> {
@@ -389,12 +387,7 @@ impl EventWriter<'_> {
     pub fn close(self) {}
 }
 
-impl Drop for EventWriter<'_> {
-    fn drop(&mut self) {
-        unsafe { sys::lake_event_writer_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(EventWriter<'_>, sys::lake_event_writer_free);
 
 /// An item folded from its events. Immutable.
 pub struct FoldedItem<'log> {
@@ -431,14 +424,7 @@ impl<'log> FoldedItem<'log> {
     /// Value `index` of `field` (NOT_FOUND when absent).
     pub fn value(&self, field: &str, index: usize) -> Result<Value> {
         let field = cstring(field)?;
-        let mut raw = sys::lake_value {
-            kind: 0,
-            i64: 0,
-            f64: 0.0,
-            boolean: 0,
-            bytes: std::ptr::null(),
-            len: 0,
-        };
+        let mut raw = NO_VALUE;
         call(|err| unsafe {
             sys::lake_folded_item_value(self.ptr, field.as_ptr(), index, &mut raw, err)
         })?;
@@ -471,9 +457,4 @@ impl<'log> FoldedItem<'log> {
     pub fn close(self) {}
 }
 
-impl Drop for FoldedItem<'_> {
-    fn drop(&mut self) {
-        unsafe { sys::lake_folded_item_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(FoldedItem<'_>, sys::lake_folded_item_free);

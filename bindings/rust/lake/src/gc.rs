@@ -100,12 +100,7 @@ unsafe extern "C" fn progress_trampoline(
     })
 }
 
-impl Drop for GcOptions<'_> {
-    fn drop(&mut self) {
-        unsafe { sys::lake_gc_options_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(GcOptions<'_>, sys::lake_gc_options_free);
 
 fn opts_ptr(options: Option<&GcOptions>) -> *const sys::lake_gc_options {
     options.map_or(std::ptr::null(), |o| o.ptr)

@@ -17,3 +17,18 @@ pub(crate) fn opened() {
 pub(crate) fn freed() {
     OPEN.fetch_sub(1, Ordering::SeqCst);
 }
+
+/// `impl Drop` for a handle type owning the lake handle `self.ptr`: frees it
+/// with `$free` (once: `close(self)` consumes the value, so drop runs once)
+/// and counts it freed.
+macro_rules! free_on_drop {
+    ($handle:ty, $free:path) => {
+        impl Drop for $handle {
+            fn drop(&mut self) {
+                unsafe { $free(self.ptr) };
+                crate::handle_count::freed();
+            }
+        }
+    };
+}
+pub(crate) use free_on_drop;

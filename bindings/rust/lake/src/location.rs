@@ -99,9 +99,4 @@ impl PartialEq for Location {
     }
 }
 
-impl Drop for Location {
-    fn drop(&mut self) {
-        unsafe { sys::lake_location_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(Location, sys::lake_location_free);

@@ -80,9 +80,4 @@ impl Read for Reader<'_> {
     }
 }
 
-impl Drop for Reader<'_> {
-    fn drop(&mut self) {
-        unsafe { sys::lake_reader_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(Reader<'_>, sys::lake_reader_free);

@@ -132,12 +132,7 @@ impl StageOptions {
     pub fn close(self) {}
 }
 
-impl Drop for StageOptions {
-    fn drop(&mut self) {
-        unsafe { sys::lake_stage_options_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(StageOptions, sys::lake_stage_options_free);
 
 /// One published object of a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]

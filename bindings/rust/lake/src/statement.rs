@@ -107,6 +107,8 @@ macro_rules! params {
 
 pub struct Statement<'db> {
     ptr: *mut sys::lake_statement,
+    /// Streams bound to FILE parameters, by index. Fields drop after
+    /// `Drop::drop` freed the statement: lake no longer holds them then.
     sources: HashMap<usize, Box<ReadSource>>,
     _db: PhantomData<&'db crate::Db>,
 }
@@ -256,10 +258,4 @@ impl<'db> Statement<'db> {
     pub fn close(self) {}
 }
 
-impl Drop for Statement<'_> {
-    fn drop(&mut self) {
-        unsafe { sys::lake_statement_free(self.ptr) };
-        handles::freed();
-        // self.sources drop after the statement: lake no longer holds them.
-    }
-}
+crate::handle_count::free_on_drop!(Statement<'_>, sys::lake_statement_free);

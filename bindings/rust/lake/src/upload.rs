@@ -115,9 +115,4 @@ unsafe extern "C" fn notice_trampoline(ctx: *mut c_void, line: *const c_char) {
     })
 }
 
-impl Drop for UploadOptions<'_> {
-    fn drop(&mut self) {
-        unsafe { sys::lake_upload_options_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(UploadOptions<'_>, sys::lake_upload_options_free);

@@ -79,9 +79,4 @@ impl Write for Writer<'_> {
     }
 }
 
-impl Drop for Writer<'_> {
-    fn drop(&mut self) {
-        unsafe { sys::lake_writer_free(self.ptr) };
-        handles::freed();
-    }
-}
+crate::handle_count::free_on_drop!(Writer<'_>, sys::lake_writer_free);

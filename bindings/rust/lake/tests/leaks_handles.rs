@@ -3,20 +3,9 @@
 mod support;
 
 use lake::{open_handles, CancelToken, Db, Location, UploadOptions};
-use support::Scratch;
+use support::{resident_bytes, Scratch};
 
 const MIB: i64 = 1 << 20;
-
-pub fn resident_bytes() -> i64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
-    statm
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .parse::<i64>()
-        .unwrap()
-        * 4096
-}
 
 fn cheap_handles(db: &Db) {
     let location = Location::new("file:///nowhere/x", "video/mp4", 123, &"ab".repeat(32)).unwrap();

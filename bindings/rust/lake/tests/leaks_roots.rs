@@ -3,20 +3,9 @@
 mod support;
 
 use lake::{open_handles, params, Db};
-use support::Scratch;
+use support::{resident_bytes, Scratch};
 
 const MIB: i64 = 1 << 20;
-
-fn resident_bytes() -> i64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
-    statm
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .parse::<i64>()
-        .unwrap()
-        * 4096
-}
 
 fn count(dir: &str) -> usize {
     std::fs::read_dir(dir).unwrap().count()

@@ -5,8 +5,8 @@ use std::os::raw::{c_char, c_void};
 use std::path::PathBuf;
 use std::process::Command;
 
-use lake::{CancelToken, Db, Location, Origin, ABI_VERSION};
 use crate::support::{child_lines, child_says, is_child, run_child, Scratch};
+use lake::{CancelToken, Db, Location, Origin, ABI_VERSION};
 
 #[test]
 #[ignore = "run by a001 in a child process"]

@@ -14,8 +14,8 @@ use std::io::{self, Cursor, Read};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use lake::{CancelToken, ListEntry, Param, Stage, StageOptions, Status, UploadOptions};
 use crate::support::{location_of, sha256, Scratch, OBJECT_SIZE};
+use lake::{CancelToken, ListEntry, Param, Stage, StageOptions, Status, UploadOptions};
 
 const INSERT: &str = "INSERT INTO media.clips (name, video) VALUES (?, ?)";
 

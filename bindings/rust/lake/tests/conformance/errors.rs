@@ -2,10 +2,11 @@
 use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom, Write};
 
-use lake::{params, CancelToken, Db, Error, IntegrityKind, Location, Param, Status, UploadOptions};
 use crate::support::{
-    child_lines, child_says, is_child, location_of, run_child, stored_path, Scratch, OBJECT_SIZE,
+    child_lines, child_says, is_child, location_of, run_child, stored_path, truncate, Scratch,
+    OBJECT_SIZE,
 };
+use lake::{params, CancelToken, Db, Error, IntegrityKind, Location, Param, Status, UploadOptions};
 
 // E-001
 #[test]
@@ -54,12 +55,7 @@ fn e002_an_error_carries_lakes_message_kind_counts_retryable_and_pending_id() {
     let s = Scratch::new();
     let db = s.clips_root();
     let location = location_of(&db, "a");
-    OpenOptions::new()
-        .write(true)
-        .open(stored_path(&location))
-        .unwrap()
-        .set_len(1000)
-        .unwrap();
+    truncate(&location, 1000);
     let error = db.stage().cat(&location).unwrap_err();
     assert_eq!(error.status(), Status::Integrity);
     assert!(!error.message().is_empty());
@@ -238,12 +234,7 @@ fn i002_a_truncated_object_is_size_short_with_expected_and_observed() {
     let s = Scratch::new();
     let db = s.clips_root();
     let location = location_of(&db, "a");
-    OpenOptions::new()
-        .write(true)
-        .open(stored_path(&location))
-        .unwrap()
-        .set_len(OBJECT_SIZE as u64 - 7)
-        .unwrap();
+    truncate(&location, OBJECT_SIZE as u64 - 7);
     let mut reader = db.stage().open(&location).unwrap();
     let io_error = reader.read_to_end(&mut Vec::new()).unwrap_err();
     let error = lake::error::from_io(&io_error).unwrap();

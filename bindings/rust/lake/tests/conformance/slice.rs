@@ -1,8 +1,8 @@
 //! The vertical slice (CONFORMANCE.md, S-001 … S-013).
 use std::io::{Cursor, Read, Write};
 
-use lake::{params, Db, Param, Status, UploadOptions};
 use crate::support::{location_of, sha256, Scratch, OBJECT_SIZE};
+use lake::{params, Db, Param, Status, UploadOptions};
 
 const INSERT: &str = "INSERT INTO media.clips (name, video) VALUES (?, ?)";
 
@@ -308,4 +308,3 @@ fn s013_duckdb_scans_the_exported_arrow_stream() {
         Some((2 * OBJECT_SIZE).to_string())
     );
 }
-

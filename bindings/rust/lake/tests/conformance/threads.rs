@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use lake::params;
 use crate::support::{location_of, names, Scratch, OBJECT_SIZE};
+use lake::params;
 
 // T-001
 #[test]

@@ -232,4 +232,27 @@ pub fn sha256(data: &[u8]) -> String {
     }
     h.iter().map(|x| format!("{:08x}", x)).collect()
 }
+
+/// Cuts the stored file of a local location to `len` bytes.
+pub fn truncate(location: &Location, len: u64) {
+    fs::OpenOptions::new()
+        .write(true)
+        .open(stored_path(location))
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+/// The process's resident memory in bytes (/proc/self/statm).
+pub fn resident_bytes() -> i64 {
+    let statm = fs::read_to_string("/proc/self/statm").unwrap();
+    statm
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<i64>()
+        .unwrap()
+        * 4096
+}
+
 pub mod duckdb;
