@@ -35,10 +35,7 @@ pub fn check() -> Result<()> {
                 library, ABI_VERSION
             ),
         )
-        .with_origin(Origin::AbiMismatch {
-            binding: ABI_VERSION,
-            library,
-        }))
+        .with_origin(Origin::AbiMismatch { binding: ABI_VERSION, library }))
     }
 }
 

@@ -71,10 +71,7 @@ impl ArrowStream {
             5 /* EIO */ => Status::Io,
             _ => Status::Internal,
         };
-        Error::new(
-            status,
-            format!("query stream failed (errno {}): {}", code, message),
-        )
+        Error::new(status, format!("query stream failed (errno {}): {}", code, message))
     }
 
     fn schema(&mut self) -> Result<Schema> {
@@ -100,11 +97,7 @@ impl ArrowStream {
         if code != 0 {
             return Err(self.error(code));
         }
-        Ok(if array.0.release.is_none() {
-            None
-        } else {
-            Some(array)
-        })
+        Ok(if array.0.release.is_none() { None } else { Some(array) })
     }
 }
 
@@ -151,11 +144,7 @@ pub struct QueryResult<'db> {
 impl<'db> QueryResult<'db> {
     pub(crate) fn new(mut stream: ArrowStream) -> Result<QueryResult<'db>> {
         let schema = stream.schema()?;
-        Ok(QueryResult {
-            stream,
-            schema,
-            _db: PhantomData,
-        })
+        Ok(QueryResult { stream, schema, _db: PhantomData })
     }
 
     pub fn schema(&self) -> &Schema {
@@ -169,10 +158,7 @@ impl<'db> QueryResult<'db> {
     /// The next batch, or None at the end.
     pub fn next_batch(&mut self) -> Result<Option<Batch<'_>>> {
         let schema = &self.schema;
-        Ok(self
-            .stream
-            .next_array()?
-            .map(|array| Batch { array, schema }))
+        Ok(self.stream.next_array()?.map(|array| Batch { array, schema }))
     }
 
     /// Every remaining batch.
@@ -208,11 +194,7 @@ impl<'r> Batch<'r> {
     }
 
     fn column(&self, i: usize) -> &sys::ArrowArray {
-        assert!(
-            (i as i64) < self.array.0.n_children,
-            "column {} out of range",
-            i
-        );
+        assert!((i as i64) < self.array.0.n_children, "column {} out of range", i);
         unsafe { &**self.array.0.children.add(i) }
     }
 

@@ -32,10 +32,7 @@ pub(crate) unsafe fn take_string(text: *mut c_char) -> String {
 /// A C string of `text`; a NUL inside is the INVALID_ARGUMENT error.
 pub(crate) fn cstring(text: &str) -> Result<CString> {
     CString::new(text).map_err(|_| {
-        Error::binding(
-            Status::InvalidArgument,
-            format!("string holds a NUL byte: {:?}", text),
-        )
+        Error::binding(Status::InvalidArgument, format!("string holds a NUL byte: {:?}", text))
     })
 }
 
@@ -43,10 +40,7 @@ pub(crate) fn cstring(text: &str) -> Result<CString> {
 pub(crate) fn cpath(path: &Path) -> Result<CString> {
     use std::os::unix::ffi::OsStrExt;
     CString::new(path.as_os_str().as_bytes()).map_err(|_| {
-        Error::binding(
-            Status::InvalidArgument,
-            format!("path holds a NUL byte: {:?}", path),
-        )
+        Error::binding(Status::InvalidArgument, format!("path holds a NUL byte: {:?}", path))
     })
 }
 

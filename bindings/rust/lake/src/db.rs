@@ -103,19 +103,10 @@ impl Db {
     /// Creates table "ns.table" with columns "name:type".
     pub fn create_table(&self, table: &str, columns: &[&str]) -> Result<()> {
         let table = cstring(table)?;
-        let columns = columns
-            .iter()
-            .map(|c| cstring(c))
-            .collect::<Result<Vec<_>>>()?;
+        let columns = columns.iter().map(|c| cstring(c)).collect::<Result<Vec<_>>>()?;
         let pointers: Vec<_> = columns.iter().map(|c| c.as_ptr()).collect();
         call(|err| unsafe {
-            sys::lake_table_create(
-                self.ptr,
-                table.as_ptr(),
-                pointers.as_ptr(),
-                pointers.len(),
-                err,
-            )
+            sys::lake_table_create(self.ptr, table.as_ptr(), pointers.as_ptr(), pointers.len(), err)
         })
     }
 

@@ -184,10 +184,7 @@ impl Error {
     }
 
     pub(crate) fn binding(status: Status, message: impl Into<String>) -> Error {
-        Error {
-            origin: Origin::Binding,
-            ..Error::new(status, message)
-        }
+        Error { origin: Origin::Binding, ..Error::new(status, message) }
     }
 
     pub(crate) fn with_origin(mut self, origin: Origin) -> Error {
@@ -268,9 +265,7 @@ impl From<Error> for std::io::Error {
 
 /// The lake error inside an `std::io::Error` that a reader or writer returned.
 pub fn from_io(error: &std::io::Error) -> Option<&Error> {
-    error
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<Error>())
+    error.get_ref().and_then(|inner| inner.downcast_ref::<Error>())
 }
 
 /// Turns a status and its out-error into a Result.

@@ -46,10 +46,7 @@ impl RawStep {
             enclosing_step: ptr_or_null(&strings[2]),
             selector_step: ptr_or_null(&strings[3]),
         };
-        Ok(RawStep {
-            _strings: strings,
-            raw,
-        })
+        Ok(RawStep { _strings: strings, raw })
     }
 }
 
@@ -74,14 +71,8 @@ pub enum FieldValue<'a> {
 }
 
 /// A `lake_value` of no kind, for lake to fill or a caller to set.
-const NO_VALUE: sys::lake_value = sys::lake_value {
-    kind: 0,
-    i64: 0,
-    f64: 0.0,
-    boolean: 0,
-    bytes: std::ptr::null(),
-    len: 0,
-};
+const NO_VALUE: sys::lake_value =
+    sys::lake_value { kind: 0, i64: 0, f64: 0.0, boolean: 0, bytes: std::ptr::null(), len: 0 };
 
 impl FieldValue<'_> {
     fn raw(&self) -> sys::lake_value {
@@ -174,10 +165,7 @@ impl Db {
             )
         })?;
         handles::opened();
-        Ok(EventLog {
-            ptr: out,
-            _db: PhantomData,
-        })
+        Ok(EventLog { ptr: out, _db: PhantomData })
     }
 }
 
@@ -218,10 +206,7 @@ impl<'db> EventLog<'db> {
         let mut out = std::ptr::null_mut();
         call(|err| f(&mut out, err))?;
         handles::opened();
-        Ok(EventWriter {
-            ptr: out,
-            _log: PhantomData,
-        })
+        Ok(EventWriter { ptr: out, _log: PhantomData })
     }
 
     /// A writer of a new root item.
@@ -236,11 +221,8 @@ impl<'db> EventLog<'db> {
         writer_epoch: &str,
         created_by: Option<&Step>,
     ) -> Result<EventWriter<'_>> {
-        let (item, epoch, step) = (
-            cstring(item_id)?,
-            cstring(writer_epoch)?,
-            raw_step(created_by)?,
-        );
+        let (item, epoch, step) =
+            (cstring(item_id)?, cstring(writer_epoch)?, raw_step(created_by)?);
         self.adopt_writer(|out, err| unsafe {
             sys::lake_event_writer_open(
                 self.ptr,
@@ -270,10 +252,7 @@ impl<'db> EventLog<'db> {
             return Ok(None);
         }
         handles::opened();
-        Ok(Some(FoldedItem {
-            ptr: out,
-            log: self,
-        }))
+        Ok(Some(FoldedItem { ptr: out, log: self }))
     }
 
     /// `{"root":NODE|null,"orphans":[…]}` of a root item.
@@ -359,12 +338,8 @@ impl EventWriter<'_> {
         traceback: &str,
         step: Option<&Step>,
     ) -> Result<()> {
-        let (t, d, tb, step) = (
-            cstring(error_type)?,
-            cstring(error_dump)?,
-            cstring(traceback)?,
-            raw_step(step)?,
-        );
+        let (t, d, tb, step) =
+            (cstring(error_type)?, cstring(error_dump)?, cstring(traceback)?, raw_step(step)?);
         call(|err| unsafe {
             sys::lake_event_writer_failed(
                 self.ptr,

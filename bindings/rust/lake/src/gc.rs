@@ -33,11 +33,7 @@ impl<'t> GcOptions<'t> {
         crate::abi::check()?;
         let ptr = unsafe { sys::lake_gc_options_new() };
         handles::opened();
-        Ok(GcOptions {
-            ptr,
-            progress: None,
-            _token: std::marker::PhantomData,
-        })
+        Ok(GcOptions { ptr, progress: None, _token: std::marker::PhantomData })
     }
     /// Objects modified less than `seconds` before the listing are kept.
     pub fn cutoff_seconds(self, seconds: u64) -> Self {
@@ -95,9 +91,9 @@ unsafe extern "C" fn progress_trampoline(
 ) {
     let progress = &*(ctx as *const Progress);
     let phase = static_str(phase);
-    progress.panics.guard((), || {
-        (progress.f.lock().unwrap_or_else(|e| e.into_inner()))(&phase, done, total)
-    })
+    progress
+        .panics
+        .guard((), || (progress.f.lock().unwrap_or_else(|e| e.into_inner()))(&phase, done, total))
 }
 
 crate::handle_count::free_on_drop!(GcOptions<'_>, sys::lake_gc_options_free);
@@ -159,9 +155,7 @@ unsafe extern "C" fn problem_trampoline(ctx: *mut c_void, p: *const sys::lake_gc
         expected_size: p.expected_size,
         observed_size: p.observed_size,
         message: static_str(p.message),
-        referrers: (0..p.referrer_count)
-            .map(|i| static_str(*p.referrers.add(i)))
-            .collect(),
+        referrers: (0..p.referrer_count).map(|i| static_str(*p.referrers.add(i))).collect(),
         more_referrers: p.more_referrers,
     })
 }
@@ -181,14 +175,7 @@ impl Db {
         let mut candidates = Collected::new();
         let ctx = candidates.ctx();
         let json = json_call(|out, err| unsafe {
-            sys::lake_gc_show(
-                self.as_ptr(),
-                id.as_ptr(),
-                Some(candidate_trampoline),
-                ctx,
-                out,
-                err,
-            )
+            sys::lake_gc_show(self.as_ptr(), id.as_ptr(), Some(candidate_trampoline), ctx, out, err)
         });
         candidates.finish(json)
     }

@@ -48,11 +48,7 @@ impl HostContext {
         store: Box<dyn HostStore>,
     ) -> Result<(Arc<HostContext>, sys::lake_host_store)> {
         let root_uri = cstring(&store.root_uri())?;
-        let context = Arc::new(HostContext {
-            store,
-            root_uri,
-            panics: PanicSlot::default(),
-        });
+        let context = Arc::new(HostContext { store, root_uri, panics: PanicSlot::default() });
         let table = sys::lake_host_store {
             version: sys::LAKE_HOST_STORE_VERSION,
             ctx: Arc::as_ptr(&context) as *mut c_void,
@@ -136,10 +132,7 @@ impl Read for LakeSource {
         }
         let n = unsafe { (self.read)(self.ctx, buf.as_mut_ptr(), buf.len()) };
         if n < 0 {
-            Err(io::Error::new(
-                io::ErrorKind::Other,
-                "lake's upload source failed",
-            ))
+            Err(io::Error::new(io::ErrorKind::Other, "lake's upload source failed"))
         } else {
             Ok(n as usize)
         }
@@ -158,10 +151,7 @@ unsafe extern "C" fn upload(
     let (uri, content_type) = (static_str(uri), static_str(content_type));
     status_of(ctx, message, cap, |host| {
         let read = read.ok_or_else(|| io::Error::new(io::ErrorKind::Other, "no read function"))?;
-        let mut source = LakeSource {
-            read,
-            ctx: read_ctx,
-        };
+        let mut source = LakeSource { read, ctx: read_ctx };
         host.store.upload(&uri, &content_type, &mut source)
     })
 }
@@ -206,9 +196,7 @@ unsafe extern "C" fn read_stream(
 
 unsafe extern "C" fn close_stream(ctx: *mut c_void, stream: *mut c_void) {
     let host = context(ctx);
-    host.panics.guard((), || {
-        drop(Box::from_raw(stream as *mut Box<dyn Read + Send>))
-    });
+    host.panics.guard((), || drop(Box::from_raw(stream as *mut Box<dyn Read + Send>)));
 }
 
 unsafe extern "C" fn list(

@@ -64,10 +64,7 @@ pub(crate) struct Collected<T> {
 
 impl<T> Collected<T> {
     pub(crate) fn new() -> Collected<T> {
-        Collected {
-            items: Vec::new(),
-            panics: PanicSlot::default(),
-        }
+        Collected { items: Vec::new(), panics: PanicSlot::default() }
     }
 
     pub(crate) fn ctx(&mut self) -> *mut std::os::raw::c_void {

@@ -16,11 +16,7 @@ pub(crate) struct ReadSource {
 
 impl ReadSource {
     pub(crate) fn new(reader: Box<dyn Read + Send>) -> Box<ReadSource> {
-        Box::new(ReadSource {
-            reader,
-            panics: PanicSlot::default(),
-            io_error: Default::default(),
-        })
+        Box::new(ReadSource { reader, panics: PanicSlot::default(), io_error: Default::default() })
     }
 
     pub(crate) fn ctx(self: &mut Box<Self>) -> *mut c_void {

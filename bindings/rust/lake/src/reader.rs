@@ -28,10 +28,7 @@ impl<'s> Reader<'s> {
         let mut out = std::ptr::null_mut();
         call(|err| f(&mut out, err))?;
         handles::opened();
-        Ok(Reader {
-            ptr: out,
-            _parent: PhantomData,
-        })
+        Ok(Reader { ptr: out, _parent: PhantomData })
     }
 
     /// Reads up to `buf.len()` bytes; Ok(0) is the (verified) end.

@@ -167,11 +167,7 @@ impl Stage {
             return Err(error);
         }
         handles::opened();
-        Ok(Stage {
-            ptr: out,
-            owned: true,
-            host,
-        })
+        Ok(Stage { ptr: out, owned: true, host })
     }
 
     /// A standalone local stage rooted at `dir`.
@@ -181,11 +177,7 @@ impl Stage {
 
     /// The stage a root owns (not freed by this value).
     pub(crate) fn borrowed(ptr: *mut sys::lake_stage, host: Option<Arc<HostContext>>) -> Stage {
-        Stage {
-            ptr,
-            owned: false,
-            host,
-        }
+        Stage { ptr, owned: false, host }
     }
 
     /// The call's result, with a panic of the host store's callbacks first.
@@ -332,8 +324,7 @@ impl Stage {
         let ctx = entries.ctx();
         let result =
             call(|err| unsafe { sys::lake_stage_list(self.ptr, Some(list_trampoline), ctx, err) });
-        self.finish(entries.finish(result))
-            .map(|(entries, ())| entries)
+        self.finish(entries.finish(result)).map(|(entries, ())| entries)
     }
 
     /// Deletes a managed object (absent: success).

@@ -119,11 +119,7 @@ unsafe impl Send for Statement<'_> {}
 impl<'db> Statement<'db> {
     pub(crate) fn adopt(ptr: *mut sys::lake_statement) -> Statement<'db> {
         handles::opened();
-        Statement {
-            ptr,
-            sources: HashMap::new(),
-            _db: PhantomData,
-        }
+        Statement { ptr, sources: HashMap::new(), _db: PhantomData }
     }
 
     pub fn parameter_count(&self) -> usize {

@@ -44,11 +44,7 @@ unsafe extern "C" fn info_trampoline(
         updated_unix_micros: i.updated_unix_micros,
         stale: i.stale != 0,
         locked: i.locked != 0,
-        error: if i.error.is_null() {
-            None
-        } else {
-            Some(static_str(i.error))
-        },
+        error: if i.error.is_null() { None } else { Some(static_str(i.error)) },
     })
 }
 

@@ -33,11 +33,7 @@ impl<'a> Writer<'a> {
         let opts = options.map_or(std::ptr::null(), |o| o.as_ptr());
         call(|err| unsafe { sys::lake_writer_open(stage, opts, &mut out, err) })?;
         handles::opened();
-        Ok(Writer {
-            ptr: out,
-            panics: options.map(|o| o.panics()),
-            _parent: PhantomData,
-        })
+        Ok(Writer { ptr: out, panics: options.map(|o| o.panics()), _parent: PhantomData })
     }
 
     fn finish<T>(&self, result: Result<T>) -> Result<T> {

@@ -46,12 +46,7 @@ fn h001_closing_each_kind_of_handle_frees_it_exactly_once() {
             ($close:expr, $name:expr) => {{
                 let was = open_handles();
                 $close;
-                assert_eq!(
-                    open_handles(),
-                    was - 1,
-                    "closing the {} frees one handle",
-                    $name
-                );
+                assert_eq!(open_handles(), was - 1, "closing the {} frees one handle", $name);
             }};
         }
         closed!(reader.close().unwrap(), "reader");
@@ -108,11 +103,7 @@ fn h003_a_root_closes_after_its_children_in_the_order_rust_allows() {
     db.close();
     assert_eq!(open_handles(), before);
     // The root reopens: nothing was left locked or half-freed.
-    assert!(Db::open(s.root())
-        .unwrap()
-        .tables()
-        .unwrap()
-        .contains("media.clips"));
+    assert!(Db::open(s.root()).unwrap().tables().unwrap().contains("media.clips"));
 }
 
 // H-004
@@ -158,28 +149,17 @@ impl Drop for Flagged {
 fn h005_closing_a_statement_releases_its_streams_and_keeps_its_results() {
     let s = Scratch::serial();
     let db = s.clips_root();
-    let mut insert = db
-        .prepare("INSERT INTO media.clips (name, video) VALUES (?, ?)")
-        .unwrap();
+    let mut insert = db.prepare("INSERT INTO media.clips (name, video) VALUES (?, ?)").unwrap();
     let released = Arc::new(AtomicBool::new(false));
     insert.bind(1, "s").unwrap();
     insert
-        .bind(
-            2,
-            Param::reader(Flagged(
-                Cursor::new(b"never read".to_vec()),
-                released.clone(),
-            )),
-        )
+        .bind(2, Param::reader(Flagged(Cursor::new(b"never read".to_vec()), released.clone())))
         .unwrap();
     let mut query = db.prepare("SELECT name FROM media.clips").unwrap();
     let mut result = query.query().unwrap();
     insert.close();
     query.close();
-    assert!(
-        released.load(Ordering::SeqCst),
-        "the statement released its stream"
-    );
+    assert!(released.load(Ordering::SeqCst), "the statement released its stream");
     let batch = result.next_batch().unwrap().unwrap();
     assert_eq!(batch.utf8(0).unwrap(), [Some("a".to_string())]);
 }
@@ -197,9 +177,7 @@ fn child_takes_the_writer_lock() {
     child_says(&format!(
         "{} {}",
         std::process::id(),
-        std::fs::read_to_string(root.join("writer.lock"))
-            .unwrap()
-            .trim()
+        std::fs::read_to_string(root.join("writer.lock")).unwrap().trim()
     ));
 }
 
@@ -211,21 +189,13 @@ fn h006_closing_a_root_releases_its_writer_lock_at_once() {
     let db = s.open_root();
     db.create_table("media.first", &["name:utf8"]).unwrap();
     let lock = s.root().join("writer.lock");
-    assert!(std::fs::read_to_string(&lock)
-        .unwrap()
-        .contains(&std::process::id().to_string()));
+    assert!(std::fs::read_to_string(&lock).unwrap().contains(&std::process::id().to_string()));
     db.close();
     let started = std::time::Instant::now();
     let root = s.root();
-    let output = run_child(
-        "child_takes_the_writer_lock",
-        &[("LAKE_TEST_ROOT", root.to_str().unwrap())],
-    );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output =
+        run_child("child_takes_the_writer_lock", &[("LAKE_TEST_ROOT", root.to_str().unwrap())]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let line = child_lines(&output).pop().expect("the child's report");
     let (pid, lock_text) = line.split_once(' ').unwrap();
     assert!(lock_text.contains(pid), "{}", line);

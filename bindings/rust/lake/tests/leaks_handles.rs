@@ -12,14 +12,9 @@ fn cheap_handles(db: &Db) {
     assert_eq!(location.size_bytes(), 123);
     let token = CancelToken::new().unwrap();
     token.cancel();
-    let options = UploadOptions::new()
-        .unwrap()
-        .content_type("video/mp4")
-        .unwrap()
-        .progress(|_, _| {});
-    let mut statement = db
-        .prepare("SELECT name FROM media.clips WHERE name = ?")
-        .unwrap();
+    let options =
+        UploadOptions::new().unwrap().content_type("video/mp4").unwrap().progress(|_, _| {});
+    let mut statement = db.prepare("SELECT name FROM media.clips WHERE name = ?").unwrap();
     statement.bind(1, "x").unwrap();
     drop((location, options, statement));
     token.close();

@@ -15,9 +15,7 @@ fn root_round(s: &Scratch, i: usize) {
     let db = Db::open(s.root()).unwrap();
     let table = format!("media.t{}", i);
     db.create_table(&table, &["name:utf8"]).unwrap();
-    let mut result = db
-        .query(&format!("SELECT name FROM {}", table), params![])
-        .unwrap();
+    let mut result = db.query(&format!("SELECT name FROM {}", table), params![]).unwrap();
     assert!(result.batches().unwrap().iter().all(|b| b.num_rows() == 0));
     drop(result);
     db.close();

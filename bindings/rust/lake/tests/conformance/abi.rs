@@ -52,36 +52,16 @@ fn a001_an_abi_version_mismatch_is_refused_before_any_handle_exists() {
     let root = s.root();
     let output = run_child(
         "abi::child_with_a_stub_library",
-        &[
-            ("LD_PRELOAD", stub.to_str().unwrap()),
-            ("LAKE_TEST_ROOT", root.to_str().unwrap()),
-        ],
+        &[("LD_PRELOAD", stub.to_str().unwrap()), ("LAKE_TEST_ROOT", root.to_str().unwrap())],
     );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let lines = child_lines(&output);
     assert_eq!(
         lines[0],
-        format!(
-            "{:?}",
-            Origin::AbiMismatch {
-                binding: ABI_VERSION,
-                library: ABI_VERSION + 1
-            }
-        )
+        format!("{:?}", Origin::AbiMismatch { binding: ABI_VERSION, library: ABI_VERSION + 1 })
     );
-    assert!(
-        lines[1].contains(&format!("implements lake ABI {}", ABI_VERSION + 1)),
-        "{}",
-        lines[1]
-    );
-    assert_eq!(
-        lines[2..],
-        ["db refused: true", "token refused: true", "handles: 0"]
-    );
+    assert!(lines[1].contains(&format!("implements lake ABI {}", ABI_VERSION + 1)), "{}", lines[1]);
+    assert_eq!(lines[2..], ["db refused: true", "token refused: true", "handles: 0"]);
     assert!(!root.exists(), "a refused open touched nothing");
 }
 
@@ -101,11 +81,8 @@ fn header_functions() -> BTreeSet<String> {
         rest = &rest[rest.find("*/").unwrap() + 2..];
     }
     code.push_str(rest);
-    let code: String = code
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code: String =
+        code.lines().filter(|l| !l.trim_start().starts_with('#')).collect::<Vec<_>>().join("\n");
     code.split("LAKE_API")
         .skip(1)
         .filter_map(|decl| {

@@ -11,16 +11,9 @@ const INSERT: &str = "INSERT INTO media.clips (name, video) VALUES (?, ?)";
 
 #[test]
 fn the_library_reports_its_version_and_takes_a_buffer_budget() {
-    assert!(
-        lake::version_string().split('.').count() >= 3,
-        "{}",
-        lake::version_string()
-    );
+    assert!(lake::version_string().split('.').count() >= 3, "{}", lake::version_string());
     lake::set_buffer_budget(64 << 20).unwrap();
-    assert_eq!(
-        lake::set_buffer_budget(1).unwrap_err().status(),
-        Status::InvalidArgument
-    );
+    assert_eq!(lake::set_buffer_budget(1).unwrap_err().status(), Status::InvalidArgument);
     lake::set_buffer_budget(1 << 30).unwrap();
 }
 
@@ -30,10 +23,7 @@ fn a_location_round_trips_through_its_canonical_json() {
     let again = Location::from_json(&location.json()).unwrap();
     assert_eq!(again, location);
     assert_eq!(location.clone().uri(), "file:///tmp/x");
-    assert_eq!(
-        (again.content_type(), again.size_bytes()),
-        ("video/mp4".to_string(), 7)
-    );
+    assert_eq!((again.content_type(), again.size_bytes()), ("video/mp4".to_string(), 7));
 }
 
 #[test]
@@ -81,14 +71,7 @@ fn every_scalar_type_binds_and_reads_back() {
     let db = s.open_root();
     db.create_table(
         "t.all",
-        &[
-            "i:int64",
-            "f:float64",
-            "b:bool",
-            "s:utf8",
-            "x:binary",
-            "ts:timestamp",
-        ],
+        &["i:int64", "f:float64", "b:bool", "s:utf8", "x:binary", "ts:timestamp"],
     )
     .unwrap();
     let mut insert = db
@@ -97,23 +80,16 @@ fn every_scalar_type_binds_and_reads_back() {
         )
         .unwrap();
     assert_eq!(insert.parameter_count(), 12);
-    insert
-        .bind_all(params![7i64, 1.5f64, true, "seven", &b"\x00\x01"[..]])
-        .unwrap();
-    insert
-        .bind(6, Param::TimestampMicros(1_700_000_000_000_000))
-        .unwrap();
-    for (i, text) in ["8", "2.5", "false", "eight", "AAE=", "2024-01-02T03:04:05Z"]
-        .iter()
-        .enumerate()
+    insert.bind_all(params![7i64, 1.5f64, true, "seven", &b"\x00\x01"[..]]).unwrap();
+    insert.bind(6, Param::TimestampMicros(1_700_000_000_000_000)).unwrap();
+    for (i, text) in
+        ["8", "2.5", "false", "eight", "AAE=", "2024-01-02T03:04:05Z"].iter().enumerate()
     {
         insert.bind(7 + i, Param::Text(text)).unwrap();
     }
     assert_eq!(insert.insert().unwrap(), 1);
     assert_eq!(insert.changes(), (0, 2));
-    let mut result = db
-        .query("SELECT i FROM t.all ORDER BY i", params![])
-        .unwrap();
+    let mut result = db.query("SELECT i FROM t.all ORDER BY i", params![]).unwrap();
     let batch = result.next_batch().unwrap().unwrap();
     assert_eq!(batch.int64(0).unwrap(), [Some(7), Some(8)]);
     assert_eq!(batch.utf8(0).unwrap_err().status(), Status::InvalidArgument);
@@ -124,18 +100,12 @@ fn a_delete_commits_a_version_and_counts_its_rows() {
     let s = Scratch::new();
     let db = s.clips_root();
     db.insert(INSERT, params!["b", Param::Null]).unwrap();
-    let (version, rows) = db
-        .execute("DELETE FROM media.clips WHERE name = ?", params!["a"])
-        .unwrap();
+    let (version, rows) =
+        db.execute("DELETE FROM media.clips WHERE name = ?", params!["a"]).unwrap();
     assert_eq!((version, rows), (3, 1));
     assert_eq!(names(&db), ["b"]);
-    let mut as_of = db
-        .query("SELECT name FROM media.clips AS OF VERSION 1", params![])
-        .unwrap();
-    assert_eq!(
-        as_of.next_batch().unwrap().unwrap().utf8(0).unwrap(),
-        [Some("a".to_string())]
-    );
+    let mut as_of = db.query("SELECT name FROM media.clips AS OF VERSION 1", params![]).unwrap();
+    assert_eq!(as_of.next_batch().unwrap().unwrap().utf8(0).unwrap(), [Some("a".to_string())]);
 }
 
 #[test]
@@ -143,25 +113,14 @@ fn table_versions_compact_tag_expire_and_drop() {
     let s = Scratch::new();
     let db = s.clips_root();
     db.insert(INSERT, params!["b", Param::Null]).unwrap();
-    assert!(db
-        .table_versions("media.clips")
-        .unwrap()
-        .contains("\"version\":2"));
+    assert!(db.table_versions("media.clips").unwrap().contains("\"version\":2"));
     assert_eq!(db.compact_table("media.clips").unwrap(), 3);
     db.tag_table("media.clips", "first", 1).unwrap();
-    assert_eq!(
-        db.tag_table("media.clips", "first", 2)
-            .unwrap_err()
-            .status(),
-        Status::Conflict
-    );
+    assert_eq!(db.tag_table("media.clips", "first", 2).unwrap_err().status(), Status::Conflict);
     let expired = db.expire_table("media.clips", 1, None).unwrap();
     assert!(expired.contains("\"retired\":[2]"), "{}", expired);
     db.untag_table("media.clips", "first").unwrap();
-    assert_eq!(
-        db.untag_table("media.clips", "first").unwrap_err().status(),
-        Status::NotFound
-    );
+    assert_eq!(db.untag_table("media.clips", "first").unwrap_err().status(), Status::NotFound);
     db.drop_table("media.clips").unwrap();
     assert_eq!(db.tables().unwrap(), "[]");
 }
@@ -176,10 +135,7 @@ fn a_follower_reads_what_the_writer_committed() {
     assert_eq!(names(&follower), ["a"]);
     assert!(follower.view_age_micros() >= 0);
     assert_eq!(
-        follower
-            .create_table("media.other", &["n:utf8"])
-            .unwrap_err()
-            .status(),
+        follower.create_table("media.other", &["n:utf8"]).unwrap_err().status(),
         Status::InvalidArgument
     );
 }
@@ -194,10 +150,7 @@ fn a_pin_is_kept_until_unpinned_and_recovery_settles_nothing_pending() {
     assert_eq!(db.unpin(&location).unwrap_err().status(), Status::NotFound);
     assert_eq!(db.pending_appends().unwrap(), "[]");
     assert_eq!(db.recover().unwrap(), "[]");
-    assert_eq!(
-        db.discard_append("not-an-id").unwrap_err().status(),
-        Status::InvalidArgument
-    );
+    assert_eq!(db.discard_append("not-an-id").unwrap_err().status(), Status::InvalidArgument);
     assert_eq!(db.uploads().unwrap(), []);
 }
 
@@ -217,31 +170,17 @@ fn a_gc_plan_is_shown_applied_and_verified() {
     let plan_id = &plan[id_at..id_at + plan[id_at..].find('"').unwrap()];
     let (candidates, _) = db.gc_show(plan_id).unwrap();
     assert_eq!(
-        candidates
-            .iter()
-            .filter(|c| c.kind == "object")
-            .map(|c| c.uri.clone())
-            .collect::<Vec<_>>(),
+        candidates.iter().filter(|c| c.kind == "object").map(|c| c.uri.clone()).collect::<Vec<_>>(),
         [garbage.uri()]
     );
-    assert!(db
-        .gc_status(Some(plan_id))
-        .unwrap()
-        .contains("\"state\":\"planned\""));
+    assert!(db.gc_status(Some(plan_id)).unwrap().contains("\"state\":\"planned\""));
     db.gc_apply(plan_id, Some(&options)).unwrap();
-    assert_eq!(
-        db.stage().cat(&garbage).unwrap_err().status(),
-        Status::NotFound
-    );
+    assert_eq!(db.stage().cat(&garbage).unwrap_err().status(), Status::NotFound);
     drop(options);
     assert!(!phases.into_inner().unwrap().is_empty());
     let (problems, summary) = db.gc_verify(true, None).unwrap();
     assert_eq!(problems, []);
-    assert!(
-        summary.contains(&format!("\"bytes_verified\":{}", OBJECT_SIZE)),
-        "{}",
-        summary
-    );
+    assert!(summary.contains(&format!("\"bytes_verified\":{}", OBJECT_SIZE)), "{}", summary);
 }
 
 #[test]
@@ -249,33 +188,18 @@ fn experiments_are_listed_described_compacted_and_deleted() {
     let s = Scratch::new();
     let db = s.open_root();
     db.create_experiment("demo", "run-1").unwrap();
-    assert_eq!(
-        db.create_experiment("demo", "run-1").unwrap_err().status(),
-        Status::Conflict
-    );
-    assert!(db
-        .experiments(Some("demo"))
-        .unwrap()
-        .contains("\"experiment\":\"run-1\""));
-    assert!(db
-        .describe_experiment("demo", "run-1")
-        .unwrap()
-        .contains("\"items\":0"));
+    assert_eq!(db.create_experiment("demo", "run-1").unwrap_err().status(), Status::Conflict);
+    assert!(db.experiments(Some("demo")).unwrap().contains("\"experiment\":\"run-1\""));
+    assert!(db.describe_experiment("demo", "run-1").unwrap().contains("\"items\":0"));
     {
         let log = db.event_log("demo", "run-1", true).unwrap();
         let mut writer = log.writer("p1", "w1").unwrap();
         writer.terminal(false).unwrap();
         writer.commit().unwrap();
     }
-    assert!(db
-        .compact_experiment("demo", "run-1")
-        .unwrap()
-        .contains("\"compacted\":"));
+    assert!(db.compact_experiment("demo", "run-1").unwrap().contains("\"compacted\":"));
     db.delete_experiment("demo", "run-1").unwrap();
-    assert_eq!(
-        db.delete_experiment("demo", "run-1").unwrap_err().status(),
-        Status::NotFound
-    );
+    assert_eq!(db.delete_experiment("demo", "run-1").unwrap_err().status(), Status::NotFound);
 }
 
 #[test]
@@ -284,24 +208,13 @@ fn an_event_writer_records_steps_appends_and_a_failure_that_resume_retries() {
     let db = s.open_root();
     db.create_experiment("demo", "run-1").unwrap();
     let log = db.event_log("demo", "run-1", true).unwrap();
-    let step = Step {
-        name: "fan",
-        index: Some(0),
-        kind: Some("MapReduce"),
-        ..Step::default()
-    };
+    let step = Step { name: "fan", index: Some(0), kind: Some("MapReduce"), ..Step::default() };
     let mut writer = log.writer("p1", "w1").unwrap();
     assert_eq!(writer.attempt(), 0);
     writer.step_started(&step).unwrap();
-    writer
-        .append("scores", FieldValue::Int(1), Some(&step))
-        .unwrap();
-    writer
-        .append("scores", FieldValue::Float(2.5), None)
-        .unwrap();
-    writer
-        .set_at("meta", FieldValue::Json("{\"k\":1}"), None)
-        .unwrap();
+    writer.append("scores", FieldValue::Int(1), Some(&step)).unwrap();
+    writer.append("scores", FieldValue::Float(2.5), None).unwrap();
+    writer.set_at("meta", FieldValue::Json("{\"k\":1}"), None).unwrap();
     writer.set("ok", FieldValue::Bool(true)).unwrap();
     writer.step_completed(&step).unwrap();
     writer.failed("ValueError", "bad", "trace", None).unwrap();
@@ -312,15 +225,9 @@ fn an_event_writer_records_steps_appends_and_a_failure_that_resume_retries() {
     assert_eq!(item.value_count("scores"), 2);
     assert_eq!(item.value("scores", 1).unwrap(), Value::Float(2.5));
     assert_eq!(item.value("ok", 0).unwrap(), Value::Bool(true));
-    assert_eq!(
-        item.value("nothing", 0).unwrap_err().status(),
-        Status::NotFound
-    );
+    assert_eq!(item.value("nothing", 0).unwrap_err().status(), Status::NotFound);
     assert!(item.next_item_seq() > 1 && item.json().contains("\"p1\""));
-    assert!(log
-        .failures()
-        .unwrap()
-        .contains("\"error_type\":\"ValueError\""));
+    assert!(log.failures().unwrap().contains("\"error_type\":\"ValueError\""));
     let mut again = log.resume("p1", "w2").unwrap();
     assert_eq!(again.attempt(), 1);
     again.terminal(false).unwrap();
@@ -337,15 +244,8 @@ fn an_event_writer_records_steps_appends_and_a_failure_that_resume_retries() {
     blob.set("small", FieldValue::Blob(b"tiny")).unwrap();
     blob.commit().unwrap();
     let folded = log.fold("p2").unwrap().unwrap();
-    assert_eq!(
-        folded.value("small", 0).unwrap(),
-        Value::Blob(b"tiny".to_vec())
-    );
+    assert_eq!(folded.value("small", 0).unwrap(), Value::Blob(b"tiny".to_vec()));
     let mut read = Vec::new();
-    folded
-        .open_blob("small", 0)
-        .unwrap()
-        .read_to_end(&mut read)
-        .unwrap();
+    folded.open_blob("small", 0).unwrap().read_to_end(&mut read).unwrap();
     assert_eq!(read, b"tiny");
 }

@@ -28,16 +28,9 @@ struct Tracked {
 
 impl Tracked {
     fn new(data: Vec<u8>) -> (Tracked, Arc<AtomicUsize>, Arc<AtomicBool>) {
-        let (reads, dropped) = (
-            Arc::new(AtomicUsize::new(0)),
-            Arc::new(AtomicBool::new(false)),
-        );
+        let (reads, dropped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
         (
-            Tracked {
-                data: Cursor::new(data),
-                reads: reads.clone(),
-                dropped: dropped.clone(),
-            },
+            Tracked { data: Cursor::new(data), reads: reads.clone(), dropped: dropped.clone() },
             reads,
             dropped,
         )
@@ -71,8 +64,7 @@ impl Read for Failing {
 fn c001_a_bound_read_source_is_kept_by_its_statement_while_lake_reads_it() {
     let s = Scratch::new();
     let db = s.open_root();
-    db.create_table("media.clips", &["name:utf8", "video:file"])
-        .unwrap();
+    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
     let mut statement = db.prepare(INSERT).unwrap();
     statement.bind(1, "c").unwrap();
     let (source, reads, dropped) = Tracked::new(s.data.clone());
@@ -81,15 +73,9 @@ fn c001_a_bound_read_source_is_kept_by_its_statement_while_lake_reads_it() {
     let mut statement = moved.pop().unwrap();
     statement.insert().unwrap();
     assert!(reads.load(Ordering::SeqCst) > 2);
-    assert!(
-        !dropped.load(Ordering::SeqCst),
-        "freed while its statement lives"
-    );
+    assert!(!dropped.load(Ordering::SeqCst), "freed while its statement lives");
     statement.close();
-    assert!(
-        dropped.load(Ordering::SeqCst),
-        "the statement frees what it kept"
-    );
+    assert!(dropped.load(Ordering::SeqCst), "the statement frees what it kept");
     assert_eq!(location_of(&db, "c").sha256(), sha256(&s.data));
 }
 
@@ -145,10 +131,7 @@ impl lake::HostStore for MemoryStore {
         self.uploads.fetch_add(1, Ordering::SeqCst);
         let mut data = Vec::new();
         source.read_to_end(&mut data)?;
-        self.objects
-            .lock()
-            .unwrap()
-            .insert(uri.to_string(), (data, 1_700_000_000_000_000));
+        self.objects.lock().unwrap().insert(uri.to_string(), (data, 1_700_000_000_000_000));
         Ok(())
     }
     fn open(&self, uri: &str, start: u64) -> io::Result<Box<dyn Read + Send>> {
@@ -202,19 +185,11 @@ fn c003_a_host_store_in_rust_serves_a_stage_and_lives_until_the_stage_goes() {
     let stage = host_stage(MemoryStore::dropping(dropped.clone()));
     let (source, _, _) = Tracked::new(s.data.clone());
     let location = stage.put_reader(source, None).unwrap();
-    assert!(
-        location.uri().starts_with("s3://rust-host/root/"),
-        "{}",
-        location.uri()
-    );
+    assert!(location.uri().starts_with("s3://rust-host/root/"), "{}", location.uri());
     assert_eq!(stage.io_backend(), "host");
     assert!(stage.cat(&location).unwrap() == s.data);
     let mut range = Vec::new();
-    stage
-        .open_range(&location, 10, 20)
-        .unwrap()
-        .read_to_end(&mut range)
-        .unwrap();
+    stage.open_range(&location, 10, 20).unwrap().read_to_end(&mut range).unwrap();
     assert!(range == s.data[10..20]);
     let listed: Vec<String> = stage.list().unwrap().into_iter().map(|e| e.uri).collect();
     assert_eq!(listed, [location.uri()]);
@@ -230,17 +205,11 @@ fn c003_a_host_store_in_rust_serves_a_stage_and_lives_until_the_stage_goes() {
 fn c004_a_panic_in_a_read_source_becomes_the_calls_error_and_publishes_nothing() {
     let s = Scratch::new();
     let db = s.open_root();
-    db.create_table("media.clips", &["name:utf8", "video:file"])
-        .unwrap();
-    let error = db
-        .insert(INSERT, vec![Param::from("f"), Param::reader(Failing)])
-        .unwrap_err();
+    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
+    let error = db.insert(INSERT, vec![Param::from("f"), Param::reader(Failing)]).unwrap_err();
     assert_eq!(error.panic_message(), Some("the source broke"));
     assert_eq!(error.status(), Status::Io); // lake's own error of the call, attached
-    assert!(db
-        .describe_table("media.clips")
-        .unwrap()
-        .contains("\"total_rows\":0,"));
+    assert!(db.describe_table("media.clips").unwrap().contains("\"total_rows\":0,"));
     let error = db.stage().put_reader(Failing, None).unwrap_err();
     assert_eq!(error.panic_message(), Some("the source broke"));
     assert_eq!(db.stage().list().unwrap(), []);
@@ -251,15 +220,9 @@ fn c004_a_panic_in_a_read_source_becomes_the_calls_error_and_publishes_nothing()
 fn c005_a_panic_in_a_progress_callback_becomes_the_calls_error() {
     let s = Scratch::new();
     let db = s.open_root();
-    let options = UploadOptions::new()
-        .unwrap()
-        .progress(|done, _| panic!("progress at {}", done));
+    let options = UploadOptions::new().unwrap().progress(|done, _| panic!("progress at {}", done));
     let error = db.stage().put_path(&s.episode, Some(&options)).unwrap_err();
-    assert!(
-        error.panic_message().unwrap().starts_with("progress at "),
-        "{:?}",
-        error
-    );
+    assert!(error.panic_message().unwrap().starts_with("progress at "), "{:?}", error);
 }
 
 // C-006
@@ -286,10 +249,7 @@ fn c006_a_panic_in_a_host_store_callback_becomes_the_calls_error() {
         }
     }
     let stage = {
-        let options = StageOptions::new()
-            .unwrap()
-            .host_store(Shared(store.clone()))
-            .unwrap();
+        let options = StageOptions::new().unwrap().host_store(Shared(store.clone())).unwrap();
         Stage::open_with(&options).unwrap()
     };
     let location = stage.put_reader(Cursor::new(s.data.clone()), None).unwrap();
@@ -306,15 +266,10 @@ fn c007_a_token_cancelled_from_the_progress_callback_stops_the_upload() {
     let s = Scratch::new();
     let db = s.open_root();
     let token = CancelToken::new().unwrap();
-    let options = UploadOptions::new()
-        .unwrap()
-        .cancel_token(&token)
-        .progress(|_, _| token.cancel());
+    let options =
+        UploadOptions::new().unwrap().cancel_token(&token).progress(|_, _| token.cancel());
     let large = crate::support::random_bytes(8 << 20); // progress comes every MiB
-    let error = db
-        .stage()
-        .put_reader(Cursor::new(large), Some(&options))
-        .unwrap_err();
+    let error = db.stage().put_reader(Cursor::new(large), Some(&options)).unwrap_err();
     assert_eq!(error.status(), Status::Cancelled);
     assert_eq!(db.stage().list().unwrap(), []);
 }

@@ -62,10 +62,7 @@ fn e002_an_error_carries_lakes_message_kind_counts_retryable_and_pending_id() {
     assert_eq!(error.to_string(), error.message());
     assert_eq!(error.integrity_kind(), IntegrityKind::SizeShort);
     assert_eq!(error.integrity_kind().name(), "SizeShort");
-    assert_eq!(
-        (error.expected(), error.observed()),
-        (OBJECT_SIZE as u64, 1000)
-    );
+    assert_eq!((error.expected(), error.observed()), (OBJECT_SIZE as u64, 1000));
     assert!(!error.retryable());
     assert_eq!(error.pending_operation_id(), None);
 }
@@ -75,50 +72,37 @@ fn e002_an_error_carries_lakes_message_kind_counts_retryable_and_pending_id() {
 fn e003_real_calls_reach_rust_as_their_statuses() {
     let s = Scratch::new();
     let db = s.open_root();
-    db.create_table("media.clips", &["name:utf8", "video:file"])
-        .unwrap();
+    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
     let malformed = Location::from_json(r#"{"uri":"file:///x"}"#).unwrap_err();
     assert_eq!(
         (malformed.status(), malformed.integrity_kind()),
         (Status::InvalidArgument, IntegrityKind::InvalidLocation)
     );
     assert_eq!(
-        db.create_table("media.clips", &["name:utf8"])
-            .unwrap_err()
-            .status(),
+        db.create_table("media.clips", &["name:utf8"]).unwrap_err().status(),
         Status::Conflict
     );
-    assert_eq!(
-        db.describe_table("media.nothing").unwrap_err().status(),
-        Status::NotFound
-    );
+    assert_eq!(db.describe_table("media.nothing").unwrap_err().status(), Status::NotFound);
     let listed = db.stage().list().unwrap();
     let token = CancelToken::new().unwrap();
     token.cancel();
     let options = UploadOptions::new().unwrap().cancel_token(&token);
     assert_eq!(
-        db.stage()
-            .put_path(&s.episode, Some(&options))
-            .unwrap_err()
-            .status(),
+        db.stage().put_path(&s.episode, Some(&options)).unwrap_err().status(),
         Status::Cancelled
     );
     assert_eq!(db.stage().list().unwrap(), listed);
     let location = db.stage().put_path(&s.episode, None).unwrap();
-    assert_eq!(
-        db.stage().presign(&location, 60).unwrap_err().status(),
-        Status::Unsupported
-    );
+    assert_eq!(db.stage().presign(&location, 60).unwrap_err().status(), Status::Unsupported);
 }
 
 /// In the child: an INSERT of ("c", NULL) into the root of LAKE_TEST_ROOT,
 /// printing the error's status, retryable flag and pending operation id.
 fn insert_and_report() {
     let db = Db::open(std::env::var("LAKE_TEST_ROOT").unwrap()).unwrap();
-    match db.insert(
-        "INSERT INTO media.clips (name, video) VALUES (?, ?)",
-        params!["c", Param::Null],
-    ) {
+    match db
+        .insert("INSERT INTO media.clips (name, video) VALUES (?, ?)", params!["c", Param::Null])
+    {
         Ok(version) => child_says(&format!("ok {}", version)),
         Err(e) => child_says(&format!(
             "{:?} {} {}",
@@ -142,16 +126,9 @@ fn insert_under_failpoint(s: &Scratch, failpoint: &str) -> Vec<String> {
     let root = s.root();
     let output = run_child(
         "errors::child_insert_under_failpoint",
-        &[
-            ("LAKE_TEST_ROOT", root.to_str().unwrap()),
-            ("LAKE_FAILPOINTS", failpoint),
-        ],
+        &[("LAKE_TEST_ROOT", root.to_str().unwrap()), ("LAKE_FAILPOINTS", failpoint)],
     );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let lines = child_lines(&output);
     assert_eq!(lines.len(), 1, "{:?}", output);
     lines[0].split(' ').map(str::to_string).collect()
@@ -175,20 +152,13 @@ fn e005_a_failure_after_the_commit_names_its_pending_operation() {
     assert_eq!(report[..2], ["Io", "false"]);
     assert_eq!(report[2].len(), 36);
     let db = Db::open(s.root()).unwrap();
-    assert!(db
-        .pending_appends()
-        .unwrap()
-        .contains(&format!("\"operation_id\":\"{}\"", report[2])));
+    assert!(db.pending_appends().unwrap().contains(&format!("\"operation_id\":\"{}\"", report[2])));
 }
 
 fn tampered(s: &Scratch) -> (Db, Location) {
     let db = s.clips_root();
     let location = location_of(&db, "a");
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(stored_path(&location))
-        .unwrap();
+    let mut file = OpenOptions::new().read(true).write(true).open(stored_path(&location)).unwrap();
     let middle = (OBJECT_SIZE / 2) as u64;
     let mut byte = [0u8];
     file.seek(SeekFrom::Start(middle)).unwrap();
@@ -239,10 +209,7 @@ fn i002_a_truncated_object_is_size_short_with_expected_and_observed() {
     let io_error = reader.read_to_end(&mut Vec::new()).unwrap_err();
     let error = lake::error::from_io(&io_error).unwrap();
     assert_eq!(error.integrity_kind(), IntegrityKind::SizeShort);
-    assert_eq!(
-        (error.expected(), error.observed()),
-        (OBJECT_SIZE as u64, OBJECT_SIZE as u64 - 7)
-    );
+    assert_eq!((error.expected(), error.observed()), (OBJECT_SIZE as u64, OBJECT_SIZE as u64 - 7));
 }
 
 // I-003

@@ -26,19 +26,10 @@ fn the_readme_example_is_examples_slice_rs() {
 fn the_readme_example_runs_from_a_directory_holding_episode_mp4() {
     let s = Scratch::new();
     // cargo test builds the examples next to the test binaries' directory.
-    let example = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/slice");
+    let example =
+        std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("examples/slice");
     let output = Command::new(example).current_dir(&s.dir).output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains(&format!(
@@ -50,10 +41,6 @@ fn the_readme_example_runs_from_a_directory_holding_episode_mp4() {
         stdout
     );
     assert!(stdout.contains("completed {\"root\""), "{}", stdout);
-    assert!(
-        stdout.ends_with(&format!("{} 1024 2\n", crate::support::OBJECT_SIZE)),
-        "{}",
-        stdout
-    );
+    assert!(stdout.ends_with(&format!("{} 1024 2\n", crate::support::OBJECT_SIZE)), "{}", stdout);
     assert!(s.dir.join("lake-data").is_dir());
 }

@@ -11,8 +11,7 @@ const INSERT: &str = "INSERT INTO media.clips (name, video) VALUES (?, ?)";
 fn s001_a_new_root_is_created_and_reopens_with_its_tables() {
     let s = Scratch::new();
     let db = Db::open(s.root()).unwrap();
-    db.create_table("media.clips", &["name:utf8", "video:file"])
-        .unwrap();
+    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
     db.close();
     assert!(s.root().is_dir());
     let db = Db::open(s.root()).unwrap();
@@ -24,17 +23,14 @@ fn s001_a_new_root_is_created_and_reopens_with_its_tables() {
 fn s002_create_table_with_a_file_column_and_again_is_a_conflict() {
     let s = Scratch::new();
     let db = s.open_root();
-    db.create_table("media.clips", &["name:utf8", "video:file"])
-        .unwrap();
+    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
     let described = db.describe_table("media.clips").unwrap();
     assert!(
         described.contains(r#"{"name":"name","type":"utf8"},{"name":"video","type":"file"}"#),
         "{}",
         described
     );
-    let again = db
-        .create_table("media.clips", &["name:utf8", "video:file"])
-        .unwrap_err();
+    let again = db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap_err();
     assert_eq!(again.status(), Status::Conflict);
 }
 
@@ -43,14 +39,10 @@ fn s002_create_table_with_a_file_column_and_again_is_a_conflict() {
 fn s003_insert_binding_a_file_path_returns_version_1() {
     let s = Scratch::new();
     let db = s.open_root();
-    db.create_table("media.clips", &["name:utf8", "video:file"])
-        .unwrap();
+    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
     let version = db.insert(INSERT, params!["a", &s.episode]).unwrap();
     assert_eq!(version, 1);
-    assert!(db
-        .describe_table("media.clips")
-        .unwrap()
-        .contains("\"total_rows\":1,"));
+    assert!(db.describe_table("media.clips").unwrap().contains("\"total_rows\":1,"));
 }
 
 /// Hands out at most 40,000 bytes a call and counts the calls.
@@ -72,15 +64,10 @@ impl Read for Chunked {
 fn s004_insert_binding_a_stream_stores_its_length_and_sha256() {
     let s = Scratch::new();
     let db = s.open_root();
-    db.create_table("media.clips", &["name:utf8", "video:file"])
-        .unwrap();
+    db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
     let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let stream = Chunked {
-        data: Cursor::new(s.data.clone()),
-        calls: calls.clone(),
-    };
-    db.insert(INSERT, vec![Param::from("s"), Param::reader(stream)])
-        .unwrap();
+    let stream = Chunked { data: Cursor::new(s.data.clone()), calls: calls.clone() };
+    db.insert(INSERT, vec![Param::from("s"), Param::reader(stream)]).unwrap();
     assert!(calls.load(std::sync::atomic::Ordering::SeqCst) > 1);
     let location = location_of(&db, "s");
     assert_eq!(location.size_bytes(), OBJECT_SIZE as u64);
@@ -93,12 +80,8 @@ fn s005_select_gives_an_arrow_stream_of_batches_in_order() {
     let s = Scratch::new();
     let db = s.clips_root();
     db.insert(INSERT, params!["b", &s.episode]).unwrap();
-    let mut result = db
-        .query(
-            "SELECT name, video FROM media.clips ORDER BY name",
-            params![],
-        )
-        .unwrap();
+    let mut result =
+        db.query("SELECT name, video FROM media.clips ORDER BY name", params![]).unwrap();
     assert_eq!(result.column_names(), ["name", "video"]);
     let (mut names, mut files) = (Vec::new(), 0);
     for batch in result.batches().unwrap() {
@@ -123,9 +106,8 @@ fn s006_a_rows_data_location_and_a_null_file_cell() {
     assert_eq!(location.content_type(), "application/octet-stream");
     assert_eq!(location.size_bytes(), OBJECT_SIZE as u64);
     assert_eq!(location.sha256(), sha256(&s.data));
-    let mut result = db
-        .query("SELECT video FROM media.clips WHERE name = ?", params!["n"])
-        .unwrap();
+    let mut result =
+        db.query("SELECT video FROM media.clips WHERE name = ?", params!["n"]).unwrap();
     let batch = result.next_batch().unwrap().unwrap();
     assert_eq!(batch.location(0, 0).unwrap_err().status(), Status::NotFound);
 }
@@ -151,25 +133,11 @@ fn s008_a_range_read_and_refused_ranges() {
     let db = s.clips_root();
     let location = location_of(&db, "a");
     let mut bytes = Vec::new();
-    db.stage()
-        .open_range(&location, 1000, 2000)
-        .unwrap()
-        .read_to_end(&mut bytes)
-        .unwrap();
+    db.stage().open_range(&location, 1000, 2000).unwrap().read_to_end(&mut bytes).unwrap();
     assert!(bytes == s.data[1000..2000]);
     for (start, end) in [(5, 5), (10, 5), (0, OBJECT_SIZE as u64 + 1)] {
-        let refused = db
-            .stage()
-            .open_range(&location, start, end)
-            .err()
-            .expect("refused");
-        assert_eq!(
-            refused.status(),
-            Status::InvalidArgument,
-            "[{}, {})",
-            start,
-            end
-        );
+        let refused = db.stage().open_range(&location, start, end).err().expect("refused");
+        assert_eq!(refused.status(), Status::InvalidArgument, "[{}, {})", start, end);
     }
 }
 
@@ -180,19 +148,13 @@ fn s009_batched_ranges_over_two_locations() {
     let db = s.clips_root();
     let other = crate::support::random_bytes(5000);
     let first = location_of(&db, "a");
-    let second = db
-        .stage()
-        .put_reader(Cursor::new(other.clone()), None)
-        .unwrap();
+    let second = db.stage().put_reader(Cursor::new(other.clone()), None).unwrap();
     let got = db
         .stage()
         .read_ranges(&[(&first, 0, 10), (&second, 100, 200), (&first, 5000, 6000)])
         .unwrap();
     assert!(got == [&s.data[..10], &other[100..200], &s.data[5000..6000]]);
-    let refused = db
-        .stage()
-        .read_ranges(&[(&first, 0, 10), (&second, 0, 5001)])
-        .unwrap_err();
+    let refused = db.stage().read_ranges(&[(&first, 0, 10), (&second, 0, 5001)]).unwrap_err();
     assert_eq!(refused.status(), Status::InvalidArgument);
 }
 
@@ -202,17 +164,11 @@ fn s010_put_and_cat_on_the_stage_and_an_unpublished_writer() {
     let s = Scratch::new();
     let db = s.open_root();
     let stage = db.stage();
-    let video = UploadOptions::new()
-        .unwrap()
-        .content_type("video/mp4")
-        .unwrap();
+    let video = UploadOptions::new().unwrap().content_type("video/mp4").unwrap();
     let put = stage.put_path(&s.episode, Some(&video)).unwrap();
     assert_eq!(put.content_type(), "video/mp4");
     assert!(stage.cat(&put).unwrap() == s.data);
-    let text = UploadOptions::new()
-        .unwrap()
-        .content_type("text/plain")
-        .unwrap();
+    let text = UploadOptions::new().unwrap().content_type("text/plain").unwrap();
     let mut writer = stage.writer(Some(&text)).unwrap();
     for part in [&b"one "[..], b"two ", b"three"] {
         writer.write_all(part).unwrap(); // std::io::Write
@@ -236,19 +192,14 @@ fn s011_event_log_writer_commit_fold_tree_and_blob() {
     let blob = crate::support::random_bytes(100_000);
     let log = db.event_log("demo", "run-1", true).unwrap();
     let mut writer = log.writer("p1", "w1").unwrap();
-    writer
-        .set("prompt", lake::FieldValue::Str("a robot folds a towel"))
-        .unwrap();
+    writer.set("prompt", lake::FieldValue::Str("a robot folds a towel")).unwrap();
     writer.set("clip", lake::FieldValue::Blob(&blob)).unwrap();
     writer.terminal(false).unwrap();
     writer.commit().unwrap();
     writer.close();
     let item = log.fold("p1").unwrap().expect("item p1");
     assert_eq!(item.status(), "completed");
-    assert_eq!(
-        item.value("prompt", 0).unwrap(),
-        lake::Value::Str("a robot folds a towel".into())
-    );
+    assert_eq!(item.value("prompt", 0).unwrap(), lake::Value::Str("a robot folds a towel".into()));
     let mut reader = item.open_blob("clip", 0).unwrap();
     let mut read = Vec::new();
     reader.read_to_end(&mut read).unwrap();
@@ -268,10 +219,7 @@ fn s012_a_gc_dry_run_counts_an_unreferenced_object_and_deletes_nothing() {
     let s = Scratch::new();
     let db = s.open_root();
     let unreferenced = db.stage().put_path(&s.episode, None).unwrap();
-    let options = lake::GcOptions::new()
-        .unwrap()
-        .cutoff_seconds(0)
-        .allow_short_cutoff(true);
+    let options = lake::GcOptions::new().unwrap().cutoff_seconds(0).allow_short_cutoff(true);
     let plan = db.gc_plan(Some(&options)).unwrap();
     assert!(!plan.contains("\"objects\":0,"), "{}", plan);
     assert!(plan.contains("\"objects\":"), "{}", plan);
@@ -280,27 +228,21 @@ fn s012_a_gc_dry_run_counts_an_unreferenced_object_and_deletes_nothing() {
 
 // S-013
 #[test]
-#[cfg_attr(
-    not(lake_duckdb),
-    ignore = "LAKE_DUCKDB_LIB is not set (scripts/fetch-duckdb)"
-)]
+#[cfg_attr(not(lake_duckdb), ignore = "LAKE_DUCKDB_LIB is not set (scripts/fetch-duckdb)")]
 fn s013_duckdb_scans_the_exported_arrow_stream() {
     // Built with LAKE_DUCKDB_LIB or LAKE_REQUIRE_DUCKDB=1 (build.rs): it must run.
     let path = std::env::var("LAKE_DUCKDB_LIB").expect("LAKE_DUCKDB_LIB names DuckDB's library");
     let s = Scratch::new();
     let db = s.clips_root();
     db.insert(INSERT, params!["b", &s.episode]).unwrap();
-    let stream = db
-        .query("SELECT name, video FROM media.clips", params![])
-        .unwrap()
-        .into_arrow_stream();
+    let stream =
+        db.query("SELECT name, video FROM media.clips", params![]).unwrap().into_arrow_stream();
     let duck = crate::support::duckdb::DuckDb::open(&path);
     duck.scan(stream, "clips_stream");
     duck.one("CREATE TABLE clips AS SELECT * FROM clips_stream");
     assert_eq!(duck.one("SELECT count(*) FROM clips").as_deref(), Some("2"));
     assert_eq!(
-        duck.one("SELECT string_agg(name, ',' ORDER BY name) FROM clips")
-            .as_deref(),
+        duck.one("SELECT string_agg(name, ',' ORDER BY name) FROM clips").as_deref(),
         Some("a,b")
     );
     assert_eq!(

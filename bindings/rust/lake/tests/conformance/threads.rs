@@ -19,9 +19,8 @@ fn t001_thread_safe_handles_are_used_from_four_threads_at_once() {
     let location = location_of(&db, "a");
     let (stage, db_ref, location_ref) = (db.stage(), &db, &location);
     let (reads, versions) = std::thread::scope(|scope| {
-        let readers: Vec<_> = (0..4)
-            .map(|_| scope.spawn(move || stage.cat(location_ref).unwrap()))
-            .collect();
+        let readers: Vec<_> =
+            (0..4).map(|_| scope.spawn(move || stage.cat(location_ref).unwrap())).collect();
         let inserters: Vec<_> = (0..4)
             .map(|i| {
                 scope.spawn(move || {
@@ -40,14 +39,8 @@ fn t001_thread_safe_handles_are_used_from_four_threads_at_once() {
             })
             .collect();
         (
-            readers
-                .into_iter()
-                .map(|h| h.join().unwrap())
-                .collect::<Vec<_>>(),
-            inserters
-                .into_iter()
-                .flat_map(|h| h.join().unwrap())
-                .collect::<Vec<_>>(),
+            readers.into_iter().map(|h| h.join().unwrap()).collect::<Vec<_>>(),
+            inserters.into_iter().flat_map(|h| h.join().unwrap()).collect::<Vec<_>>(),
         )
     });
     assert!(reads.iter().all(|data| *data == s.data));
@@ -105,11 +98,7 @@ fn t003_closing_a_reader_another_thread_is_reading_waits_for_that_call() {
         scope.spawn(move || {
             let mut guard = reader.lock().unwrap();
             started_tx.send(()).unwrap();
-            let got = guard
-                .as_mut()
-                .unwrap()
-                .read_chunk(&mut [0u8; 1000])
-                .unwrap();
+            let got = guard.as_mut().unwrap().read_chunk(&mut [0u8; 1000]).unwrap();
             std::thread::sleep(Duration::from_millis(200)); // still inside "the call"
             *read_returned.lock().unwrap() = Some((Instant::now(), got));
         });

@@ -71,14 +71,7 @@ impl DuckDb {
         let name = CString::new(name).unwrap();
         unsafe {
             let scan: ArrowScan = self.symbol("duckdb_arrow_scan");
-            assert_eq!(
-                scan(
-                    self.connection,
-                    name.as_ptr(),
-                    stream.as_mut_ptr() as *mut c_void
-                ),
-                0
-            );
+            assert_eq!(scan(self.connection, name.as_ptr(), stream.as_mut_ptr() as *mut c_void), 0);
         }
         self.streams.borrow_mut().push(stream);
     }
@@ -99,9 +92,7 @@ impl DuckDb {
             let destroy: DestroyResult = self.symbol("duckdb_destroy_result");
             if query(self.connection, sql.as_ptr(), &mut result) != 0 {
                 let error: ResultError = self.symbol("duckdb_result_error");
-                let message = CStr::from_ptr(error(&mut result))
-                    .to_string_lossy()
-                    .into_owned();
+                let message = CStr::from_ptr(error(&mut result)).to_string_lossy().into_owned();
                 destroy(&mut result);
                 panic!("DuckDB: {}", message);
             }

@@ -43,12 +43,7 @@ impl Scratch {
         let data = random_bytes(OBJECT_SIZE);
         let episode = dir.join("episode.mp4");
         fs::write(&episode, &data).unwrap();
-        Scratch {
-            dir,
-            data,
-            episode,
-            _serial: serial,
-        }
+        Scratch { dir, data, episode, _serial: serial }
     }
 
     pub fn root(&self) -> PathBuf {
@@ -62,8 +57,7 @@ impl Scratch {
     /// A root with media.clips (name utf8, video file) holding one row "a".
     pub fn clips_root(&self) -> Db {
         let db = self.open_root();
-        db.create_table("media.clips", &["name:utf8", "video:file"])
-            .unwrap();
+        db.create_table("media.clips", &["name:utf8", "video:file"]).unwrap();
         db.insert(
             "INSERT INTO media.clips (name, video) VALUES (?, ?)",
             params!["a", &self.episode],
@@ -87,21 +81,14 @@ fn unique() -> u64 {
 
 pub fn random_bytes(n: usize) -> Vec<u8> {
     let mut data = vec![0u8; n];
-    fs::File::open("/dev/urandom")
-        .unwrap()
-        .read_exact(&mut data)
-        .unwrap();
+    fs::File::open("/dev/urandom").unwrap().read_exact(&mut data).unwrap();
     data
 }
 
 /// The location of row `name` of media.clips.
 pub fn location_of(db: &Db, name: &str) -> Location {
-    let mut result = db
-        .query(
-            "SELECT video FROM media.clips WHERE name = ?",
-            params![name],
-        )
-        .unwrap();
+    let mut result =
+        db.query("SELECT video FROM media.clips WHERE name = ?", params![name]).unwrap();
     let batch = result.next_batch().unwrap().expect("a batch");
     batch.location(0, 0).unwrap()
 }
@@ -113,9 +100,7 @@ pub fn stored_path(location: &Location) -> PathBuf {
 
 /// The names of media.clips in `ORDER BY name` order.
 pub fn names(db: &Db) -> Vec<String> {
-    let mut result = db
-        .query("SELECT name FROM media.clips ORDER BY name", params![])
-        .unwrap();
+    let mut result = db.query("SELECT name FROM media.clips ORDER BY name", params![]).unwrap();
     let mut names = Vec::new();
     for batch in result.batches().unwrap() {
         names.extend(batch.utf8(0).unwrap().into_iter().map(|n| n.unwrap()));
@@ -128,13 +113,7 @@ pub fn names(db: &Db) -> Vec<String> {
 pub fn run_child(name: &str, env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args([
-            name,
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args([name, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
         .env("LAKE_RUST_CHILD", name);
     for (key, value) in env {
         command.env(key, value);
@@ -200,20 +179,13 @@ pub fn sha256(data: &[u8]) -> String {
         for i in 16..64 {
             let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
             let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16]
-                .wrapping_add(s0)
-                .wrapping_add(w[i - 7])
-                .wrapping_add(s1);
+            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
         }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
         for i in 0..64 {
             let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
             let ch = (e & f) ^ (!e & g);
-            let t1 = hh
-                .wrapping_add(s1)
-                .wrapping_add(ch)
-                .wrapping_add(K[i])
-                .wrapping_add(w[i]);
+            let t1 = hh.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
             let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
             let maj = (a & b) ^ (a & c) ^ (b & c);
             let t2 = s0.wrapping_add(maj);
@@ -235,24 +207,13 @@ pub fn sha256(data: &[u8]) -> String {
 
 /// Cuts the stored file of a local location to `len` bytes.
 pub fn truncate(location: &Location, len: u64) {
-    fs::OpenOptions::new()
-        .write(true)
-        .open(stored_path(location))
-        .unwrap()
-        .set_len(len)
-        .unwrap();
+    fs::OpenOptions::new().write(true).open(stored_path(location)).unwrap().set_len(len).unwrap();
 }
 
 /// The process's resident memory in bytes (/proc/self/statm).
 pub fn resident_bytes() -> i64 {
     let statm = fs::read_to_string("/proc/self/statm").unwrap();
-    statm
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .parse::<i64>()
-        .unwrap()
-        * 4096
+    statm.split_whitespace().nth(1).unwrap().parse::<i64>().unwrap() * 4096
 }
 
 pub mod duckdb;
