@@ -111,6 +111,7 @@ impl Schema {
         &self.0
     }
     fn child(&self, i: usize) -> &sys::ArrowSchema {
+        assert!((i as i64) < self.0.n_children, "field {} out of range", i);
         unsafe { &**self.0.children.add(i) }
     }
     /// The top-level field names.
@@ -193,64 +194,56 @@ impl<'r> Batch<'r> {
         self.schema.names().iter().position(|n| n == name)
     }
 
-    fn column(&self, i: usize) -> &sys::ArrowArray {
-        assert!((i as i64) < self.array.0.n_children, "column {} out of range", i);
-        unsafe { &**self.array.0.children.add(i) }
+    /// Column `i` when it exists and its format is `format` (the Arrow C
+    /// format string); INVALID_ARGUMENT naming `what` otherwise.
+    fn column(&self, i: usize, format: &str, what: &str) -> Result<&sys::ArrowArray> {
+        if (i as i64) >= self.array.0.n_children || self.schema.format(i) != format {
+            return Err(Error::binding(
+                Status::InvalidArgument,
+                format!("column {} is no {} column", i, what),
+            ));
+        }
+        Ok(unsafe { &**self.array.0.children.add(i) })
     }
 
-    fn is_valid(column: &sys::ArrowArray, row: usize) -> bool {
+    /// Each row's value (None for null) of `column`, by `value(index)`,
+    /// where index counts from the buffers' start (the array's offset added).
+    fn values<T>(column: &sys::ArrowArray, value: impl Fn(usize) -> T) -> Vec<Option<T>> {
         let validity = unsafe { *column.buffers } as *const u8;
-        if validity.is_null() {
-            return true;
-        }
-        let bit = column.offset as usize + row;
-        unsafe { *validity.add(bit / 8) & (1 << (bit % 8)) != 0 }
-    }
-
-    /// A utf8 ("u") column's values; None for null.
-    pub fn utf8(&self, i: usize) -> Result<Vec<Option<String>>> {
-        if self.schema.format(i) != "u" {
-            return Err(Error::binding(
-                Status::InvalidArgument,
-                format!("column {} is no utf8 column", i),
-            ));
-        }
-        let column = self.column(i);
-        let offsets = unsafe { *column.buffers.add(1) } as *const i32;
-        let data = unsafe { *column.buffers.add(2) } as *const u8;
-        Ok((0..column.length as usize)
-            .map(|row| {
-                if !Batch::is_valid(column, row) {
-                    return None;
-                }
-                let at = column.offset as usize + row;
-                let (start, end) =
-                    unsafe { (*offsets.add(at) as usize, *offsets.add(at + 1) as usize) };
-                let bytes = unsafe { std::slice::from_raw_parts(data.add(start), end - start) };
-                Some(String::from_utf8_lossy(bytes).into_owned())
-            })
-            .collect())
-    }
-
-    /// An int64 ("l") column's values; None for null.
-    pub fn int64(&self, i: usize) -> Result<Vec<Option<i64>>> {
-        if self.schema.format(i) != "l" {
-            return Err(Error::binding(
-                Status::InvalidArgument,
-                format!("column {} is no int64 column", i),
-            ));
-        }
-        let column = self.column(i);
-        let values = unsafe { *column.buffers.add(1) } as *const i64;
-        Ok((0..column.length as usize)
-            .map(|row| {
-                if Batch::is_valid(column, row) {
-                    Some(unsafe { *values.add(column.offset as usize + row) })
+        (column.offset as usize..(column.offset + column.length) as usize)
+            .map(|at| {
+                let valid =
+                    validity.is_null() || unsafe { *validity.add(at / 8) } & (1 << (at % 8)) != 0;
+                if valid {
+                    Some(value(at))
                 } else {
                     None
                 }
             })
-            .collect())
+            .collect()
+    }
+
+    /// A utf8 ("u") column's values; None for null.
+    pub fn utf8(&self, i: usize) -> Result<Vec<Option<String>>> {
+        let column = self.column(i, "u", "utf8")?;
+        let offsets = unsafe { *column.buffers.add(1) } as *const i32;
+        let data = unsafe { *column.buffers.add(2) } as *const u8;
+        Ok(Batch::values(column, |at| {
+            let (start, end) =
+                unsafe { (*offsets.add(at) as usize, *offsets.add(at + 1) as usize) };
+            if start == end {
+                return String::new(); // the data buffer may be NULL then
+            }
+            let bytes = unsafe { std::slice::from_raw_parts(data.add(start), end - start) };
+            String::from_utf8_lossy(bytes).into_owned()
+        }))
+    }
+
+    /// An int64 ("l") column's values; None for null.
+    pub fn int64(&self, i: usize) -> Result<Vec<Option<i64>>> {
+        let column = self.column(i, "l", "int64")?;
+        let values = unsafe { *column.buffers.add(1) } as *const i64;
+        Ok(Batch::values(column, |at| unsafe { *values.add(at) }))
     }
 
     /// The DataLocation of FILE column `column`, row `row`

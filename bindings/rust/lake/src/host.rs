@@ -183,6 +183,10 @@ unsafe extern "C" fn read_stream(
 ) -> sys::lake_status {
     let reader = &mut *(stream as *mut Box<dyn Read + Send>);
     status_of(ctx, message, message_cap, |_| {
+        if cap == 0 {
+            *n = 0; // no slice of a possibly null buffer
+            return Ok(());
+        }
         let buffer = std::slice::from_raw_parts_mut(buf, cap);
         *n = loop {
             match reader.read(buffer) {

@@ -92,7 +92,22 @@ fn every_scalar_type_binds_and_reads_back() {
     let mut result = db.query("SELECT i FROM t.all ORDER BY i", params![]).unwrap();
     let batch = result.next_batch().unwrap().unwrap();
     assert_eq!(batch.int64(0).unwrap(), [Some(7), Some(8)]);
-    assert_eq!(batch.utf8(0).unwrap_err().status(), Status::InvalidArgument);
+}
+
+#[test]
+fn a_batch_refuses_a_column_of_another_type_or_out_of_range() {
+    let s = Scratch::new();
+    let db = s.clips_root();
+    let mut result = db.query("SELECT name, video FROM media.clips", params![]).unwrap();
+    let batch = result.next_batch().unwrap().unwrap();
+    assert_eq!(batch.utf8(0).unwrap(), [Some("a".to_string())]);
+    for refused in
+        [batch.int64(0).unwrap_err(), batch.utf8(1).unwrap_err(), batch.utf8(2).unwrap_err()]
+    {
+        assert_eq!(refused.status(), Status::InvalidArgument);
+    }
+    assert_eq!(batch.location(0, 0).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(batch.location(1, 1).unwrap_err().status(), Status::InvalidArgument);
 }
 
 #[test]
