@@ -5,13 +5,16 @@
 //   list(prefixUri) → iterable of {uri, sizeBytes, modifiedUnixMicros}
 //   remove(uri)
 // and the property rootUri. Every method is synchronous (lake calls them
-// on the thread of the call that needs them). A method's exception fails
-// lake's call (LAKE_IO, its text as the message) and is thrown after it.
+// on the thread of the call that needs them). A method answers with a
+// status by throwing a LakeError (open of an absent object: NotFoundError,
+// which a root's first open expects for its owner marker); any other
+// exception fails lake's call (LAKE_IO, its text as the message) and is
+// thrown after it.
 // The table's callbacks are registered while a stage or root holds the
 // table, and unregistered once lake has freed it (destroyed()).
 const native = require('./native');
 const { CallbackErrors, Registered } = require('./callbacks');
-const { check } = require('./errors');
+const { LakeError, check } = require('./errors');
 
 const { koffi, types } = native;
 const IO_ERROR = 4;
@@ -33,7 +36,11 @@ class HostStore {
         method(...args.slice(0, -2));
         return 0;
       } catch (error) {
-        if (this.errors.error === null) this.errors.error = error;
+        // A LakeError is the store's answer (an absent object: NotFoundError),
+        // given to lake as its status; anything else is a failure thrown
+        // after the call.
+        const answer = error instanceof LakeError && error.status !== null;
+        if (!answer && this.errors.error === null) this.errors.error = error;
         const capacity = Number(cap);
         if (message && capacity > 0) {
           const text = Buffer.from(`${error && error.name}: ${error && error.message}`)
@@ -42,7 +49,7 @@ class HostStore {
           text.copy(view);
           view[text.length] = 0;
         }
-        return IO_ERROR;
+        return answer ? error.status : IO_ERROR;
       }
     };
   }

@@ -3,6 +3,7 @@
 // them, exceptions becoming the call's error, cancellation.
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
+const path = require('node:path');
 const { test } = require('node:test');
 const { lake, OBJECT_SIZE, scratch, sha256 } = require('./support');
 
@@ -35,6 +36,7 @@ class MemoryStore {
 
   open(uri, start) {
     if (this.failOpen) throw new Error('the host refuses');
+    if (!this.objects.has(uri)) throw new lake.NotFoundError(`no object ${uri}`);
     let data = this.objects.get(uri).data.subarray(start);
     return {
       read(n) {
@@ -103,6 +105,28 @@ test('C003 a host store in JS serves a stage: put, cat, a range, list and delete
     assert.deepEqual(stage.list(), []);
   } finally {
     stage.close();
+  }
+});
+
+test('C003 a root on a JS host store inserts and reads through it, also asynchronously', async (t) => {
+  const s = scratch(t);
+  const store = new MemoryStore();
+  const db = lake.Db.open(path.join(s.dir, 'root'), { hostStore: store, hostId: 'node-memory' });
+  try {
+    assert.deepEqual(JSON.parse(db.stage.descriptor), { version: 1, kind: 'host', host_id: 'node-memory' });
+    db.createTable('media.clips', ['name:utf8', 'video:file']);
+    db.insert('INSERT INTO media.clips (name, video) VALUES (?, ?)', ['a', { path: s.episode }]);
+    const statement = db.prepare('INSERT INTO media.clips (name, video) VALUES (?, ?)');
+    statement.bindAll(['b', { source: collecting(s.data) }]);
+    assert.equal(await statement.insertAsync(), 2);
+    statement.close();
+    for (const name of ['a', 'b']) {
+      const location = s.locationOf(db, name);
+      assert.ok(location.uri.startsWith(`${store.rootUri}/`));
+      assert.ok(db.stage.cat(location).equals(s.data));
+    }
+  } finally {
+    db.close();
   }
 });
 
