@@ -13,6 +13,7 @@
 #include "engine/data_location.h"
 #include "engine/sha256.h"
 #include "engine/table/byte_codec.h"
+#include "engine/table/fragment_blocks.h"
 
 namespace lake::table {
 namespace {
@@ -340,26 +341,40 @@ bool IsContentType(std::string_view text) {
   return bad == 0;
 }
 
+absl::Status CellDamaged(const std::string& name, std::string_view why) {
+  return Damaged(absl::StrCat("column '", name, "': ", std::string(why)));
+}
+
+absl::Status CheckValidity(const ColumnData& c, const std::string& name) {
+  unsigned char any = 0;
+  for (uint8_t v : c.valid) any |= v;
+  if (any > 1) return CellDamaged(name, "validity is not 0 or 1");
+  return absl::OkStatus();
+}
+
+// Whether the file cell of `row` (not null) is a valid location, as far as
+// FragmentCheck::kFast checks one.
+bool IsFileCell(const ColumnData& c, size_t row) {
+  return c.int64s[row] >= 0 && !c.strings.At(row).empty() &&
+         IsLowerHexSha256(c.sha256s.At(row)) && IsContentType(c.content_types.At(row));
+}
+
+absl::Status FileCellDamaged(const std::string& name, size_t row) {
+  return CellDamaged(name, absl::StrCat("the file cell of row ", row, " is not a valid location"));
+}
+
 // The checks of FragmentCheck::kFast beyond the buffer sizes and offsets
 // that decoding itself enforced.
 absl::Status CheckCells(const ColumnData& c, const std::string& name) {
-  auto bad = [&](std::string_view why) {
-    return Damaged(absl::StrCat("column '", name, "': ", std::string(why)));
-  };
-  for (uint8_t v : c.valid) {
-    if (v > 1) return bad("validity is not 0 or 1");
-  }
+  auto bad = [&](std::string_view why) { return CellDamaged(name, why); };
+  if (absl::Status s = CheckValidity(c, name); !s.ok()) return s;
   // Text that is all ASCII is valid UTF-8 however it is cut into cells.
   bool check_utf8 = c.type == ColumnType::kUtf8 && !IsAscii(c.strings.bytes);
   for (size_t row = 0; row < c.valid.size(); ++row) {
     if (c.IsNull(row)) continue;
     if (c.type == ColumnType::kBool && c.bools[row] > 1) return bad("a bool is not 0 or 1");
     if (check_utf8 && !IsValidUtf8(c.strings.At(row))) return bad("text is not UTF-8");
-    if (c.type == ColumnType::kFile &&
-        (c.int64s[row] < 0 || c.strings.At(row).empty() || !IsLowerHexSha256(c.sha256s.At(row)) ||
-         !IsContentType(c.content_types.At(row)))) {
-      return bad(absl::StrCat("the file cell of row ", row, " is not a valid location"));
-    }
+    if (c.type == ColumnType::kFile && !IsFileCell(c, row)) return FileCellDamaged(name, row);
   }
   return absl::OkStatus();
 }
@@ -384,6 +399,81 @@ absl::StatusOr<std::string> EncodeValidatedFragment(const ColumnBatch& batch) {
   return out;
 }
 
+absl::StatusOr<FragmentBlocks> FragmentBlocks::Open(std::string_view bytes,
+                                                    const Schema& expected_schema) {
+  absl::StatusOr<std::string_view> body = CheckDigest(bytes);
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  absl::StatusOr<Header> header = ReadHeader(r);
+  if (!header.ok()) return header.status();
+  if (header->schema != expected_schema) return Damaged("its schema is not the table's");
+  FragmentBlocks blocks;
+  blocks.schema_ = &expected_schema;
+  blocks.columns_ = body->substr(r.position());
+  blocks.rows_ = header->rows;
+  return blocks;
+}
+
+// Walks every column's blocks in order, from the first: `read(i, r)` reads
+// those of each column `wanted` flags, the others are skipped; then no
+// byte may follow.
+template <typename Read>
+absl::Status FragmentBlocks::Walk(const std::vector<bool>& wanted, Read read) const {
+  ByteReader r(columns_);
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const ColumnSpec& spec = schema_->columns[i];
+    absl::Status s = wanted[i] ? read(i, r) : SkipColumn(r, spec.type, spec.name);
+    if (!s.ok()) return s;
+  }
+  if (r.remaining() != 0) return Damaged("bytes follow the last block");
+  return absl::OkStatus();
+}
+
+absl::Status FragmentBlocks::DecodeColumns(const std::vector<bool>& wanted,
+                                           ColumnBatch* batch) const {
+  if (wanted.size() != schema_->columns.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("DecodeFragmentColumns: ", wanted.size(),
+                                                   " flags for ", schema_->columns.size(),
+                                                   " columns"));
+  }
+  if (batch->schema != *schema_ || batch->columns.size() != wanted.size()) {
+    *batch = ColumnBatch::Empty(*schema_);
+  }
+  batch->num_rows = rows_;
+  return Walk(wanted, [&](size_t i, ByteReader& r) {
+    const ColumnSpec& spec = schema_->columns[i];
+    ColumnData& column = batch->columns[i];
+    column = ColumnData();
+    column.type = spec.type;
+    if (absl::Status s = ReadColumn(r, rows_, spec.name, &column); !s.ok()) return s;
+    return CheckCells(column, spec.name);
+  });
+}
+
+absl::Status FragmentBlocks::DecodeFileCells(size_t column, absl::Span<const uint32_t> checked_rows,
+                                             ColumnData* cells) const {
+  if (column >= schema_->columns.size() || schema_->columns[column].type != ColumnType::kFile) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DecodeFileCells: column ", column, " is not a file column"));
+  }
+  std::vector<bool> wanted(schema_->columns.size(), false);
+  wanted[column] = true;
+  return Walk(wanted, [&](size_t i, ByteReader& r) {
+    const std::string& name = schema_->columns[i].name;
+    cells->type = ColumnType::kFile;
+    if (absl::Status s = ReadColumn(r, rows_, name, cells); !s.ok()) return s;
+    if (absl::Status s = CheckValidity(*cells, name); !s.ok()) return s;
+    for (uint32_t row : checked_rows) {
+      if (row >= rows_) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("DecodeFileCells: row ", row, " of ", rows_, " rows"));
+      }
+      if (!cells->IsNull(row) && !IsFileCell(*cells, row)) return FileCellDamaged(name, row);
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::Status DecodeFragmentColumns(std::string_view bytes, const Schema& expected_schema,
                                    const std::vector<bool>& wanted, ColumnBatch* batch) {
   if (wanted.size() != expected_schema.columns.size()) {
@@ -391,30 +481,9 @@ absl::Status DecodeFragmentColumns(std::string_view bytes, const Schema& expecte
                                                    " flags for ", expected_schema.columns.size(),
                                                    " columns"));
   }
-  absl::StatusOr<std::string_view> body = CheckDigest(bytes);
-  if (!body.ok()) return body.status();
-  ByteReader r(*body);
-  absl::StatusOr<Header> header = ReadHeader(r);
-  if (!header.ok()) return header.status();
-  if (header->schema != expected_schema) return Damaged("its schema is not the table's");
-  if (batch->schema != expected_schema || batch->columns.size() != wanted.size()) {
-    *batch = ColumnBatch::Empty(expected_schema);
-  }
-  batch->num_rows = header->rows;
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    const std::string& name = header->schema.columns[i].name;
-    if (!wanted[i]) {
-      if (absl::Status s = SkipColumn(r, header->schema.columns[i].type, name); !s.ok()) return s;
-      continue;
-    }
-    ColumnData& column = batch->columns[i];
-    column = ColumnData();
-    column.type = header->schema.columns[i].type;
-    if (absl::Status s = ReadColumn(r, header->rows, name, &column); !s.ok()) return s;
-    if (absl::Status s = CheckCells(column, name); !s.ok()) return s;
-  }
-  if (r.remaining() != 0) return Damaged("bytes follow the last block");
-  return absl::OkStatus();
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, expected_schema);
+  if (!blocks.ok()) return blocks.status();
+  return blocks->DecodeColumns(wanted, batch);
 }
 
 absl::StatusOr<ColumnBatch> DecodeFragment(std::string_view bytes, const Schema& expected_schema,

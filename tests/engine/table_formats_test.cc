@@ -20,6 +20,7 @@
 #include "engine/sha256.h"
 #include "engine/table/byte_codec.h"
 #include "engine/table/deletion_vector_format.h"
+#include "engine/table/fragment_blocks.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_delta_format.h"
@@ -466,6 +467,64 @@ TEST_CASE("a fragment's cheap checks catch broken file cells, the full check eve
       HandFragment(ColumnType::kFile, 1, HandFileBlocks("file:///a/%7e", "a/b", 1, kShaAbc));
   LAKE_CHECK_OK(DecodeFragment(odd, files, FragmentCheck::kFast));
   CHECK(absl::IsDataLoss(DecodeFragment(odd, files, FragmentCheck::kFull).status()));
+}
+
+TEST_CASE("a fragment's file cells decoded into reused buffers are its whole decode's") {
+  ColumnBatch large = testing::SampleBatch(0, 300);
+  ColumnBatch small = testing::SampleBatch(1000, 40);
+  const size_t video = large.schema.columns.size() - 1;
+  REQUIRE(large.schema.columns[video].type == ColumnType::kFile);
+  ColumnData cells;
+  // Larger, then smaller, then larger again: the buffers shrink and grow.
+  for (const ColumnBatch* batch : {&large, &small, &large}) {
+    std::string bytes = *EncodeFragment(*batch);
+    absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, batch->schema);
+    LAKE_REQUIRE_OK(blocks);
+    CHECK(blocks->rows() == batch->num_rows);
+    LAKE_REQUIRE_OK(blocks->DecodeFileCells(video, {0, 2}, &cells));
+    CHECK(cells == batch->columns[video]);
+  }
+  std::string bytes = *EncodeFragment(small);
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, small.schema);
+  LAKE_REQUIRE_OK(blocks);
+  CHECK(absl::IsInvalidArgument(blocks->DecodeFileCells(0, {}, &cells)));
+  CHECK(absl::IsInvalidArgument(blocks->DecodeFileCells(video, {40}, &cells)));
+}
+
+TEST_CASE("a fragment's file cells decoded in part check the rows read whole, every validity") {
+  Schema files{{{"c", ColumnType::kFile}}};
+  auto two = [](std::string_view validity, std::string_view second_sha256) {
+    auto strings = [](std::string_view a, std::string_view b) {
+      return HandBlock(0, 8,
+                       Lengths({static_cast<uint32_t>(a.size()), static_cast<uint32_t>(b.size())})) +
+             HandBlock(0, static_cast<uint32_t>(a.size() + b.size()), std::string(a) + std::string(b));
+    };
+    return HandFragment(ColumnType::kFile, 2,
+                        HandBlock(0, 2, validity) + strings("file:///a/b", "file:///a/c") +
+                            strings("a/b", "a/b") + HandBlock(0, 16, Le64(1) + Le64(2)) +
+                            strings(kShaAbc, second_sha256));
+  };
+  // Row 1's sha256 is upper case: not a location.
+  std::string bytes = two("\1\1", std::string(64, 'A'));
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, files);
+  LAKE_REQUIRE_OK(blocks);
+  ColumnData cells;
+  LAKE_CHECK_OK(blocks->DecodeFileCells(0, {0}, &cells));
+  CHECK(cells.strings.At(1) == "file:///a/c");
+  absl::Status row_1 = blocks->DecodeFileCells(0, {0, 1}, &cells);
+  CHECK(absl::IsDataLoss(row_1));
+  CHECK(Contains(row_1, "row 1 is not a valid location"));
+  CHECK(absl::IsDataLoss(DecodeFragment(bytes, files).status()));
+  // A null row is never a location to check; a validity flag of 2 is
+  // refused whichever rows are read.
+  std::string null_second = two(std::string("\1\0", 2), std::string(64, 'A'));
+  blocks = FragmentBlocks::Open(null_second, files);
+  LAKE_REQUIRE_OK(blocks);
+  LAKE_CHECK_OK(blocks->DecodeFileCells(0, {0, 1}, &cells));
+  std::string two_flag = two("\1\2", kShaAbc);
+  blocks = FragmentBlocks::Open(two_flag, files);
+  LAKE_REQUIRE_OK(blocks);
+  CHECK(absl::IsDataLoss(blocks->DecodeFileCells(0, {}, &cells)));
 }
 
 TEST_CASE("a fragment's lengths are bounded before anything is allocated") {
