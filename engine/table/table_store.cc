@@ -222,6 +222,9 @@ absl::Status ReadFileCellsOfChange(const FragmentBlocks& blocks, const FragmentR
   ColumnData& cells = FileCellsOfThisThread();
   absl::Cleanup release = [&cells] { ReleaseIfLarge(cells); };
   change.live_uris_known = true;
+  size_t file_columns = 0;
+  for (const ColumnSpec& column : schema.columns) file_columns += column.type == ColumnType::kFile;
+  change.live_uri_hashes.reserve(file_columns * (ref.rows - change.deleted_after.size()));
   for (size_t c = 0; c < schema.columns.size(); ++c) {
     if (schema.columns[c].type != ColumnType::kFile) continue;
     if (absl::Status s = blocks.DecodeFileCells(c, change.fresh, &cells); !s.ok()) {
