@@ -47,6 +47,7 @@ class FragmentBlocks {
   const Schema* schema_ = nullptr;
   std::string_view columns_;  // the column blocks: the body past the header
   uint64_t rows_ = 0;
+  uint32_t version_ = 0;  // the fragment's format version
 };
 
 }  // namespace lake::table

@@ -104,11 +104,30 @@ ColumnBatch TinyBatch() {
   return batch;
 }
 
-// EncodeFragment(TinyBatch()), format version 1. Every block is stored
-// except the sha256 bytes, which zstd shrinks (codec 01): decoding these
-// bytes is what keeps old files readable. (Another zstd release could
-// compress that block differently; the decoding half must pass regardless.)
+// EncodeFragment(TinyBatch()), format version 2. Every block is stored
+// except the raw sha256s (one digest, then a null row's 32 zero bytes),
+// which zstd shrinks (codec 01). (Another zstd release could compress that
+// block differently; the decoding half must pass regardless.)
 constexpr std::string_view kGoldenFragmentHex = R"(
+4c414b45465241470200000002000000000000000300000001046e616d650201
+6e0705766964656f000200000002000000f36568a7d6800d0701010008000000
+080000002e79db643559bc2f01000000000000000001000000010000001f4e96
+1eb632c6e661000200000002000000c07672ce0aac94ab010000100000001000
+0000bedba8589911d34707000000000000000000000000000000000200000002
+000000c07672ce0aac94ab01000008000000080000002e676d8aafbb6b141300
+00000000000000130000001300000052b704f241983ff366696c653a2f2f2f73
+2f6f626a656374732f78000800000008000000752897a8e91bade60a00000000
+000000000a0000000a0000002384feb8e9b2aca4746578742f706c61696e0010
+00000010000000cbea45ca59e12f6e0300000000000000000000000000000001
+40000000310000000db578ff35a8fc6b28b52ffd20404501001402ba7816bf8f
+01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad00010069c0
+13da8d9ee5e3e1e0aad466eb48ae6372c3
+)";
+
+// EncodeFragment(TinyBatch()) as format version 1 wrote it: every block
+// stored except the hex sha256 bytes (codec 01). Decoding these bytes is
+// what keeps old files readable.
+constexpr std::string_view kGoldenFragmentV1Hex = R"(
 4c414b45465241470100000002000000000000000300000001046e616d650201
 6e0705766964656f000200000002000000f36568a7d6800d0701010008000000
 080000002e79db643559bc2f01000000000000000001000000010000001f4e96
@@ -285,6 +304,36 @@ TEST_CASE("the fragment format matches its golden bytes") {
   absl::StatusOr<ColumnBatch> golden = DecodeFragment(FromHex(kGoldenFragmentHex), TinySchema());
   LAKE_REQUIRE_OK(golden);
   CHECK(*golden == TinyBatch());
+}
+
+TEST_CASE("a format 1 fragment, hex sha256s and all, still decodes to its batch") {
+  absl::StatusOr<ColumnBatch> old = DecodeFragment(FromHex(kGoldenFragmentV1Hex), TinySchema());
+  LAKE_REQUIRE_OK(old);
+  CHECK(*old == TinyBatch());
+  absl::StatusOr<FragmentBlocks> blocks =
+      FragmentBlocks::Open(FromHex(kGoldenFragmentV1Hex), TinySchema());
+  LAKE_REQUIRE_OK(blocks);
+  ColumnData cells;
+  LAKE_REQUIRE_OK(blocks->DecodeFileCells(2, {0, 1}, &cells));
+  CHECK(cells == TinyBatch().columns[2]);
+  std::vector<std::string> missed =
+      DamageNotRefused(FromHex(kGoldenFragmentV1Hex), DecodeTinyFragment);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
+}
+
+TEST_CASE("a fragment of a format version this lake does not know is refused") {
+  std::string bytes = *EncodeFragment(TinyBatch());
+  for (uint32_t version : {0u, kFragmentFormatVersion + 1}) {
+    std::string other = bytes.substr(0, bytes.size() - kChecksum128Bytes);
+    std::string field;
+    ByteWriter(&field).U32(version);
+    other.replace(8, 4, field);
+    other += Checksum128(other);
+    absl::Status status = DecodeFragment(other, TinySchema()).status();
+    CHECK(absl::IsDataLoss(status));
+    CHECK(Contains(status, "unknown format version"));
+  }
 }
 
 TEST_CASE("every single-byte change and every truncation of a fragment is refused") {
