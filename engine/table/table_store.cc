@@ -8,6 +8,7 @@
 #include <numeric>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
@@ -21,6 +22,7 @@
 #include "engine/table/append_checkpoint_replay.h"
 #include "engine/table/cell_text.h"
 #include "engine/table/deletion_vector_format.h"
+#include "engine/table/fragment_blocks.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/pending_append_error.h"
 #include "engine/table/reference_delta_format.h"
@@ -101,19 +103,33 @@ absl::StatusOr<std::string> ReadFragmentBytes(io::FileSystem& fs, const std::str
   return bytes;
 }
 
+// A damaged fragment's DataLoss, naming it.
+absl::Status FragmentDamaged(const FragmentRef& ref, const absl::Status& cause) {
+  return absl::DataLossError(absl::StrCat("fragment ", ref.path, ": ", std::string(cause.message())));
+}
+
+// The blocks of `bytes` (fragment `ref`'s), their digest and header checked
+// against its manifest entry. DataLoss when damaged.
+absl::StatusOr<FragmentBlocks> OpenFragmentBlocks(std::string_view bytes, const FragmentRef& ref,
+                                                  const Schema& schema) {
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, schema);
+  if (!blocks.ok()) return FragmentDamaged(ref, blocks.status());
+  if (blocks->rows() != ref.rows) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", blocks->rows(),
+                                            " rows, its manifest says ", ref.rows));
+  }
+  return blocks;
+}
+
 // Decodes the columns `wanted` of `bytes` (fragment `ref`'s) into `batch`,
 // leaving its other columns as they are, checked against its manifest
 // entry. DataLoss when damaged.
 absl::Status DecodeFragmentInto(std::string_view bytes, const FragmentRef& ref,
                                 const Schema& schema, const std::vector<bool>& wanted,
                                 ColumnBatch* batch) {
-  if (absl::Status s = DecodeFragmentColumns(bytes, schema, wanted, batch); !s.ok()) {
-    return absl::DataLossError(absl::StrCat("fragment ", ref.path, ": ", std::string(s.message())));
-  }
-  if (batch->num_rows != ref.rows) {
-    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch->num_rows,
-                                            " rows, its manifest says ", ref.rows));
-  }
+  absl::StatusOr<FragmentBlocks> blocks = OpenFragmentBlocks(bytes, ref, schema);
+  if (!blocks.ok()) return blocks.status();
+  if (absl::Status s = blocks->DecodeColumns(wanted, batch); !s.ok()) return FragmentDamaged(ref, s);
   return absl::OkStatus();
 }
 
@@ -179,21 +195,80 @@ struct FragmentChange {
   std::vector<uint64_t> live_uri_hashes;
 };
 
+// The FILE cells ChangeFragment decodes, one set per pool thread, reused
+// from fragment to fragment: decoding into buffers of the right size
+// already allocates and zero-fills nothing. Emptied after a fragment that
+// made them larger than kMaxKeptFileCellBytes, so that no thread keeps a
+// huge fragment's worth.
+ColumnData& FileCellsOfThisThread() {
+  thread_local ColumnData cells;
+  return cells;
+}
+
+constexpr size_t kMaxKeptFileCellBytes = size_t{16} << 20;
+
+void ReleaseIfLarge(ColumnData& cells) {
+  const size_t bytes = cells.strings.bytes.capacity() + cells.content_types.bytes.capacity() +
+                       cells.sha256s.bytes.capacity() +
+                       cells.valid.capacity() * (1 + 3 * sizeof(uint32_t) + sizeof(int64_t));
+  if (bytes > kMaxKeptFileCellBytes) cells = ColumnData();
+}
+
+// What `change.fresh` releases and which URIs the live rows keep, from the
+// FILE columns of `blocks` (fragment `ref`'s): only the fresh rows' cells
+// are read whole (and checked), of the others only the uri.
+absl::Status ReadFileCellsOfChange(const FragmentBlocks& blocks, const FragmentRef& ref,
+                                   const Schema& schema, FragmentChange& change) {
+  ColumnData& cells = FileCellsOfThisThread();
+  absl::Cleanup release = [&cells] { ReleaseIfLarge(cells); };
+  change.live_uris_known = true;
+  size_t file_columns = 0;
+  for (const ColumnSpec& column : schema.columns) file_columns += column.type == ColumnType::kFile;
+  change.live_uri_hashes.reserve(file_columns * (ref.rows - change.deleted_after.size()));
+  for (size_t c = 0; c < schema.columns.size(); ++c) {
+    if (schema.columns[c].type != ColumnType::kFile) continue;
+    if (absl::Status s = blocks.DecodeFileCells(c, change.fresh, &cells); !s.ok()) {
+      return FragmentDamaged(ref, s);
+    }
+    for (uint32_t row : change.fresh) {
+      if (cells.IsNull(row)) continue;
+      change.released.push_back(DataLocation{
+          std::string(cells.strings.At(row)), std::string(cells.content_types.At(row)),
+          static_cast<uint64_t>(cells.int64s[row]), std::string(cells.sha256s.At(row))});
+    }
+    size_t next_deleted = 0;
+    const std::vector<uint32_t>& deleted = change.deleted_after;
+    for (size_t row = 0; row < ref.rows; ++row) {
+      if (next_deleted < deleted.size() && deleted[next_deleted] == row) {
+        ++next_deleted;
+        continue;
+      }
+      if (!cells.IsNull(row)) change.live_uri_hashes.push_back(UriHash(cells.strings.At(row)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Step 1 of ChangeRowsLocked for fragment `ref`: its deletion vector and
 // the selector's columns are read; the FILE columns only when some row is
-// newly deleted. Runs on pool threads, several at once (so the selector
-// does too). DataLoss when the fragment or its vector is damaged.
+// newly deleted, the digest checked once for both. Runs on pool threads,
+// several at once (so the selector does too). DataLoss when the fragment
+// or its vector is damaged.
 absl::StatusOr<FragmentChange> ChangeFragment(io::FileSystem& fs, const std::string& table_dir,
                                               const FragmentRef& ref, const Schema& schema,
                                               const RowSelector& selector) {
   absl::StatusOr<std::string> bytes = ReadFragmentBytes(fs, table_dir, ref);
   if (!bytes.ok()) return bytes.status();
+  // Opened even when no column is wanted: the digest and the row count
+  // are checked before any row is chosen.
+  absl::StatusOr<FragmentBlocks> blocks = OpenFragmentBlocks(*bytes, ref, schema);
+  if (!blocks.ok()) return blocks.status();
   std::vector<bool> wanted(schema.columns.size(), false);
   for (size_t column : selector.columns) wanted[column] = true;
   ColumnBatch batch = ColumnBatch::Empty(schema);
-  // Decoded even when no column is wanted: the digest and the row count
-  // are checked before any row is chosen.
-  if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, wanted, &batch); !s.ok()) return s;
+  if (absl::Status s = blocks->DecodeColumns(wanted, &batch); !s.ok()) {
+    return FragmentDamaged(ref, s);
+  }
   absl::StatusOr<std::vector<uint32_t>> before = ReadDeletedRows(fs, table_dir, ref);
   if (!before.ok()) return before.status();
   std::vector<uint32_t> matching;
@@ -216,33 +291,7 @@ absl::StatusOr<FragmentChange> ChangeFragment(io::FileSystem& fs, const std::str
                       std::back_inserter(change.fresh));
   if (change.fresh.empty()) return change;
   change.deleted_after = MergeDeletedRows(*before, change.fresh);
-  // The FILE columns the selector did not need already.
-  std::vector<bool> file_columns(schema.columns.size(), false);
-  bool any_file_column = false, any_to_decode = false;
-  for (size_t c = 0; c < schema.columns.size(); ++c) {
-    const bool is_file = schema.columns[c].type == ColumnType::kFile;
-    file_columns[c] = is_file && !wanted[c];
-    any_file_column = any_file_column || is_file;
-    any_to_decode = any_to_decode || file_columns[c];
-  }
-  if (!any_file_column) return change;
-  if (any_to_decode) {
-    if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, file_columns, &batch); !s.ok()) {
-      return s;
-    }
-  }
-  for (size_t c = 0; c < schema.columns.size(); ++c) {
-    if (schema.columns[c].type != ColumnType::kFile) continue;
-    for (uint32_t row : change.fresh) {
-      if (batch.columns[c].IsNull(row)) continue;
-      change.released.push_back(std::get<DataLocation>(batch.Cell(row, c)));
-    }
-  }
-  change.live_uris_known = true;
-  change.live_uri_hashes.reserve(batch.num_rows - change.deleted_after.size());
-  ForEachLiveFileCell(batch, change.deleted_after, [&](std::string_view uri, size_t, size_t) {
-    change.live_uri_hashes.push_back(UriHash(uri));
-  });
+  if (absl::Status s = ReadFileCellsOfChange(*blocks, ref, schema, change); !s.ok()) return s;
   return change;
 }
 
