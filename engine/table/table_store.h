@@ -271,16 +271,17 @@ struct TableStoreOptions {
   // smaller only as a test seam, so that a few records roll a segment.
   uint64_t table_log_segment_bytes = kTableLogSegmentBytes;
   // Whether a version's fragment, reference delta and manifest are table
-  // log records (one write, one sync: TableStore::WriteVersionRecordsLocked)
-  // rather than files of their own (three syncs, renames and directory
-  // syncs). Off until the collector reclaims rolled segments (a retired
-  // version's records are space until then) and the tests that reach into
-  // version files by name read through addresses; both layouts are read
-  // whatever this says. kVersionsInTableLogEnv=1 turns it on for a host.
-  bool versions_in_table_log = false;
+  // log records (one write, one sync: TableStore::WriteVersionRecordsLocked;
+  // the default) rather than files of their own (three syncs, renames and
+  // directory syncs: WriteVersionFilesLocked, the layout of lakes before
+  // the table log). Both layouts are read whatever this says, and a table
+  // may hold versions of both. kVersionsInTableLogEnv=0 turns it off for a
+  // host.
+  bool versions_in_table_log = true;
 };
 // The environment variable that turns TableStoreOptions::versions_in_table_log
-// on where a host builds its options from the environment (the C ABI).
+// off ("0": versions as files of their own) where a host builds its options
+// from the environment (the C ABI); any other value leaves the default.
 inline constexpr std::string_view kVersionsInTableLogEnv = "LAKE_TABLE_LOG_VERSIONS";
 
 struct AppendOutcome {
