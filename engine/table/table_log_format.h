@@ -24,6 +24,8 @@
 //                    2 = a fragment (fragment_format.h)
 //                    3 = a reference delta (reference_delta_format.h)
 //                    4 = a manifest (manifest_format.h)
+//                    5 = an append checkpoint (append_record_format.h)
+//                    6 = an append checkpoint's withdrawal (likewise)
 //   5       3      zero
 //   8       8      u64 the table version it was written for (>= 1)
 //   16      8      u64 payload bytes (1..kMaxTableLogPayloadBytes)
@@ -95,9 +97,12 @@ enum class TableLogRecordKind : uint8_t {
   kFragment = 2,
   kReferenceDelta = 3,
   kManifest = 4,
+  kAppendCheckpoint = 5,
+  kAppendWithdrawal = 6,
 };
 // The highest kind this lake reads.
-inline constexpr uint8_t kMaxTableLogRecordKind = static_cast<uint8_t>(TableLogRecordKind::kManifest);
+inline constexpr uint8_t kMaxTableLogRecordKind =
+    static_cast<uint8_t>(TableLogRecordKind::kAppendWithdrawal);
 
 // Where a record is: its segment, the offset of its header, its payload's size.
 struct TableLogAddress {
