@@ -61,9 +61,10 @@
 // format stays version 1.
 //
 // A version's records are written in one write (table_log.h), so they
-// share one segment: its fragments, then its reference delta, then its
-// manifest, which names the others by address (and the registry's
-// version record names the manifest).
+// share one segment: an append's checkpoint, its fragments, then its
+// reference delta, then its manifest, which names the others by address
+// (and the registry's version record names the manifest); after the
+// manifest only copies of unsettled checkpoints (logged_checkpoints.h).
 #ifndef LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 #define LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 
