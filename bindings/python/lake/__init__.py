@@ -8,9 +8,9 @@ The library is $LAKE_LIBRARY, else liblake.so.1 on the loader's path; its
 ABI version is checked when it is first loaded (lake.load()).
 """
 from ._native import ABI_VERSION, AbiVersionError
-from .db import Batch, Db, QueryResult, Statement
+from .db import Batch, Db, GcCandidate, GcProblem, QueryResult, Statement, UploadInfo
 from .errors import (CancelledError, ClosedHandleError, ConflictError, IntegrityError,
-                     IntegrityKind, InternalError, InvalidArgumentError, IOError, LakeError,
+                     IntegrityKind, InternalError, InvalidArgumentError, LakeError, LakeIOError,
                      NotFoundError, Status, UnsupportedError)
 from .events import EventLog, EventWriter, FoldedItem
 from .stage import CancelToken, Location, Reader, Stage, UploadOptions, Writer
@@ -18,10 +18,10 @@ from .stage import CancelToken, Location, Reader, Stage, UploadOptions, Writer
 __all__ = [
     "ABI_VERSION", "AbiVersionError", "Batch", "CancelToken", "CancelledError",
     "ClosedHandleError", "ConflictError", "Db", "EventLog", "EventWriter", "FoldedItem",
-    "IOError", "IntegrityError", "IntegrityKind", "InternalError", "InvalidArgumentError",
-    "LakeError", "Location", "NotFoundError", "QueryResult", "Reader", "Stage", "Statement",
-    "Status", "UnsupportedError", "UploadOptions", "Writer", "load", "open",
-    "set_buffer_budget", "version",
+    "GcCandidate", "GcProblem", "IntegrityError", "IntegrityKind", "InternalError",
+    "InvalidArgumentError", "LakeError", "LakeIOError", "Location", "NotFoundError",
+    "QueryResult", "Reader", "Stage", "Statement", "Status", "UnsupportedError", "UploadInfo",
+    "UploadOptions", "Writer", "load", "open", "set_buffer_budget", "version",
 ]
 
 

@@ -13,7 +13,6 @@ Invariants:
 """
 import threading
 import weakref
-from contextlib import contextmanager
 
 from .errors import ClosedHandleError
 
@@ -42,9 +41,11 @@ class Handle:
         self._free = free
         self._parent = parent
         self._children = weakref.WeakSet()
-        self._state = threading.Condition()
+        self._state = threading.Condition(threading.Lock())
         self._active = 0
+        self._waiters = 0  # threads waiting in _use or close for _active to fall
         self._closing = False
+        self._in_use = _InUse(self)
         if parent is not None:
             try:
                 parent._adopt(self)
@@ -65,24 +66,19 @@ class Handle:
     def closed(self):
         return self._ptr is None
 
-    @contextmanager
     def _use(self):
-        """Yields the native pointer while the handle is in use."""
-        with self._state:
-            if self._ptr is None or self._closing:
-                raise ClosedHandleError(f"the {self.KIND} is closed")
-            if not self.THREAD_SAFE:
-                while self._active:
-                    self._state.wait()
-                if self._ptr is None or self._closing:
-                    raise ClosedHandleError(f"the {self.KIND} is closed")
-            self._active += 1
-        try:
-            yield self._ptr
-        finally:
-            with self._state:
-                self._active -= 1
-                self._state.notify_all()
+        """A context manager yielding the native pointer while the handle is
+        in use (one object per handle: its state is the handle's)."""
+        return self._in_use
+
+    def _await_no_calls(self):
+        """Waits, holding _state, until no call is in flight."""
+        while self._active:
+            self._waiters += 1
+            try:
+                self._state.wait()
+            finally:
+                self._waiters -= 1
 
     def _close_native(self, ptr):
         """Releases `ptr`; a subclass whose close can fail reports it here."""
@@ -99,8 +95,7 @@ class Handle:
                 child.close()
         finally:
             with self._state:
-                while self._active:
-                    self._state.wait()
+                self._await_no_calls()
                 ptr, self._ptr = self._ptr, None
                 self._closing = False
             _count(-1)
@@ -118,3 +113,33 @@ class Handle:
                 self.close()
         except Exception:  # a failing close at collection time has no caller to tell
             pass
+
+
+class _InUse:
+    """Handle._use's context manager: counts a call in flight, so close()
+    waits for it; a one-thread-at-a-time handle's calls wait for each
+    other. A class, not a generator: it is on every call's path."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __enter__(self):
+        h = self.handle
+        with h._state:
+            if h._ptr is None or h._closing:
+                raise ClosedHandleError(f"the {h.KIND} is closed")
+            if not h.THREAD_SAFE:
+                h._await_no_calls()
+                if h._ptr is None or h._closing:
+                    raise ClosedHandleError(f"the {h.KIND} is closed")
+            h._active += 1
+            return h._ptr
+
+    def __exit__(self, *exc):
+        h = self.handle
+        with h._state:
+            h._active -= 1
+            if h._waiters:
+                h._state.notify_all()

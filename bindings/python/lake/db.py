@@ -3,14 +3,77 @@ import ctypes
 import errno
 import json
 import os
+from collections import namedtuple
 
 from . import _native, arrow
 from ._callbacks import CallbackErrors, read_source
 from ._handle import Handle
-from ._native import ArrowArray, ArrowSchema, GC_PROGRESS_FN, c_uint64, c_void_p
+from ._native import (ArrowArray, ArrowSchema, GC_CANDIDATE_FN, GC_PROBLEM_FN, GC_PROGRESS_FN,
+                      UPLOAD_INFO_FN, c_uint64, c_void_p)
 from .errors import (ClosedHandleError, IntegrityError, InvalidArgumentError,
-                     IOError as LakeIOError, check)
+                     LakeIOError, check)
 from .stage import Location, Stage, _options, _out_json, _text
+
+
+GcCandidate = namedtuple("GcCandidate", "uri kind size_bytes modified_unix_micros tenant")
+GcProblem = namedtuple("GcProblem", "uri problem expected_size observed_size message referrers "
+                                    "more_referrers")
+UploadInfo = namedtuple("UploadInfo", "id source_path uri parts_done bytes_done size_bytes "
+                                      "part_bytes updated_unix_micros stale locked error")
+
+
+class _GcOptions:
+    """lake_gc_options for one call, and the callables it lends lake (kept
+    here until the call returns; their exceptions re-raised after it)."""
+
+    def __init__(self, cutoff_seconds=None, allow_short_cutoff=False, progress=None,
+                 cancel=None, memory_budget=None, temp_dir=None, max_deletes_per_second=None):
+        self._settings = dict(cutoff_seconds=cutoff_seconds,
+                              allow_short_cutoff=allow_short_cutoff, progress=progress,
+                              cancel=cancel, memory_budget=memory_budget, temp_dir=temp_dir,
+                              max_deletes_per_second=max_deletes_per_second)
+        self.errors = CallbackErrors()
+        self.ptr = None
+        self._keep = []
+        self._token_use = None
+
+    def __enter__(self):
+        lib = _native.lib()
+        o = self._settings
+        self.ptr = lib.lake_gc_options_new()
+        try:
+            if o["cutoff_seconds"] is not None:
+                lib.lake_gc_options_set_cutoff_seconds(self.ptr, o["cutoff_seconds"])
+            lib.lake_gc_options_set_allow_short_cutoff(self.ptr, int(o["allow_short_cutoff"]))
+            if o["memory_budget"] is not None:
+                check(lib.lake_gc_options_set_memory_budget, self.ptr, o["memory_budget"])
+            if o["temp_dir"] is not None:
+                check(lib.lake_gc_options_set_temp_dir, self.ptr,
+                      _text(os.fspath(o["temp_dir"])))
+            if o["max_deletes_per_second"] is not None:
+                lib.lake_gc_options_set_max_deletes_per_second(self.ptr,
+                                                               o["max_deletes_per_second"])
+            progress = o["progress"]
+            if progress is not None:
+                fn = GC_PROGRESS_FN(self.errors.wrap(
+                    lambda _c, phase, done, total: progress(phase.decode(), done, total), None))
+                lib.lake_gc_options_set_progress(self.ptr, fn, None)
+                self._keep.append(fn)
+            if o["cancel"] is not None:
+                self._token_use = o["cancel"]._use()
+                lib.lake_gc_options_set_cancel_token(self.ptr, self._token_use.__enter__())
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self._token_use is not None:
+            self._token_use.__exit__(None, None, None)
+            self._token_use = None
+        _native.lib().lake_gc_options_free(self.ptr)
+        self.ptr = None
+        self._keep.clear()
 
 
 class Db(Handle):
@@ -86,6 +149,30 @@ class Db(Handle):
         with self._use() as ptr:
             check(_native.lib().lake_table_drop, ptr, _text(name))
 
+    def compact_table(self, name):
+        """Merges the current version's fragments; the new (or unchanged) version."""
+        version = c_uint64()
+        with self._use() as ptr:
+            check(_native.lib().lake_table_compact, ptr, _text(name), ctypes.byref(version))
+        return version.value
+
+    def tag_table(self, name, tag, version):
+        """Names `version` of the table `tag`: no expiry retires it."""
+        with self._use() as ptr:
+            check(_native.lib().lake_table_tag, ptr, _text(name), _text(tag), version)
+
+    def untag_table(self, name, tag):
+        with self._use() as ptr:
+            check(_native.lib().lake_table_untag, ptr, _text(name), _text(tag))
+
+    def expire_table(self, name, keep_last=0, older_than_seconds=None):
+        """Retires old versions (never the current or a tagged one):
+        {"retired": [...], "current_version": N}."""
+        with self._use() as ptr:
+            return json.loads(_out_json(
+                _native.lib().lake_table_expire, ptr, _text(name), keep_last,
+                -1 if older_than_seconds is None else older_than_seconds))
+
     def prepare(self, sql):
         out = c_void_p()
         with self._use() as ptr:
@@ -128,35 +215,100 @@ class Db(Handle):
 
     # ---- garbage collection ----
 
-    def gc_plan(self, cutoff_seconds=None, allow_short_cutoff=False, progress=None, cancel=None):
+    def gc_plan(self, cutoff_seconds=None, allow_short_cutoff=False, progress=None, cancel=None,
+                memory_budget=None, temp_dir=None):
         """Writes a plan (deletes nothing); its summary as a dict."""
-        lib = _native.lib()
-        errors = CallbackErrors()
-        opts = lib.lake_gc_options_new()
-        try:
-            if cutoff_seconds is not None:
-                lib.lake_gc_options_set_cutoff_seconds(opts, cutoff_seconds)
-            lib.lake_gc_options_set_allow_short_cutoff(opts, int(allow_short_cutoff))
-            if progress is not None:
-                fn = GC_PROGRESS_FN(errors.wrap(
-                    lambda _c, phase, done, total: progress(phase.decode(), done, total), None))
-                lib.lake_gc_options_set_progress(opts, fn, None)
-            if cancel is not None:
-                token_use = cancel._use()
-                lib.lake_gc_options_set_cancel_token(opts, token_use.__enter__())
-            try:
-                with self._use() as ptr, errors.reraised():
-                    return json.loads(_out_json(lib.lake_gc_plan, ptr, opts))
-            finally:
-                if cancel is not None:
-                    token_use.__exit__(None, None, None)
-        finally:
-            lib.lake_gc_options_free(opts)
+        with _GcOptions(cutoff_seconds=cutoff_seconds, allow_short_cutoff=allow_short_cutoff,
+                        progress=progress, cancel=cancel, memory_budget=memory_budget,
+                        temp_dir=temp_dir) as opts, self._use() as ptr, opts.errors.reraised():
+            return json.loads(_out_json(_native.lib().lake_gc_plan, ptr, opts.ptr))
 
     def gc_status(self, plan_id=None):
         with self._use() as ptr:
             return json.loads(_out_json(_native.lib().lake_gc_status, ptr,
                                         _text(plan_id) if plan_id else None))
+
+    def gc_show(self, plan_id):
+        """Plan `plan_id`'s candidates, verified page by page as apply would:
+        (list of GcCandidate, status dict)."""
+        candidates = []
+        errors = CallbackErrors()
+
+        def emit(_ctx, candidate):
+            c = candidate.contents
+            candidates.append(GcCandidate(c.uri.decode(), c.kind.decode(), c.size_bytes,
+                                          c.modified_unix_micros, c.tenant.decode()))
+            return 0
+
+        fn = GC_CANDIDATE_FN(errors.wrap(emit, 1))
+        with self._use() as ptr, errors.reraised():
+            status = _out_json(_native.lib().lake_gc_show, ptr, _text(plan_id), fn, None)
+        return candidates, json.loads(status)
+
+    def gc_apply(self, plan_id, max_deletes_per_second=None, progress=None, cancel=None):
+        """Deletes plan `plan_id`'s candidates (resuming a started apply);
+        its final status as a dict."""
+        with _GcOptions(max_deletes_per_second=max_deletes_per_second, progress=progress,
+                        cancel=cancel) as opts, self._use() as ptr, opts.errors.reraised():
+            return json.loads(_out_json(_native.lib().lake_gc_apply, ptr, _text(plan_id),
+                                        opts.ptr))
+
+    def gc_verify(self, deep=False, progress=None, cancel=None):
+        """Scrubs the root (changes nothing): (list of GcProblem, summary dict)."""
+        problems = []
+
+        def emit(_ctx, problem):
+            p = problem.contents
+            referrers = [p.referrers[i].decode() for i in range(p.referrer_count)]
+            problems.append(GcProblem(p.uri.decode(), p.problem.decode(), p.expected_size,
+                                      p.observed_size, (p.message or b"").decode(),
+                                      referrers, p.more_referrers))
+            return 0
+
+        with _GcOptions(progress=progress, cancel=cancel) as opts, self._use() as ptr, \
+                opts.errors.reraised():
+            fn = GC_PROBLEM_FN(opts.errors.wrap(emit, 1))
+            summary = _out_json(_native.lib().lake_gc_verify, ptr, int(deep), opts.ptr, fn, None)
+        return problems, json.loads(summary)
+
+    # ---- resumable uploads (S3 stages) ----
+
+    def uploads(self):
+        """The stage's upload checkpoints, in id order (list of UploadInfo)."""
+        found = []
+        errors = CallbackErrors()
+
+        def emit(_ctx, info):
+            i = info.contents
+            text = lambda b: b.decode() if b else ""  # noqa: E731
+            found.append(UploadInfo(text(i.id), text(i.source_path), text(i.uri), i.parts_done,
+                                    i.bytes_done, i.size_bytes, i.part_bytes,
+                                    i.updated_unix_micros, bool(i.stale), bool(i.locked),
+                                    i.error.decode() if i.error else None))
+            return 0
+
+        fn = UPLOAD_INFO_FN(errors.wrap(emit, 1))
+        with self._use() as ptr, errors.reraised():
+            check(_native.lib().lake_db_uploads_list, ptr, fn, None)
+        return found
+
+    def resume_upload(self, upload_id, options=None, **option_kwargs):
+        """Resumes upload `upload_id` from its source file; its Location."""
+        opts, owned = _options(options, **option_kwargs)
+        try:
+            out = c_void_p()
+            with self._use() as ptr, opts._use() as opts_ptr, opts.errors.reraised():
+                check(_native.lib().lake_db_uploads_resume, ptr, _text(upload_id), opts_ptr,
+                      ctypes.byref(out))
+            return Location(out.value)
+        finally:
+            if owned:
+                opts.close()
+
+    def abort_upload(self, upload_id):
+        """Aborts upload `upload_id` and removes its checkpoint."""
+        with self._use() as ptr:
+            check(_native.lib().lake_db_uploads_abort, ptr, _text(upload_id))
 
     # ---- event logs ----
 

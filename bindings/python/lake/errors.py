@@ -62,7 +62,8 @@ class ConflictError(LakeError):
     status = Status.CONFLICT
 
 
-class IOError(LakeError):  # noqa: A001 - lake's LAKE_IO, not the builtin alias
+class LakeIOError(LakeError):
+    """LAKE_IO (named so it does not shadow the builtin IOError, i.e. OSError)."""
     status = Status.IO
 
 
@@ -87,7 +88,7 @@ class ClosedHandleError(LakeError, ValueError):
 
 
 ERROR_CLASSES = {cls.status: cls for cls in (
-    InvalidArgumentError, IntegrityError, ConflictError, IOError, NotFoundError,
+    InvalidArgumentError, IntegrityError, ConflictError, LakeIOError, NotFoundError,
     CancelledError, InternalError, UnsupportedError)}
 
 

@@ -76,11 +76,11 @@ with lake.Db.open({root!r}) as db:
 
     def test_E004_a_transient_failure_is_retryable_without_pending_operation(self):
         self.assertEqual(self.insert_under_failpoint("table_append.fragment_written=error"),
-                         ["IOError", True, None])
+                         ["LakeIOError", True, None])
 
     def test_E005_a_failure_after_the_commit_names_its_pending_operation(self):
         name, retryable, pending = self.insert_under_failpoint("table_append.committed=error")
-        self.assertEqual((name, retryable), ("IOError", False))
+        self.assertEqual((name, retryable), ("LakeIOError", False))
         self.assertEqual(len(pending), 36)
         with lake.Db.open(self.dir / "root") as db:
             self.assertIn(pending, [p["operation_id"] for p in db.pending_appends()])

@@ -1,0 +1,3 @@
+module lake
+
+go 1.19

@@ -1,0 +1,5 @@
+//go:build !race
+
+package lake
+
+const raceDetector = false
