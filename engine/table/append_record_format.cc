@@ -13,7 +13,7 @@ absl::Status BadWithdrawal(std::string_view why) {
 
 bool KnownReason(uint8_t reason) {
   return reason >= static_cast<uint8_t>(WithdrawalReason::kWithdrawn) &&
-         reason <= static_cast<uint8_t>(WithdrawalReason::kExpired);
+         reason <= static_cast<uint8_t>(WithdrawalReason::kSettled);
 }
 
 absl::Status CheckKind(const TableLogRecord& record, TableLogRecordKind kind,

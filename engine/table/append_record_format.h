@@ -25,7 +25,8 @@
 //   8       4      u32 format version (1)
 //   12      1      u8 reason: 1 withdrawn (the append failed before its
 //                  commit call), 2 discarded (an operator's word),
-//                  3 expired (recovery found it past the retention horizon)
+//                  3 expired (recovery found it past the retention horizon),
+//                  4 settled (recovery found its operation committed)
 //   13      3      zero
 //   16      36     the operation id (canonical UUIDv7 text)
 //   52      4      zero
@@ -61,6 +62,7 @@ enum class WithdrawalReason : uint8_t {
   kWithdrawn = 1,  // its append failed certainly before its commit call
   kDiscarded = 2,  // an operator discarded it (TableStore::DiscardPendingAppend)
   kExpired = 3,    // recovery found it past the retention horizon
+  kSettled = 4,    // recovery found its operation committed
 };
 
 struct AppendWithdrawal {

@@ -1019,6 +1019,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   }
   if (registry::IsCommitOutcomeUnknown(committed.status())) {
     if (next.checkpoint == nullptr) return committed.status();
+    if (logged.logged) KeepLoggedCheckpointLocked(table_dir, *next.checkpoint);
     return PendingOperationError(committed.status(), next.operation_id);
   }
   return AbandonLocked(next, committed.status(), written_fragment, logged);
@@ -1170,6 +1171,21 @@ absl::StatusOr<std::vector<LoggedCheckpoint>> TableStore::UnsettledLoggedCheckpo
   return unsettled;
 }
 
+void TableStore::KeepLoggedCheckpointLocked(const std::string& table_dir,
+                                            const AppendCheckpoint& checkpoint) {
+  absl::StatusOr<std::string> payload = EncodeAppendCheckpoint(checkpoint);
+  absl::Status kept = payload.status();
+  if (payload.ok()) {
+    TableLogRecord record{TableLogRecordKind::kAppendCheckpoint, checkpoint.base_version + 1,
+                          *payload};
+    kept = log_writer_.AppendDurably(table_dir, absl::MakeConstSpan(&record, 1)).status();
+  }
+  if (!kept.ok()) {
+    std::fprintf(stderr, "lake: could not keep append checkpoint %s for recovery: %s\n",
+                 checkpoint.operation_id.c_str(), kept.ToString().c_str());
+  }
+}
+
 absl::Status TableStore::WithdrawLoggedCheckpointLocked(const std::string& table_dir,
                                                         uint64_t table_id, uint64_t version,
                                                         const std::string& operation_id,
@@ -1224,7 +1240,9 @@ absl::StatusOr<AppendOutcome> TableStore::CommitAppendLocked(const registry::Tab
   if (!committed.ok()) return committed.status();
   if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) {
     // Committed: only recovery can tell the caller so.
-    return checkpoint != nullptr ? PendingOperationError(s, operation_id) : s;
+    if (checkpoint == nullptr) return s;
+    if (CheckpointsInLog()) KeepLoggedCheckpointLocked(TableDir(table.name), *checkpoint);
+    return PendingOperationError(s, operation_id);
   }
   return AppendOutcome{table.table_id, committed->current_version, operation_id, batch.num_rows};
 }
@@ -1312,7 +1330,15 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   }
   if (!outcome.ok()) return outcome.status();
   if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) {
-    return checkpoint ? PendingOperationError(s, operation_id) : s;
+    if (!checkpoint) return s;
+    if (CheckpointsInLog()) {
+      absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+      if (turn.ok()) {
+        absl::MutexLock lock(&commit_mu_);
+        KeepLoggedCheckpointLocked(TableDir(table.name), *checkpoint);
+      }
+    }
+    return PendingOperationError(s, operation_id);
   }
   // A checkpoint record needs no removal: the commit's watermark passed it.
   if (!CheckpointsInLog()) RemoveCheckpoint(operation_id);
@@ -1970,11 +1996,12 @@ std::optional<RecoveredAppend> TableStore::RecoverOneLocked(const std::string& o
   std::optional<Assessment> a = Assess(*checkpoints_, operation_id, retention);
   if (!a) return std::nullopt;
   return SettleLocked(operation_id, std::move(*a),
-                      [&](bool /*expired*/) { RemoveCheckpoint(operation_id); });
+                      [&](RecoveredAppend::Result) { RemoveCheckpoint(operation_id); });
 }
 
-RecoveredAppend TableStore::SettleLocked(const std::string& operation_id, Assessment a,
-                                         const std::function<void(bool expired)>& settled) {
+RecoveredAppend TableStore::SettleLocked(
+    const std::string& operation_id, Assessment a,
+    const std::function<void(RecoveredAppend::Result)>& settled) {
   using State = PendingAppend::State;
   RecoveredAppend result;
   result.operation_id = operation_id;
@@ -1983,12 +2010,12 @@ RecoveredAppend TableStore::SettleLocked(const std::string& operation_id, Assess
     case State::kAlreadyCommitted:
       result.result = RecoveredAppend::Result::kAlreadyCommitted;
       result.version = a.version;
-      settled(false);
+      settled(result.result);
       return result;
     case State::kExpired:
       result.result = RecoveredAppend::Result::kExpired;
       result.message = a.reason;
-      settled(true);
+      settled(result.result);
       return result;
     case State::kStuck:
       result.result = RecoveredAppend::Result::kRejected;
@@ -2015,7 +2042,7 @@ RecoveredAppend TableStore::SettleLocked(const std::string& operation_id, Assess
             registry::GetCommittedOperation(outcome.status())) {
       result.result = RecoveredAppend::Result::kAlreadyCommitted;
       result.version = committed->version;
-      settled(false);
+      settled(result.result);
       return result;
     }
     result.result = RecoveredAppend::Result::kFailed;
@@ -2024,7 +2051,7 @@ RecoveredAppend TableStore::SettleLocked(const std::string& operation_id, Assess
   }
   result.result = RecoveredAppend::Result::kCommitted;
   result.version = outcome->version;
-  settled(false);
+  settled(result.result);
   return result;
 }
 
@@ -2036,8 +2063,8 @@ absl::Status TableStore::ForEachLoggedCheckpoint(
   if (!tables.ok()) return tables.status();
   for (const registry::TableRecord& table : *tables) {
     std::string table_dir = TableDir(table.name);
-    absl::StatusOr<std::vector<LoggedCheckpoint>> pending = UnsettledLoggedCheckpoints(
-        table_dir, CommittedLogWatermark(table.manifest_path), /*except=*/"");
+    absl::StatusOr<std::vector<LoggedCheckpoint>> pending =
+        UnwithdrawnCheckpoints(fs_, table_dir, CommittedLogWatermark(table.manifest_path));
     if (!pending.ok()) {
       failed(table, pending.status());
       continue;
@@ -2071,8 +2098,10 @@ void TableStore::RecoverLogged(absl::Duration retention, std::vector<RecoveredAp
       if (absl::IsNotFound(table.status())) break;  // dropped meanwhile
       if (!table.ok()) return failed(listed.name.ToString(), table.status());
       const std::string table_dir = TableDir(table->name);
-      absl::StatusOr<std::vector<LoggedCheckpoint>> pending = UnsettledLoggedCheckpoints(
-          table_dir, CommittedLogWatermark(table->manifest_path), /*except=*/"");
+      // Every one not withdrawn: one found committed is reported and
+      // withdrawn, as a checkpoint file found committed is removed.
+      absl::StatusOr<std::vector<LoggedCheckpoint>> pending =
+          UnwithdrawnCheckpoints(fs_, table_dir, CommittedLogWatermark(table->manifest_path));
       if (!pending.ok()) {
         failed(table->name.ToString(), pending.status());
         break;
@@ -2092,15 +2121,17 @@ void TableStore::RecoverLogged(absl::Duration retention, std::vector<RecoveredAp
                                            : next->operation_id;
       Assessment a = AssessCheckpoint(operation_id, std::move(next->checkpoint), retention);
       const uint64_t version = next->version;
-      results->push_back(SettleLocked(operation_id, std::move(a), [&](bool expired) {
-        // A commit (found, or the replay's) settles it in the registry; an
-        // expired one is withdrawn (a failure leaves it for the next run).
-        if (!expired) return;
+      results->push_back(SettleLocked(operation_id, std::move(a), [&](RecoveredAppend::Result r) {
+        // A replay's commit moves the watermark past it; one found committed
+        // or expired is withdrawn (a failure leaves it for the next run).
+        if (r == RecoveredAppend::Result::kCommitted) return;
+        const WithdrawalReason reason = r == RecoveredAppend::Result::kExpired
+                                            ? WithdrawalReason::kExpired
+                                            : WithdrawalReason::kSettled;
         if (absl::Status s = WithdrawLoggedCheckpointLocked(table_dir, table->table_id, version,
-                                                            operation_id,
-                                                            WithdrawalReason::kExpired);
+                                                            operation_id, reason);
             !s.ok()) {
-          std::fprintf(stderr, "lake: could not withdraw expired append checkpoint %s: %s\n",
+          std::fprintf(stderr, "lake: could not withdraw settled append checkpoint %s: %s\n",
                        operation_id.c_str(), s.ToString().c_str());
         }
       }));

@@ -728,6 +728,16 @@ class TableStore {
   // (a damaged one is kept), and not `except`'s.
   absl::StatusOr<std::vector<LoggedCheckpoint>> UnsettledLoggedCheckpoints(
       const std::string& table_dir, TableLogPosition from, const std::string& except);
+  // After a failure that may have committed (the registry's synced write
+  // failing, a failure after the commit): appends a copy of `checkpoint`'s
+  // record to `table_dir`'s log durably, past whatever watermark the
+  // registry now holds, so PendingAppends lists the operation and Recover
+  // settles it (kAlreadyCommitted) as for a checkpoint file kept after such
+  // a failure. Best effort: a failure is logged (recovery converges
+  // without it; only the report is missing).
+  void KeepLoggedCheckpointLocked(const std::string& table_dir,
+                                  const AppendCheckpoint& checkpoint)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Appends a withdrawal record of `operation_id`'s checkpoint (of
   // `version` of table `table_id`) to `table_dir`'s log durably.
   absl::Status WithdrawLoggedCheckpointLocked(const std::string& table_dir, uint64_t table_id,
@@ -764,10 +774,10 @@ class TableStore {
                               absl::StatusOr<AppendCheckpoint> checkpoint,
                               absl::Duration retention);
   // Settles an assessed checkpoint as Recover does: replays it when
-  // replayable; `settled` is called when it is settled (committed, found
-  // committed, or expired) with whether it expired.
+  // replayable; `settled` is called with the result when it is settled
+  // (committed, found committed, or expired).
   RecoveredAppend SettleLocked(const std::string& operation_id, Assessment a,
-                               const std::function<void(bool expired)>& settled)
+                               const std::function<void(RecoveredAppend::Result)>& settled)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // The unsettled checkpoint records of every table's log
   // (UnsettledLoggedCheckpoints past each table's committed watermark),

@@ -60,7 +60,7 @@ TEST_CASE("append withdrawal: the decoder refuses every malformed payload as Dat
   bad = good;
   bad[8] = 2;  // format version
   CHECK(refused(bad));
-  for (char reason : {'\0', '\x04', '\xff'}) {
+  for (char reason : {'\0', '\x05', '\xff'}) {
     bad = good;
     bad[12] = reason;
     CHECK(refused(bad));

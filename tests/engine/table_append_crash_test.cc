@@ -345,11 +345,14 @@ struct OpenTableRoot {
 };
 
 // The operation ids of the pending checkpoints under `dir`.
-std::vector<std::string> PendingIds(const std::string& dir) {
+// The operations of the root's pending appends: checkpoint files, and
+// checkpoint records of the table log (versions in the log).
+std::vector<std::string> PendingIds(TableRoot& root) {
   std::vector<std::string> ids;
-  for (const std::string& name : testing::CheckpointFilesExceptSpares(dir + "/checkpoints")) {
-    ids.push_back(name.substr(0, name.find('.')));
-  }
+  absl::StatusOr<std::vector<table::PendingAppend>> pending = root.tables->PendingAppends();
+  LAKE_CHECK_OK(pending);
+  if (!pending.ok()) return {"PendingAppends failed"};
+  for (const table::PendingAppend& p : *pending) ids.push_back(p.checkpoint.operation_id);
   return ids;
 }
 
@@ -372,7 +375,7 @@ TEST_CASE("table append: a failure before the commit leaves no checkpoint; a ret
     failpoint::ClearAll();
     CHECK(inserted.code() == failure.code());
     CHECK_FALSE(table::GetPendingOperationId(inserted).has_value());
-    CHECK(PendingIds(dir.path()).empty());
+    CHECK(PendingIds(*root).empty());
     // Recovery has nothing to commit.
     absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
     LAKE_REQUIRE_OK(recovered);
@@ -450,19 +453,22 @@ TEST_CASE("table append: a failure that may have committed names its operation, 
     // An I/O failure, and no invitation to retry.
     CHECK(absl::IsUnknown(inserted));
     CHECK(std::string(inserted.message()).find(*pending) != std::string::npos);
-    CHECK(PendingIds(dir.path()) == std::vector<std::string>{*pending});
+    CHECK(PendingIds(*root) == std::vector<std::string>{*pending});
     absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
     LAKE_REQUIRE_OK(recovered);
     REQUIRE(recovered->size() == 1);
     CHECK((*recovered)[0].operation_id == *pending);
     CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kAlreadyCommitted);
     CHECK(root->Rows(kTable)->size() == 1);
-    CHECK(PendingIds(dir.path()).empty());
+    CHECK(PendingIds(*root).empty());
   }
 }
 
 TEST_CASE("table append: a checkpoint whose directory sync failed is pending, and recovery commits it") {
   REQUIRE(failpoint::Enabled());
+  // A checkpoint file's (versions as files); a checkpoint record has no
+  // directory sync.
+  testing::ScopedVersionsAsFiles as_files;
   OpenTableRoot t;
   testing::TempDir& dir = t.dir;
   std::unique_ptr<TableRoot>& root = t.root;
@@ -475,7 +481,7 @@ TEST_CASE("table append: a checkpoint whose directory sync failed is pending, an
   std::optional<std::string> pending = table::GetPendingOperationId(inserted);
   REQUIRE(pending.has_value());
   CHECK_FALSE(absl::IsUnavailable(inserted));  // not "try again"
-  CHECK(PendingIds(dir.path()) == std::vector<std::string>{*pending});
+  CHECK(PendingIds(*root) == std::vector<std::string>{*pending});
   CHECK(root->Rows(kTable)->empty());
   absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
   LAKE_REQUIRE_OK(recovered);

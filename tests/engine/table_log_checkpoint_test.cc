@@ -259,6 +259,33 @@ TEST_CASE("table log checkpoint: the collector keeps a pending checkpoint's obje
   CHECK(has_suffix(std::string("/") + table::TableLogSegmentRelativePath(1)));
 }
 
+TEST_CASE("table log checkpoint: a checkpoint file of an older append is still listed and recovered") {
+  REQUIRE(failpoint::Enabled());
+  testing::CrashTestRoot r;
+  CreateTable(r.posix, r.root_dir);
+  {
+    // Written as lakes before checkpoint records wrote it: a file.
+    testing::ScopedVersionsAsFiles as_files;
+    testing::RunKilledAt("table_append.checkpoint_published", r.root_dir, [&](TableRoot& root) {
+      (void)InsertOne(root, "e1", testing::RandomBytes(900, 45));
+    });
+  }
+  REQUIRE(testing::CheckpointFilesExceptSpares(r.root_dir + "/checkpoints").size() == 1);
+  testing::ScopedVersionsInTableLog in_log;
+  auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
+  std::vector<table::PendingAppend> pending = Pending(*root);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].checkpoint.path.find("/checkpoints/") != std::string::npos);
+  CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+  CHECK(testing::CheckpointFilesExceptSpares(r.root_dir + "/checkpoints").empty());
+  CHECK(Pending(*root).empty());
+}
+
 // ---- crashes at the new steps ----
 
 // The steps of an append that fails before its commit call and withdraws
