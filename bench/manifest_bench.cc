@@ -7,9 +7,10 @@
 //   manifest_bench DIR APPENDS
 //
 // Prints, one "key=value" line per figure: the appends and their rate;
-// manifest_files, manifest_bytes (the files' sizes) and manifest_disk_bytes
-// (their allocated blocks, as du counts) and the largest manifest under
-// _versions/; the same of the whole table directory (table_dir_*:
+// manifest_files, manifest_bytes (the versions' own manifests' sizes) and
+// manifest_disk_bytes (what they take: a table log record's bytes, header
+// included, or a file's allocated blocks under _versions/, as du counts)
+// and the largest manifest; the same of the whole table directory (table_dir_*:
 // manifests, fragments, reference deltas) and of its table log's segments
 // (table_log_*; table_log_files is the segment count); full_list_bytes: the sum over every version of the size of its manifest
 // as a format 2 full list (the same header and entries, computed exactly
@@ -24,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_status.h"
@@ -129,7 +131,33 @@ int main(int argc, char** argv) {
   std::printf("appends_per_s=%.0f\n", appends / append_s);
 
   const std::string table_dir = tables->TableDir(name);
-  PrintDiskUse("manifest", DiskUseUnder(table_dir + "/" + std::string(lake::table::kTableVersionsDir)));
+  std::vector<lake::registry::VersionRecord> versions =
+      Must(tables->ListVersions(name), "list versions");
+  if (versions.size() != appends) {
+    Die(absl::InternalError("expected one version per append"), "list versions");
+  }
+  // Each version's own manifest, a table log record (the default) or a
+  // file of _versions/ (versions as files): a record's disk use is its
+  // bytes in the preallocated segment, header included.
+  const std::string versions_dir = table_dir + "/" + std::string(lake::table::kTableVersionsDir);
+  DiskUse manifests;
+  lake::table::ManifestChainReader own(Fs(), table_dir);
+  for (const lake::registry::VersionRecord& v : versions) {
+    if (!lake::table::IsTableLogPath(v.manifest_path)) continue;
+    const uint64_t bytes = Must(own.Resolve(v.version, v.manifest_path), "resolve")->file_bytes;
+    ++manifests.files;
+    manifests.bytes += bytes;
+    manifests.disk += lake::table::TableLogRecordBytes(bytes);
+    manifests.largest = std::max(manifests.largest, bytes);
+  }
+  if (std::filesystem::exists(versions_dir)) {
+    DiskUse files = DiskUseUnder(versions_dir);
+    manifests.files += files.files;
+    manifests.bytes += files.bytes;
+    manifests.disk += files.disk;
+    manifests.largest = std::max(manifests.largest, files.largest);
+  }
+  PrintDiskUse("manifest", manifests);
   PrintDiskUse("table_dir", DiskUseUnder(table_dir));
   // The table log's segments (table_log.h): each preallocated whole, so
   // their disk use is the segments' count times the roll bound, about.
@@ -145,7 +173,7 @@ int main(int argc, char** argv) {
   uint64_t full_list_bytes = 0;
   for (uint64_t v = 1; v <= appends; ++v) {
     const lake::table::ResolvedManifest* resolved =
-        Must(reader.Resolve(v, lake::table::ManifestRelativePath(v)), "resolve");
+        Must(reader.Resolve(v, versions[v - 1].manifest_path), "resolve");
     full_list_bytes += FullListBytes(*resolved);
   }
   std::printf("full_list_bytes=%llu\n", static_cast<unsigned long long>(full_list_bytes));
@@ -153,7 +181,7 @@ int main(int argc, char** argv) {
   began = Clock::now();
   lake::table::ManifestChainReader fresh(Fs(), table_dir);
   const lake::table::ResolvedManifest* current =
-      Must(fresh.Resolve(appends, lake::table::ManifestRelativePath(appends)), "resolve current");
+      Must(fresh.Resolve(appends, versions.back().manifest_path), "resolve current");
   std::printf("current_resolve_ms=%.2f\n", Seconds(began) * 1000);
   std::printf("current_chain_files=%zu\n", current->chain_files.size());
   std::printf("current_fragments=%zu\n", current->manifest.fragments.size());

@@ -38,6 +38,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <sys/resource.h>
@@ -130,6 +131,7 @@ double FileCreateMicros(const std::string& dir) {
 // `suffix` (0 when there are none).
 uint64_t MeanFileBytes(const std::string& dir, const std::string& suffix) {
   uint64_t total = 0, count = 0;
+  if (!std::filesystem::is_directory(dir)) return 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();
     if (!entry.is_regular_file() || name.size() < suffix.size() ||
@@ -140,6 +142,47 @@ uint64_t MeanFileBytes(const std::string& dir, const std::string& suffix) {
     ++count;
   }
   return count == 0 ? 0 : total / count;
+}
+
+// The table log's record kinds (engine/table/table_log_format.h).
+enum class LogRecordKind : uint8_t { kFragment = 2, kReferenceDelta = 3, kManifest = 4 };
+
+// The mean payload bytes of the records of `kind` in the table log
+// segments under `log_dir`; 0 when there are none. The layout, from the
+// format note: a 32-byte segment header, then records back to back, each
+// a 32-byte header (magic "LKTR", the kind at byte 4, the payload bytes as
+// a little-endian u64 at byte 16) and its payload.
+uint64_t MeanRecordBytes(const std::string& log_dir, LogRecordKind kind) {
+  constexpr size_t kSegmentHeaderBytes = 32, kRecordHeaderBytes = 32;
+  uint64_t total = 0, count = 0;
+  if (!std::filesystem::is_directory(log_dir)) return 0;
+  for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
+    if (entry.path().extension() != ".seg") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string segment((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t at = kSegmentHeaderBytes;
+    while (at + kRecordHeaderBytes <= segment.size() && segment.compare(at, 4, "LKTR") == 0) {
+      uint64_t payload = 0;
+      for (int i = 7; i >= 0; --i) {
+        payload = (payload << 8) | static_cast<uint8_t>(segment[at + 16 + i]);
+      }
+      if (static_cast<uint8_t>(segment[at + 4]) == static_cast<uint8_t>(kind)) {
+        total += payload;
+        ++count;
+      }
+      at += kRecordHeaderBytes + payload;
+    }
+  }
+  return count == 0 ? 0 : total / count;
+}
+
+// The mean bytes of a version's object of one kind, as files of their own
+// (`dir`/*`suffix`, the layout of versions written as files) or else as
+// table log records.
+uint64_t MeanVersionObjectBytes(const std::string& table_dir, const std::string& dir,
+                                const std::string& suffix, LogRecordKind kind) {
+  uint64_t files = MeanFileBytes(table_dir + "/" + dir, suffix);
+  return files != 0 ? files : MeanRecordBytes(table_dir + "/_log", kind);
 }
 
 void WriteAll(int fd, const std::string& bytes, const std::string& what) {
@@ -669,9 +712,12 @@ int main(int argc, char** argv) {
   if (!only_delete) {
     // Right after the insert, on the same disk moment, with its file sizes.
     std::string table_dir = dir + "/lake/tables/bench/rows";
-    uint64_t fragment = MeanFileBytes(table_dir + "/data", ".frag");
-    uint64_t manifest = MeanFileBytes(table_dir + "/_versions", ".manifest");
-    uint64_t delta = MeanFileBytes(table_dir + "/_lake/object_refs", ".refs");
+    uint64_t fragment =
+        MeanVersionObjectBytes(table_dir, "data", ".frag", LogRecordKind::kFragment);
+    uint64_t manifest =
+        MeanVersionObjectBytes(table_dir, "_versions", ".manifest", LogRecordKind::kManifest);
+    uint64_t delta = MeanVersionObjectBytes(table_dir, "_lake/object_refs", ".refs",
+                                            LogRecordKind::kReferenceDelta);
     // A checkpoint holds the fragment's bytes and a small header.
     double per_s = ProtocolFloor(dir, {fragment + 256, fragment, manifest, delta}, 300);
     std::printf("protocol_floor_file_bytes=%llu,%llu,%llu\n",

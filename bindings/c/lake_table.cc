@@ -62,8 +62,8 @@ absl::StatusOr<table::TableStore*> TablesOf(lake_db* db) {
   if (!fs.ok()) return fs.status();
   table::TableStoreOptions table_options;
   if (const char* in_log = std::getenv(std::string(table::kVersionsInTableLogEnv).c_str());
-      in_log != nullptr && std::string_view(in_log) == "1") {
-    table_options.versions_in_table_log = true;
+      in_log != nullptr && std::string_view(in_log) == "0") {
+    table_options.versions_in_table_log = false;
   }
   absl::StatusOr<std::unique_ptr<table::TableStore>> tables = table::TableStore::Open(
       **fs, db->root, **opened, *db->stage->stage, db->stage->descriptor, table_options);

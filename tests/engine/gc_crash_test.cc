@@ -36,7 +36,9 @@ using testing::CollectableFiles;
 // A root with three referenced objects and five orphans, and a table
 // ns.seg whose table log rolled: segment 1 holds only what an expired
 // version named (the collector's), segment 2 is the active one; its plans
-// use pages of two entries. Every scene of a process is the same
+// use pages of two entries. Its versions are files of their own (the
+// table log holds only DELETE's deletion vectors, one a segment), so that
+// a plan holds table files, a segment and objects alike. Every scene of a process is the same
 // root at the same path (its locations name that path), restored from a
 // snapshot made once: no step pays for the registry's and inserts' syncs.
 struct CrashScene {
@@ -61,6 +63,7 @@ struct CrashScene {
         io::PosixFileSystem posix;
         table::TableStoreOptions rolling = testing::DefaultTableStoreOptions();
         rolling.table_log_segment_bytes = 1;  // every DELETE but a log's first rolls
+        rolling.versions_in_table_log = false;
         GcTestRoot root(&posix, root_dir, rolling);
         root.CreateTable("ns.t");
         for (int i = 0; i < 3; ++i) {

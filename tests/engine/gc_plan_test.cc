@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "base/failpoint.h"
@@ -109,6 +110,9 @@ TEST_CASE("gc plan: what only a dropped table referenced survives until the cuto
   root.InsertLocation("ns.t", "a", only_dropped);
   root.InsertLocation("ns.t", "b", shared);
   root.InsertLocation("ns.keep", "b", shared);
+  const size_t dropped_files =
+      testing::FilesUnder(root.tables().tables->TableDir(*table::ParseTableName("ns.t"))).size();
+  REQUIRE(dropped_files > 0);
   LAKE_REQUIRE_OK(root.tables().tables->DropTable(*table::ParseTableName("ns.t")));
   // Objects and table files two days old; the drop is now.
   root.AgeEverything(absl::Hours(48));
@@ -124,9 +128,9 @@ TEST_CASE("gc plan: what only a dropped table referenced survives until the cuto
   LAKE_REQUIRE_OK(late);
   std::vector<std::string> uris = root.PlannedUris(late->manifest.plan_id);
   CHECK(StageUris(uris) == std::vector<std::string>{only_dropped.uri});
-  // Every file of the dropped table (two versions: a manifest, a delta and a
-  // fragment each), and no file of the table that stays.
-  CHECK(late->manifest.table_files == 6);
+  // Every file of the dropped table (its table log segment, or per version
+  // a manifest, a delta and a fragment), and no file of the table that stays.
+  CHECK(late->manifest.table_files == dropped_files);
   for (const std::string& uri : uris) {
     if (uri.find("/tables/") == std::string::npos) continue;
     CAPTURE(uri);
@@ -173,7 +177,8 @@ TEST_CASE("gc plan: an object referenced only by an old version survives") {
   CHECK(plan->manifest.table_files == 0);
 }
 
-TEST_CASE("gc plan: files only expired versions list are planned once the cutoff has passed since the expiry") {
+TEST_CASE("gc plan, versions as files: files only expired versions list are planned once the cutoff has passed since the expiry") {
+  testing::ScopedVersionsAsFiles as_files;
   GcTestRoot root;
   root.CreateTable("ns.t");
   table::TableName name = *table::ParseTableName("ns.t");
@@ -252,11 +257,12 @@ void DeletedRowObjectSurvives() {
   CHECK(root.tables().Rows("ns.t")->size() == 1);
 }
 
-TEST_CASE("gc plan: a deleted row's object survives while a retained version references it") { DeletedRowObjectSurvives(); }
-
-TEST_CASE("gc plan: a deleted row's object survives while a retained version references it, versions in the table log") {
-  testing::ScopedVersionsInTableLog in_log;
-  DeletedRowObjectSurvives();
+TEST_CASE("gc plan: a deleted row's object survives while a retained version references it, on either layout") {
+  for (testing::VersionLayout layout : testing::kVersionLayouts) {
+    CAPTURE(testing::VersionLayoutName(layout));
+    testing::ScopedVersionLayout scoped(layout);
+    DeletedRowObjectSurvives();
+  }
 }
 
 TEST_CASE("gc plan: a deleted row's object is planned once the cutoff has passed since the versions holding it expired") {
@@ -369,14 +375,16 @@ void GcRacingDelete() {
   }
 }
 
-TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained version references") { GcRacingDelete(); }
-
-TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained version references, versions in the table log") {
-  testing::ScopedVersionsInTableLog in_log;
-  GcRacingDelete();
+TEST_CASE("gc racing a DELETE at each of its steps never deletes what a retained version references, on either layout") {
+  for (testing::VersionLayout layout : testing::kVersionLayouts) {
+    CAPTURE(testing::VersionLayoutName(layout));
+    testing::ScopedVersionLayout scoped(layout);
+    GcRacingDelete();
+  }
 }
 
-TEST_CASE("gc plan: after an expiry, the manifest chain links a retained version needs survive; the rest are planned") {
+TEST_CASE("gc plan, versions as files: after an expiry, the manifest chain links a retained version needs survive; the rest are planned") {
+  testing::ScopedVersionsAsFiles as_files;
   GcTestRoot root;
   root.CreateTable("ns.t");
   table::TableName name = *table::ParseTableName("ns.t");
@@ -499,13 +507,11 @@ TEST_CASE("gc plan: a lost race's object is planned, only once past the cutoff")
   CHECK(StageUris(root.PlannedUris(old->manifest.plan_id)) == std::vector<std::string>{loser.uri});
 }
 
-TEST_CASE("gc plan: a failed INSERT's object and its table files are planned") {
-  REQUIRE(failpoint::Enabled());
-  GcTestRoot root;
+// A root whose table ns.t holds one committed row, then an INSERT of
+// `failed` that failed after writing its version's manifest and delta.
+void FailInsertAfterItsDelta(GcTestRoot& root, const DataLocation& failed) {
   root.CreateTable("ns.t");
-  DataLocation committed = root.Put();
-  root.InsertLocation("ns.t", "a", committed);
-  DataLocation failed = root.Put();
+  root.InsertLocation("ns.t", "a", root.Put());
   failpoint::ClearAll();
   failpoint::Set("table_append.reference_delta_written", failpoint::Action::kError);
   absl::StatusOr<table::AppendOutcome> outcome = root.tables().Insert(
@@ -513,6 +519,30 @@ TEST_CASE("gc plan: a failed INSERT's object and its table files are planned") {
       {table::CellValue{std::string("b")}, table::CellValue{failed}});
   failpoint::ClearAll();
   REQUIRE(!outcome.ok());
+}
+
+TEST_CASE("gc plan: a failed INSERT's object is planned; its records in the active table log segment are not") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  GcTestRoot root;
+  DataLocation failed = root.Put();
+  FailInsertAfterItsDelta(root, failed);
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
+  CHECK(StageUris(uris) == std::vector<std::string>{failed.uri});
+  // Version 1's records share the segment with the failed append's: the
+  // active segment is never planned.
+  CHECK(plan->manifest.table_files == 0);
+  CHECK(root.tables().Rows("ns.t")->size() == 1);
+}
+
+TEST_CASE("gc plan, versions as files: a failed INSERT's object and its table files are planned") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsAsFiles as_files;
+  GcTestRoot root;
+  DataLocation failed = root.Put();
+  FailInsertAfterItsDelta(root, failed);
   absl::StatusOr<PlanSummary> plan = root.Plan();
   LAKE_REQUIRE_OK(plan);
   std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
@@ -527,34 +557,45 @@ TEST_CASE("gc plan: a failed INSERT's object and its table files are planned") {
   CHECK(!Contains(uris, FormatFileUri(table_dir + "_versions/00000000000000000001.manifest")));
 }
 
-TEST_CASE("gc plan: a missing or corrupted reference delta fails the plan; nothing is planned") {
-  for (bool corrupt : {false, true}) {
-    CAPTURE(corrupt);
-    GcTestRoot root;
-    root.CreateTable("ns.t");
-    root.InsertLocation("ns.t", "a", root.Put());
-    root.Put();  // an orphan that must not be planned now
-    std::string delta =
-        root.root_dir() + "/tables/ns/t/" + table::ReferenceDeltaRelativePath(1);
-    if (corrupt) {
-      std::vector<uint8_t> bytes = testing::ReadFile(delta);
-      bytes[bytes.size() / 2] ^= 0x40;
-      std::filesystem::remove(delta);
-      testing::WriteFile(delta, bytes);
-    } else {
-      std::filesystem::remove(delta);
-    }
-    absl::StatusOr<PlanSummary> plan = root.Plan();
-    CHECK(absl::IsDataLoss(plan.status()));
-    CHECK(std::string(plan.status().message()).find("table ns.t") != std::string::npos);
-    CHECK(std::string(plan.status().message()).find("nothing was deleted") != std::string::npos);
-    absl::StatusOr<std::vector<std::string>> plans = ListPlans(root.fs(), root.root_dir());
-    LAKE_REQUIRE_OK(plans);
-    CHECK(plans->empty());
-      bool no_plan_dirs = !std::filesystem::exists(root.root_dir() + "/gc/plans") ||
-                        std::filesystem::is_empty(root.root_dir() + "/gc/plans");
-    CHECK(no_plan_dirs);
+// A plan over a root whose only version's reference delta `damage` broke
+// fails closed, naming the table, and leaves no plan.
+void PlanFailsOnBrokenDelta(const std::function<void(GcTestRoot&)>& damage) {
+  GcTestRoot root;
+  root.CreateTable("ns.t");
+  root.InsertLocation("ns.t", "a", root.Put());
+  root.Put();  // an orphan that must not be planned now
+  damage(root);
+  absl::StatusOr<PlanSummary> plan = root.Plan();
+  CHECK(absl::IsDataLoss(plan.status()));
+  CHECK(std::string(plan.status().message()).find("table ns.t") != std::string::npos);
+  CHECK(std::string(plan.status().message()).find("nothing was deleted") != std::string::npos);
+  absl::StatusOr<std::vector<std::string>> plans = ListPlans(root.fs(), root.root_dir());
+  LAKE_REQUIRE_OK(plans);
+  CHECK(plans->empty());
+  bool no_plan_dirs = !std::filesystem::exists(root.root_dir() + "/gc/plans") ||
+                      std::filesystem::is_empty(root.root_dir() + "/gc/plans");
+  CHECK(no_plan_dirs);
+}
+
+TEST_CASE("gc plan: a corrupted reference delta fails the plan, on either layout; nothing is planned") {
+  for (testing::VersionLayout layout : testing::kVersionLayouts) {
+    CAPTURE(testing::VersionLayoutName(layout));
+    testing::ScopedVersionLayout scoped(layout);
+    PlanFailsOnBrokenDelta([](GcTestRoot& root) {
+      testing::TablePathBytes delta = testing::LocateTablePath(
+          root.root_dir() + "/tables/ns/t",
+          testing::ManifestOf(root.tables(), "ns.t", 1).reference_delta_path);
+      testing::DamageTableByte(delta, static_cast<std::streamoff>(delta.size / 2), std::ios::beg);
+    });
   }
+}
+
+TEST_CASE("gc plan, versions as files: a missing reference delta file fails the plan; nothing is planned") {
+  testing::ScopedVersionsAsFiles as_files;
+  PlanFailsOnBrokenDelta([](GcTestRoot& root) {
+    REQUIRE(std::filesystem::remove(root.root_dir() + "/tables/ns/t/" +
+                                    table::ReferenceDeltaRelativePath(1)));
+  });
 }
 
 TEST_CASE("gc plan: a damaged pending checkpoint fails the plan, naming recover --discard") {

@@ -5,7 +5,10 @@
 // dropped table's go with it; a collection racing a DELETE that writes or
 // rolls a segment never takes one a commit names; and `describe` counts a
 // tag's segments whole. (Crash safety of a collection that removes
-// segments: gc_crash_test.cc, whose scene holds one.)
+// segments: gc_crash_test.cc, whose scene holds one.) The cases keep
+// versions as files of their own, so that a segment holds DELETE's
+// deletion vectors alone and a roll follows each DELETE, except the one
+// that says its versions are in the table log.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -37,8 +40,11 @@ constexpr uint64_t kOneRecordSegmentBytes =
     table::kTableLogSegmentHeaderBytes +
     table::TableLogRecordBytes(table::EncodedDeletionVectorBytes(3)) + 64;
 
-table::TableStoreOptions RollingOptions(uint64_t segment_bytes = kOneRecordSegmentBytes) {
+table::TableStoreOptions RollingOptions(
+    testing::VersionLayout layout = testing::VersionLayout::kFiles,
+    uint64_t segment_bytes = kOneRecordSegmentBytes) {
   table::TableStoreOptions options = testing::DefaultTableStoreOptions();
+  options.versions_in_table_log = layout == testing::VersionLayout::kTableLog;
   options.table_log_segment_bytes = segment_bytes;
   // Full manifests only: a version's manifest is its own file alone.
   options.manifest_checkpoint_interval = 1;
@@ -203,8 +209,7 @@ TEST_CASE("gc plan: a compaction releases every record its version named; the ro
 }
 
 TEST_CASE("gc plan: with versions in the table log, expired versions' segments go once nothing retained needs a record in them") {
-  testing::ScopedVersionsInTableLog in_log;
-  GcTestRoot root(nullptr, "", RollingOptions());
+  GcTestRoot root(nullptr, "", RollingOptions(testing::VersionLayout::kTableLog));
   root.CreateTable("ns.t");
   std::vector<DataLocation> objects;
   for (int i = 0; i < 3; ++i) {
@@ -327,7 +332,7 @@ TEST_CASE("gc racing a DELETE that writes its segment or rolls a new one never t
     for (std::string_view step : steps) {
       CAPTURE(std::string(step));
       CAPTURE(segment_bytes);
-      GcTestRoot root(nullptr, "", RollingOptions(segment_bytes));
+      GcTestRoot root(nullptr, "", RollingOptions(testing::VersionLayout::kFiles, segment_bytes));
       CreateThreeRows(root);
       DeleteRow(root, "a");  // version 2: a vector in segment 1
       // Version 3 names no record: segment 1 holds only what version 2,

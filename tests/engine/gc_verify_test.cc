@@ -98,7 +98,8 @@ TEST_CASE("gc verify: --deep finds a damaged object of the right size; the plain
   CHECK(deep[0].referrers == std::vector<std::string>{"table ns.t version 1"});
 }
 
-TEST_CASE("gc verify: a short object and a missing fragment are reported") {
+TEST_CASE("gc verify, versions as files: a short object and a missing fragment file are reported") {
+  testing::ScopedVersionsAsFiles as_files;
   GcTestRoot root;
   root.CreateTable("ns.t");
   DataLocation cut = root.Put(1000);

@@ -1,4 +1,5 @@
-// Crash safety of the append path (table_store.h), at each of its steps,
+// Crash safety of the append path (table_store.h), at each of its steps
+// on both layouts of a version (table log records, files of their own),
 // twice: a child process SIGKILLed there, and a simulated power loss there
 // (the fault-injecting file system drops everything lake had not fsynced).
 // Then recovery as a restarted process runs it, and the invariants:
@@ -133,16 +134,31 @@ TEST_CASE("table append: the failpoint list names every step an append passes, i
   failpoint::ClearAll();
 }
 
-TEST_CASE("table append: a child SIGKILLed at each step recovers to zero or one row, one upload") {
+// The steps an append passes on `layout`: the table log's adds one between
+// its records' write and their sync.
+std::vector<std::string_view> AppendSteps(testing::VersionLayout layout) {
+  std::vector<std::string_view> steps(table::kTableAppendFailpoints.begin(),
+                                      table::kTableAppendFailpoints.end());
+  if (layout == testing::VersionLayout::kTableLog) {
+    steps.insert(steps.begin() + 1, table::kTableLogWrittenFailpoint);
+  }
+  return steps;
+}
+
+TEST_CASE("table append: a child SIGKILLed at each step of either layout recovers to zero or one row, one upload") {
   REQUIRE(failpoint::Enabled());
   std::vector<uint8_t> bytes = testing::RandomBytes(300000, 2);
-  for (std::string_view step : table::kTableAppendFailpoints) {
-    CAPTURE(std::string(step));
-    testing::TempDir dir;
-    io::PosixFileSystem posix;
-    CreateTable(posix, dir.path());
-    testing::RunKilledAt(step, dir.path(), [&](TableRoot& root) { (void)InsertOne(root, bytes); });
-    RecoverAndCheck(dir.path(), step, bytes);
+  for (testing::VersionLayout layout : testing::kVersionLayouts) {
+    testing::ScopedVersionLayout scoped(layout);
+    for (std::string_view step : AppendSteps(layout)) {
+      CAPTURE(testing::VersionLayoutName(layout));
+      CAPTURE(std::string(step));
+      testing::TempDir dir;
+      io::PosixFileSystem posix;
+      CreateTable(posix, dir.path());
+      testing::RunKilledAt(step, dir.path(), [&](TableRoot& root) { (void)InsertOne(root, bytes); });
+      RecoverAndCheck(dir.path(), step, bytes);
+    }
   }
 }
 
@@ -170,27 +186,22 @@ void InsertWithPowerLossAt(testing::CrashTestRoot& r, std::string_view step,
   CHECK(fs.crashed());
 }
 
-TEST_CASE("table append: a power loss at each step recovers to zero or one row, one upload") {
+TEST_CASE("table append: a power loss at each step of either layout recovers to zero or one row, one upload") {
   REQUIRE(failpoint::Enabled());
   std::vector<uint8_t> bytes = testing::RandomBytes(300000, 3);
-  for (std::string_view step : table::kTableAppendFailpoints) {
-    CAPTURE(std::string(step));
-    PowerLossRoot r;
-    InsertWithPowerLossAt(r, step, bytes);
-    RecoverAndCheck(r.root_dir, step, bytes);
+  for (testing::VersionLayout layout : testing::kVersionLayouts) {
+    testing::ScopedVersionLayout scoped(layout);
+    for (std::string_view step : AppendSteps(layout)) {
+      CAPTURE(testing::VersionLayoutName(layout));
+      CAPTURE(std::string(step));
+      PowerLossRoot r;
+      InsertWithPowerLossAt(r, step, bytes);
+      RecoverAndCheck(r.root_dir, step, bytes);
+    }
   }
 }
 
-// ---- the same steps with the version's files as table log records ----
-
-// The append's steps, and the table log's between its records' write and
-// their sync.
-std::vector<std::string_view> TableLogAppendSteps() {
-  std::vector<std::string_view> steps(table::kTableAppendFailpoints.begin(),
-                                      table::kTableAppendFailpoints.end());
-  steps.insert(steps.begin() + 1, table::kTableLogWrittenFailpoint);
-  return steps;
-}
+// ---- the table log layout ----
 
 TEST_CASE("table append in the table log: a version's files are records of one segment") {
   testing::ScopedVersionsInTableLog in_log;
@@ -215,32 +226,6 @@ TEST_CASE("table append in the table log: a version's files are records of one s
   }
   CHECK((*root)->References(kTable)->size() == 5);
   CHECK((*root)->CurrentReferences(kTable)->size() == 5);
-}
-
-TEST_CASE("table append in the table log: a child SIGKILLed at each step recovers to zero or one row") {
-  REQUIRE(failpoint::Enabled());
-  testing::ScopedVersionsInTableLog in_log;
-  std::vector<uint8_t> bytes = testing::RandomBytes(300000, 6);
-  for (std::string_view step : TableLogAppendSteps()) {
-    CAPTURE(std::string(step));
-    testing::TempDir dir;
-    io::PosixFileSystem posix;
-    CreateTable(posix, dir.path());
-    testing::RunKilledAt(step, dir.path(), [&](TableRoot& root) { (void)InsertOne(root, bytes); });
-    RecoverAndCheck(dir.path(), step, bytes);
-  }
-}
-
-TEST_CASE("table append in the table log: a power loss at each step recovers to zero or one row") {
-  REQUIRE(failpoint::Enabled());
-  testing::ScopedVersionsInTableLog in_log;
-  std::vector<uint8_t> bytes = testing::RandomBytes(300000, 7);
-  for (std::string_view step : TableLogAppendSteps()) {
-    CAPTURE(std::string(step));
-    PowerLossRoot r;
-    InsertWithPowerLossAt(r, step, bytes);
-    RecoverAndCheck(r.root_dir, step, bytes);
-  }
 }
 
 // ---- an append whose manifest is a link to its parent's ----
@@ -286,10 +271,9 @@ void RecoverLinkedAndCheck(const std::string& dir, std::string_view step) {
   const uint64_t expected = BeforeCheckpoint(step) ? kLinkedRows : kLinkedRows + 1;
   REQUIRE(table->current_version == expected);
   if (expected > kLinkedRows) {
-    std::vector<uint8_t> manifest = testing::ReadFile(
-        (*root)->tables->TableDir(table->name) + "/" + table::ManifestRelativePath(expected));
-    absl::StatusOr<table::ManifestFile> file = table::DecodeManifestFile(
-        std::string_view(reinterpret_cast<const char*>(manifest.data()), manifest.size()));
+    const std::string manifest = testing::ReadTablePathBytes(
+        (*root)->tables->TableDir(table->name), testing::ManifestPathOf(**root, kTable, expected));
+    absl::StatusOr<table::ManifestFile> file = table::DecodeManifestFile(manifest);
     LAKE_REQUIRE_OK(file);
     CHECK(std::holds_alternative<table::ManifestLink>(*file));
   }
@@ -401,8 +385,9 @@ TEST_CASE("table append: a failure before the commit leaves no checkpoint; a ret
   }
 }
 
-TEST_CASE("table append: a failure before the commit leaves no fragment of its own behind") {
+TEST_CASE("table append as files: a failure before the commit leaves no fragment file behind") {
   REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsAsFiles as_files;
   std::vector<uint8_t> bytes = testing::RandomBytes(2000, 5);
   for (std::string_view step : kBeforeCommitCall) {
     CAPTURE(std::string(step));

@@ -47,8 +47,9 @@ struct DropFixture : testing::CrashTestRoot {
     CreateEpisodesTable(*root);
     referenced = InsertEpisode(*root, "e1", 1);
     table_id = root->tables->GetTable(EpisodesTableName())->table_id;
+    // Its table log segment (or, as files, a manifest, a delta and a fragment).
     files = testing::FilesUnder(root->tables->TableDir(EpisodesTableName()));
-    REQUIRE(files.size() >= 3);
+    REQUIRE(!files.empty());
   }
   std::string NameDir() const { return table::TableDirectory(root_dir, EpisodesTableName()); }
   std::string DroppedDir() const { return table::DroppedTableDirectory(root_dir, table_id); }

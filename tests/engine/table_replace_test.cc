@@ -173,10 +173,9 @@ TEST_CASE("a replace-where's delta removes the replaced rows' locations and adds
   // The union over the lineage holds the old and the new.
   CHECK(Uris(*root->References(kTable)).size() == 8);
   // One delta of version 3 holds both lists.
-  std::vector<uint8_t> bytes = testing::ReadFile(root->tables->TableDir(Name()) + "/" +
-                                                 table::ReferenceDeltaRelativePath(3));
-  absl::StatusOr<table::ReferenceDelta> delta =
-      table::DecodeReferenceDelta(std::string(bytes.begin(), bytes.end()));
+  absl::StatusOr<table::ReferenceDelta> delta = table::DecodeReferenceDelta(
+      testing::ReadTablePathBytes(root->tables->TableDir(Name()),
+                                  testing::ManifestOf(*root, kTable, 3).reference_delta_path));
   LAKE_REQUIRE_OK(delta);
   CHECK(delta->parent_version == 2);
   CHECK(Uris(delta->removed) == Uris({f.videos[1], f.videos[4]}));
@@ -299,11 +298,7 @@ TEST_CASE("a replace-where on a stale base commits nothing and leaves no file be
   absl::StatusOr<registry::TableRecord> base = root->tables->GetTable(Name());
   LAKE_REQUIRE_OK(base);
   LAKE_REQUIRE_OK(root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{6}}}));
-  std::string data = root->tables->TableDir(Name()) + "/" + std::string(table::kTableDataDir);
-  auto files = [&] {
-    return std::distance(std::filesystem::directory_iterator(data),
-                         std::filesystem::directory_iterator());
-  };
+  auto files = [&] { return testing::FilesUnder(root->tables->TableDir(Name())); };
   const auto before = files();
   table::ColumnBatch rows = table::ColumnBatch::Empty(base->schema);
   LAKE_REQUIRE_OK(rows.AppendRow({CellValue{std::string("r")}, CellValue{int64_t{9}},
@@ -338,11 +333,7 @@ TEST_CASE("replace-where: a failure before the commit leaves the version and no 
     CAPTURE(std::string(step));
     ReplaceFixture f;
     std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
-    std::string data = root->tables->TableDir(Name()) + "/" + std::string(table::kTableDataDir);
-    auto files = [&] {
-      return std::distance(std::filesystem::directory_iterator(data),
-                           std::filesystem::directory_iterator());
-    };
+    auto files = [&] { return testing::FilesUnder(root->tables->TableDir(Name())); };
     const auto before = files();
     failpoint::ClearAll();
     failpoint::Set(step, failpoint::Action::kError);

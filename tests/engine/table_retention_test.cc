@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "base/failpoint.h"
 #include "engine/table/manifest_chain.h"
@@ -120,6 +121,12 @@ TEST_CASE("expire writes the snapshot of the oldest retained version; references
   std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   absl::StatusOr<std::vector<DataLocation>> before = root->References(kEpisodesTable);
   LAKE_REQUIRE_OK(before);
+  std::string dir = root->tables->TableDir(EpisodesTableName());
+  std::vector<testing::TablePathBytes> deltas_to_base;
+  for (uint64_t v = 1; v <= 4; ++v) {
+    deltas_to_base.push_back(testing::LocateTablePath(
+        dir, testing::ManifestOf(*root, kEpisodesTable, v).reference_delta_path));
+  }
   LAKE_REQUIRE_OK(root->tables->UntagVersion(EpisodesTableName(), "golden"));
   LAKE_REQUIRE_OK(root->tables->Expire(EpisodesTableName(), {.keep_last = 2}));  // retires 1..3
   uint64_t table_id = root->tables->GetTable(EpisodesTableName())->table_id;
@@ -128,10 +135,10 @@ TEST_CASE("expire writes the snapshot of the oldest retained version; references
   LAKE_REQUIRE_OK(base);
   REQUIRE(base->has_value());
   CHECK((*base)->version == 4);
-  std::string dir = root->tables->TableDir(EpisodesTableName());
-  // The deltas up to the base are no longer read: the snapshot stands for them.
-  for (uint64_t v = 1; v <= 4; ++v) {
-    std::filesystem::remove(dir + "/" + table::ReferenceDeltaRelativePath(v));
+  // The deltas up to the base are no longer read: the snapshot stands for
+  // them, damaged or not.
+  for (const testing::TablePathBytes& delta : deltas_to_base) {
+    testing::DamageTableByte(delta, 0, std::ios::beg);
   }
   absl::StatusOr<std::vector<DataLocation>> after = root->References(kEpisodesTable);
   LAKE_REQUIRE_OK(after);
@@ -185,12 +192,15 @@ TEST_CASE("a scan begun before its version expired and was collected is NotFound
       root->tables->Scan(EpisodesTableName(), 3);
   LAKE_REQUIRE_OK(scan);
   LAKE_REQUIRE_OK(root->tables->Expire(EpisodesTableName(), {.keep_last = 2}));
-  // The collector removed every fragment (as a plan past the cutoff would
-  // remove those only retired versions list).
-  for (const auto& entry : std::filesystem::directory_iterator(
-           root->tables->TableDir(EpisodesTableName()) + "/" + std::string(table::kTableDataDir))) {
-    std::filesystem::remove(entry.path());
+  // The collector removed every file a fragment lies in — a data file, or
+  // the table log segment holding its record — as a plan past the cutoff
+  // would remove those only retired versions need.
+  const std::string dir = root->tables->TableDir(EpisodesTableName());
+  std::set<std::string> fragment_files;
+  for (const table::FragmentRef& fragment : testing::ManifestOf(*root, kEpisodesTable, 5).fragments) {
+    fragment_files.insert(testing::LocateTablePath(dir, fragment.path).file);
   }
+  for (const std::string& file : fragment_files) REQUIRE(std::filesystem::remove(file));
   absl::StatusOr<std::optional<table::ColumnBatch>> batch = (*scan)->Next();
   CHECK(absl::IsNotFound(batch.status()));
   // A retained version that lost its files is damage, as before.
@@ -211,7 +221,8 @@ TEST_CASE("a tagged version cannot expire until untagged; an expired one cannot 
   CHECK(absl::IsNotFound(root->Rows(kEpisodesTable, 2).status()));
 }
 
-TEST_CASE("describe per tag: the files and bytes only that tag retains") {
+TEST_CASE("describe per tag, versions as files: the files and bytes only that tag retains") {
+  testing::ScopedVersionsAsFiles as_files;
   RetentionFixture f;
   std::unique_ptr<TableRoot> root = OpenTableRootOrStop(f.posix, f.root_dir);
   // Versions 1..5 all retained: every fragment of version 2 is listed by
@@ -254,7 +265,8 @@ TEST_CASE("describe per tag: the files and bytes only that tag retains") {
   }
 }
 
-TEST_CASE("describe per tag: the manifest chain links only that tag's version needs count as its") {
+TEST_CASE("describe per tag, versions as files: the manifest chain links only that tag's version needs count as its") {
+  testing::ScopedVersionsAsFiles as_files;
   testing::TempDir dir;
   io::PosixFileSystem posix;
   std::unique_ptr<TableRoot> root = OpenTableRootOrStop(posix, dir.path());

@@ -98,17 +98,10 @@ std::vector<testing::TablePathBytes> EpisodeFragmentFiles(TableRoot& root) {
   absl::StatusOr<registry::TableRecord> table =
       root.tables->GetTable(*table::ParseTableName(kEpisodes));
   LAKE_REQUIRE_OK(table);
-  const uint64_t newest = table->current_version;
-  REQUIRE(newest > 0);
-  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
-  LAKE_REQUIRE_OK(fs);
-  table::ManifestChainReader reader(**fs, table_dir);
-  absl::StatusOr<const table::ResolvedManifest*> resolved =
-      reader.Resolve(newest, testing::ManifestPathOf(root, kEpisodes, newest));
-  LAKE_REQUIRE_OK(resolved);
-  const table::Manifest* manifest = &(*resolved)->manifest;
+  REQUIRE(table->current_version > 0);
   std::vector<testing::TablePathBytes> fragments;
-  for (const table::FragmentRef& fragment : manifest->fragments) {
+  for (const table::FragmentRef& fragment :
+       testing::ManifestOf(root, kEpisodes, table->current_version).fragments) {
     fragments.push_back(testing::LocateTablePath(table_dir, fragment.path));
   }
   return fragments;
@@ -329,14 +322,14 @@ TEST_CASE("tables: a scan never opens a fragment whose statistics the WHERE cann
   CHECK(RunCounting(*root, "SELECT count(*) FROM robots.episodes", {}).fragments_opened == 0);
 }
 
-// Each version's manifest file of robots.episodes, decoded, in version order.
-std::vector<table::ManifestFile> EpisodeManifestFiles(const testing::TempDir& dir, uint64_t versions) {
+// Each version's manifest of robots.episodes (its own, not resolved),
+// decoded, in version order.
+std::vector<table::ManifestFile> EpisodeManifestFiles(TableRoot& root, uint64_t versions) {
+  const std::string table_dir = root.tables->TableDir(*table::ParseTableName(kEpisodes));
   std::vector<table::ManifestFile> files;
   for (uint64_t v = 1; v <= versions; ++v) {
-    std::vector<uint8_t> bytes = testing::ReadFile(dir.path() + "/tables/robots/episodes/" +
-                                                   table::ManifestRelativePath(v));
     absl::StatusOr<table::ManifestFile> file = table::DecodeManifestFile(
-        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+        testing::ReadTablePathBytes(table_dir, testing::ManifestPathOf(root, kEpisodes, v)));
     LAKE_REQUIRE_OK(file);
     files.push_back(*std::move(file));
   }
@@ -351,7 +344,7 @@ TEST_CASE("tables: an append's manifest is a link holding the fragments since it
   constexpr int kAppends = 60;
   AppendOneRowFragments(*root, kAppends, 300, sources);
   size_t links = 0;
-  for (const table::ManifestFile& file : EpisodeManifestFiles(dir, kAppends)) {
+  for (const table::ManifestFile& file : EpisodeManifestFiles(*root, kAppends)) {
     const table::ManifestLink* link = std::get_if<table::ManifestLink>(&file);
     if (link == nullptr) continue;
     ++links;
@@ -381,7 +374,7 @@ TEST_CASE("tables: a compaction's manifest is a checkpoint; appends after it lin
   REQUIRE(compacted->has_value());
   CHECK((*compacted)->version == 31);
   AppendOneRowFragments(*root, 30, 500, sources);  // versions 32..61
-  std::vector<table::ManifestFile> files = EpisodeManifestFiles(dir, 61);
+  std::vector<table::ManifestFile> files = EpisodeManifestFiles(*root, 61);
   REQUIRE(std::holds_alternative<table::Manifest>(files[30]));
   CHECK(std::get<table::Manifest>(files[30]).fragments.size() == 1);
   CHECK(root->Rows(kEpisodes, 31)->size() == 30);
@@ -394,18 +387,18 @@ TEST_CASE("tables: a store that committed a version links the next one without r
   auto root = OpenRoot(dir.path());
   CreateEpisodes(*root);
   AppendOneRowFragments(*root, 40, 600, sources);
-  // The chain behind version 40 is gone: this store appends on what it
+  // The chain behind version 40 is damaged: this store appends on what it
   // committed, and the new version (its chain unreadable) is still a link.
-  std::vector<table::ManifestFile> files = EpisodeManifestFiles(dir, 40);
+  std::vector<table::ManifestFile> files = EpisodeManifestFiles(*root, 40);
   REQUIRE(std::holds_alternative<table::ManifestLink>(files[39]));
+  const std::string table_dir = root->tables->TableDir(*table::ParseTableName(kEpisodes));
   for (uint64_t v = 1; v < 40; ++v) {
-    std::filesystem::remove(dir.path() + "/tables/robots/episodes/" + table::ManifestRelativePath(v));
+    DamageByte(testing::LocateTablePath(table_dir, testing::ManifestPathOf(*root, kEpisodes, v)), 0,
+               std::ios::beg);
   }
   AppendOneRowFragments(*root, 1, 700, sources);  // version 41
-  std::vector<uint8_t> bytes = testing::ReadFile(dir.path() + "/tables/robots/episodes/" +
-                                                 table::ManifestRelativePath(41));
   absl::StatusOr<table::ManifestFile> file = table::DecodeManifestFile(
-      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      testing::ReadTablePathBytes(table_dir, testing::ManifestPathOf(*root, kEpisodes, 41)));
   LAKE_REQUIRE_OK(file);
   CHECK(std::holds_alternative<table::ManifestLink>(*file));
   // A new store must walk the chain: the missing link fails closed.
@@ -413,10 +406,13 @@ TEST_CASE("tables: a store that committed a version links the next one without r
   CHECK(absl::IsDataLoss(reopened->Rows(kEpisodes).status()));
 }
 
-TEST_CASE("tables: a table whose manifests are format 1 stays readable; its old fragments are always opened") {
+TEST_CASE("tables: a table whose manifests are format 1 files stays readable; its old fragments are always opened") {
   testing::TempDir dir;
   std::vector<std::unique_ptr<Source>> sources;
   {
+    // Versions 1 and 2 as files, as lakes before the table log wrote them;
+    // version 3 (below) in the table log.
+    testing::ScopedVersionsAsFiles as_files;
     auto root = OpenRoot(dir.path());
     CreateEpisodes(*root);
     AppendOneRowFragments(*root, 2, 110, sources);  // versions 1 and 2
@@ -786,27 +782,34 @@ TEST_CASE("tables: a prefiltered scan decodes the filter's columns first and pas
   CHECK(five->size() == 1);
 }
 
-TEST_CASE("tables: a corrupted reference delta makes enumeration fail closed") {
+TEST_CASE("tables: a corrupted reference delta makes enumeration fail closed, on either layout") {
+  for (testing::VersionLayout layout : testing::kVersionLayouts) {
+    CAPTURE(testing::VersionLayoutName(layout));
+    testing::ScopedVersionLayout scoped(layout);
+    testing::TempDir dir;
+    auto root = OpenRoot(dir.path());
+    CreateEpisodes(*root);
+    Source video(300, 40);
+    LAKE_REQUIRE_OK(root->Insert(kInsert, Episode("c", 1, video)));
+    LAKE_REQUIRE_OK(root->References(kEpisodes));
+    const std::string table_dir = root->tables->TableDir(*table::ParseTableName(kEpisodes));
+    DamageByte(testing::LocateTablePath(table_dir,
+                                        testing::ManifestOf(*root, kEpisodes, 1).reference_delta_path),
+               70, std::ios::beg);
+    CHECK(absl::IsDataLoss(root->References(kEpisodes).status()));
+  }
+}
+
+TEST_CASE("tables as files: a missing reference delta file makes enumeration fail closed") {
+  testing::ScopedVersionsAsFiles as_files;
   testing::TempDir dir;
   auto root = OpenRoot(dir.path());
   CreateEpisodes(*root);
   Source video(300, 40);
   LAKE_REQUIRE_OK(root->Insert(kInsert, Episode("c", 1, video)));
-  std::string delta =
-      dir.Join("tables/robots/episodes/_lake/object_refs/00000000000000000001.refs");
-  REQUIRE(std::filesystem::exists(delta));
-  {
-    std::fstream f(delta, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(70);
-    char c;
-    f.read(&c, 1);
-    f.seekp(70);
-    c ^= 0x20;
-    f.write(&c, 1);
-  }
-  absl::Status enumerated = root->References(kEpisodes).status();
-  CHECK(absl::IsDataLoss(enumerated));
-  std::filesystem::remove(delta);
+  LAKE_REQUIRE_OK(root->References(kEpisodes));
+  std::string delta = dir.Join("tables/robots/episodes/" + table::ReferenceDeltaRelativePath(1));
+  REQUIRE(std::filesystem::remove(delta));
   CHECK(absl::IsDataLoss(root->References(kEpisodes).status()));
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/local/local_object_store.h"
 #include "engine/stage_descriptor.h"
+#include "engine/table/manifest_chain.h"
 #include "engine/table/table_log_format.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/test_files.h"
@@ -54,6 +55,10 @@ absl::StatusOr<std::vector<DataLocation>> CreateSixEpisodes(TableRoot& root) {
 table::TableStoreOptions& DefaultTableStoreOptions() {
   static table::TableStoreOptions options;
   return options;
+}
+
+std::string_view VersionLayoutName(VersionLayout layout) {
+  return layout == VersionLayout::kTableLog ? "table log" : "files";
 }
 
 absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(io::FileSystem& fs,
@@ -183,6 +188,18 @@ std::string ManifestPathOf(TableRoot& root, const std::string& table, uint64_t v
     if (v.version == version) return v.manifest_path;
   }
   throw std::runtime_error(absl::StrCat(table, " has no version ", version));
+}
+
+table::Manifest ManifestOf(TableRoot& root, const std::string& table, uint64_t version) {
+  absl::StatusOr<table::TableName> name = table::ParseTableName(table);
+  if (!name.ok()) throw std::runtime_error(name.status().ToString());
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  if (!fs.ok()) throw std::runtime_error(fs.status().ToString());
+  table::ManifestChainReader reader(**fs, root.tables->TableDir(*name));
+  absl::StatusOr<const table::ResolvedManifest*> resolved =
+      reader.Resolve(version, ManifestPathOf(root, table, version));
+  if (!resolved.ok()) throw std::runtime_error(resolved.status().ToString());
+  return (*resolved)->manifest;
 }
 
 TablePathBytes LocateTablePath(const std::string& table_dir, const std::string& path) {

@@ -3,9 +3,11 @@
 #ifndef LAKE_TESTS_SUPPORT_TABLE_FIXTURE_H_
 #define LAKE_TESTS_SUPPORT_TABLE_FIXTURE_H_
 
+#include <array>
 #include <ios>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,19 +20,43 @@
 namespace lake::testing {
 
 // The options TableRoot::Open gives every TableStore it opens. A test
-// that runs a suite with versions in the table log sets them
-// (ScopedVersionsInTableLog); a forked child inherits them.
+// that runs a suite on one layout of versions sets them
+// (ScopedVersionLayout); a forked child inherits them.
 table::TableStoreOptions& DefaultTableStoreOptions();
-// Turns TableStoreOptions::versions_in_table_log on for its lifetime.
-class ScopedVersionsInTableLog {
+
+// Where a TableStore writes a version's fragment, reference delta and
+// manifest (TableStoreOptions::versions_in_table_log): records of the
+// table log (the default), or files of their own (lakes before the table
+// log, which stay readable and writable).
+enum class VersionLayout { kTableLog, kFiles };
+inline constexpr std::array<VersionLayout, 2> kVersionLayouts = {VersionLayout::kTableLog,
+                                                                 VersionLayout::kFiles};
+std::string_view VersionLayoutName(VersionLayout layout);
+
+// Sets DefaultTableStoreOptions' layout for its lifetime.
+class ScopedVersionLayout {
  public:
-  ScopedVersionsInTableLog() : was_(DefaultTableStoreOptions().versions_in_table_log) {
-    DefaultTableStoreOptions().versions_in_table_log = true;
+  explicit ScopedVersionLayout(VersionLayout layout)
+      : was_(DefaultTableStoreOptions().versions_in_table_log) {
+    DefaultTableStoreOptions().versions_in_table_log = layout == VersionLayout::kTableLog;
   }
-  ~ScopedVersionsInTableLog() { DefaultTableStoreOptions().versions_in_table_log = was_; }
+  ~ScopedVersionLayout() { DefaultTableStoreOptions().versions_in_table_log = was_; }
+  ScopedVersionLayout(const ScopedVersionLayout&) = delete;
+  ScopedVersionLayout& operator=(const ScopedVersionLayout&) = delete;
 
  private:
   bool was_;
+};
+// Versions in the table log whatever the default is.
+class ScopedVersionsInTableLog : public ScopedVersionLayout {
+ public:
+  ScopedVersionsInTableLog() : ScopedVersionLayout(VersionLayout::kTableLog) {}
+};
+// Versions as files of their own, as lakes before the table log wrote
+// them: for tests of that layout (old tables stay readable).
+class ScopedVersionsAsFiles : public ScopedVersionLayout {
+ public:
+  ScopedVersionsAsFiles() : ScopedVersionLayout(VersionLayout::kFiles) {}
 };
 
 // The tables of the root `root_dir`, opened as the writer. Everything is
@@ -78,6 +104,10 @@ absl::StatusOr<std::vector<DataLocation>> CreateSixEpisodes(TableRoot& root);
 // The table path of `version`'s manifest of `table` ("ns.t"), as the
 // registry records it: a table log address, or a file of an older version.
 std::string ManifestPathOf(TableRoot& root, const std::string& table, uint64_t version);
+
+// `version`'s manifest of `table` ("ns.t") resolved through its chain, as
+// a reader sees it: its full fragment list and its reference delta's path.
+table::Manifest ManifestOf(TableRoot& root, const std::string& table, uint64_t version);
 
 // Where the bytes a table path names lie on disk: the payload of a table
 // log record inside its segment, or a whole file.

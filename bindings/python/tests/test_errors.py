@@ -10,6 +10,30 @@ def stored_path(location):
     return location.uri[len("file://"):]
 
 
+# The table log's layout (engine/table/table_log_format.h): a segment
+# header of 32 bytes, then records, each a 32-byte header (magic "LKTR",
+# kind at byte 4, payload bytes as u64 little-endian at byte 16) and its
+# payload. Kind 2 is a fragment.
+SEGMENT_HEADER_BYTES = 32
+RECORD_HEADER_BYTES = 32
+FRAGMENT_RECORD = 2
+
+
+def fragment_bytes_at(table_dir):
+    """Where the table's fragments lie: (file, payload offset, payload bytes)
+    for every fragment record of its log, and every fragment file."""
+    found = [(path, 0, path.stat().st_size) for path in (table_dir / "data").glob("*.frag")]
+    for segment in sorted((table_dir / "_log").glob("*.seg")):
+        data = segment.read_bytes()
+        at = SEGMENT_HEADER_BYTES
+        while data[at:at + 4] == b"LKTR":
+            size = int.from_bytes(data[at + 16:at + 24], "little")
+            if data[at + 4] == FRAGMENT_RECORD:
+                found.append((segment, at + RECORD_HEADER_BYTES, size))
+            at += RECORD_HEADER_BYTES + size
+    return found
+
+
 class ErrorTest(Scratch):
     def test_E001_one_error_class_per_status(self):
         classes = {status: errors.ERROR_CLASSES[status] for status in lake.Status
@@ -125,10 +149,12 @@ class IntegrityTest(Scratch):
 
     def test_I004_a_query_over_a_damaged_fragment_is_an_integrity_error(self):
         db = self.clips_root()
-        fragment = next((self.dir / "root" / "tables" / "media" / "clips" / "data").glob("*.frag"))
-        data = bytearray(fragment.read_bytes())
-        data[len(data) // 2] ^= 0xFF
-        fragment.write_bytes(bytes(data))
+        fragments = fragment_bytes_at(self.dir / "root" / "tables" / "media" / "clips")
+        self.assertEqual(len(fragments), 1)
+        path, offset, size = fragments[0]
+        data = bytearray(path.read_bytes())
+        data[offset + size // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
         with db.query("SELECT name, video FROM media.clips") as result:
             with self.assertRaises(lake.IntegrityError):
                 result.rows()

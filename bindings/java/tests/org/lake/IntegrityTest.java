@@ -1,8 +1,13 @@
 package org.lake;
 
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
 
 /** Integrity (CONFORMANCE.md, I-001 … I-004). */
@@ -65,15 +70,49 @@ public class IntegrityTest extends Scratch {
         check(reader.isClosed(), "not closed");
     }
 
+    /** Where a fragment's bytes lie: a file, or a record's payload in a table log segment. */
+    private record FragmentBytes(Path path, int offset, int size) {}
+
+    /**
+     * The table's fragments: every data/*.frag file, and every fragment record of its log. The
+     * log's layout (engine/table/table_log_format.h): a 32-byte segment header, then records, each
+     * a 32-byte header (magic "LKTR", the kind at byte 4 (2 is a fragment), the payload bytes as a
+     * little-endian u64 at byte 16) and its payload.
+     */
+    private static List<FragmentBytes> fragmentsOf(Path tableDir) throws Exception {
+        List<FragmentBytes> found = new ArrayList<>();
+        for (Path file : filesIn(tableDir.resolve("data"), ".frag")) {
+            found.add(new FragmentBytes(file, 0, (int) Files.size(file)));
+        }
+        for (Path segment : filesIn(tableDir.resolve("_log"), ".seg")) {
+            byte[] data = Files.readAllBytes(segment);
+            ByteBuffer le = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
+            int at = 32;
+            while (at + 32 <= data.length
+                    && new String(data, at, 4, StandardCharsets.US_ASCII).equals("LKTR")) {
+                int size = (int) le.getLong(at + 16);
+                if (data[at + 4] == 2) found.add(new FragmentBytes(segment, at + 32, size));
+                at += 32 + size;
+            }
+        }
+        return found;
+    }
+
+    private static List<Path> filesIn(Path dir, String suffix) throws Exception {
+        if (!Files.isDirectory(dir)) return List.of();
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(suffix)).sorted().toList();
+        }
+    }
+
     public void I004_a_query_over_a_damaged_fragment_is_an_integrity_error() throws Exception {
         db = clipsRoot();
-        Path fragment;
-        try (Stream<Path> files = Files.list(dir.resolve("root/tables/media/clips/data"))) {
-            fragment = files.filter(p -> p.toString().endsWith(".frag")).findFirst().orElseThrow();
-        }
-        byte[] bytes = Files.readAllBytes(fragment);
-        bytes[bytes.length / 2] ^= (byte) 0xff;
-        Files.write(fragment, bytes);
+        List<FragmentBytes> fragments = fragmentsOf(dir.resolve("root/tables/media/clips"));
+        equal(1, fragments.size(), "fragments");
+        FragmentBytes fragment = fragments.get(0);
+        byte[] bytes = Files.readAllBytes(fragment.path());
+        bytes[fragment.offset() + fragment.size() / 2] ^= (byte) 0xff;
+        Files.write(fragment.path(), bytes);
         try (QueryResult result = db.query("SELECT name, video FROM media.clips")) {
             raises(IntegrityException.class, () -> {
                 for (Batch batch = result.next(); batch != null; batch = result.next()) {

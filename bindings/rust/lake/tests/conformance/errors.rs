@@ -225,21 +225,52 @@ fn i003_reading_a_tampered_objects_first_bytes_and_closing_early_claims_nothing(
     reader.close().unwrap(); // raises nothing
 }
 
+/// Where the table's fragments lie, as (file, payload offset, payload
+/// bytes): every data/*.frag file, and every fragment record of its log.
+/// The log's layout (engine/table/table_log_format.h): a 32-byte segment
+/// header, then records, each a 32-byte header (magic "LKTR", the kind at
+/// byte 4 — 2 is a fragment —, the payload bytes as a little-endian u64 at
+/// byte 16) and its payload.
+fn fragments_of(table_dir: &std::path::Path) -> Vec<(std::path::PathBuf, usize, usize)> {
+    let mut found = Vec::new();
+    let files_in = |dir: &str, ext: &str| -> Vec<std::path::PathBuf> {
+        match std::fs::read_dir(table_dir.join(dir)) {
+            Ok(entries) => entries
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().map_or(false, |x| x == ext))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    };
+    for file in files_in("data", "frag") {
+        let size = std::fs::metadata(&file).unwrap().len() as usize;
+        found.push((file, 0, size));
+    }
+    for segment in files_in("_log", "seg") {
+        let data = std::fs::read(&segment).unwrap();
+        let mut at = 32;
+        while at + 32 <= data.len() && &data[at..at + 4] == b"LKTR" {
+            let size = u64::from_le_bytes(data[at + 16..at + 24].try_into().unwrap()) as usize;
+            if data[at + 4] == 2 {
+                found.push((segment.clone(), at + 32, size));
+            }
+            at += 32 + size;
+        }
+    }
+    found
+}
+
 // I-004
 #[test]
 fn i004_a_query_over_a_damaged_fragment_is_an_integrity_error() {
     let s = Scratch::new();
     let db = s.clips_root();
-    let data_dir = s.root().join("tables/media/clips/data");
-    let fragment = std::fs::read_dir(&data_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().map_or(false, |x| x == "frag"))
-        .expect("a fragment");
-    let mut bytes = std::fs::read(&fragment).unwrap();
-    let middle = bytes.len() / 2;
-    bytes[middle] ^= 0xFF;
-    std::fs::write(&fragment, bytes).unwrap();
+    let fragments = fragments_of(&s.root().join("tables/media/clips"));
+    assert_eq!(fragments.len(), 1, "one fragment");
+    let (path, offset, size) = &fragments[0];
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[offset + size / 2] ^= 0xFF;
+    std::fs::write(path, bytes).unwrap();
     let error = (|| -> lake::Result<()> {
         let mut result = db.query("SELECT name, video FROM media.clips", params![])?;
         result.batches()?;
