@@ -12,6 +12,7 @@
 #include "engine/location_uri.h"
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/fragment_format.h"
+#include "engine/table/logged_checkpoints.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_journal.h"
 #include "engine/table/table_log.h"
@@ -325,7 +326,49 @@ absl::Status CheckpointLocations(const table::AppendCheckpoint& checkpoint,
   return absl::OkStatus();
 }
 
+// The checkpoint records past each table's committed watermark that no
+// withdrawal record there withdraws (logged_checkpoints.h): the segment
+// holding each stays (a table file), and the FILE cells of its batch are
+// live. Whether its operation committed is not asked: a committed one
+// still past the watermark (a crash between a commit and the next) only
+// keeps what its version keeps anyway. The watermark is read before the
+// log: a commit in between only moves it on, over records the walk sees.
+absl::Status LoggedPendingAppends(const GcRoot& root, const LiveReferenceVisitor& visit) {
+  if (root.registry == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::vector<registry::TableRecord>> tables = root.registry->ListTables();
+  if (!tables.ok()) return Explained(tables.status(), "the registry's tables", kRestoreRemedy);
+  for (const registry::TableRecord& table : *tables) {
+    const std::string name = table.name.ToString();
+    const std::string table_dir = table::TableDirectory(root.root_dir, table.name);
+    absl::StatusOr<std::vector<table::LoggedCheckpoint>> pending = table::UnwithdrawnCheckpoints(
+        root.fs, table_dir, table::CommittedLogWatermark(table.manifest_path));
+    if (!pending.ok()) {
+      return Explained(pending.status(), absl::StrCat("the table log of ", name), kRestoreRemedy);
+    }
+    for (const table::LoggedCheckpoint& c : *pending) {
+      Referrer referrer{Referrer::Kind::kTableFile, name, c.version};
+      std::string segment = table::TableLogSegmentRelativePath(c.address.segment);
+      if (absl::Status s =
+              visit(FormatFileUri(absl::StrCat(table_dir, "/", segment)), nullptr, referrer);
+          !s.ok()) {
+        return s;
+      }
+      absl::Status s = c.checkpoint.ok() ? CheckpointLocations(*c.checkpoint, visit)
+                                         : c.checkpoint.status();
+      if (!s.ok()) {
+        std::string path = table::LoggedCheckpointPath(table_dir, c.address);
+        return Explained(
+            s, absl::StrCat("pending append checkpoint record ", path),
+            absl::StrCat("Settle it with `lake recover`, or set it aside with `lake recover "
+                         "--discard <operation id>`, then plan again."));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PendingAppends(const GcRoot& root, const LiveReferenceVisitor& visit) {
+  if (absl::Status s = LoggedPendingAppends(root, visit); !s.ok()) return s;
   std::string dir = absl::StrCat(root.root_dir, "/", std::string(table::kAppendCheckpointsDir));
   absl::StatusOr<io::FileInfo> present = root.fs.Stat(dir);
   if (absl::IsNotFound(present.status())) return absl::OkStatus();

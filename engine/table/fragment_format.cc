@@ -3,8 +3,11 @@
 
 #include <zstd.h>
 
+#include <array>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +16,7 @@
 #include "engine/data_location.h"
 #include "engine/sha256.h"
 #include "engine/table/byte_codec.h"
+#include "engine/table/fragment_blocks.h"
 
 namespace lake::table {
 namespace {
@@ -93,7 +97,24 @@ void WriteStrings(std::string& out, const StringColumn& strings) {
   WriteBlock(out, strings.bytes.data(), strings.bytes.size());
 }
 
-void WriteColumn(std::string& out, const ColumnData& column) {
+// Format 2's sha256 block: each row's digest as its 32 raw bytes, a null
+// row's zero. InvalidArgument when a value is not 64 lowercase hex digits.
+absl::Status WriteRawSha256s(std::string& out, const ColumnData& column) {
+  std::string raw(column.valid.size() * kSha256RawBytes, '\0');
+  for (size_t row = 0; row < column.valid.size(); ++row) {
+    if (column.IsNull(row)) continue;
+    std::optional<Sha256Raw> digest = Sha256FromHex(column.sha256s.At(row));
+    if (!digest) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the file cell of row ", row, " has no lowercase hex sha256"));
+    }
+    std::memcpy(raw.data() + row * kSha256RawBytes, digest->data(), kSha256RawBytes);
+  }
+  WriteBlock(out, raw.data(), raw.size());
+  return absl::OkStatus();
+}
+
+absl::Status WriteColumn(std::string& out, const ColumnData& column) {
   WriteFixed(out, column.valid);
   switch (column.type) {
     case ColumnType::kUtf8:
@@ -114,9 +135,9 @@ void WriteColumn(std::string& out, const ColumnData& column) {
       WriteStrings(out, column.strings);
       WriteStrings(out, column.content_types);
       WriteFixed(out, column.int64s);
-      WriteStrings(out, column.sha256s);
-      break;
+      return WriteRawSha256s(out, column);
   }
+  return absl::OkStatus();
 }
 
 void WriteHeader(std::string& out, const ColumnBatch& batch) {
@@ -130,6 +151,7 @@ void WriteHeader(std::string& out, const ColumnBatch& batch) {
 // ---- Decoding ----
 
 struct Header {
+  uint32_t version = 0;
   uint64_t rows = 0;
   Schema schema;
 };
@@ -149,15 +171,15 @@ absl::StatusOr<std::string_view> CheckDigest(std::string_view bytes) {
 
 absl::StatusOr<Header> ReadHeader(ByteReader& r) {
   std::string_view magic;
-  uint32_t version = 0;
   Header header;
+  uint32_t& version = header.version;
   if (!r.Bytes(kFragmentMagic.size(), &magic) || !r.U32(&version) || !r.U64(&header.rows)) {
     return Damaged("shorter than a header");
   }
   if (magic != kFragmentMagic) return Damaged("not a fragment (wrong magic)");
-  if (version != kFragmentFormatVersion) {
+  if (version < kOldestFragmentFormatVersion || version > kFragmentFormatVersion) {
     return Damaged(absl::StrCat("unknown format version ", version, " (this lake reads ",
-                                kFragmentFormatVersion, ")"));
+                                kOldestFragmentFormatVersion, " to ", kFragmentFormatVersion, ")"));
   }
   if (header.rows > kMaxFragmentRows) {
     return Damaged(absl::StrCat(header.rows, " rows is more than ", kMaxFragmentRows));
@@ -175,7 +197,8 @@ struct Block {
 };
 
 // The next block, which must hold exactly `expected_raw` bytes once
-// decompressed; checked before anything is allocated for it.
+// decompressed; checked before anything is allocated for it. The caller
+// checked the digest of the bytes it is in.
 absl::StatusOr<Block> ReadBlock(ByteReader& r, uint64_t expected_raw, std::string_view what) {
   uint8_t codec = 0;
   uint32_t raw_bytes = 0;
@@ -201,9 +224,9 @@ absl::StatusOr<Block> ReadBlock(ByteReader& r, uint64_t expected_raw, std::strin
   } else {
     return bad(absl::StrCat("has unknown codec ", codec));
   }
-  if (kChecksumsEnforced && Checksum64(block.stored) != checksum) {
-    return bad("does not match its checksum");
-  }
+  // The block's checksum is not computed again: every decode checked the
+  // fragment's digest over these bytes first (FragmentBlocks::Open), so it
+  // could never differ; SkipColumn relies on the same.
   block.codec = static_cast<Codec>(codec);
   block.raw_bytes = raw_bytes;
   return block;
@@ -258,7 +281,58 @@ absl::Status ReadStrings(ByteReader& r, uint64_t rows, StringColumn* strings,
   return Inflate(*bytes, strings->bytes.data(), bytes_what);
 }
 
-absl::Status ReadColumn(ByteReader& r, uint64_t rows, const std::string& name, ColumnData* column) {
+// Each byte's two lowercase hex digits, in memory order: one load and one
+// two-byte store per byte of a digest (a scan writes every row's).
+constexpr std::array<uint16_t, 256> MakeHexPairs() {
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::array<uint16_t, 256> pairs{};
+  for (unsigned b = 0; b < 256; ++b) {
+    const unsigned first = static_cast<unsigned char>(kDigits[b >> 4]);
+    const unsigned second = static_cast<unsigned char>(kDigits[b & 0xf]);
+    pairs[b] = static_cast<uint16_t>(std::endian::native == std::endian::little
+                                         ? first | second << 8
+                                         : first << 8 | second);
+  }
+  return pairs;
+}
+constexpr std::array<uint16_t, 256> kHexPairs = MakeHexPairs();
+
+// Format 2's sha256 block (WriteRawSha256s) as the hex cells of the rows
+// `valid` does not flag null (the others empty, as in format 1).
+absl::Status ReadRawSha256s(ByteReader& r, uint64_t rows, const std::vector<uint8_t>& valid,
+                            StringColumn* sha256s, std::string_view what) {
+  std::string raw_what = absl::StrCat(std::string(what), " raw");
+  absl::StatusOr<Block> block = ReadBlock(r, rows * kSha256RawBytes, raw_what);
+  if (!block.ok()) return block.status();
+  std::string inflated;  // only when zstd shrank it: digests repeated
+  std::string_view raw = block->stored;
+  if (block->codec != Codec::kStored) {
+    inflated.resize(block->raw_bytes);
+    if (absl::Status s = Inflate(*block, inflated.data(), raw_what); !s.ok()) return s;
+    raw = inflated;
+  }
+  size_t values = 0;
+  for (uint8_t v : valid) values += v != 0;
+  sha256s->offsets.resize(rows + 1);
+  sha256s->offsets[0] = 0;
+  sha256s->bytes.resize(values * 2 * kSha256RawBytes);
+  char* out = sha256s->bytes.data();
+  uint32_t at = 0;
+  for (size_t row = 0; row < rows; ++row) {
+    if (valid[row] != 0) {
+      const auto* digest = reinterpret_cast<const unsigned char*>(raw.data()) + row * kSha256RawBytes;
+      for (size_t i = 0; i < kSha256RawBytes; ++i) {
+        std::memcpy(out + at + 2 * i, &kHexPairs[digest[i]], 2);
+      }
+      at += 2 * kSha256RawBytes;
+    }
+    sha256s->offsets[row + 1] = at;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadColumn(ByteReader& r, uint32_t version, uint64_t rows, const std::string& name,
+                        ColumnData* column) {
   std::string what = absl::StrCat("column '", name, "'");
   if (absl::Status s = ReadFixed(r, rows, &column->valid, what + " validity"); !s.ok()) return s;
   switch (column->type) {
@@ -279,13 +353,15 @@ absl::Status ReadColumn(ByteReader& r, uint64_t rows, const std::string& name, C
         return s;
       }
       if (absl::Status s = ReadFixed(r, rows, &column->int64s, what + " size"); !s.ok()) return s;
-      return ReadStrings(r, rows, &column->sha256s, what + " sha256");
+      if (version == 1) return ReadStrings(r, rows, &column->sha256s, what + " sha256");
+      return ReadRawSha256s(r, rows, column->valid, &column->sha256s, what + " sha256");
   }
   return Damaged("a column has an unknown type");
 }
 
-// The blocks of a column of `type`: validity, then those of its vectors.
-int BlockCount(ColumnType type) {
+// The blocks of a column of `type` in format `version`: validity, then
+// those of its vectors.
+int BlockCount(uint32_t version, ColumnType type) {
   switch (type) {
     case ColumnType::kUtf8:
     case ColumnType::kBinary:
@@ -296,7 +372,7 @@ int BlockCount(ColumnType type) {
     case ColumnType::kBool:
       return 1 + 1;
     case ColumnType::kFile:
-      return 1 + 2 + 2 + 1 + 2;
+      return 1 + 2 + 2 + 1 + (version == 1 ? 2 : 1);
   }
   return 1;
 }
@@ -305,8 +381,9 @@ int BlockCount(ColumnType type) {
 // are read and their stored bytes skipped, nothing is inflated. The digest
 // has vouched for these bytes already; a later decode of the column checks
 // them in full.
-absl::Status SkipColumn(ByteReader& r, ColumnType type, const std::string& name) {
-  for (int i = 0; i < BlockCount(type); ++i) {
+absl::Status SkipColumn(ByteReader& r, uint32_t version, ColumnType type,
+                        const std::string& name) {
+  for (int i = 0; i < BlockCount(version, type); ++i) {
     uint8_t codec = 0;
     uint32_t raw_bytes = 0;
     uint32_t stored_bytes = 0;
@@ -340,26 +417,40 @@ bool IsContentType(std::string_view text) {
   return bad == 0;
 }
 
+absl::Status CellDamaged(const std::string& name, std::string_view why) {
+  return Damaged(absl::StrCat("column '", name, "': ", std::string(why)));
+}
+
+absl::Status CheckValidity(const ColumnData& c, const std::string& name) {
+  unsigned char any = 0;
+  for (uint8_t v : c.valid) any |= v;
+  if (any > 1) return CellDamaged(name, "validity is not 0 or 1");
+  return absl::OkStatus();
+}
+
+// Whether the file cell of `row` (not null) is a valid location, as far as
+// FragmentCheck::kFast checks one.
+bool IsFileCell(const ColumnData& c, size_t row) {
+  return c.int64s[row] >= 0 && !c.strings.At(row).empty() &&
+         IsLowerHexSha256(c.sha256s.At(row)) && IsContentType(c.content_types.At(row));
+}
+
+absl::Status FileCellDamaged(const std::string& name, size_t row) {
+  return CellDamaged(name, absl::StrCat("the file cell of row ", row, " is not a valid location"));
+}
+
 // The checks of FragmentCheck::kFast beyond the buffer sizes and offsets
 // that decoding itself enforced.
 absl::Status CheckCells(const ColumnData& c, const std::string& name) {
-  auto bad = [&](std::string_view why) {
-    return Damaged(absl::StrCat("column '", name, "': ", std::string(why)));
-  };
-  for (uint8_t v : c.valid) {
-    if (v > 1) return bad("validity is not 0 or 1");
-  }
+  auto bad = [&](std::string_view why) { return CellDamaged(name, why); };
+  if (absl::Status s = CheckValidity(c, name); !s.ok()) return s;
   // Text that is all ASCII is valid UTF-8 however it is cut into cells.
   bool check_utf8 = c.type == ColumnType::kUtf8 && !IsAscii(c.strings.bytes);
   for (size_t row = 0; row < c.valid.size(); ++row) {
     if (c.IsNull(row)) continue;
     if (c.type == ColumnType::kBool && c.bools[row] > 1) return bad("a bool is not 0 or 1");
     if (check_utf8 && !IsValidUtf8(c.strings.At(row))) return bad("text is not UTF-8");
-    if (c.type == ColumnType::kFile &&
-        (c.int64s[row] < 0 || c.strings.At(row).empty() || !IsLowerHexSha256(c.sha256s.At(row)) ||
-         !IsContentType(c.content_types.At(row)))) {
-      return bad(absl::StrCat("the file cell of row ", row, " is not a valid location"));
-    }
+    if (c.type == ColumnType::kFile && !IsFileCell(c, row)) return FileCellDamaged(name, row);
   }
   return absl::OkStatus();
 }
@@ -379,9 +470,87 @@ absl::StatusOr<std::string> EncodeValidatedFragment(const ColumnBatch& batch) {
   }
   std::string out;
   WriteHeader(out, batch);
-  for (const ColumnData& column : batch.columns) WriteColumn(out, column);
+  for (const ColumnData& column : batch.columns) {
+    if (absl::Status s = WriteColumn(out, column); !s.ok()) return s;
+  }
   out.append(Checksum128(out));
   return out;
+}
+
+absl::StatusOr<FragmentBlocks> FragmentBlocks::Open(std::string_view bytes,
+                                                    const Schema& expected_schema) {
+  absl::StatusOr<std::string_view> body = CheckDigest(bytes);
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  absl::StatusOr<Header> header = ReadHeader(r);
+  if (!header.ok()) return header.status();
+  if (header->schema != expected_schema) return Damaged("its schema is not the table's");
+  FragmentBlocks blocks;
+  blocks.schema_ = &expected_schema;
+  blocks.columns_ = body->substr(r.position());
+  blocks.rows_ = header->rows;
+  blocks.version_ = header->version;
+  return blocks;
+}
+
+// Walks every column's blocks in order, from the first: `read(i, r)` reads
+// those of each column `wanted` flags, the others are skipped; then no
+// byte may follow.
+template <typename Read>
+absl::Status FragmentBlocks::Walk(const std::vector<bool>& wanted, Read read) const {
+  ByteReader r(columns_);
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const ColumnSpec& spec = schema_->columns[i];
+    absl::Status s = wanted[i] ? read(i, r) : SkipColumn(r, version_, spec.type, spec.name);
+    if (!s.ok()) return s;
+  }
+  if (r.remaining() != 0) return Damaged("bytes follow the last block");
+  return absl::OkStatus();
+}
+
+absl::Status FragmentBlocks::DecodeColumns(const std::vector<bool>& wanted,
+                                           ColumnBatch* batch) const {
+  if (wanted.size() != schema_->columns.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("DecodeFragmentColumns: ", wanted.size(),
+                                                   " flags for ", schema_->columns.size(),
+                                                   " columns"));
+  }
+  if (batch->schema != *schema_ || batch->columns.size() != wanted.size()) {
+    *batch = ColumnBatch::Empty(*schema_);
+  }
+  batch->num_rows = rows_;
+  return Walk(wanted, [&](size_t i, ByteReader& r) {
+    const ColumnSpec& spec = schema_->columns[i];
+    ColumnData& column = batch->columns[i];
+    column = ColumnData();
+    column.type = spec.type;
+    if (absl::Status s = ReadColumn(r, version_, rows_, spec.name, &column); !s.ok()) return s;
+    return CheckCells(column, spec.name);
+  });
+}
+
+absl::Status FragmentBlocks::DecodeFileCells(size_t column, absl::Span<const uint32_t> checked_rows,
+                                             ColumnData* cells) const {
+  if (column >= schema_->columns.size() || schema_->columns[column].type != ColumnType::kFile) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DecodeFileCells: column ", column, " is not a file column"));
+  }
+  std::vector<bool> wanted(schema_->columns.size(), false);
+  wanted[column] = true;
+  return Walk(wanted, [&](size_t i, ByteReader& r) {
+    const std::string& name = schema_->columns[i].name;
+    cells->type = ColumnType::kFile;
+    if (absl::Status s = ReadColumn(r, version_, rows_, name, cells); !s.ok()) return s;
+    if (absl::Status s = CheckValidity(*cells, name); !s.ok()) return s;
+    for (uint32_t row : checked_rows) {
+      if (row >= rows_) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("DecodeFileCells: row ", row, " of ", rows_, " rows"));
+      }
+      if (!cells->IsNull(row) && !IsFileCell(*cells, row)) return FileCellDamaged(name, row);
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::Status DecodeFragmentColumns(std::string_view bytes, const Schema& expected_schema,
@@ -391,30 +560,9 @@ absl::Status DecodeFragmentColumns(std::string_view bytes, const Schema& expecte
                                                    " flags for ", expected_schema.columns.size(),
                                                    " columns"));
   }
-  absl::StatusOr<std::string_view> body = CheckDigest(bytes);
-  if (!body.ok()) return body.status();
-  ByteReader r(*body);
-  absl::StatusOr<Header> header = ReadHeader(r);
-  if (!header.ok()) return header.status();
-  if (header->schema != expected_schema) return Damaged("its schema is not the table's");
-  if (batch->schema != expected_schema || batch->columns.size() != wanted.size()) {
-    *batch = ColumnBatch::Empty(expected_schema);
-  }
-  batch->num_rows = header->rows;
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    const std::string& name = header->schema.columns[i].name;
-    if (!wanted[i]) {
-      if (absl::Status s = SkipColumn(r, header->schema.columns[i].type, name); !s.ok()) return s;
-      continue;
-    }
-    ColumnData& column = batch->columns[i];
-    column = ColumnData();
-    column.type = header->schema.columns[i].type;
-    if (absl::Status s = ReadColumn(r, header->rows, name, &column); !s.ok()) return s;
-    if (absl::Status s = CheckCells(column, name); !s.ok()) return s;
-  }
-  if (r.remaining() != 0) return Damaged("bytes follow the last block");
-  return absl::OkStatus();
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, expected_schema);
+  if (!blocks.ok()) return blocks.status();
+  return blocks->DecodeColumns(wanted, batch);
 }
 
 absl::StatusOr<ColumnBatch> DecodeFragment(std::string_view bytes, const Schema& expected_schema,

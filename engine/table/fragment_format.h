@@ -1,11 +1,11 @@
 // A data fragment: the immutable file one append (or one compaction) writes,
 // holding one ColumnBatch column by column.
 //
-// Format (version 1). Integers are little-endian.
+// Format (version 2; version 1 is still read). Integers are little-endian.
 //
 //   fragment := header column_blocks* digest
 //   header   := magic "LAKEFRAG" (8 bytes)
-//               u32 format_version (1)
+//               u32 format_version (2, or 1)
 //               u64 num_rows                 (<= kMaxFragmentRows)
 //               u32 column_count             (1..kMaxColumns)
 //               column_count × { u8 type (ColumnType), u8 name_bytes, name }
@@ -17,8 +17,15 @@
 //                 float64      float64s      num_rows × f64 (IEEE-754 bits)
 //                 bool         bools         num_rows × u8
 //                 file         uri lengths, uri bytes, content_type lengths,
-//                              content_type bytes, size int64s, sha256
-//                              lengths, sha256 bytes (64 lowercase hex each)
+//                              content_type bytes, size int64s, then
+//                              version 2: sha256s   num_rows × 32 raw bytes
+//                                         (a null row's all zero)
+//                              version 1: sha256 lengths, sha256 bytes (64
+//                                         lowercase hex each)
+//               Version 2 stores a digest raw because zstd cannot shrink
+//               one below its raw bytes and decompressing the hex text was
+//               the largest cost of a DELETE; decoded, it is the same
+//               64-digit hex cell as version 1's.
 //               "lengths" are num_rows × u32 cell lengths (StringColumn
 //               offsets as differences, which compress far better); "bytes"
 //               is the concatenated cells.
@@ -55,7 +62,8 @@
 namespace lake::table {
 
 inline constexpr std::string_view kFragmentMagic = "LAKEFRAG";
-inline constexpr uint32_t kFragmentFormatVersion = 1;
+inline constexpr uint32_t kFragmentFormatVersion = 2;  // what EncodeFragment writes
+inline constexpr uint32_t kOldestFragmentFormatVersion = 1;  // the oldest a decode reads
 // The most rows one fragment holds: appends are far smaller, and compaction
 // splits its output at this many rows. It bounds every fixed-width buffer
 // (16 Mi rows × 8 bytes = 128 MiB) that a header could ask for.

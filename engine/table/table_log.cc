@@ -46,7 +46,9 @@ struct SegmentEnd {
   uint64_t end = 0;
   bool clean = true;
 };
-absl::StatusOr<SegmentEnd> FindSegmentEnd(io::File& file, uint64_t segment, uint64_t start) {
+// `visit`, when set, is called with each valid record passed, in order.
+absl::StatusOr<SegmentEnd> FindSegmentEnd(io::File& file, uint64_t segment, uint64_t start,
+                                          const TableLogVisitor* visit = nullptr) {
   uint64_t pos = start;
   for (;;) {
     absl::StatusOr<std::string> header = ReadAt(file, pos, kTableLogRecordHeaderBytes);
@@ -56,8 +58,11 @@ absl::StatusOr<SegmentEnd> FindSegmentEnd(io::File& file, uint64_t segment, uint
     if (!payload_bytes.ok()) return SegmentEnd{pos, false};
     absl::StatusOr<std::string> record = ReadAt(file, pos, TableLogRecordBytes(*payload_bytes));
     if (!record.ok()) return record.status();
-    if (!DecodeTableLogRecord(*record, TableLogAddress{segment, pos, *payload_bytes}).ok()) {
-      return SegmentEnd{pos, false};
+    const TableLogAddress address{segment, pos, *payload_bytes};
+    absl::StatusOr<TableLogRecord> decoded = DecodeTableLogRecord(*record, address);
+    if (!decoded.ok()) return SegmentEnd{pos, false};
+    if (visit != nullptr) {
+      if (absl::Status s = (*visit)(address, *decoded); !s.ok()) return s;
     }
     pos += record->size();
   }
@@ -234,6 +239,40 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
   }
   bytes->erase(0, kTableLogRecordHeaderBytes);
   return bytes;
+}
+
+TableLogPosition CommittedLogWatermark(const std::string& manifest_path) {
+  absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(manifest_path);
+  if (!address.ok()) return TableLogPosition{};
+  return TableLogPosition{address->segment,
+                          address->offset + TableLogRecordBytes(address->payload_bytes)};
+}
+
+absl::Status ReadTableLogFrom(io::FileSystem& fs, const std::string& table_dir,
+                              TableLogPosition from, const TableLogVisitor& visit) {
+  absl::StatusOr<std::vector<uint64_t>> segments = ListTableLogSegments(fs, table_dir);
+  if (!segments.ok()) return segments.status();
+  if (from.segment != 0 && !std::binary_search(segments->begin(), segments->end(), from.segment)) {
+    return absl::DataLossError(absl::StrCat("table log segment ",
+                                            TableLogSegmentRelativePath(from.segment), " of ",
+                                            table_dir, " is missing: a committed version names it"));
+  }
+  for (uint64_t segment : *segments) {
+    if (segment < from.segment) continue;
+    std::string path = absl::StrCat(table_dir, "/", TableLogSegmentRelativePath(segment));
+    absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(path);
+    if (!file.ok()) return file.status();
+    absl::StatusOr<std::string> header = ReadAt(**file, 0, kTableLogSegmentHeaderBytes);
+    if (!header.ok()) return header.status();
+    if (absl::Status s = CheckTableLogSegmentHeader(*header, segment); !s.ok()) {
+      return absl::DataLossError(absl::StrCat(path, ": ", s.message()));
+    }
+    const uint64_t start = segment == from.segment && from.offset > kTableLogSegmentHeaderBytes
+                               ? from.offset
+                               : kTableLogSegmentHeaderBytes;
+    if (absl::Status s = FindSegmentEnd(**file, segment, start, &visit).status(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 std::string TableFileOfPath(const std::string& path) {

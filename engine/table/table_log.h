@@ -35,6 +35,7 @@
 #define LAKE_ENGINE_TABLE_TABLE_LOG_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -139,6 +140,36 @@ class TableLogWriter {
 absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string& table_dir,
                                           const std::string& path, size_t max_bytes,
                                           TableLogRecordKind kind);
+
+// A place in a table's log: a segment, and a record boundary in it.
+struct TableLogPosition {
+  uint64_t segment = 0;  // 0: before the first segment (the whole log)
+  uint64_t offset = 0;
+
+  bool operator==(const TableLogPosition&) const = default;
+};
+
+// The committed watermark of a version whose manifest is `manifest_path`:
+// where the log ended when it committed. A version's records are one write
+// with its manifest last, and a record is named only once the sync
+// covering it returned, so the end of the manifest record is past every
+// record of that version and of every version before it: the registry's
+// version record (its manifest path) records it, and no field of its own
+// is needed. {} (the whole log) when the manifest is a file (a version
+// written before the log held versions, or none).
+TableLogPosition CommittedLogWatermark(const std::string& manifest_path);
+
+// Called with each record ReadTableLogFrom passes; a failure stops it.
+using TableLogVisitor =
+    std::function<absl::Status(const TableLogAddress& address, const TableLogRecord& record)>;
+// Visits, in order, every valid record of the table in `table_dir`'s log
+// from `from`: segment from.segment from from.offset, then each later
+// segment from its header, each up to the first bytes that are not a valid
+// record (its preallocated zeros, or a torn tail no sync covered).
+// DataLoss when a segment's header is not its own or the segment `from`
+// names is missing (a committed version names a record in it).
+absl::Status ReadTableLogFrom(io::FileSystem& fs, const std::string& table_dir,
+                              TableLogPosition from, const TableLogVisitor& visit);
 
 // The file the table path `path` lives in, relative to the table
 // directory: a record's segment (any record kind: the address alone says

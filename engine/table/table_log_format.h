@@ -24,6 +24,8 @@
 //                    2 = a fragment (fragment_format.h)
 //                    3 = a reference delta (reference_delta_format.h)
 //                    4 = a manifest (manifest_format.h)
+//                    5 = an append checkpoint (append_record_format.h)
+//                    6 = an append checkpoint's withdrawal (likewise)
 //   5       3      zero
 //   8       8      u64 the table version it was written for (>= 1)
 //   16      8      u64 payload bytes (1..kMaxTableLogPayloadBytes)
@@ -59,9 +61,10 @@
 // format stays version 1.
 //
 // A version's records are written in one write (table_log.h), so they
-// share one segment: its fragments, then its reference delta, then its
-// manifest, which names the others by address (and the registry's
-// version record names the manifest).
+// share one segment: an append's checkpoint, its fragments, then its
+// reference delta, then its manifest, which names the others by address
+// (and the registry's version record names the manifest); after the
+// manifest only copies of unsettled checkpoints (logged_checkpoints.h).
 #ifndef LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 #define LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 
@@ -95,9 +98,12 @@ enum class TableLogRecordKind : uint8_t {
   kFragment = 2,
   kReferenceDelta = 3,
   kManifest = 4,
+  kAppendCheckpoint = 5,
+  kAppendWithdrawal = 6,
 };
 // The highest kind this lake reads.
-inline constexpr uint8_t kMaxTableLogRecordKind = static_cast<uint8_t>(TableLogRecordKind::kManifest);
+inline constexpr uint8_t kMaxTableLogRecordKind =
+    static_cast<uint8_t>(TableLogRecordKind::kAppendWithdrawal);
 
 // Where a record is: its segment, the offset of its header, its payload's size.
 struct TableLogAddress {

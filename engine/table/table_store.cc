@@ -8,6 +8,7 @@
 #include <numeric>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
@@ -21,6 +22,7 @@
 #include "engine/table/append_checkpoint_replay.h"
 #include "engine/table/cell_text.h"
 #include "engine/table/deletion_vector_format.h"
+#include "engine/table/fragment_blocks.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/pending_append_error.h"
 #include "engine/table/reference_delta_format.h"
@@ -101,19 +103,33 @@ absl::StatusOr<std::string> ReadFragmentBytes(io::FileSystem& fs, const std::str
   return bytes;
 }
 
+// A damaged fragment's DataLoss, naming it.
+absl::Status FragmentDamaged(const FragmentRef& ref, const absl::Status& cause) {
+  return absl::DataLossError(absl::StrCat("fragment ", ref.path, ": ", std::string(cause.message())));
+}
+
+// The blocks of `bytes` (fragment `ref`'s), their digest and header checked
+// against its manifest entry. DataLoss when damaged.
+absl::StatusOr<FragmentBlocks> OpenFragmentBlocks(std::string_view bytes, const FragmentRef& ref,
+                                                  const Schema& schema) {
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, schema);
+  if (!blocks.ok()) return FragmentDamaged(ref, blocks.status());
+  if (blocks->rows() != ref.rows) {
+    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", blocks->rows(),
+                                            " rows, its manifest says ", ref.rows));
+  }
+  return blocks;
+}
+
 // Decodes the columns `wanted` of `bytes` (fragment `ref`'s) into `batch`,
 // leaving its other columns as they are, checked against its manifest
 // entry. DataLoss when damaged.
 absl::Status DecodeFragmentInto(std::string_view bytes, const FragmentRef& ref,
                                 const Schema& schema, const std::vector<bool>& wanted,
                                 ColumnBatch* batch) {
-  if (absl::Status s = DecodeFragmentColumns(bytes, schema, wanted, batch); !s.ok()) {
-    return absl::DataLossError(absl::StrCat("fragment ", ref.path, ": ", std::string(s.message())));
-  }
-  if (batch->num_rows != ref.rows) {
-    return absl::DataLossError(absl::StrCat("fragment ", ref.path, " has ", batch->num_rows,
-                                            " rows, its manifest says ", ref.rows));
-  }
+  absl::StatusOr<FragmentBlocks> blocks = OpenFragmentBlocks(bytes, ref, schema);
+  if (!blocks.ok()) return blocks.status();
+  if (absl::Status s = blocks->DecodeColumns(wanted, batch); !s.ok()) return FragmentDamaged(ref, s);
   return absl::OkStatus();
 }
 
@@ -179,21 +195,80 @@ struct FragmentChange {
   std::vector<uint64_t> live_uri_hashes;
 };
 
+// The FILE cells ChangeFragment decodes, one set per pool thread, reused
+// from fragment to fragment: decoding into buffers of the right size
+// already allocates and zero-fills nothing. Emptied after a fragment that
+// made them larger than kMaxKeptFileCellBytes, so that no thread keeps a
+// huge fragment's worth.
+ColumnData& FileCellsOfThisThread() {
+  thread_local ColumnData cells;
+  return cells;
+}
+
+constexpr size_t kMaxKeptFileCellBytes = size_t{16} << 20;
+
+void ReleaseIfLarge(ColumnData& cells) {
+  const size_t bytes = cells.strings.bytes.capacity() + cells.content_types.bytes.capacity() +
+                       cells.sha256s.bytes.capacity() +
+                       cells.valid.capacity() * (1 + 3 * sizeof(uint32_t) + sizeof(int64_t));
+  if (bytes > kMaxKeptFileCellBytes) cells = ColumnData();
+}
+
+// What `change.fresh` releases and which URIs the live rows keep, from the
+// FILE columns of `blocks` (fragment `ref`'s): only the fresh rows' cells
+// are read whole (and checked), of the others only the uri.
+absl::Status ReadFileCellsOfChange(const FragmentBlocks& blocks, const FragmentRef& ref,
+                                   const Schema& schema, FragmentChange& change) {
+  ColumnData& cells = FileCellsOfThisThread();
+  absl::Cleanup release = [&cells] { ReleaseIfLarge(cells); };
+  change.live_uris_known = true;
+  size_t file_columns = 0;
+  for (const ColumnSpec& column : schema.columns) file_columns += column.type == ColumnType::kFile;
+  change.live_uri_hashes.reserve(file_columns * (ref.rows - change.deleted_after.size()));
+  for (size_t c = 0; c < schema.columns.size(); ++c) {
+    if (schema.columns[c].type != ColumnType::kFile) continue;
+    if (absl::Status s = blocks.DecodeFileCells(c, change.fresh, &cells); !s.ok()) {
+      return FragmentDamaged(ref, s);
+    }
+    for (uint32_t row : change.fresh) {
+      if (cells.IsNull(row)) continue;
+      change.released.push_back(DataLocation{
+          std::string(cells.strings.At(row)), std::string(cells.content_types.At(row)),
+          static_cast<uint64_t>(cells.int64s[row]), std::string(cells.sha256s.At(row))});
+    }
+    size_t next_deleted = 0;
+    const std::vector<uint32_t>& deleted = change.deleted_after;
+    for (size_t row = 0; row < ref.rows; ++row) {
+      if (next_deleted < deleted.size() && deleted[next_deleted] == row) {
+        ++next_deleted;
+        continue;
+      }
+      if (!cells.IsNull(row)) change.live_uri_hashes.push_back(UriHash(cells.strings.At(row)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Step 1 of ChangeRowsLocked for fragment `ref`: its deletion vector and
 // the selector's columns are read; the FILE columns only when some row is
-// newly deleted. Runs on pool threads, several at once (so the selector
-// does too). DataLoss when the fragment or its vector is damaged.
+// newly deleted, the digest checked once for both. Runs on pool threads,
+// several at once (so the selector does too). DataLoss when the fragment
+// or its vector is damaged.
 absl::StatusOr<FragmentChange> ChangeFragment(io::FileSystem& fs, const std::string& table_dir,
                                               const FragmentRef& ref, const Schema& schema,
                                               const RowSelector& selector) {
   absl::StatusOr<std::string> bytes = ReadFragmentBytes(fs, table_dir, ref);
   if (!bytes.ok()) return bytes.status();
+  // Opened even when no column is wanted: the digest and the row count
+  // are checked before any row is chosen.
+  absl::StatusOr<FragmentBlocks> blocks = OpenFragmentBlocks(*bytes, ref, schema);
+  if (!blocks.ok()) return blocks.status();
   std::vector<bool> wanted(schema.columns.size(), false);
   for (size_t column : selector.columns) wanted[column] = true;
   ColumnBatch batch = ColumnBatch::Empty(schema);
-  // Decoded even when no column is wanted: the digest and the row count
-  // are checked before any row is chosen.
-  if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, wanted, &batch); !s.ok()) return s;
+  if (absl::Status s = blocks->DecodeColumns(wanted, &batch); !s.ok()) {
+    return FragmentDamaged(ref, s);
+  }
   absl::StatusOr<std::vector<uint32_t>> before = ReadDeletedRows(fs, table_dir, ref);
   if (!before.ok()) return before.status();
   std::vector<uint32_t> matching;
@@ -216,33 +291,7 @@ absl::StatusOr<FragmentChange> ChangeFragment(io::FileSystem& fs, const std::str
                       std::back_inserter(change.fresh));
   if (change.fresh.empty()) return change;
   change.deleted_after = MergeDeletedRows(*before, change.fresh);
-  // The FILE columns the selector did not need already.
-  std::vector<bool> file_columns(schema.columns.size(), false);
-  bool any_file_column = false, any_to_decode = false;
-  for (size_t c = 0; c < schema.columns.size(); ++c) {
-    const bool is_file = schema.columns[c].type == ColumnType::kFile;
-    file_columns[c] = is_file && !wanted[c];
-    any_file_column = any_file_column || is_file;
-    any_to_decode = any_to_decode || file_columns[c];
-  }
-  if (!any_file_column) return change;
-  if (any_to_decode) {
-    if (absl::Status s = DecodeFragmentInto(*bytes, ref, schema, file_columns, &batch); !s.ok()) {
-      return s;
-    }
-  }
-  for (size_t c = 0; c < schema.columns.size(); ++c) {
-    if (schema.columns[c].type != ColumnType::kFile) continue;
-    for (uint32_t row : change.fresh) {
-      if (batch.columns[c].IsNull(row)) continue;
-      change.released.push_back(std::get<DataLocation>(batch.Cell(row, c)));
-    }
-  }
-  change.live_uris_known = true;
-  change.live_uri_hashes.reserve(batch.num_rows - change.deleted_after.size());
-  ForEachLiveFileCell(batch, change.deleted_after, [&](std::string_view uri, size_t, size_t) {
-    change.live_uri_hashes.push_back(UriHash(uri));
-  });
+  if (absl::Status s = ReadFileCellsOfChange(*blocks, ref, schema, change); !s.ok()) return s;
   return change;
 }
 
@@ -896,8 +945,12 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   // write, one sync), at once: none is named by anything durable before
   // the compare-and-set below. (A crash leaves records nothing names,
   // never read, and maybe the checkpoint, which recovery settles.)
+  // With versions in the table log the checkpoint is a record of the
+  // same write instead (append_record_format.h): durable by the same sync.
+  LoggedCheckpointWrite logged{next.checkpoint != nullptr && CheckpointsInLog(), false, table_dir,
+                               table.table_id, base + 1};
   std::future<absl::StatusOr<std::string>> checkpoint_published;
-  if (next.checkpoint != nullptr) {
+  if (next.checkpoint != nullptr && !logged.logged) {
     checkpoint_published =
         pool_.Run([this, &next] { return checkpoints_->Publish(*next.checkpoint); });
   }
@@ -909,9 +962,17 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   records.fragment_bytes = next.fragment_bytes;
   records.fragment = std::move(fragment);
   records.removed = std::move(removed);
+  records.base_manifest_path = current->manifest_path;
+  if (next.record_operation) records.settles_operation = next.operation_id;
+  if (logged.logged) {
+    absl::StatusOr<std::string> encoded = EncodeAppendCheckpoint(*next.checkpoint);
+    if (!encoded.ok()) return encoded.status();  // nothing written
+    records.checkpoint_bytes = *std::move(encoded);
+  }
   absl::Status records_written = WriteVersionRecordsLocked(
       table_dir, records, delta, std::move(header), manifest, &manifest_path, &written_fragment);
-  if (next.checkpoint != nullptr) {
+  logged.checkpoint_written = records.checkpoint_written;
+  if (next.checkpoint != nullptr && !logged.logged) {
     absl::StatusOr<std::string> published = checkpoint_published.get();
     if (!published.ok()) {
       // Nothing can ever reference this fragment: the append stops here.
@@ -936,7 +997,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     }
     return LAKE_FAILPOINT("table_append.reference_delta_written");
   }();
-  if (!written.ok()) return AbandonLocked(next, written, written_fragment);
+  if (!written.ok()) return AbandonLocked(next, written, written_fragment, logged);
 
   registry::VersionRecord record;
   record.version = base + 1;
@@ -960,7 +1021,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     if (next.checkpoint == nullptr) return committed.status();
     return PendingOperationError(committed.status(), next.operation_id);
   }
-  return AbandonLocked(next, committed.status(), written_fragment);
+  return AbandonLocked(next, committed.status(), written_fragment, logged);
 }
 
 absl::Status TableStore::WriteVersionFilesLocked(const std::string& table_dir,
@@ -1041,13 +1102,27 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     if (absl::Status s = WriteNewTableFile(fs_, path, records.fragment_bytes); !s.ok()) return s;
     *written_file = std::move(path);
   }
+  // The unsettled checkpoints this commit's manifest would pass over: in
+  // the steady state none, and nothing is read but one record header.
+  absl::StatusOr<std::vector<LoggedCheckpoint>> carried = UnsettledLoggedCheckpoints(
+      table_dir, CommittedLogWatermark(records.base_manifest_path), records.settles_operation);
+  if (!carried.ok()) return carried.status();
   uint64_t expected = TableLogRecordBytes(delta.bytes.size()) + kExpectedManifestRecordBytes;
   for (const std::string& bytes : records.vector_bytes) {
     if (!bytes.empty()) expected += TableLogRecordBytes(bytes.size());
   }
   if (fragment_is_record) expected += TableLogRecordBytes(records.fragment_bytes.size());
+  if (!records.checkpoint_bytes.empty()) {
+    expected += TableLogRecordBytes(records.checkpoint_bytes.size());
+  }
+  for (const LoggedCheckpoint& c : *carried) expected += TableLogRecordBytes(c.payload.size());
   absl::StatusOr<TableLogAppend> append = log_writer_.Begin(table_dir, expected);
   if (!append.ok()) return append.status();
+  // The checkpoint first: the records after it are its version's.
+  if (!records.checkpoint_bytes.empty()) {
+    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version,
+                               records.checkpoint_bytes});
+  }
   for (size_t i = 0; i < records.added.size(); ++i) {
     const std::string& bytes = records.vector_bytes[i];
     if (bytes.empty()) continue;
@@ -1069,13 +1144,53 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   *manifest_path = FormatTableLogAddress(
       append->Add(TableLogRecord{TableLogRecordKind::kManifest, version, *manifest_bytes}));
   resolved.chain_files.front() = *manifest_path;
+  // After the manifest, so past the watermark this commit records.
+  for (const LoggedCheckpoint& c : *carried) {
+    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, c.version, c.payload});
+  }
+  records.checkpoint_written = !records.checkpoint_bytes.empty();
   return append->Commit();
 }
 
+absl::StatusOr<std::vector<LoggedCheckpoint>> TableStore::UnsettledLoggedCheckpoints(
+    const std::string& table_dir, TableLogPosition from, const std::string& except) {
+  absl::StatusOr<std::vector<LoggedCheckpoint>> found = UnwithdrawnCheckpoints(fs_, table_dir, from);
+  if (!found.ok()) return found.status();
+  std::vector<LoggedCheckpoint> unsettled;
+  for (LoggedCheckpoint& c : *found) {
+    if (!c.operation_id.empty()) {
+      if (c.operation_id == except) continue;
+      absl::StatusOr<std::optional<registry::AppendOperationRecord>> committed =
+          registry_.GetAppendOperation(c.operation_id);
+      // Unknown counts as unsettled: kept past the watermark.
+      if (committed.ok() && committed->has_value()) continue;
+    }
+    unsettled.push_back(std::move(c));
+  }
+  return unsettled;
+}
+
+absl::Status TableStore::WithdrawLoggedCheckpointLocked(const std::string& table_dir,
+                                                        uint64_t table_id, uint64_t version,
+                                                        const std::string& operation_id,
+                                                        WithdrawalReason reason) {
+  absl::StatusOr<std::string> payload =
+      EncodeAppendWithdrawal(AppendWithdrawal{reason, operation_id, table_id});
+  if (!payload.ok()) return payload.status();
+  TableLogRecord record{TableLogRecordKind::kAppendWithdrawal, version, *payload};
+  return log_writer_.AppendDurably(table_dir, absl::MakeConstSpan(&record, 1)).status();
+}
+
 absl::Status TableStore::AbandonLocked(const NewVersion& next, const absl::Status& cause,
-                                       const std::string& written_fragment) {
-  absl::Status withdrawn =
-      next.checkpoint == nullptr ? absl::OkStatus() : checkpoints_->Withdraw(next.operation_id);
+                                       const std::string& written_fragment,
+                                       const LoggedCheckpointWrite& logged) {
+  absl::Status withdrawn = absl::OkStatus();
+  if (next.checkpoint != nullptr && !logged.logged) {
+    withdrawn = checkpoints_->Withdraw(next.operation_id);
+  } else if (logged.logged && logged.checkpoint_written) {
+    withdrawn = WithdrawLoggedCheckpointLocked(logged.table_dir, logged.table_id, logged.version,
+                                               next.operation_id, WithdrawalReason::kWithdrawn);
+  }
   if (withdrawn.ok()) {
     if (!written_fragment.empty()) RemoveUnreferencedFile(fs_, written_fragment);
     return cause;
@@ -1199,7 +1314,8 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) {
     return checkpoint ? PendingOperationError(s, operation_id) : s;
   }
-  RemoveCheckpoint(operation_id);
+  // A checkpoint record needs no removal: the commit's watermark passed it.
+  if (!CheckpointsInLog()) RemoveCheckpoint(operation_id);
   return outcome;
 }
 
@@ -1568,6 +1684,7 @@ absl::StatusOr<ReplaceOutcome> TableStore::ChangeRowsLocked(
     outcome.inserted_rows = added->num_rows;
   }
   records.removed = std::move(removed_fragments);
+  records.base_manifest_path = table.manifest_path;
   absl::StatusOr<EncodedReferenceDelta> delta = EncodeReferenceDelta(
       ReferenceDelta{table.table_id, base, base + 1, std::move(adds), released});
   if (!delta.ok()) return delta.status();
@@ -1715,25 +1832,59 @@ absl::StatusOr<std::vector<PendingAppend>> TableStore::PendingAppends() {
     store = &*follower_store;
   }
   std::vector<PendingAppend> pending;
-  if (store == nullptr) return pending;
-  absl::Status listed = ForEachPendingCheckpoint(*store, [&](const PendingCheckpointEntry& entry) {
-    std::optional<Assessment> assessed = Assess(*store, entry.operation_id, *retention);
-    if (!assessed) return;  // gone since the listing
-    pending.push_back(PendingAppend{entry, assessed->state, std::move(assessed->table),
-                                    assessed->version, std::move(assessed->reason)});
-  });
-  if (!listed.ok()) return listed;
+  if (store != nullptr) {
+    absl::Status listed =
+        ForEachPendingCheckpoint(*store, [&](const PendingCheckpointEntry& entry) {
+          std::optional<Assessment> assessed = Assess(*store, entry.operation_id, *retention);
+          if (!assessed) return;  // gone since the listing
+          pending.push_back(PendingAppend{entry, assessed->state, std::move(assessed->table),
+                                          assessed->version, std::move(assessed->reason)});
+        });
+    if (!listed.ok()) return listed;
+  }
+  // Then the checkpoint records of the tables' logs.
+  const absl::Time now = absl::Now();
+  absl::Status logged = ForEachLoggedCheckpoint(
+      [&](const registry::TableRecord& table, const std::string& table_dir, LoggedCheckpoint& c) {
+        PendingCheckpointEntry entry;
+        entry.path = LoggedCheckpointPath(table_dir, c.address);
+        entry.operation_id = c.operation_id.empty() ? entry.path : c.operation_id;
+        entry.size_bytes = c.payload.size();
+        if (absl::StatusOr<OperationId> id = ParseOperationId(c.operation_id); id.ok()) {
+          entry.operation_time = OperationIdTime(*id);
+          entry.age = now - entry.operation_time;
+        }
+        Assessment a = AssessCheckpoint(entry.operation_id, std::move(c.checkpoint), *retention);
+        if (a.table.empty()) a.table = table.name.ToString();
+        pending.push_back(PendingAppend{std::move(entry), a.state, std::move(a.table), a.version,
+                                        std::move(a.reason)});
+      },
+      [&](const registry::TableRecord& table, const absl::Status& status) {
+        PendingCheckpointEntry entry;
+        entry.path = TableDir(table.name);
+        pending.push_back(PendingAppend{std::move(entry), PendingAppend::State::kFailed,
+                                        table.name.ToString(), 0,
+                                        absl::StrCat("its table log cannot be read: ",
+                                                     status.ToString())});
+      });
+  if (!logged.ok()) return logged;
   return pending;
 }
 
 std::optional<TableStore::Assessment> TableStore::Assess(const AppendCheckpointStore& store,
                                                          const std::string& operation_id,
                                                          absl::Duration retention) {
+  absl::StatusOr<AppendCheckpoint> checkpoint = store.Load(operation_id);
+  if (absl::IsNotFound(checkpoint.status())) return std::nullopt;
+  return AssessCheckpoint(operation_id, std::move(checkpoint), retention);
+}
+
+TableStore::Assessment TableStore::AssessCheckpoint(const std::string& operation_id,
+                                                    absl::StatusOr<AppendCheckpoint> checkpoint,
+                                                    absl::Duration retention) {
   using State = PendingAppend::State;
   Assessment a;
   const absl::Time now = absl::Now();
-  absl::StatusOr<AppendCheckpoint> checkpoint = store.Load(operation_id);
-  if (absl::IsNotFound(checkpoint.status())) return std::nullopt;
   if (!checkpoint.ok()) {
     // Unreadable: its name still dates it, and past the horizon it goes
     // the way of every other checkpoint.
@@ -1816,41 +1967,47 @@ std::optional<TableStore::Assessment> TableStore::Assess(const AppendCheckpointS
 
 std::optional<RecoveredAppend> TableStore::RecoverOneLocked(const std::string& operation_id,
                                                             absl::Duration retention) {
-  using State = PendingAppend::State;
   std::optional<Assessment> a = Assess(*checkpoints_, operation_id, retention);
   if (!a) return std::nullopt;
+  return SettleLocked(operation_id, std::move(*a),
+                      [&](bool /*expired*/) { RemoveCheckpoint(operation_id); });
+}
+
+RecoveredAppend TableStore::SettleLocked(const std::string& operation_id, Assessment a,
+                                         const std::function<void(bool expired)>& settled) {
+  using State = PendingAppend::State;
   RecoveredAppend result;
   result.operation_id = operation_id;
-  result.table = a->table;
-  switch (a->state) {
+  result.table = a.table;
+  switch (a.state) {
     case State::kAlreadyCommitted:
       result.result = RecoveredAppend::Result::kAlreadyCommitted;
-      result.version = a->version;
-      RemoveCheckpoint(operation_id);
+      result.version = a.version;
+      settled(false);
       return result;
     case State::kExpired:
       result.result = RecoveredAppend::Result::kExpired;
-      result.message = a->reason;
-      RemoveCheckpoint(operation_id);
+      result.message = a.reason;
+      settled(true);
       return result;
     case State::kStuck:
       result.result = RecoveredAppend::Result::kRejected;
-      result.message = a->reason;
+      result.message = a.reason;
       return result;
     case State::kFailed:
       result.result = RecoveredAppend::Result::kFailed;
-      result.message = a->reason;
+      result.message = a.reason;
       return result;
     case State::kReplayable:
       break;
   }
-  const registry::TableRecord& table = a->table_record;
+  const registry::TableRecord& table = a.table_record;
   const uint64_t base = table.current_version;
   absl::StatusOr<EncodedReferenceDelta> delta = EncodeBatchReferenceDelta(
-      table.table_id, base, base + 1, table.schema, absl::MakeConstSpan(&*a->batch, 1));
+      table.table_id, base, base + 1, table.schema, absl::MakeConstSpan(&*a.batch, 1));
   absl::StatusOr<AppendOutcome> outcome =
-      delta.ok() ? CommitAppendLocked(table, base, operation_id, *a->batch, a->checkpoint->batch,
-                                      a->checkpoint->batch_sha256, std::move(*delta),
+      delta.ok() ? CommitAppendLocked(table, base, operation_id, *a.batch, a.checkpoint->batch,
+                                      a.checkpoint->batch_sha256, std::move(*delta),
                                       /*checkpoint=*/nullptr)
                  : absl::StatusOr<AppendOutcome>(delta.status());
   if (!outcome.ok()) {
@@ -1858,7 +2015,7 @@ std::optional<RecoveredAppend> TableStore::RecoverOneLocked(const std::string& o
             registry::GetCommittedOperation(outcome.status())) {
       result.result = RecoveredAppend::Result::kAlreadyCommitted;
       result.version = committed->version;
-      RemoveCheckpoint(operation_id);
+      settled(false);
       return result;
     }
     result.result = RecoveredAppend::Result::kFailed;
@@ -1867,8 +2024,88 @@ std::optional<RecoveredAppend> TableStore::RecoverOneLocked(const std::string& o
   }
   result.result = RecoveredAppend::Result::kCommitted;
   result.version = outcome->version;
-  RemoveCheckpoint(operation_id);
+  settled(false);
   return result;
+}
+
+absl::Status TableStore::ForEachLoggedCheckpoint(
+    const std::function<void(const registry::TableRecord&, const std::string& table_dir,
+                             LoggedCheckpoint&)>& visit,
+    const std::function<void(const registry::TableRecord&, const absl::Status&)>& failed) {
+  absl::StatusOr<std::vector<registry::TableRecord>> tables = registry_.ListTables();
+  if (!tables.ok()) return tables.status();
+  for (const registry::TableRecord& table : *tables) {
+    std::string table_dir = TableDir(table.name);
+    absl::StatusOr<std::vector<LoggedCheckpoint>> pending = UnsettledLoggedCheckpoints(
+        table_dir, CommittedLogWatermark(table.manifest_path), /*except=*/"");
+    if (!pending.ok()) {
+      failed(table, pending.status());
+      continue;
+    }
+    for (LoggedCheckpoint& c : *pending) visit(table, table_dir, c);
+  }
+  return absl::OkStatus();
+}
+
+void TableStore::RecoverLogged(absl::Duration retention, std::vector<RecoveredAppend>* results) {
+  absl::StatusOr<std::vector<registry::TableRecord>> tables = registry_.ListTables();
+  auto failed = [&](const std::string& table, const absl::Status& status) {
+    results->push_back(
+        RecoveredAppend{"", table, RecoveredAppend::Result::kFailed, 0, status.ToString()});
+  };
+  if (!tables.ok()) return failed("", tables.status());
+  for (const registry::TableRecord& listed : *tables) {
+    // One checkpoint at a time, the log read again after each: a replay
+    // commits, and moves the watermark.
+    absl::flat_hash_set<std::string> seen;  // by address: each settled once
+    for (;;) {
+      // A replay writes table files: no collection deletes meanwhile; and
+      // no append of any writer of the root is between its checkpoint and
+      // its commit.
+      absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
+      if (!hold.ok()) return failed(listed.name.ToString(), hold.status());
+      absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+      if (!turn.ok()) return failed(listed.name.ToString(), turn.status());
+      absl::MutexLock lock(&commit_mu_);
+      absl::StatusOr<registry::TableRecord> table = registry_.GetTableById(listed.table_id);
+      if (absl::IsNotFound(table.status())) break;  // dropped meanwhile
+      if (!table.ok()) return failed(listed.name.ToString(), table.status());
+      const std::string table_dir = TableDir(table->name);
+      absl::StatusOr<std::vector<LoggedCheckpoint>> pending = UnsettledLoggedCheckpoints(
+          table_dir, CommittedLogWatermark(table->manifest_path), /*except=*/"");
+      if (!pending.ok()) {
+        failed(table->name.ToString(), pending.status());
+        break;
+      }
+      LoggedCheckpoint* next = nullptr;
+      for (LoggedCheckpoint& c : *pending) {
+        if (seen.insert(c.operation_id.empty() ? FormatTableLogAddress(c.address)
+                                               : c.operation_id)
+                .second) {
+          next = &c;
+          break;
+        }
+      }
+      if (next == nullptr) break;
+      const std::string operation_id = next->operation_id.empty()
+                                           ? LoggedCheckpointPath(table_dir, next->address)
+                                           : next->operation_id;
+      Assessment a = AssessCheckpoint(operation_id, std::move(next->checkpoint), retention);
+      const uint64_t version = next->version;
+      results->push_back(SettleLocked(operation_id, std::move(a), [&](bool expired) {
+        // A commit (found, or the replay's) settles it in the registry; an
+        // expired one is withdrawn (a failure leaves it for the next run).
+        if (!expired) return;
+        if (absl::Status s = WithdrawLoggedCheckpointLocked(table_dir, table->table_id, version,
+                                                            operation_id,
+                                                            WithdrawalReason::kExpired);
+            !s.ok()) {
+          std::fprintf(stderr, "lake: could not withdraw expired append checkpoint %s: %s\n",
+                       operation_id.c_str(), s.ToString().c_str());
+        }
+      }));
+    }
+  }
 }
 
 absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
@@ -1879,6 +2116,8 @@ absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
   if (!checkpoints_) return results;
   absl::StatusOr<absl::Duration> retention = AppendOperationRetention();
   if (!retention.ok()) return retention.status();
+  // Checkpoint files first (appends of tables written before checkpoints
+  // were table log records), then the tables' logs.
   absl::Status listed =
       ForEachPendingCheckpoint(*checkpoints_, [&](const PendingCheckpointEntry& entry) {
         // A replay writes table files: no collection deletes meanwhile.
@@ -1904,6 +2143,7 @@ absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
         if (recovered) results.push_back(std::move(*recovered));
       });
   if (!listed.ok()) return listed;
+  RecoverLogged(*retention, &results);
   return results;
 }
 
@@ -1920,7 +2160,29 @@ absl::StatusOr<std::string> TableStore::DiscardPendingAppend(const std::string& 
   absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
-  return checkpoints_->Discard(operation_id);
+  absl::StatusOr<std::string> moved = checkpoints_->Discard(operation_id);
+  if (!absl::IsNotFound(moved.status())) return moved;
+  // Not a file: a checkpoint record of a table's log, withdrawn durably
+  // (its bytes stay in the log).
+  absl::StatusOr<std::vector<registry::TableRecord>> tables = registry_.ListTables();
+  if (!tables.ok()) return tables.status();
+  for (const registry::TableRecord& table : *tables) {
+    const std::string table_dir = TableDir(table.name);
+    absl::StatusOr<std::vector<LoggedCheckpoint>> pending = UnsettledLoggedCheckpoints(
+        table_dir, CommittedLogWatermark(table.manifest_path), /*except=*/"");
+    if (!pending.ok()) return pending.status();
+    for (const LoggedCheckpoint& c : *pending) {
+      if (c.operation_id != operation_id) continue;
+      if (absl::Status s = WithdrawLoggedCheckpointLocked(table_dir, table.table_id, c.version,
+                                                          operation_id,
+                                                          WithdrawalReason::kDiscarded);
+          !s.ok()) {
+        return s;
+      }
+      return LoggedCheckpointPath(table_dir, c.address);
+    }
+  }
+  return moved;
 }
 
 }  // namespace lake::table

@@ -47,6 +47,18 @@
 //   no collection deletes table files or objects from the first table
 //   file written to the commit — compaction and replays too);
 //   6. the checkpoint is removed (a failure there is logged, never returned).
+// With versions in the table log (TableStoreOptions::versions_in_table_log)
+// and checkpoints on, the checkpoint of 2 is no file: it is the first
+// record of the same write as 3 and 4 (append_record_format.h), made
+// durable by the same sync, so an append needs two flushes — that sync,
+// then the registry's synced commit. A withdrawal is a withdrawal record
+// appended durably; 6 has nothing to remove. Pending appends are the
+// checkpoint records past the committed watermark (the end of the
+// current version's manifest record, which the registry's version record
+// names) with no withdrawal and no operation record; every commit copies
+// the unsettled ones its manifest would pass over to after it
+// (logged_checkpoints.h). Recover, PendingAppends and DiscardPendingAppend
+// read checkpoint files (older appends) and then every table's log.
 // A failure before 5 leaves the version unchanged; the objects of step 1
 // stay unreferenced (for GC). An append that certainly never commits (its
 // checkpoint failed to publish or was withdrawn, or it had none) removes
@@ -94,7 +106,9 @@
 #include "base/task_pool.h"
 #include "engine/managed_stage.h"
 #include "engine/table/append_checkpoint_store.h"
+#include "engine/table/append_record_format.h"
 #include "engine/table/column_batch.h"
+#include "engine/table/logged_checkpoints.h"
 #include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_journal.h"
@@ -631,6 +645,16 @@ class TableStore {
     std::string_view fragment_bytes;
     FragmentRef fragment;  // its entry; the path is set when written
     std::vector<std::string> removed;  // paths of the parent's entries
+    // The base's manifest path: its end is the committed watermark this
+    // commit moves past (CommittedLogWatermark, logged_checkpoints.h).
+    std::string base_manifest_path;
+    // An append's checkpoint, encoded, written first ("" for none).
+    std::string checkpoint_bytes;
+    // The operation this commit settles: its checkpoint is not carried.
+    std::string settles_operation;
+    // Set once records went to the segment: a failure after may leave
+    // the checkpoint durable, and it is withdrawn.
+    bool checkpoint_written = false;
   };
   // Writes a new version's records to the table log in one write and makes
   // them durable with one sync (table_log.h), in this order: the deletion
@@ -678,8 +702,37 @@ class TableStore {
   // fragment too large for a table log record; else empty) is
   // removed: nothing can reference it (a replay writes a fragment of its
   // own), and a failed append leaves no file of its own behind.
+  // With the checkpoint a table log record (`logged`: CheckpointsInLog),
+  // the withdrawal is a withdrawal record appended durably to
+  // `table_dir`'s log — only when the checkpoint may have been written
+  // (`checkpoint_written`).
+  struct LoggedCheckpointWrite {
+    bool logged = false;
+    bool checkpoint_written = false;
+    std::string table_dir;
+    uint64_t table_id = 0;
+    uint64_t version = 0;
+  };
   absl::Status AbandonLocked(const NewVersion& next, const absl::Status& cause,
-                             const std::string& written_fragment)
+                             const std::string& written_fragment,
+                             const LoggedCheckpointWrite& logged)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Whether an append's checkpoint is a table log record of its version
+  // (append_record_format.h) rather than a file of its own: versions in
+  // the table log, and checkpoints on.
+  bool CheckpointsInLog() const {
+    return options_.versions_in_table_log && checkpoints_.has_value();
+  }
+  // The checkpoint records of `table_dir`'s log past `from` whose appends
+  // are unsettled: not withdrawn, no operation record in the registry
+  // (a damaged one is kept), and not `except`'s.
+  absl::StatusOr<std::vector<LoggedCheckpoint>> UnsettledLoggedCheckpoints(
+      const std::string& table_dir, TableLogPosition from, const std::string& except);
+  // Appends a withdrawal record of `operation_id`'s checkpoint (of
+  // `version` of table `table_id`) to `table_dir`'s log durably.
+  absl::Status WithdrawLoggedCheckpointLocked(const std::string& table_dir, uint64_t table_id,
+                                              uint64_t version, const std::string& operation_id,
+                                              WithdrawalReason reason)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // The manifest of `version` (its file `manifest_path`), resolved through
   // its chain (manifest_chain.h).
@@ -705,6 +758,27 @@ class TableStore {
   // when it is gone.
   std::optional<Assessment> Assess(const AppendCheckpointStore& store,
                                    const std::string& operation_id, absl::Duration retention);
+  // Judges `checkpoint` (of `operation_id`, as read: a file's or a table
+  // log record's).
+  Assessment AssessCheckpoint(const std::string& operation_id,
+                              absl::StatusOr<AppendCheckpoint> checkpoint,
+                              absl::Duration retention);
+  // Settles an assessed checkpoint as Recover does: replays it when
+  // replayable; `settled` is called when it is settled (committed, found
+  // committed, or expired) with whether it expired.
+  RecoveredAppend SettleLocked(const std::string& operation_id, Assessment a,
+                               const std::function<void(bool expired)>& settled)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // The unsettled checkpoint records of every table's log
+  // (UnsettledLoggedCheckpoints past each table's committed watermark),
+  // each passed to `visit` with its table; a table whose log cannot be
+  // read is reported as a failed entry (`failed`).
+  absl::Status ForEachLoggedCheckpoint(
+      const std::function<void(const registry::TableRecord&, const std::string& table_dir,
+                               LoggedCheckpoint&)>& visit,
+      const std::function<void(const registry::TableRecord&, const absl::Status&)>& failed);
+  // Recover's part for checkpoints in the table log.
+  void RecoverLogged(absl::Duration retention, std::vector<RecoveredAppend>* results);
   // The pending checkpoints of `store`, kMaxListedAppendCheckpoints at a
   // time, each listing after the last one seen, passed to `visit` in order.
   absl::Status ForEachPendingCheckpoint(

@@ -20,6 +20,7 @@
 #include "engine/sha256.h"
 #include "engine/table/byte_codec.h"
 #include "engine/table/deletion_vector_format.h"
+#include "engine/table/fragment_blocks.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_delta_format.h"
@@ -103,11 +104,30 @@ ColumnBatch TinyBatch() {
   return batch;
 }
 
-// EncodeFragment(TinyBatch()), format version 1. Every block is stored
-// except the sha256 bytes, which zstd shrinks (codec 01): decoding these
-// bytes is what keeps old files readable. (Another zstd release could
-// compress that block differently; the decoding half must pass regardless.)
+// EncodeFragment(TinyBatch()), format version 2. Every block is stored
+// except the raw sha256s (one digest, then a null row's 32 zero bytes),
+// which zstd shrinks (codec 01). (Another zstd release could compress that
+// block differently; the decoding half must pass regardless.)
 constexpr std::string_view kGoldenFragmentHex = R"(
+4c414b45465241470200000002000000000000000300000001046e616d650201
+6e0705766964656f000200000002000000f36568a7d6800d0701010008000000
+080000002e79db643559bc2f01000000000000000001000000010000001f4e96
+1eb632c6e661000200000002000000c07672ce0aac94ab010000100000001000
+0000bedba8589911d34707000000000000000000000000000000000200000002
+000000c07672ce0aac94ab01000008000000080000002e676d8aafbb6b141300
+00000000000000130000001300000052b704f241983ff366696c653a2f2f2f73
+2f6f626a656374732f78000800000008000000752897a8e91bade60a00000000
+000000000a0000000a0000002384feb8e9b2aca4746578742f706c61696e0010
+00000010000000cbea45ca59e12f6e0300000000000000000000000000000001
+40000000310000000db578ff35a8fc6b28b52ffd20404501001402ba7816bf8f
+01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad00010069c0
+13da8d9ee5e3e1e0aad466eb48ae6372c3
+)";
+
+// EncodeFragment(TinyBatch()) as format version 1 wrote it: every block
+// stored except the hex sha256 bytes (codec 01). Decoding these bytes is
+// what keeps old files readable.
+constexpr std::string_view kGoldenFragmentV1Hex = R"(
 4c414b45465241470100000002000000000000000300000001046e616d650201
 6e0705766964656f000200000002000000f36568a7d6800d0701010008000000
 080000002e79db643559bc2f01000000000000000001000000010000001f4e96
@@ -284,6 +304,36 @@ TEST_CASE("the fragment format matches its golden bytes") {
   absl::StatusOr<ColumnBatch> golden = DecodeFragment(FromHex(kGoldenFragmentHex), TinySchema());
   LAKE_REQUIRE_OK(golden);
   CHECK(*golden == TinyBatch());
+}
+
+TEST_CASE("a format 1 fragment, hex sha256s and all, still decodes to its batch") {
+  absl::StatusOr<ColumnBatch> old = DecodeFragment(FromHex(kGoldenFragmentV1Hex), TinySchema());
+  LAKE_REQUIRE_OK(old);
+  CHECK(*old == TinyBatch());
+  absl::StatusOr<FragmentBlocks> blocks =
+      FragmentBlocks::Open(FromHex(kGoldenFragmentV1Hex), TinySchema());
+  LAKE_REQUIRE_OK(blocks);
+  ColumnData cells;
+  LAKE_REQUIRE_OK(blocks->DecodeFileCells(2, {0, 1}, &cells));
+  CHECK(cells == TinyBatch().columns[2]);
+  std::vector<std::string> missed =
+      DamageNotRefused(FromHex(kGoldenFragmentV1Hex), DecodeTinyFragment);
+  CHECK_MESSAGE(missed.empty(), missed.size(),
+                " not refused, first: ", missed.empty() ? "" : missed[0]);
+}
+
+TEST_CASE("a fragment of a format version this lake does not know is refused") {
+  std::string bytes = *EncodeFragment(TinyBatch());
+  for (uint32_t version : {0u, kFragmentFormatVersion + 1}) {
+    std::string other = bytes.substr(0, bytes.size() - kChecksum128Bytes);
+    std::string field;
+    ByteWriter(&field).U32(version);
+    other.replace(8, 4, field);
+    other += Checksum128(other);
+    absl::Status status = DecodeFragment(other, TinySchema()).status();
+    CHECK(absl::IsDataLoss(status));
+    CHECK(Contains(status, "unknown format version"));
+  }
 }
 
 TEST_CASE("every single-byte change and every truncation of a fragment is refused") {
@@ -466,6 +516,64 @@ TEST_CASE("a fragment's cheap checks catch broken file cells, the full check eve
       HandFragment(ColumnType::kFile, 1, HandFileBlocks("file:///a/%7e", "a/b", 1, kShaAbc));
   LAKE_CHECK_OK(DecodeFragment(odd, files, FragmentCheck::kFast));
   CHECK(absl::IsDataLoss(DecodeFragment(odd, files, FragmentCheck::kFull).status()));
+}
+
+TEST_CASE("a fragment's file cells decoded into reused buffers are its whole decode's") {
+  ColumnBatch large = testing::SampleBatch(0, 300);
+  ColumnBatch small = testing::SampleBatch(1000, 40);
+  const size_t video = large.schema.columns.size() - 1;
+  REQUIRE(large.schema.columns[video].type == ColumnType::kFile);
+  ColumnData cells;
+  // Larger, then smaller, then larger again: the buffers shrink and grow.
+  for (const ColumnBatch* batch : {&large, &small, &large}) {
+    std::string bytes = *EncodeFragment(*batch);
+    absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, batch->schema);
+    LAKE_REQUIRE_OK(blocks);
+    CHECK(blocks->rows() == batch->num_rows);
+    LAKE_REQUIRE_OK(blocks->DecodeFileCells(video, {0, 2}, &cells));
+    CHECK(cells == batch->columns[video]);
+  }
+  std::string bytes = *EncodeFragment(small);
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, small.schema);
+  LAKE_REQUIRE_OK(blocks);
+  CHECK(absl::IsInvalidArgument(blocks->DecodeFileCells(0, {}, &cells)));
+  CHECK(absl::IsInvalidArgument(blocks->DecodeFileCells(video, {40}, &cells)));
+}
+
+TEST_CASE("a fragment's file cells decoded in part check the rows read whole, every validity") {
+  Schema files{{{"c", ColumnType::kFile}}};
+  auto two = [](std::string_view validity, std::string_view second_sha256) {
+    auto strings = [](std::string_view a, std::string_view b) {
+      return HandBlock(0, 8,
+                       Lengths({static_cast<uint32_t>(a.size()), static_cast<uint32_t>(b.size())})) +
+             HandBlock(0, static_cast<uint32_t>(a.size() + b.size()), std::string(a) + std::string(b));
+    };
+    return HandFragment(ColumnType::kFile, 2,
+                        HandBlock(0, 2, validity) + strings("file:///a/b", "file:///a/c") +
+                            strings("a/b", "a/b") + HandBlock(0, 16, Le64(1) + Le64(2)) +
+                            strings(kShaAbc, second_sha256));
+  };
+  // Row 1's sha256 is upper case: not a location.
+  std::string bytes = two("\1\1", std::string(64, 'A'));
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, files);
+  LAKE_REQUIRE_OK(blocks);
+  ColumnData cells;
+  LAKE_CHECK_OK(blocks->DecodeFileCells(0, {0}, &cells));
+  CHECK(cells.strings.At(1) == "file:///a/c");
+  absl::Status row_1 = blocks->DecodeFileCells(0, {0, 1}, &cells);
+  CHECK(absl::IsDataLoss(row_1));
+  CHECK(Contains(row_1, "row 1 is not a valid location"));
+  CHECK(absl::IsDataLoss(DecodeFragment(bytes, files).status()));
+  // A null row is never a location to check; a validity flag of 2 is
+  // refused whichever rows are read.
+  std::string null_second = two(std::string("\1\0", 2), std::string(64, 'A'));
+  blocks = FragmentBlocks::Open(null_second, files);
+  LAKE_REQUIRE_OK(blocks);
+  LAKE_CHECK_OK(blocks->DecodeFileCells(0, {0, 1}, &cells));
+  std::string two_flag = two("\1\2", kShaAbc);
+  blocks = FragmentBlocks::Open(two_flag, files);
+  LAKE_REQUIRE_OK(blocks);
+  CHECK(absl::IsDataLoss(blocks->DecodeFileCells(0, {}, &cells)));
 }
 
 TEST_CASE("a fragment's lengths are bounded before anything is allocated") {

@@ -1,0 +1,344 @@
+// Append checkpoints as table log records (append_record_format.h,
+// logged_checkpoints.h), with versions in the table log: where a
+// checkpoint is written, how it is withdrawn, what is pending (a
+// checkpoint record past the committed watermark, not withdrawn, its
+// operation not committed), and that recovery, the listing of pending
+// appends, a discard and the collector work over the log. Crashes at the
+// new steps — a SIGKILLed child and a simulated power loss — and the
+// sequence kill → reopen → append → power loss.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "base/failpoint.h"
+#include "engine/gc/live_references.h"
+#include "engine/table/append_record_format.h"
+#include "engine/table/logged_checkpoints.h"
+#include "engine/table/pending_append_error.h"
+#include "engine/table/table_log.h"
+#include "io/posix/posix_file_system.h"
+#include "tests/support/episodes_table.h"
+#include "tests/support/fault_injection_file_system.h"
+#include "tests/support/gc_fixture.h"
+#include "tests/support/stage_fixture.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/table_fixture.h"
+#include "tests/support/test_files.h"
+
+namespace lake {
+namespace {
+
+using table::CellValue;
+using table::TableLogRecordKind;
+using testing::TableRoot;
+
+constexpr char kTable[] = "robots.episodes";
+constexpr char kInsert[] = "INSERT INTO robots.episodes (episode_id, video) VALUES (?, ?)";
+
+void CreateTable(io::FileSystem& fs, const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, dir);
+  LAKE_REQUIRE_OK(root);
+  table::Schema schema;
+  schema.columns = {{"episode_id", table::ColumnType::kUtf8}, {"video", table::ColumnType::kFile}};
+  LAKE_REQUIRE_OK((*root)->tables->CreateTable(*table::ParseTableName(kTable), schema));
+}
+
+absl::Status InsertOne(TableRoot& root, const std::string& id, const std::vector<uint8_t>& bytes) {
+  testing::MemorySource source(bytes);
+  return root.Insert(kInsert, {CellValue{id}, sql::FileFromSource{&source, "video/mp4"}}).status();
+}
+
+std::string TableDirOf(TableRoot& root) {
+  return root.tables->TableDir(*table::ParseTableName(kTable));
+}
+
+// The kinds of every valid record of the table's log, in order.
+std::vector<TableLogRecordKind> LogKinds(io::FileSystem& fs, const std::string& table_dir) {
+  std::vector<TableLogRecordKind> kinds;
+  LAKE_CHECK_OK(table::ReadTableLogFrom(
+      fs, table_dir, {}, [&](const table::TableLogAddress&, const table::TableLogRecord& r) {
+        kinds.push_back(r.kind);
+        return absl::OkStatus();
+      }));
+  return kinds;
+}
+
+// The ids of the table's current rows, sorted.
+std::vector<std::string> RowIds(TableRoot& root) {
+  absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root.Rows(kTable);
+  LAKE_CHECK_OK(rows);
+  std::vector<std::string> ids;
+  if (!rows.ok()) return ids;
+  for (const auto& row : *rows) ids.push_back(std::get<std::string>(row[0]));
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::vector<table::PendingAppend> Pending(TableRoot& root) {
+  absl::StatusOr<std::vector<table::PendingAppend>> pending = root.tables->PendingAppends();
+  LAKE_CHECK_OK(pending);
+  return pending.ok() ? *pending : std::vector<table::PendingAppend>{};
+}
+
+// A root whose append of "e1" was SIGKILLed right after its checkpoint
+// (and its version's records) became durable: the checkpoint is pending.
+struct KilledAfterCheckpoint {
+  KilledAfterCheckpoint() {
+    CreateTable(posix, root_dir);
+    testing::RunKilledAt("table_append.checkpoint_published", root_dir,
+                         [&](TableRoot& root) { (void)InsertOne(root, "e1", bytes); });
+  }
+  testing::CrashTestRoot r;
+  io::PosixFileSystem& posix = r.posix;
+  const std::string& root_dir = r.root_dir;
+  std::vector<uint8_t> bytes = testing::RandomBytes(5000, 41);
+};
+
+TEST_CASE("table log checkpoint: an append writes its checkpoint as the first record of its version, no file") {
+  testing::ScopedVersionsInTableLog in_log;
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  CreateTable(fs, dir.path());
+  auto root = testing::OpenTableRootOrStop(fs, dir.path());
+  LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 1)));
+  CHECK(LogKinds(fs, TableDirOf(*root)) ==
+        std::vector<TableLogRecordKind>{TableLogRecordKind::kAppendCheckpoint,
+                                        TableLogRecordKind::kFragment,
+                                        TableLogRecordKind::kReferenceDelta,
+                                        TableLogRecordKind::kManifest});
+  CHECK(testing::CheckpointFilesExceptSpares(dir.path() + "/checkpoints").empty());
+  CHECK(Pending(*root).empty());  // committed: behind the watermark
+}
+
+TEST_CASE("table log checkpoint: the committed watermark is the end of the current manifest record") {
+  table::TableLogAddress manifest{3, 4096, 500};
+  CHECK(table::CommittedLogWatermark(table::FormatTableLogAddress(manifest)) ==
+        table::TableLogPosition{3, 4096 + table::kTableLogRecordHeaderBytes + 500});
+  CHECK(table::CommittedLogWatermark("_versions/00000000000000000001.manifest") ==
+        table::TableLogPosition{});
+  CHECK(table::CommittedLogWatermark("") == table::TableLogPosition{});
+}
+
+TEST_CASE("table log checkpoint: a failure before the commit call withdraws the checkpoint with a record") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  CreateTable(fs, dir.path());
+  auto root = testing::OpenTableRootOrStop(fs, dir.path());
+  failpoint::ClearAll();
+  failpoint::Set("table_append.reference_delta_written", failpoint::Action::kError);
+  absl::Status failed = InsertOne(*root, "e1", testing::RandomBytes(1000, 2));
+  failpoint::ClearAll();
+  REQUIRE_FALSE(failed.ok());
+  CHECK_FALSE(table::GetPendingOperationId(failed).has_value());  // certainly not committed
+  std::vector<TableLogRecordKind> kinds = LogKinds(fs, TableDirOf(*root));
+  REQUIRE(!kinds.empty());
+  CHECK(kinds.back() == TableLogRecordKind::kAppendWithdrawal);
+  CHECK(Pending(*root).empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(recovered->empty());
+  CHECK(RowIds(*root).empty());
+  // Running it again appends once.
+  LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 2)));
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+}
+
+TEST_CASE("table log checkpoint: a checkpoint past the watermark is pending, and recovery commits it once") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
+  std::vector<table::PendingAppend> pending = Pending(*root);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
+  CHECK(pending[0].table == kTable);
+  CHECK(pending[0].checkpoint.path.find("/_log/") != std::string::npos);
+  CHECK(testing::CheckpointFilesExceptSpares(killed.root_dir + "/checkpoints").empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK((*recovered)[0].operation_id == pending[0].checkpoint.operation_id);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+  CHECK(root->StageObjects().size() == 1);  // no second upload
+  CHECK(Pending(*root).empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> again = root->tables->Recover();
+  LAKE_REQUIRE_OK(again);
+  CHECK(again->empty());
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+}
+
+TEST_CASE("table log checkpoint: a later commit carries a pending checkpoint past its watermark") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
+  LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 42)));
+  LAKE_REQUIRE_OK(InsertOne(*root, "e3", testing::RandomBytes(700, 43)));
+  std::vector<table::PendingAppend> pending = Pending(*root);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1", "e2", "e3"});
+  CHECK(Pending(*root).empty());
+}
+
+TEST_CASE("table log checkpoint: kill, reopen, append, power loss: the pending append survives and recovers once") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  {
+    testing::FaultInjectionFileSystem fs(killed.r.posix, killed.r.backups);
+    auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
+    LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 44)));
+    fs.Crash();  // everything not synced is gone
+  }
+  auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1", "e2"});
+  CHECK(root->StageObjects().size() == 2);
+  CHECK(Pending(*root).empty());
+}
+
+TEST_CASE("table log checkpoint: a discard withdraws a logged checkpoint durably; recovery never commits it") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  std::string operation_id;
+  {
+    testing::FaultInjectionFileSystem fs(killed.r.posix, killed.r.backups);
+    auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
+    std::vector<table::PendingAppend> pending = Pending(*root);
+    REQUIRE(pending.size() == 1);
+    operation_id = pending[0].checkpoint.operation_id;
+    absl::StatusOr<std::string> discarded = root->tables->DiscardPendingAppend(operation_id);
+    LAKE_REQUIRE_OK(discarded);
+    CHECK(*discarded == pending[0].checkpoint.path);
+    fs.Crash();  // the withdrawal was synced: it stays
+  }
+  auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
+  CHECK(Pending(*root).empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(recovered->empty());
+  CHECK(RowIds(*root).empty());
+  CHECK(absl::IsNotFound(root->tables->DiscardPendingAppend(operation_id).status()));
+}
+
+TEST_CASE("table log checkpoint: the collector keeps a pending checkpoint's objects and its segment") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  testing::GcTestRoot gc_root(nullptr, killed.root_dir);
+  std::vector<std::string> uris;
+  LAKE_REQUIRE_OK(gc::ForEachLiveReference(
+      gc_root.View(), absl::Now(), absl::Hours(1), absl::InfinitePast(),
+      [&](std::string_view uri, const DataLocation*, const gc::Referrer&) -> absl::Status {
+        uris.emplace_back(uri);
+        return absl::OkStatus();
+      }));
+  std::vector<std::string> objects = gc_root.tables().StageObjects();
+  REQUIRE(objects.size() == 1);
+  auto has_suffix = [&](std::string_view suffix) {
+    return std::any_of(uris.begin(), uris.end(), [&](const std::string& uri) {
+      return uri.size() >= suffix.size() && uri.substr(uri.size() - suffix.size()) == suffix;
+    });
+  };
+  CHECK(std::find(uris.begin(), uris.end(), objects[0]) != uris.end());
+  // The segment holding the checkpoint record: the only one.
+  CHECK(has_suffix(std::string("/") + table::TableLogSegmentRelativePath(1)));
+}
+
+// ---- crashes at the new steps ----
+
+// The steps of an append that fails before its commit call and withdraws
+// its checkpoint: a crash at the withdrawal's write (before its sync).
+TEST_CASE("table log checkpoint: a power loss at a withdrawal's write recovers to zero or one row") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  testing::CrashTestRoot r;
+  CreateTable(r.posix, r.root_dir);
+  {
+    testing::FaultInjectionFileSystem fs(r.posix, r.backups);
+    auto root = testing::OpenTableRootOrStop(fs, r.root_dir);
+    failpoint::ClearAll();
+    failpoint::Set("table_append.reference_delta_written", failpoint::Action::kCallback, [&] {
+      // The withdrawal's write comes next: the power goes after it.
+      failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kCallback, [&] {
+        fs.Crash();
+        return absl::UnavailableError("power lost");
+      });
+      return absl::InternalError("the delta failed");
+    });
+    CHECK_FALSE(InsertOne(*root, "e1", testing::RandomBytes(1000, 50)).ok());
+    failpoint::ClearAll();
+    CHECK(fs.crashed());
+  }
+  auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  // The withdrawal was not durable: the checkpoint is pending and commits
+  // (the caller was not told it certainly failed: the process died).
+  std::vector<std::string> ids = RowIds(*root);
+  CHECK(ids.size() <= 1);
+  CHECK(Pending(*root).empty());
+  CHECK(root->tables->Recover()->empty());
+  CHECK(RowIds(*root) == ids);
+}
+
+TEST_CASE("table log checkpoint: a child SIGKILLed at a withdrawal's write recovers to zero or one row") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  testing::CrashTestRoot r;
+  CreateTable(r.posix, r.root_dir);
+  // The append fails before its commit call; the kill fires at its
+  // withdrawal's write, before the sync (the page cache keeps the bytes).
+  testing::RunKilledAt("table_append.reference_delta_written", r.root_dir, [&](TableRoot& root) {
+    failpoint::Set("table_append.reference_delta_written", failpoint::Action::kCallback, [] {
+      failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kKill);
+      return absl::InternalError("the delta failed");
+    });
+    (void)InsertOne(root, "e1", testing::RandomBytes(1000, 51));
+  });
+  auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(recovered->empty());  // withdrawn: nothing to settle
+  CHECK(RowIds(*root).empty());
+  CHECK(Pending(*root).empty());
+}
+
+TEST_CASE("table log checkpoint: a power loss during a carrying commit keeps the pending append") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  {
+    testing::FaultInjectionFileSystem fs(killed.r.posix, killed.r.backups);
+    auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
+    failpoint::ClearAll();
+    failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kCallback, [&] {
+      fs.Crash();
+      return absl::UnavailableError("power lost");
+    });
+    CHECK_FALSE(InsertOne(*root, "e2", testing::RandomBytes(700, 52)).ok());
+    failpoint::ClearAll();
+  }
+  auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+  CHECK(Pending(*root).empty());
+}
+
+}  // namespace
+}  // namespace lake
