@@ -41,6 +41,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <thread>
@@ -55,6 +56,16 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The CPU time (user and system, every thread) this process has used, in
+// ms: on a machine other work shares, a change's CPU shows where its wall
+// time drowns in the scheduler's noise.
+double ProcessCpuMs() {
+  struct rusage usage {};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  auto ms = [](const struct timeval& t) { return t.tv_sec * 1000.0 + t.tv_usec / 1000.0; };
+  return ms(usage.ru_utime) + ms(usage.ru_stime);
 }
 
 [[noreturn]] void Die(const std::string& what, lake_error* err = nullptr) {
@@ -437,6 +448,7 @@ void RestoreCopy(const std::string& from, const std::string& to) {
 
 struct DeleteRun {
   double delete_ms = 0;
+  double delete_cpu_ms = 0;  // the process's CPU during the DELETE
   double scan_rows_per_s = 0;
   long long flushes = -1;
 };
@@ -462,6 +474,7 @@ DeleteRun LakeDeleteOnce(const std::string& root, size_t rows, const DiskFlushes
   delete_sql += ")";
   DeleteRun run;
   long long flushes_before = disk.Now();
+  const double cpu_before = ProcessCpuMs();
   auto start = Clock::now();
   lake_statement* del = nullptr;
   Check(lake_db_prepare(db, delete_sql.c_str(), &del, &err), err, "prepare delete");
@@ -472,6 +485,7 @@ DeleteRun LakeDeleteOnce(const std::string& root, size_t rows, const DiskFlushes
   Check(lake_statement_execute(del, &version, &deleted_rows, &err), err, "delete");
   lake_statement_free(del);
   run.delete_ms = Seconds(start) * 1000;
+  run.delete_cpu_ms = ProcessCpuMs() - cpu_before;
   long long flushes_after = disk.Now();
   if (flushes_before >= 0 && flushes_after >= flushes_before) run.flushes = flushes_after - flushes_before;
   if (deleted_rows != deleted) Die("lake delete removed " + std::to_string(deleted_rows));
@@ -493,11 +507,13 @@ DeleteRun SqliteDeleteOnce(const std::string& path, size_t rows, const DiskFlush
   Sql(sdb, "PRAGMA synchronous=FULL");
   DeleteRun run;
   long long flushes_before = disk.Now();
+  const double cpu_before = ProcessCpuMs();
   auto start = Clock::now();
   Sql(sdb, "BEGIN");
   Sql(sdb, "DELETE FROM rows WHERE n % 100 = 0");
   Sql(sdb, "COMMIT");
   run.delete_ms = Seconds(start) * 1000;
+  run.delete_cpu_ms = ProcessCpuMs() - cpu_before;
   long long flushes_after = disk.Now();
   if (flushes_before >= 0 && flushes_after >= flushes_before) run.flushes = flushes_after - flushes_before;
   if (static_cast<size_t>(sqlite3_changes(sdb)) != deleted) Die("sqlite delete count");
@@ -527,18 +543,21 @@ void CompareDeletes(const std::string& dir, const std::string& sqlite_db, size_t
   std::filesystem::copy_file(sqlite_db, pristine_db);
   const DiskFlushes disk(dir);
   std::vector<double> lake_ms, lake_scan, sqlite_ms, sqlite_scan, lake_flushes, sqlite_flushes;
+  std::vector<double> lake_cpu_ms, sqlite_cpu_ms;
   for (size_t r = 0; r < reps; ++r) {
     for (int side = 0; side < 2; ++side) {
       if ((side == 0) == (r % 2 == 0)) {
         RestoreCopy(pristine_root, root);
         DeleteRun run = LakeDeleteOnce(root, rows, disk);
         lake_ms.push_back(run.delete_ms);
+        lake_cpu_ms.push_back(run.delete_cpu_ms);
         lake_scan.push_back(run.scan_rows_per_s);
         lake_flushes.push_back(static_cast<double>(run.flushes));
       } else {
         RestoreCopy(pristine_db, sqlite_db);
         DeleteRun run = SqliteDeleteOnce(sqlite_db, rows, disk);
         sqlite_ms.push_back(run.delete_ms);
+        sqlite_cpu_ms.push_back(run.delete_cpu_ms);
         sqlite_scan.push_back(run.scan_rows_per_s);
         sqlite_flushes.push_back(static_cast<double>(run.flushes));
       }
@@ -547,6 +566,8 @@ void CompareDeletes(const std::string& dir, const std::string& sqlite_db, size_t
   std::printf("delete_reps=%zu\n", reps);
   PrintMedian("lake_delete_1pct_ms", lake_ms, "%.1f");
   PrintMedian("sqlite_full_delete_1pct_ms", sqlite_ms, "%.1f");
+  PrintMedian("lake_delete_1pct_cpu_ms", lake_cpu_ms, "%.1f");
+  PrintMedian("sqlite_full_delete_1pct_cpu_ms", sqlite_cpu_ms, "%.1f");
   PrintMedian("lake_scan_after_delete_rows_per_s", lake_scan, "%.0f");
   PrintMedian("sqlite_scan_after_delete_rows_per_s", sqlite_scan, "%.0f");
   if (disk.Now() >= 0) {
@@ -623,8 +644,9 @@ int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "delete-once") {
     size_t rows = std::strtoull(argv[3], nullptr, 10);
     DeleteRun run = LakeDeleteOnce(argv[2], rows, DiskFlushes(argv[2]));
-    std::printf("lake_delete_1pct_ms=%.1f\nlake_scan_after_delete_rows_per_s=%.0f\n", run.delete_ms,
-                run.scan_rows_per_s);
+    std::printf("lake_delete_1pct_ms=%.1f\nlake_delete_1pct_cpu_ms=%.1f\n"
+                "lake_scan_after_delete_rows_per_s=%.0f\n",
+                run.delete_ms, run.delete_cpu_ms, run.scan_rows_per_s);
     return 0;
   }
   if (argc < 2) {

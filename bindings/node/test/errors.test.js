@@ -133,14 +133,38 @@ test('I003 reading a tampered object\'s first bytes and closing early claims not
   assert.equal(reader.handle.closed, true);
 });
 
+// The table's fragments as {file, offset, size}: every data/*.frag file,
+// and every fragment record of its log. The log's layout
+// (engine/table/table_log_format.h): a 32-byte segment header, then
+// records, each a 32-byte header (magic "LKTR", the kind at byte 4 — 2 is
+// a fragment —, the payload bytes as a little-endian u64 at byte 16) and
+// its payload.
+function fragmentsOf(tableDir) {
+  const filesIn = (dir, suffix) => (fs.existsSync(dir)
+    ? fs.readdirSync(dir).filter((f) => f.endsWith(suffix)).sort().map((f) => path.join(dir, f))
+    : []);
+  const found = filesIn(path.join(tableDir, 'data'), '.frag')
+    .map((file) => ({ file, offset: 0, size: fs.statSync(file).size }));
+  for (const file of filesIn(path.join(tableDir, '_log'), '.seg')) {
+    const data = fs.readFileSync(file);
+    for (let at = 32; at + 32 <= data.length && data.toString('latin1', at, at + 4) === 'LKTR';) {
+      const size = Number(data.readBigUInt64LE(at + 16));
+      if (data[at + 4] === 2) found.push({ file, offset: at + 32, size });
+      at += 32 + size;
+    }
+  }
+  return found;
+}
+
 test('I004 a query over a damaged fragment is the INTEGRITY error', (t) => {
   const s = scratch(t);
   const db = s.clipsRoot();
-  const dataDir = path.join(s.dir, 'root', 'tables', 'media', 'clips', 'data');
-  const fragment = path.join(dataDir, fs.readdirSync(dataDir).find((f) => f.endsWith('.frag')));
-  const data = fs.readFileSync(fragment);
-  data[data.length >> 1] ^= 0xff;
-  fs.writeFileSync(fragment, data);
+  const fragments = fragmentsOf(path.join(s.dir, 'root', 'tables', 'media', 'clips'));
+  assert.equal(fragments.length, 1);
+  const [{ file, offset, size }] = fragments;
+  const data = fs.readFileSync(file);
+  data[offset + (size >> 1)] ^= 0xff;
+  fs.writeFileSync(file, data);
   const result = db.query('SELECT name, video FROM media.clips');
   assert.throws(() => result.rows(), lake.IntegrityError);
 });
