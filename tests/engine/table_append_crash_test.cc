@@ -461,8 +461,9 @@ TEST_CASE("table append: a failure that may have committed names its operation, 
   }
 }
 
-TEST_CASE("table append: a checkpoint whose directory sync failed is pending, and recovery commits it") {
+TEST_CASE("table append as files: a checkpoint whose directory sync failed is pending, and recovery commits it") {
   REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsAsFiles as_files;  // the checkpoint is a file of checkpoints/
   OpenTableRoot t;
   testing::TempDir& dir = t.dir;
   std::unique_ptr<TableRoot>& root = t.root;
