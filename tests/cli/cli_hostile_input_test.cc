@@ -954,6 +954,8 @@ void SmallDisk::Empty() { std::filesystem::remove(filler_); }
 // The bytes of the text the full disk's inserts bind (hex of random bytes;
 // an argument may be 128 KiB).
 constexpr size_t kBigTextBytes = 120 << 10;
+// Room for the registry's write of one commit (its WAL record, a few KiB).
+constexpr size_t kRegistryCommitBytes = 16 << 10;
 
 // Every write that needs more than `free_bytes` of the disk: uploads and
 // event batches larger than that, and (on a disk with no byte free) any
@@ -965,10 +967,10 @@ std::vector<std::vector<std::string>> WritesLargerThan(size_t free_bytes) {
       {"insert", kInsert, "--param", "w", "--param", "3", "--param", "NULL", "--file", "big.bin"},
       Concat({"events", "append", "big.jsonl"}, kExperiment),
   };
-  // The row of the 120 KiB text: its records go to the table log's
-  // segment, preallocated already, so the new space it takes is its
-  // append checkpoint's, which holds the row.
-  if (free_bytes < kBigTextBytes) {
+  // The row of the 120 KiB text: its records and its append checkpoint
+  // go to the table log's segment, preallocated already, so the new space
+  // it takes is the registry's commit, a few KiB.
+  if (free_bytes < kRegistryCommitBytes) {
     writes.push_back({"insert", "INSERT INTO ml.t (id) VALUES (?)", "--param", "@big-text"});
   }
   if (free_bytes == 0) {

@@ -464,7 +464,7 @@ TEST_CASE("table append: a failure that may have committed names its operation, 
   }
 }
 
-TEST_CASE("table append: a checkpoint whose directory sync failed is pending, and recovery commits it") {
+TEST_CASE("table append as files: a checkpoint whose directory sync failed is pending, and recovery commits it") {
   REQUIRE(failpoint::Enabled());
   // A checkpoint file's (versions as files); a checkpoint record has no
   // directory sync.
