@@ -5,6 +5,7 @@
 #define LAKE_ENGINE_TABLE_FRAGMENT_BLOCKS_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,9 @@ class FragmentBlocks {
   // DataLoss when the digest or header is damaged, or the schema is not
   // `expected_schema`.
   static absl::StatusOr<FragmentBlocks> Open(std::string_view bytes, const Schema& expected_schema);
+  // Temporaries would dangle: refused at compile time.
+  static absl::StatusOr<FragmentBlocks> Open(std::string&& bytes, const Schema&) = delete;
+  static absl::StatusOr<FragmentBlocks> Open(std::string_view, Schema&& expected_schema) = delete;
 
   uint64_t rows() const { return rows_; }
   // As DecodeFragmentColumns.

@@ -310,8 +310,10 @@ TEST_CASE("a format 1 fragment, hex sha256s and all, still decodes to its batch"
   absl::StatusOr<ColumnBatch> old = DecodeFragment(FromHex(kGoldenFragmentV1Hex), TinySchema());
   LAKE_REQUIRE_OK(old);
   CHECK(*old == TinyBatch());
-  absl::StatusOr<FragmentBlocks> blocks =
-      FragmentBlocks::Open(FromHex(kGoldenFragmentV1Hex), TinySchema());
+  // FragmentBlocks borrows its bytes and schema: both outlive it.
+  std::string bytes = FromHex(kGoldenFragmentV1Hex);
+  Schema schema = TinySchema();
+  absl::StatusOr<FragmentBlocks> blocks = FragmentBlocks::Open(bytes, schema);
   LAKE_REQUIRE_OK(blocks);
   ColumnData cells;
   LAKE_REQUIRE_OK(blocks->DecodeFileCells(2, {0, 1}, &cells));
