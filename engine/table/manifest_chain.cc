@@ -378,6 +378,28 @@ absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manif
   return *std::move(bytes);
 }
 
+absl::StatusOr<std::string> NextFullManifest(ResolvedManifest& resolved, const Manifest& header,
+                                             std::vector<FragmentRef> fragments,
+                                             const std::string& path) {
+  Manifest& m = resolved.manifest;
+  m.fragments = std::move(fragments);
+  CopyHeader(header, m);
+  m.total_rows = 0;
+  for (const FragmentRef& fragment : m.fragments) m.total_rows += fragment.live_rows();
+  absl::StatusOr<std::string> bytes = EncodeManifest(m);
+  if (!bytes.ok()) return bytes.status();
+  resolved.entries_bytes = EntriesBytes(m.fragments, m.schema);
+  resolved.file_sha256 = Sha256Hex(*bytes);
+  resolved.file_bytes = bytes->size();
+  resolved.chain_position = 0;
+  resolved.chain_bytes = 0;
+  resolved.links.clear();
+  resolved.full_list_version = header.version;
+  resolved.full_list_sha256 = resolved.file_sha256;
+  resolved.chain_files = {path};
+  return bytes;
+}
+
 absl::StatusOr<const ResolvedManifest*> ManifestChainReader::Resolve(
     uint64_t version, const std::string& manifest_path) {
   // The level holding `v` read from `path`, if any.

@@ -113,6 +113,16 @@ absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manif
                                          std::vector<FragmentRef> added,
                                          uint32_t checkpoint_interval, const std::string& path);
 
+// `resolved` becomes the version `header` describes, whose fragment list
+// is `fragments`, whatever its parent listed: a full list (a checkpoint),
+// to be written at `path`, whose bytes are returned (a rewrite that moves
+// entries to new paths in place, which a link cannot express: a link adds
+// what is not in its base at the end). InvalidArgument for a repeated path
+// or any invalid field; `resolved` is then unspecified.
+absl::StatusOr<std::string> NextFullManifest(ResolvedManifest& resolved, const Manifest& header,
+                                             std::vector<FragmentRef> fragments,
+                                             const std::string& path);
+
 // Resolves the versions of one table directory. Its first call resolves
 // in place (one list in memory); from the second on it keeps the last
 // version resolved and the bases its walk passed (at most

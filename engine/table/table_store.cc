@@ -962,6 +962,12 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   records.fragment_bytes = next.fragment_bytes;
   records.fragment = std::move(fragment);
   records.removed = std::move(removed);
+  if (next.rewrite != nullptr) {
+    records.added = next.rewrite->fragments;
+    records.vector_bytes = next.rewrite->vector_copies;
+    records.fragment_copies = next.rewrite->fragment_copies;
+    records.whole_list = true;
+  }
   records.base_manifest_path = current->manifest_path;
   if (next.record_operation) records.settles_operation = next.operation_id;
   if (logged.logged) {
@@ -995,7 +1001,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     if (next.record_operation) {
       if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
     }
-    return LAKE_FAILPOINT("table_append.reference_delta_written");
+    return LAKE_FAILPOINT(next.written_failpoint);
   }();
   if (!written.ok()) return AbandonLocked(next, written, written_fragment, logged);
 
@@ -1032,19 +1038,28 @@ absl::Status TableStore::WriteVersionFilesLocked(const std::string& table_dir,
                                                  std::string* manifest_path,
                                                  std::string* written_file) {
   const uint64_t version = header.version;
+  // The deletion vectors, and a segment compaction's fragment copies.
   std::vector<TableLogRecord> vectors;
-  for (const std::string& bytes : records.vector_bytes) {
-    if (!bytes.empty()) {
-      vectors.push_back(TableLogRecord{TableLogRecordKind::kDeletionVector, version, bytes});
+  for (size_t i = 0; i < records.added.size(); ++i) {
+    if (!records.fragment_copies.empty() && !records.fragment_copies[i].empty()) {
+      vectors.push_back(
+          TableLogRecord{TableLogRecordKind::kFragment, version, records.fragment_copies[i]});
+    }
+    if (!records.vector_bytes[i].empty()) {
+      vectors.push_back(
+          TableLogRecord{TableLogRecordKind::kDeletionVector, version, records.vector_bytes[i]});
     }
   }
   absl::StatusOr<std::vector<TableLogAddress>> addresses =
       log_writer_.AppendDurably(table_dir, vectors);
   if (!addresses.ok()) return addresses.status();
-  size_t next_vector = 0;
+  size_t next_record = 0;
   for (size_t i = 0; i < records.added.size(); ++i) {
+    if (!records.fragment_copies.empty() && !records.fragment_copies[i].empty()) {
+      records.added[i].path = FormatTableLogAddress((*addresses)[next_record++]);
+    }
     if (records.vector_bytes[i].empty()) continue;
-    records.added[i].deletion_vector->path = FormatTableLogAddress((*addresses)[next_vector++]);
+    records.added[i].deletion_vector->path = FormatTableLogAddress((*addresses)[next_record++]);
   }
   if (!records.fragment_bytes.empty()) {
     records.fragment.path = absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag");
@@ -1053,8 +1068,10 @@ absl::Status TableStore::WriteVersionFilesLocked(const std::string& table_dir,
   header.reference_delta_path = ReferenceDeltaRelativePath(version);
   *manifest_path = ManifestRelativePath(version);
   absl::StatusOr<std::string> manifest_bytes =
-      NextManifest(resolved, header, records.removed, std::move(records.added),
-                   options_.manifest_checkpoint_interval, *manifest_path);
+      records.whole_list
+          ? NextFullManifest(resolved, header, std::move(records.added), *manifest_path)
+          : NextManifest(resolved, header, records.removed, std::move(records.added),
+                         options_.manifest_checkpoint_interval, *manifest_path);
   if (!manifest_bytes.ok()) return manifest_bytes.status();
   // Three files named by nothing durable before the commit, written and
   // synced at once (a delta or manifest left by a crashed attempt of this
@@ -1112,6 +1129,9 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   for (const std::string& bytes : records.vector_bytes) {
     if (!bytes.empty()) expected += TableLogRecordBytes(bytes.size());
   }
+  for (const std::string& bytes : records.fragment_copies) {
+    if (!bytes.empty()) expected += TableLogRecordBytes(bytes.size());
+  }
   if (fragment_is_record) expected += TableLogRecordBytes(records.fragment_bytes.size());
   if (!records.checkpoint_bytes.empty()) {
     expected += TableLogRecordBytes(records.checkpoint_bytes.size());
@@ -1125,6 +1145,10 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
                                records.checkpoint_bytes});
   }
   for (size_t i = 0; i < records.added.size(); ++i) {
+    if (!records.fragment_copies.empty() && !records.fragment_copies[i].empty()) {
+      records.added[i].path = FormatTableLogAddress(append->Add(
+          TableLogRecord{TableLogRecordKind::kFragment, version, records.fragment_copies[i]}));
+    }
     const std::string& bytes = records.vector_bytes[i];
     if (bytes.empty()) continue;
     records.added[i].deletion_vector->path = FormatTableLogAddress(
@@ -1139,8 +1163,10 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
       append->Add(TableLogRecord{TableLogRecordKind::kReferenceDelta, version, delta.bytes}));
   // The manifest's address depends on its size: it is named once added.
   absl::StatusOr<std::string> manifest_bytes =
-      NextManifest(resolved, header, records.removed, std::move(records.added),
-                   options_.manifest_checkpoint_interval, /*path=*/"");
+      records.whole_list
+          ? NextFullManifest(resolved, header, std::move(records.added), /*path=*/"")
+          : NextManifest(resolved, header, records.removed, std::move(records.added),
+                         options_.manifest_checkpoint_interval, /*path=*/"");
   if (!manifest_bytes.ok()) return manifest_bytes.status();
   *manifest_path = FormatTableLogAddress(
       append->Add(TableLogRecord{TableLogRecordKind::kManifest, version, *manifest_bytes}));

@@ -112,6 +112,7 @@
 #include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/reference_journal.h"
+#include "engine/table/segment_rewrite.h"
 #include "engine/table/table_log.h"
 #include "schema/table_schema.h"
 #include "io/file_system.h"
@@ -181,6 +182,26 @@ inline constexpr std::array<std::string_view, 5> kTableReplaceFailpoints = {
     "table_replace.fragment_written",  // the new rows' fragment is durable, unnamed
     "table_replace.manifest_written",  // the reference delta and the manifest are durable
     "table_replace.committed",         // the registry commit is durable
+};
+
+// A segment compaction's steps, in order (TableStore::CompactSegments).
+inline constexpr std::array<std::string_view, 3> kSegmentCompactionFailpoints = {
+    "segment_compaction.selected",  // the segments and records chosen, nothing written
+    "segment_compaction.written",   // the copies, the delta and the manifest are durable, unnamed
+    "segment_compaction.committed",  // the registry commit is durable
+};
+
+// What a segment compaction did (TableStore::CompactSegments).
+struct SegmentCompactionOutcome {
+  uint64_t table_id = 0;
+  uint64_t version = 0;  // the new version
+  std::string operation_id;
+  // The mostly-dead rolled segments whose records the current version no
+  // longer names (each with its live bytes before), ascending.
+  std::vector<SegmentUse> rewritten;
+  uint64_t copied_fragments = 0;
+  uint64_t copied_vectors = 0;
+  uint64_t copied_bytes = 0;  // the payloads copied
 };
 
 // Which rows of a fragment a DELETE removes. For each fragment,
@@ -555,6 +576,35 @@ class TableStore {
   // (nullopt).
   absl::StatusOr<std::optional<AppendOutcome>> Compact(const TableName& name);
 
+  // Rewrites the mostly-dead rolled segments of the table's log
+  // (segment_rewrite.h: live bytes under kMostlyDeadSegmentLivePercent of
+  // the file): a new version whose manifest (a full list) lists the same
+  // fragments in the same order, those whose fragment or deletion vector
+  // is a record of such a segment copied verbatim into the active segment
+  // (rows, deleted rows and statistics unchanged), with an empty reference
+  // delta. It reads and writes those records and a full manifest, never
+  // the table's rows.
+  // Once the versions before it expire, no retained version names a record
+  // in those segments and the collector takes them. Under the root's
+  // shared references lock, the commit turn and the commit lock, in order
+  // (kSegmentCompactionFailpoints):
+  //   1. the segments' live bytes are counted over every retained version
+  //      and the current version's records in mostly-dead ones chosen;
+  //   2. the copies, the reference delta and the manifest of base+1 are
+  //      appended to the table log in one write made durable by one sync
+  //      (CommitVersionLocked, named by nothing yet);
+  //   3. the registry's compare-and-set commits base+1 (synced).
+  // A failure or crash before 3 leaves the version unchanged and records
+  // nothing names; running it again converges. nullopt (nothing written)
+  // when no rolled segment is mostly dead or the current version names no
+  // record in one.
+  absl::StatusOr<std::optional<SegmentCompactionOutcome>> CompactSegments(const TableName& name);
+  // The rolled segments of the table's log (every one but the active
+  // one), ascending, each with its file's size and its live bytes over
+  // every retained version (segment_rewrite.h): what CompactSegments
+  // judges.
+  absl::StatusOr<std::vector<SegmentUse>> DescribeSegments(const TableName& name);
+
   // Every reference of the table's current lineage, chunk by chunk,
   // verified edge by edge against the registry (fails closed): the
   // additions, the union of what its retained versions held.
@@ -599,6 +649,11 @@ class TableStore {
     bool record_operation = false;
     // Published alongside the files (an append's checkpoint), if any.
     const AppendCheckpoint* checkpoint = nullptr;
+    // A segment compaction's whole list and the records it copies (no
+    // fragment_bytes): its manifest a full list.
+    const SegmentRewrite* rewrite = nullptr;
+    // Fires once the version's records are durable.
+    std::string_view written_failpoint = "table_append.reference_delta_written";
   };
 
   // Steps 2..5 for `operation_id`, on `base` (the table's current version
@@ -641,6 +696,13 @@ class TableStore {
     // the new deletion vector of added[i], "" when it has none new.
     std::vector<FragmentRef> added;
     std::vector<std::string> vector_bytes;
+    // Parallel to `added` when not empty: a fragment's bytes to copy into
+    // a record of its own (a segment compaction), "" when it has none; its
+    // path is set to the record's.
+    std::vector<std::string> fragment_copies;
+    // `added` is the new version's whole list, in order (a segment
+    // compaction: NextFullManifest), not changes to its parent's.
+    bool whole_list = false;
     // The new rows' fragment ("" for none): added after `added`.
     std::string_view fragment_bytes;
     FragmentRef fragment;  // its entry; the path is set when written
@@ -657,9 +719,9 @@ class TableStore {
     bool checkpoint_written = false;
   };
   // Writes a new version's records to the table log in one write and makes
-  // them durable with one sync (table_log.h), in this order: the deletion
-  // vectors of `records` (each entry's vector path set to its record's
-  // address), the fragment (its path set likewise; past
+  // them durable with one sync (table_log.h), in this order: the fragment
+  // copies and deletion vectors of `records` (each entry's path and vector
+  // path set to its record's address), the fragment (its path set likewise; past
   // kMaxTableLogPayloadBytes a file of its own instead, written first and
   // named in *written_file), the reference delta `delta`, and the manifest
   // NextManifest makes of `resolved` and `header` (whose delta path is set
@@ -799,6 +861,11 @@ class TableStore {
                                                   absl::Duration retention)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   void RemoveCheckpoint(const std::string& operation_id);
+  // The rolled ones of `segments` (the table's, ascending; the last is
+  // the active one) and their live bytes over every retained version of
+  // `table` up to its current version.
+  absl::StatusOr<std::vector<SegmentUse>> MeasureRolledSegments(
+      const registry::TableRecord& table, const std::vector<uint64_t>& segments);
   // Moves every dropped table's directory still at its old name (and not
   // taken by a registered table) to DroppedTableDirectory, durably.
   absl::Status FinishDropsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
