@@ -24,6 +24,9 @@ constexpr char kUsage[] =
     "  table versions NS.TABLE [--json]   the committed versions, their tags\n"
     "        and when each expired\n"
     "  table compact NS.TABLE       merge the fragments into one new version\n"
+    "  table compact NS.TABLE --segments [--json]   copy the live records out of\n"
+    "        the table log's mostly-dead segments (under half live) into a new\n"
+    "        version, so GC takes them once the versions before it expire\n"
     "  table drop NS.TABLE          drop the table (its objects are GC's after the cutoff)\n"
     "  table tag NS.TABLE NAME VERSION   pin VERSION under the tag NAME (never expires)\n"
     "  table untag NS.TABLE NAME    remove the tag NAME\n"
@@ -110,6 +113,7 @@ int RunTable(const std::vector<std::string>& argv) {
   flags.push_back({"--json", "", false});
   flags.push_back({"--keep-last", "", true});
   flags.push_back({"--older-than", "", true});
+  flags.push_back({"--segments", "", false});
   flags.push_back({"--help", "-h", false});
   absl::StatusOr<ParsedArgs> args = ParseArgs(argv, flags);
   if (!args.ok()) return ReportUsage(args.status(), "table");
@@ -136,6 +140,9 @@ int RunTable(const std::vector<std::string>& argv) {
   }
   if (sub != "expire" && (args->Value("--keep-last") || args->Value("--older-than"))) {
     return ReportUsage("--keep-last and --older-than are for table expire", "table");
+  }
+  if (sub != "compact" && args->Has("--segments")) {
+    return ReportUsage("--segments is for table compact", "table");
   }
   uint64_t keep_last = 0;
   int64_t older_than_seconds = -1;
@@ -181,6 +188,29 @@ int RunTable(const std::vector<std::string>& argv) {
     if (status != LAKE_OK) return ReportFailure(status, err, "table create");
     std::fprintf(stderr, "created %s\n", args->positionals[1].c_str());
     return kExitOk;
+  }
+  if (sub == "compact" && args->Has("--segments")) {
+    char* text = nullptr;
+    lake_status status = lake_table_compact_segments(db, args->positionals[1].c_str(), &text, &err);
+    if (status != LAKE_OK) return ReportFailure(status, err, "table compact --segments");
+    return PrintJson(text, as_json, [](const json& outcome) {
+      if (!outcome["compacted"].get<bool>()) {
+        std::printf("no mostly-dead segment to rewrite: version %llu\n",
+                    static_cast<unsigned long long>(outcome["version"].get<uint64_t>()));
+        return;
+      }
+      std::string segments;
+      for (const json& s : outcome["rewritten_segments"]) {
+        segments += (segments.empty() ? "" : " ") + std::to_string(s["segment"].get<uint64_t>());
+      }
+      std::printf("version %llu: rewrote segments %s (%llu fragments, %llu deletion vectors, "
+                  "%llu bytes copied)\n",
+                  static_cast<unsigned long long>(outcome["version"].get<uint64_t>()),
+                  segments.c_str(),
+                  static_cast<unsigned long long>(outcome["copied_fragments"].get<uint64_t>()),
+                  static_cast<unsigned long long>(outcome["copied_vectors"].get<uint64_t>()),
+                  static_cast<unsigned long long>(outcome["copied_bytes"].get<uint64_t>()));
+    });
   }
   if (sub == "compact") {
     uint64_t version = 0;

@@ -823,6 +823,23 @@ LAKE_API lake_status lake_table_versions(lake_db* db, const char* table, char** 
  * nothing to merge. */
 LAKE_API lake_status lake_table_compact(lake_db* db, const char* table, uint64_t* version_out,
                                         lake_error** err);
+/* Rewrites the table log's mostly-dead segments: a rolled segment file
+ * whose live records (those a retained version still needs) take under
+ * half its size. A new version lists the same fragments in the same order
+ * with the same rows (deleted rows stay deleted), those with a record in
+ * such a segment copied verbatim into the active one, and references
+ * nothing new; the work is the records copied, not the table. Once the
+ * versions before it expire (lake_table_expire), garbage collection takes
+ * those segments. A crash leaves the table at the old version or the new.
+ * *json_out (may be NULL; free with lake_string_free):
+ *   {"compacted":true,"version":N,"rewritten_segments":[{"segment":N,
+ *    "file_bytes":N,"live_bytes":N},…],"copied_fragments":N,
+ *    "copied_vectors":N,"copied_bytes":N}
+ * or {"compacted":false,"version":N} (N the current version) when no
+ * rolled segment is mostly dead or the current version names no record in
+ * one. LAKE_NOT_FOUND for an unknown table. */
+LAKE_API lake_status lake_table_compact_segments(lake_db* db, const char* table,
+                                                 char** json_out, lake_error** err);
 /* Drops the table: it leaves every listing and lookup at once and its name
  * is free for a new table. Its files, and the objects only it referenced,
  * become garbage collection's once the plan's cutoff has passed since the

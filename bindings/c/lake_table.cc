@@ -305,6 +305,39 @@ lake_status lake_table_compact(lake_db* db, const char* table, uint64_t* version
   });
 }
 
+lake_status lake_table_compact_segments(lake_db* db, const char* table, char** json_out,
+                                        lake_error** err) {
+  return Guarded(err, [&] {
+    if (db == nullptr) return NullArgument("db", err);
+    LAKE_TABLE_NAME_OR_RETURN(name, table, err);
+    LAKE_TABLES_OR_RETURN(tables, db, err);
+    absl::StatusOr<std::optional<lake::table::SegmentCompactionOutcome>> compacted =
+        tables.CompactSegments(*name);
+    if (!compacted.ok()) return Report(compacted.status(), err);
+    if (json_out == nullptr) return LAKE_OK;
+    if (!compacted->has_value()) {
+      absl::StatusOr<lake::registry::TableRecord> record = tables.GetTable(*name);
+      if (!record.ok()) return Report(record.status(), err);
+      return ReturnJson(json{{"compacted", false}, {"version", record->current_version}},
+                        json_out);
+    }
+    const lake::table::SegmentCompactionOutcome& outcome = **compacted;
+    json segments = json::array();
+    for (const lake::table::SegmentUse& use : outcome.rewritten) {
+      segments.push_back(json{{"segment", use.segment},
+                              {"file_bytes", use.file_bytes},
+                              {"live_bytes", use.live_bytes}});
+    }
+    return ReturnJson(json{{"compacted", true},
+                           {"version", outcome.version},
+                           {"rewritten_segments", std::move(segments)},
+                           {"copied_fragments", outcome.copied_fragments},
+                           {"copied_vectors", outcome.copied_vectors},
+                           {"copied_bytes", outcome.copied_bytes}},
+                      json_out);
+  });
+}
+
 lake_status lake_table_drop(lake_db* db, const char* table, lake_error** err) {
   return Guarded(err, [&] {
     if (db == nullptr) return NullArgument("db", err);

@@ -275,6 +275,14 @@ func (d *Db) CompactTable(table string) (uint64, error) {
 	return uint64(v), err
 }
 
+// CompactTableSegments rewrites the table log's mostly-dead segments
+// (lake_table_compact_segments). Returns lake's JSON report.
+func (d *Db) CompactTableSegments(table string) (string, error) {
+	return d.tableJSON(table, func(p *C.lake_db, t *C.char, out **C.char, e **C.lake_error) C.lake_status {
+		return C.lake_table_compact_segments(p, t, out, e)
+	})
+}
+
 // DropTable drops a table (lake_table_drop).
 func (d *Db) DropTable(table string) error {
 	ct := cstring(table)

@@ -907,6 +907,27 @@ TEST_CASE("a follower changes nothing in a root: no tables or no stage record is
   CHECK_FALSE(std::filesystem::exists(root + "/stage.json"));
 }
 
+TEST_CASE("lake_table_compact_segments: with no rolled segment nothing is rewritten") {
+  ScratchDir dir;
+  Db db = OpenDb(dir.path + "/root");
+  const char* columns[] = {"name:utf8"};
+  REQUIRE(lake_table_create(db.get(), "ml.runs", columns, 1, nullptr) == LAKE_OK);
+  lake_statement* raw_stmt = nullptr;
+  REQUIRE(lake_db_prepare(db.get(), "INSERT INTO ml.runs (name) VALUES (?)", &raw_stmt,
+                          nullptr) == LAKE_OK);
+  Statement insert(raw_stmt);
+  REQUIRE(lake_statement_bind_utf8(insert.get(), 1, "a", 1, nullptr) == LAKE_OK);
+  REQUIRE(lake_statement_insert(insert.get(), nullptr, nullptr, nullptr) == LAKE_OK);
+  char* json = nullptr;
+  REQUIRE(lake_table_compact_segments(db.get(), "ml.runs", &json, nullptr) == LAKE_OK);
+  CHECK(std::string(json) == "{\"compacted\":false,\"version\":1}");
+  lake_string_free(json);
+  CHECK(lake_table_compact_segments(db.get(), "ml.runs", nullptr, nullptr) == LAKE_OK);
+  lake_error* err = nullptr;
+  CHECK(lake_table_compact_segments(db.get(), "ml.nope", nullptr, &err) == LAKE_NOT_FOUND);
+  lake_error_free(err);
+}
+
 TEST_CASE("lake_table_tag and lake_table_expire: a retired version is NOT_FOUND, also for a follower") {
   ScratchDir dir;
   std::string root = dir.path + "/root";

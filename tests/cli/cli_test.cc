@@ -462,6 +462,14 @@ TEST_CASE("tables CLI: create, insert with --file/--param/--location, query, ver
   Result compacted = Lake(dir, {"table", "compact", "robots.episodes"});
   CHECK(compacted.exit_code == 0);
   CHECK(compacted.out == "3\n");
+  // One table log segment, the active one: no rolled segment to rewrite.
+  Result segments = Lake(dir, {"table", "compact", "robots.episodes", "--segments"});
+  CHECK(segments.exit_code == 0);
+  CHECK(segments.out == "no mostly-dead segment to rewrite: version 3\n");
+  Result segments_json = Lake(dir, {"table", "compact", "robots.episodes", "--segments", "--json"});
+  CHECK(segments_json.exit_code == 0);
+  CHECK(segments_json.out == "{\"compacted\":false,\"version\":3}\n");
+  CHECK(Lake(dir, {"table", "list", "--segments"}).exit_code == 2);
   Result listed = Lake(dir, {"table", "list"});
   CHECK(listed.out.find("robots.episodes\tversion 3") != std::string::npos);
   Result pending = Lake(dir, {"recover", "--list", "--json"});

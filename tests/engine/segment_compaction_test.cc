@@ -296,6 +296,34 @@ TEST_CASE("segment compaction writes a full manifest, so no link keeps a rewritt
   CHECK(Ids(root) == ids);
 }
 
+TEST_CASE("segment compaction with versions as files copies the records to the log and its manifest to a file") {
+  testing::TempDir dir;
+  {
+    GcTestRoot root(nullptr, dir.path(), RollingOptions());
+    TwoMostlyDeadSegments(root);
+  }
+  table::TableStoreOptions as_files = RollingOptions();
+  as_files.versions_in_table_log = false;
+  GcTestRoot root(nullptr, dir.path(), as_files);
+  absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> compacted = CompactSegments(root);
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());
+  CHECK((*compacted)->copied_fragments == 2);
+  CHECK(testing::ManifestPathOf(root.tables(), "ns.t", 4) == table::ManifestRelativePath(4));
+  const table::ResolvedManifest after = Current(root);
+  REQUIRE(after.manifest.fragments.size() == 3);
+  for (size_t i = 0; i < 2; ++i) CHECK(SegmentOf(after.manifest.fragments[i].path) > 3);
+  CHECK(Ids(root) == ThreeIds());
+  // Versions 1..3 expired, no retained version names a record in segments
+  // 1 and 2.
+  ExpireAllButCurrent(root);
+  for (uint64_t segment : {1, 2}) {
+    std::optional<table::SegmentUse> use = UseOf(root, segment);
+    REQUIRE(use.has_value());
+    CHECK(use->live_bytes == 0);
+  }
+}
+
 TEST_CASE("gc takes a rewritten segment once the versions before the segment compaction expire, not before") {
   GcTestRoot root(nullptr, "", RollingOptions());
   TwoMostlyDeadSegments(root);

@@ -84,6 +84,11 @@ class Db extends Handle {
     return Number(version[0]);
   }
 
+  // Rewrites the table log's mostly-dead segments (lake_table_compact_segments).
+  compactTableSegments(name) {
+    return jsonCall(lib().lake_table_compact_segments, this.ptr(), name);
+  }
+
   expireTable(name, { keepLast = 0, olderThanSeconds = -1 } = {}) {
     return jsonCall(lib().lake_table_expire, this.ptr(), name, keepLast, olderThanSeconds);
   }

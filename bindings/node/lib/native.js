@@ -194,6 +194,7 @@ const PROTOTYPES = [
   'lake_status lake_table_describe(lake_db* db, const char* table, _Out_ void** json_out, _Out_ lake_error** err)',
   'lake_status lake_table_versions(lake_db* db, const char* table, _Out_ void** json_out, _Out_ lake_error** err)',
   'lake_status lake_table_compact(lake_db* db, const char* table, _Out_ uint64_t* version_out, _Out_ lake_error** err)',
+  'lake_status lake_table_compact_segments(lake_db* db, const char* table, _Out_ void** json_out, _Out_ lake_error** err)',
   'lake_status lake_table_drop(lake_db* db, const char* table, _Out_ lake_error** err)',
   'lake_status lake_table_tag(lake_db* db, const char* table, const char* tag, uint64_t version, _Out_ lake_error** err)',
   'lake_status lake_table_untag(lake_db* db, const char* table, const char* tag, _Out_ lake_error** err)',

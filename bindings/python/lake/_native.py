@@ -217,6 +217,7 @@ FUNCTIONS = [
     ("lake_table_describe", c_int, [c_void_p, c_char_p, _P(c_void_p), _P(c_void_p)]),
     ("lake_table_versions", c_int, [c_void_p, c_char_p, _P(c_void_p), _P(c_void_p)]),
     ("lake_table_compact", c_int, [c_void_p, c_char_p, _P(c_uint64), _P(c_void_p)]),
+    ("lake_table_compact_segments", c_int, [c_void_p, c_char_p, _P(c_void_p), _P(c_void_p)]),
     ("lake_table_drop", c_int, [c_void_p, c_char_p, _P(c_void_p)]),
     ("lake_table_tag", c_int, [c_void_p, c_char_p, c_char_p, c_uint64, _P(c_void_p)]),
     ("lake_table_untag", c_int, [c_void_p, c_char_p, c_char_p, _P(c_void_p)]),

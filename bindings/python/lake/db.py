@@ -156,6 +156,13 @@ class Db(Handle):
             check(_native.lib().lake_table_compact, ptr, _text(name), ctypes.byref(version))
         return version.value
 
+    def compact_table_segments(self, name):
+        """Rewrites the table log's mostly-dead segments: {"compacted": …,
+        "version": N, …} (lake_table_compact_segments)."""
+        with self._use() as ptr:
+            return json.loads(_out_json(
+                _native.lib().lake_table_compact_segments, ptr, _text(name)))
+
     def tag_table(self, name, tag, version):
         """Names `version` of the table `tag`: no expiry retires it."""
         with self._use() as ptr:

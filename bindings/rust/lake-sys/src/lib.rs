@@ -378,6 +378,7 @@ pub const FUNCTIONS: &[&str] = &[
     "lake_table_describe",
     "lake_table_versions",
     "lake_table_compact",
+    "lake_table_compact_segments",
     "lake_table_drop",
     "lake_table_tag",
     "lake_table_untag",
@@ -759,6 +760,12 @@ extern "C" {
         db: *mut lake_db,
         table: *const c_char,
         version_out: *mut u64,
+        err: *mut *mut lake_error,
+    ) -> lake_status;
+    pub fn lake_table_compact_segments(
+        db: *mut lake_db,
+        table: *const c_char,
+        json_out: *mut *mut c_char,
         err: *mut *mut lake_error,
     ) -> lake_status;
     pub fn lake_table_drop(

@@ -140,6 +140,15 @@ impl Db {
         Ok(version)
     }
 
+    /// Rewrites the table log's mostly-dead segments;
+    /// `{"compacted":…,"version":N,…}`.
+    pub fn compact_table_segments(&self, table: &str) -> Result<String> {
+        let table = cstring(table)?;
+        json_call(|out, err| unsafe {
+            sys::lake_table_compact_segments(self.ptr, table.as_ptr(), out, err)
+        })
+    }
+
     pub fn drop_table(&self, table: &str) -> Result<()> {
         let table = cstring(table)?;
         call(|err| unsafe { sys::lake_table_drop(self.ptr, table.as_ptr(), err) })

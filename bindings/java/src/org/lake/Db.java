@@ -116,6 +116,10 @@ public final class Db extends Handle {
         call((p, e) -> Lake.lib().lake_table_compact(p, table, version, e));
         return version.getValue();
     }
+    /** Rewrites the table log's mostly-dead segments; {"compacted":…,"version":N,…}. */
+    public String compactTableSegments(String table) throws LakeException {
+        return text((p, o, e) -> Lake.lib().lake_table_compact_segments(p, table, o, e));
+    }
     public void dropTable(String table) throws LakeException {
         call((p, e) -> Lake.lib().lake_table_drop(p, table, e));
     }

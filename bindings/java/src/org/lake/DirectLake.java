@@ -115,6 +115,7 @@ final class DirectLake implements LakeNative {
         static native int lake_table_describe(Pointer db, String table, PointerByReference jsonOut, PointerByReference err);
         static native int lake_table_versions(Pointer db, String table, PointerByReference jsonOut, PointerByReference err);
         static native int lake_table_compact(Pointer db, String table, LongByReference versionOut, PointerByReference err);
+        static native int lake_table_compact_segments(Pointer db, String table, PointerByReference jsonOut, PointerByReference err);
         static native int lake_table_drop(Pointer db, String table, PointerByReference err);
         static native int lake_table_tag(Pointer db, String table, String tag, long version, PointerByReference err);
         static native int lake_table_untag(Pointer db, String table, String tag, PointerByReference err);
@@ -633,6 +634,11 @@ final class DirectLake implements LakeNative {
     @Override
     public int lake_table_untag(Pointer db, String table, String tag, PointerByReference err) {
         return Natives.lake_table_untag(db, table, tag, err);
+    }
+
+    @Override
+    public int lake_table_compact_segments(Pointer db, String table, PointerByReference jsonOut, PointerByReference err) {
+        return Natives.lake_table_compact_segments(db, table, jsonOut, err);
     }
 
     @Override

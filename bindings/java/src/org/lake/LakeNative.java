@@ -193,6 +193,7 @@ public interface LakeNative extends Library {
     int lake_table_describe(Pointer db, String table, PointerByReference jsonOut, PointerByReference err);
     int lake_table_versions(Pointer db, String table, PointerByReference jsonOut, PointerByReference err);
     int lake_table_compact(Pointer db, String table, LongByReference versionOut, PointerByReference err);
+    int lake_table_compact_segments(Pointer db, String table, PointerByReference jsonOut, PointerByReference err);
     int lake_table_drop(Pointer db, String table, PointerByReference err);
     int lake_table_tag(Pointer db, String table, String tag, long version, PointerByReference err);
     int lake_table_untag(Pointer db, String table, String tag, PointerByReference err);
