@@ -12,13 +12,8 @@
 // with an object of its own, so segment i holds version i's append
 // checkpoint, fragment, reference delta and manifest.
 #include <doctest/doctest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <thread>
 
 #include "base/failpoint.h"
 #include "engine/gc/plan_apply.h"
@@ -30,6 +25,7 @@
 #include "engine/table/table_store.h"
 #include "io/posix/posix_file_system.h"
 #include "tests/support/fault_injection_file_system.h"
+#include "tests/support/episodes_table.h"
 #include "tests/support/gc_fixture.h"
 #include "tests/support/status_checks.h"
 #include "tests/support/test_files.h"
@@ -134,19 +130,27 @@ void ExpireAllButCurrent(GcTestRoot& root) {
   LAKE_REQUIRE_OK(root.tables().tables->Expire(Name(), {.keep_last = 1}));
 }
 
+// Requires segments 1 and 2 rolled, with a live record, and mostly dead
+// or not as `mostly_dead` says.
+void RequireFirstTwoSegments(GcTestRoot& root, bool mostly_dead) {
+  for (uint64_t segment : {1, 2}) {
+    std::optional<table::SegmentUse> use = UseOf(root, segment);
+    REQUIRE(use.has_value());
+    CAPTURE(segment);
+    CAPTURE(use->live_bytes);
+    CAPTURE(use->file_bytes);
+    REQUIRE(use->live_bytes > 0);
+    REQUIRE(table::IsMostlyDeadSegment(use->live_bytes, use->file_bytes) == mostly_dead);
+  }
+}
+
 // Segments 1 and 2 mostly dead: versions 1 and 2 expired, so each holds
 // one live record, its version's fragment, which version 3 lists.
 void TwoMostlyDeadSegments(GcTestRoot& root) {
   ThreeVersionsThreeSegments(root);
   REQUIRE(Segments(root) == std::vector<uint64_t>{1, 2, 3});
   ExpireAllButCurrent(root);
-  for (uint64_t segment : {1, 2}) {
-    std::optional<table::SegmentUse> use = UseOf(root, segment);
-    REQUIRE(use.has_value());
-    CAPTURE(use->live_bytes);
-    CAPTURE(use->file_bytes);
-    REQUIRE(table::IsMostlyDeadSegment(use->live_bytes, use->file_bytes));
-  }
+  RequireFirstTwoSegments(root, /*mostly_dead=*/true);
 }
 
 absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> CompactSegments(GcTestRoot& root) {
@@ -248,14 +252,7 @@ TEST_CASE("segment compaction leaves a mostly-live segment alone") {
   }
   REQUIRE(Segments(root) == std::vector<uint64_t>{1, 2, 3});
   ExpireAllButCurrent(root);
-  for (uint64_t segment : {1, 2}) {
-    std::optional<table::SegmentUse> use = UseOf(root, segment);
-    REQUIRE(use.has_value());
-    CAPTURE(use->live_bytes);
-    CAPTURE(use->file_bytes);
-    REQUIRE(use->live_bytes > 0);
-    REQUIRE_FALSE(table::IsMostlyDeadSegment(use->live_bytes, use->file_bytes));
-  }
+  RequireFirstTwoSegments(root, /*mostly_dead=*/false);
   const table::ResolvedManifest before = Current(root);
   absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> compacted = CompactSegments(root);
   LAKE_REQUIRE_OK(compacted);
@@ -373,14 +370,8 @@ TEST_CASE("segment compaction: the failpoint list names every step it passes, in
 
 // A root at version 3 with segments 1 and 2 mostly dead, on disk under a
 // temporary directory, beside the backups a fault-injecting file system keeps.
-struct CrashScene {
-  testing::TempDir dir;
-  std::string root_dir = dir.Join("root");
-  std::string backups = dir.Join("backups");
-  io::PosixFileSystem posix;
-
+struct CrashScene : testing::CrashTestRoot {
   CrashScene() {
-    std::filesystem::create_directories(backups);
     GcTestRoot root(nullptr, root_dir, RollingOptions());
     TwoMostlyDeadSegments(root);
   }
@@ -416,27 +407,33 @@ struct CrashScene {
   }
 };
 
+// Sets the options every TableRoot opens with (a forked child's too) to
+// RollingOptions() for its lifetime.
+class ScopedRollingOptions {
+ public:
+  ScopedRollingOptions() : was_(testing::DefaultTableStoreOptions()) {
+    testing::DefaultTableStoreOptions() = RollingOptions();
+  }
+  ~ScopedRollingOptions() { testing::DefaultTableStoreOptions() = was_; }
+  ScopedRollingOptions(const ScopedRollingOptions&) = delete;
+  ScopedRollingOptions& operator=(const ScopedRollingOptions&) = delete;
+
+ private:
+  table::TableStoreOptions was_;
+};
+
 TEST_CASE("segment compaction: a child SIGKILLed at each step leaves it whole or not at all") {
   REQUIRE(failpoint::Enabled());
   for (size_t i = 0; i < Steps().size(); ++i) {
     std::string_view step = Steps()[i];
     CAPTURE(std::string(step));
     CrashScene scene;
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kKill);
-      absl::StatusOr<std::unique_ptr<testing::TableRoot>> root =
-          testing::TableRoot::Open(scene.posix, scene.root_dir, RollingOptions());
-      if (!root.ok()) ::_exit(11);
-      (void)(*root)->tables->CompactSegments(Name());
-      ::_exit(13);  // the failpoint should have killed us
+    {
+      ScopedRollingOptions rolling;
+      testing::RunKilledAt(step, scene.root_dir, [](testing::TableRoot& root) {
+        (void)root.tables->CompactSegments(Name());
+      });
     }
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    REQUIRE(WIFSIGNALED(status));
-    CHECK(WTERMSIG(status) == SIGKILL);
     scene.CheckWholeOrNothing(/*must_have_happened=*/i >= kCommittedStep);
   }
 }
@@ -491,21 +488,16 @@ TEST_CASE("gc racing a segment compaction at each step never takes a segment a r
     GcTestRoot root(nullptr, "", RollingOptions());
     TwoMostlyDeadSegments(root);
     root.AgeEverything(absl::Hours(48));
-    std::thread collection;
-    absl::Status collected;
+    testing::BackgroundCollection collection(root);
     failpoint::ClearAll();
     failpoint::Set(step, failpoint::Action::kCallback, [&] {
-      collection = std::thread([&] {
-        absl::StatusOr<PlanSummary> plan = root.Plan();
-        collected = plan.ok() ? ApplyPlan(root.View(), plan->manifest.plan_id, {}).status()
-                              : plan.status();
-      });
+      collection.Start();
       return absl::OkStatus();
     });
     absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> compacted =
         CompactSegments(root);
     failpoint::ClearAll();
-    collection.join();
+    absl::Status collected = collection.Join();
     CAPTURE(collected.ToString());
     LAKE_REQUIRE_OK(compacted);
     REQUIRE(compacted->has_value());

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "absl/strings/str_cat.h"
+#include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/root_identity.h"
 #include "engine/location_uri.h"
@@ -143,6 +144,19 @@ std::vector<std::string> GcTestRoot::PlannedUris(const std::string& plan_id) {
                               return absl::OkStatus();
                             }));
   return uris;
+}
+
+void BackgroundCollection::Start() {
+  thread_ = std::thread([this] {
+    absl::StatusOr<gc::PlanSummary> plan = root_.Plan();
+    status_ = plan.ok() ? gc::ApplyPlan(root_.View(), plan->manifest.plan_id, {}).status()
+                        : plan.status();
+  });
+}
+
+absl::Status BackgroundCollection::Join() {
+  if (thread_.joinable()) thread_.join();
+  return status_;
 }
 
 }  // namespace lake::testing

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -69,6 +70,25 @@ class GcTestRoot {
   std::unique_ptr<TableRoot> tables_;
   std::string root_id_;
   uint64_t next_seed_ = 1000;
+};
+
+// A whole collection of `root` (a plan with cutoff zero, applied) on a
+// thread of its own: Start (from a failpoint's callback, say) runs it
+// beside the caller; Join waits for it and returns how it ended.
+class BackgroundCollection {
+ public:
+  explicit BackgroundCollection(GcTestRoot& root) : root_(root) {}
+  ~BackgroundCollection() { (void)Join(); }
+  BackgroundCollection(const BackgroundCollection&) = delete;
+  BackgroundCollection& operator=(const BackgroundCollection&) = delete;
+
+  void Start();
+  absl::Status Join();
+
+ private:
+  GcTestRoot& root_;
+  std::thread thread_;
+  absl::Status status_;
 };
 
 // The path of a file:// URI.
