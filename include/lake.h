@@ -828,9 +828,9 @@ LAKE_API lake_status lake_table_compact(lake_db* db, const char* table, uint64_t
  * half its size. A new version lists the same fragments in the same order
  * with the same rows (deleted rows stay deleted), those with a record in
  * such a segment copied verbatim into the active one, and references
- * nothing new; the work is the records copied, not the table. Once the
- * versions before it expire (lake_table_expire), garbage collection takes
- * those segments. A crash leaves the table at the old version or the new.
+ * nothing new; it copies those records and writes a full manifest, never
+ * reading the rows. Once the versions before it expire (lake_table_expire),
+ * garbage collection takes those segments. A crash leaves the table at the old version or the new.
  * *json_out (may be NULL; free with lake_string_free):
  *   {"compacted":true,"version":N,"rewritten_segments":[{"segment":N,
  *    "file_bytes":N,"live_bytes":N},…],"copied_fragments":N,
