@@ -344,6 +344,27 @@ TEST_CASE("gc takes a rewritten segment once the versions before the segment com
   for (const DataLocation& location : *references) CHECK(root.Exists(location));
 }
 
+TEST_CASE("gc keeps a rewritten segment while a tagged version before the segment compaction names a record in it") {
+  GcTestRoot root(nullptr, "", RollingOptions());
+  TwoMostlyDeadSegments(root);
+  LAKE_REQUIRE_OK(root.tables().tables->TagVersion(Name(), "golden", 3));
+  absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> compacted = CompactSegments(root);
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());
+  ExpireAllButCurrent(root);
+  root.AgeEverything(absl::Hours(48));
+  Collect(root);
+  CHECK(SegmentExists(root, 1));
+  CHECK(SegmentExists(root, 2));
+  CHECK(Ids(root, 3) == ThreeIds());
+  LAKE_REQUIRE_OK(root.tables().tables->UntagVersion(Name(), "golden"));
+  ExpireAllButCurrent(root);
+  Collect(root);
+  CHECK_FALSE(SegmentExists(root, 1));
+  CHECK_FALSE(SegmentExists(root, 2));
+  CHECK(Ids(root) == ThreeIds());
+}
+
 // The steps of a segment compaction, in order, with the table log's
 // write before its sync among them.
 const std::vector<std::string_view>& Steps() {
