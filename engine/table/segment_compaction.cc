@@ -61,27 +61,26 @@ absl::StatusOr<std::optional<SegmentCompactionOutcome>> TableStore::CompactSegme
         "this root is open read-only: compaction needs the writer");
   }
   // From before the first record is read to the commit, no collection
-  // deletes table files; one commit at a time across the root's writers,
-  // so what is chosen is the version the compare-and-set builds on.
+  // deletes table files.
   absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
   if (!hold.ok()) return hold.status();
-  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
-  if (!turn.ok()) return turn.status();
-  absl::MutexLock lock(&commit_mu_);
-  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
-  if (!table.ok()) return table.status();
-  const uint64_t base = table->current_version;
-  if (base == 0) return Outcome();
   const std::string table_dir = TableDir(name);
+
+  // 1. The live bytes of each rolled segment over every retained version,
+  // before the commit turn: appends go on meanwhile. A segment rolled
+  // since is left for the next run; what is copied is chosen below on the
+  // version the commit builds on, so a commit in between only makes the
+  // measure older, never the new version wrong.
+  absl::StatusOr<registry::TableRecord> measured = registry_.GetTable(name);
+  if (!measured.ok()) return measured.status();
+  if (measured->current_version == 0) return Outcome();
   absl::StatusOr<std::vector<uint64_t>> segments = ListTableLogSegments(fs_, table_dir);
   if (!segments.ok()) return segments.status();
   if (segments->size() < 2) return Outcome();  // only the active one
-
-  // 1. The live bytes of each rolled segment over every retained version.
-  absl::StatusOr<std::vector<SegmentUse>> uses = MeasureRolledSegments(*table, *segments);
+  absl::StatusOr<std::vector<SegmentUse>> uses = MeasureRolledSegments(*measured, *segments);
   if (!uses.ok()) return uses.status();
   SegmentCompactionOutcome outcome;
-  outcome.table_id = table->table_id;
+  outcome.table_id = measured->table_id;
   absl::flat_hash_set<uint64_t> mostly_dead;
   for (const SegmentUse& use : *uses) {
     // Nothing live: the collector's already (once the cutoff passes).
@@ -90,6 +89,18 @@ absl::StatusOr<std::optional<SegmentCompactionOutcome>> TableStore::CompactSegme
     outcome.rewritten.push_back(use);
   }
   if (mostly_dead.empty()) return Outcome();
+
+  // One commit at a time across the root's writers: what is copied is
+  // chosen on the version the compare-and-set builds on.
+  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  if (!turn.ok()) return turn.status();
+  absl::MutexLock lock(&commit_mu_);
+  absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
+  if (!table.ok()) return table.status();
+  if (table->table_id != measured->table_id) {
+    return absl::AbortedError(absl::StrCat(name.ToString(), " was dropped and created again"));
+  }
+  const uint64_t base = table->current_version;
   absl::StatusOr<ResolvedManifest> current = CurrentManifestLocked(*table);
   if (!current.ok()) return current.status();
   absl::StatusOr<std::optional<SegmentRewrite>> rewrite =

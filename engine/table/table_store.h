@@ -586,10 +586,11 @@ class TableStore {
   // the table's rows.
   // Once the versions before it expire, no retained version names a record
   // in those segments and the collector takes them. Under the root's
-  // shared references lock, the commit turn and the commit lock, in order
-  // (kSegmentCompactionFailpoints):
+  // shared references lock, in order (kSegmentCompactionFailpoints):
   //   1. the segments' live bytes are counted over every retained version
-  //      and the current version's records in mostly-dead ones chosen;
+  //      (before the commit turn: appends go on meanwhile); then, under
+  //      the commit turn and the commit lock, the current version's
+  //      records in the mostly-dead ones are chosen;
   //   2. the copies, the reference delta and the manifest of base+1 are
   //      appended to the table log in one write made durable by one sync
   //      (CommitVersionLocked, named by nothing yet);
