@@ -89,6 +89,7 @@ absl::StatusOr<std::optional<SegmentCompactionOutcome>> TableStore::CompactSegme
     outcome.rewritten.push_back(use);
   }
   if (mostly_dead.empty()) return Outcome();
+  if (absl::Status s = LAKE_FAILPOINT(kSegmentCompactionFailpoints[0]); !s.ok()) return s;
 
   // One commit at a time across the root's writers: what is copied is
   // chosen on the version the compare-and-set builds on.
@@ -121,13 +122,13 @@ absl::StatusOr<std::optional<SegmentCompactionOutcome>> TableStore::CompactSegme
   outcome.copied_fragments = (*rewrite)->copied_fragments;
   outcome.copied_vectors = (*rewrite)->copied_vectors;
   outcome.copied_bytes = (*rewrite)->copied_bytes;
-  if (absl::Status s = LAKE_FAILPOINT(kSegmentCompactionFailpoints[0]); !s.ok()) return s;
+  if (absl::Status s = LAKE_FAILPOINT(kSegmentCompactionFailpoints[1]); !s.ok()) return s;
 
   // 2..3. The copies, an empty reference delta (the same references) and
   // the manifest, then the commit: CommitVersionLocked.
   NewVersion next;
   next.rewrite = &**rewrite;
-  next.written_failpoint = kSegmentCompactionFailpoints[1];
+  next.written_failpoint = kSegmentCompactionFailpoints[2];
   absl::StatusOr<EncodedReferenceDelta> no_references =
       EncodeReferenceDelta(ReferenceDelta{table->table_id, base, base + 1, {}, {}});
   if (!no_references.ok()) return no_references.status();
@@ -137,7 +138,7 @@ absl::StatusOr<std::optional<SegmentCompactionOutcome>> TableStore::CompactSegme
   if (!committed.ok()) return committed.status();
   outcome.version = committed->current_version;
   outcome.operation_id = next.operation_id;
-  if (absl::Status s = LAKE_FAILPOINT(kSegmentCompactionFailpoints[2]); !s.ok()) return s;
+  if (absl::Status s = LAKE_FAILPOINT(kSegmentCompactionFailpoints[3]); !s.ok()) return s;
   return Outcome(std::move(outcome));
 }
 

@@ -185,8 +185,9 @@ inline constexpr std::array<std::string_view, 5> kTableReplaceFailpoints = {
 };
 
 // A segment compaction's steps, in order (TableStore::CompactSegments).
-inline constexpr std::array<std::string_view, 3> kSegmentCompactionFailpoints = {
-    "segment_compaction.selected",  // the segments and records chosen, nothing written
+inline constexpr std::array<std::string_view, 4> kSegmentCompactionFailpoints = {
+    "segment_compaction.measured",  // live bytes counted, before the commit turn
+    "segment_compaction.selected",  // the records to copy chosen, nothing written
     "segment_compaction.written",   // the copies, the delta and the manifest are durable, unnamed
     "segment_compaction.committed",  // the registry commit is durable
 };

@@ -369,12 +369,32 @@ TEST_CASE("gc keeps a rewritten segment while a tagged version before the segmen
 // write before its sync among them.
 const std::vector<std::string_view>& Steps() {
   static const std::vector<std::string_view> steps = {
-      table::kSegmentCompactionFailpoints[0], table::kTableLogWrittenFailpoint,
-      table::kSegmentCompactionFailpoints[1], table::kSegmentCompactionFailpoints[2]};
+      table::kSegmentCompactionFailpoints[0], table::kSegmentCompactionFailpoints[1],
+      table::kTableLogWrittenFailpoint, table::kSegmentCompactionFailpoints[2],
+      table::kSegmentCompactionFailpoints[3]};
   return steps;
 }
 // The index in Steps() of the first step after the registry's commit.
-constexpr size_t kCommittedStep = 3;
+constexpr size_t kCommittedStep = 4;
+
+TEST_CASE("segment compaction: an append committed while the segments are measured keeps its row, after the others") {
+  REQUIRE(failpoint::Enabled());
+  GcTestRoot root(nullptr, "", RollingOptions());
+  TwoMostlyDeadSegments(root);
+  failpoint::ClearAll();
+  failpoint::Set(table::kSegmentCompactionFailpoints[0], failpoint::Action::kCallback, [&] {
+    root.InsertLocation("ns.t", "r3", root.Put());  // version 4, before the commit turn
+    return absl::OkStatus();
+  });
+  absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> compacted = CompactSegments(root);
+  failpoint::ClearAll();
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());
+  CHECK((*compacted)->version == 5);  // built on version 4
+  CHECK((*compacted)->copied_fragments == 2);
+  CHECK(Ids(root) == std::vector<std::string>{"r0", "r1", "r2", "r3"});
+  CHECK(Ids(root, 4) == std::vector<std::string>{"r0", "r1", "r2", "r3"});
+}
 
 TEST_CASE("segment compaction: the failpoint list names every step it passes, in order") {
   REQUIRE(failpoint::Enabled());
