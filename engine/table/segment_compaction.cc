@@ -118,7 +118,8 @@ absl::StatusOr<std::optional<SegmentCompactionOutcome>> TableStore::CompactSegme
       if (address.ok()) named.insert(address->segment);
     }
   }
-  std::erase_if(outcome.rewritten, [&](const SegmentUse& use) { return !named.contains(use.segment); });
+  std::erase_if(outcome.rewritten,
+                [&](const SegmentUse& use) { return !named.contains(use.segment); });
   outcome.copied_fragments = (*rewrite)->copied_fragments;
   outcome.copied_vectors = (*rewrite)->copied_vectors;
   outcome.copied_bytes = (*rewrite)->copied_bytes;
