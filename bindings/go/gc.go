@@ -36,15 +36,8 @@ func NewGcOptions() (*GcOptions, error) {
 }
 
 func (o *GcOptions) set(call func(*C.lake_gc_options, **C.lake_error) C.lake_status) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	var e *C.lake_error
-	err = check(call((*C.lake_gc_options)(p), &e), e)
-	runtime.KeepAlive(o)
-	return err
+	defer runtime.KeepAlive(o)
+	return checkedCall(o.h, call)
 }
 
 // SetCutoffSeconds sets the cutoff (lake_gc_options_set_cutoff_seconds).
