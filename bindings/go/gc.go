@@ -86,11 +86,7 @@ func (o *GcOptions) SetMaxDeletesPerSecond(n uint64) error {
 // (lake_gc_options_set_progress).
 func (o *GcOptions) SetProgress(fn func(phase string, done, total uint64)) error {
 	return o.set(func(p *C.lake_gc_options, _ **C.lake_error) C.lake_status {
-		if o.progress != nil {
-			o.progress.drop()
-		}
-		o.progress = register(&gcProgressState{fn: fn})
-		C.lake_gc_options_set_progress(p, C.lk_gc_progress_fn(), o.progress.ctx())
+		C.lake_gc_options_set_progress(p, C.lk_gc_progress_fn(), replaceState(&o.progress, &gcProgressState{fn: fn}).ctx())
 		return C.LAKE_OK
 	})
 }

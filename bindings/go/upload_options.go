@@ -82,11 +82,7 @@ func (o *UploadOptions) SetCancelToken(token *CancelToken) error {
 // (lake_upload_options_set_progress).
 func (o *UploadOptions) SetProgress(fn func(done, total uint64)) error {
 	return o.set(func(p *C.lake_upload_options, _ **C.lake_error) C.lake_status {
-		if o.progress != nil {
-			o.progress.drop()
-		}
-		o.progress = register(&progressState{fn: fn})
-		C.lake_upload_options_set_progress(p, C.lk_progress_fn(), o.progress.ctx())
+		C.lake_upload_options_set_progress(p, C.lk_progress_fn(), replaceState(&o.progress, &progressState{fn: fn}).ctx())
 		return C.LAKE_OK
 	})
 }
@@ -95,11 +91,7 @@ func (o *UploadOptions) SetProgress(fn func(done, total uint64)) error {
 // (lake_upload_options_set_notice).
 func (o *UploadOptions) SetNotice(fn func(line string)) error {
 	return o.set(func(p *C.lake_upload_options, _ **C.lake_error) C.lake_status {
-		if o.notice != nil {
-			o.notice.drop()
-		}
-		o.notice = register(&noticeState{fn: fn})
-		C.lake_upload_options_set_notice(p, C.lk_notice_fn(), o.notice.ctx())
+		C.lake_upload_options_set_notice(p, C.lk_notice_fn(), replaceState(&o.notice, &noticeState{fn: fn}).ctx())
 		return C.LAKE_OK
 	})
 }
