@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
-#include <thread>
 
 #include "base/failpoint.h"
 #include "engine/events/blob_references.h"
@@ -345,21 +344,11 @@ void GcRacingDelete() {
     }
     root.AgeEverything(absl::Hours(48));
     // A whole collection (cutoff zero) starts while the DELETE is at `step`.
-    std::thread collection;
-    absl::Status collected;
-    failpoint::ClearAll();
-    failpoint::Set(step, failpoint::Action::kCallback, [&] {
-      collection = std::thread([&] {
-        absl::StatusOr<PlanSummary> plan = root.Plan();
-        collected = plan.ok() ? ApplyPlan(root.View(), plan->manifest.plan_id, {}).status()
-                              : plan.status();
-      });
-      return absl::OkStatus();
+    absl::StatusOr<table::DeleteOutcome> outcome;
+    absl::Status collected = testing::CollectAtStep(root, step, [&] {
+      outcome = root.tables().Delete("DELETE FROM ns.t WHERE id = ?",
+                                     {table::CellValue{std::string("r1")}});
     });
-    absl::StatusOr<table::DeleteOutcome> outcome = root.tables().Delete(
-        "DELETE FROM ns.t WHERE id = ?", {table::CellValue{std::string("r1")}});
-    failpoint::ClearAll();
-    collection.join();
     LAKE_REQUIRE_OK(outcome);
     // Whatever the collection did (it may refuse a changed root), every
     // retained version reads all its rows and every object is there.

@@ -5,9 +5,11 @@
 #ifndef LAKE_TESTS_SUPPORT_GC_FIXTURE_H_
 #define LAKE_TESTS_SUPPORT_GC_FIXTURE_H_
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -70,6 +72,15 @@ class GcTestRoot {
   std::string root_id_;
   uint64_t next_seed_ = 1000;
 };
+
+// Runs `operation` (a write to a table of `root`) while a whole collection
+// of `root` runs: when the operation reaches the failpoint `step`, a plan
+// with cutoff zero and then its apply start on a thread of their own. Waits
+// for both and returns the collection's status (it may refuse a root that
+// changed under it). Every failpoint is cleared before and after; throws
+// when the operation never reached `step`. Needs a build with failpoints.
+absl::Status CollectAtStep(GcTestRoot& root, std::string_view step,
+                           const std::function<void()>& operation);
 
 // The path of a file:// URI.
 std::string PathOfFileUri(const std::string& uri);
