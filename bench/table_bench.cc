@@ -68,6 +68,13 @@ double ProcessCpuMs() {
   return ms(usage.ru_utime) + ms(usage.ru_stime);
 }
 
+// Prints key=the process's CPU ms (every thread) since `cpu_before`, per
+// batch: where the wall time per batch is about this, an insert is bound
+// by its CPU, not by its flushes.
+void PrintCpuPerBatch(const char* key, double cpu_before, size_t batches) {
+  std::printf("%s=%.3f\n", key, (ProcessCpuMs() - cpu_before) / static_cast<double>(batches));
+}
+
 [[noreturn]] void Die(const std::string& what, lake_error* err = nullptr) {
   std::fprintf(stderr, "table_bench: %s%s%s\n", what.c_str(), err ? ": " : "",
                err ? lake_error_message(err) : "");
@@ -357,7 +364,7 @@ void Sql(sqlite3* db, const char* sql) {
 
 double SqliteInsert(const std::string& path, const char* synchronous, size_t rows, size_t batch,
                     const std::vector<LocationFields>& locations, const DiskFlushes& disk,
-                    const char* flushes_key) {
+                    const char* flushes_key, const char* cpu_key) {
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) Die("sqlite open");
   Sql(db, "PRAGMA journal_mode=WAL");
@@ -370,6 +377,7 @@ double SqliteInsert(const std::string& path, const char* synchronous, size_t row
     Die("sqlite prepare");
   }
   long long flushes_before = disk.Now();
+  const double cpu_before = ProcessCpuMs();
   auto start = Clock::now();
   for (size_t done = 0; done < rows; done += batch) {
     Sql(db, "BEGIN");
@@ -389,6 +397,7 @@ double SqliteInsert(const std::string& path, const char* synchronous, size_t row
     Sql(db, "COMMIT");
   }
   double s = Seconds(start);
+  PrintCpuPerBatch(cpu_key, cpu_before, rows / batch);
   PrintFlushesPer(flushes_key, disk, flushes_before, static_cast<double>(rows / batch));
   sqlite3_finalize(insert);
   sqlite3_close(db);
@@ -688,6 +697,7 @@ int main(int argc, char** argv) {
   std::string sql = InsertSql(batch);
   const DiskFlushes disk(dir);
   long long flushes_before = disk.Now();
+  const double cpu_before = ProcessCpuMs();
   auto start = Clock::now();
   // Prepared once and bound again per batch, as the SQLite side does.
   lake_statement* stmt = nullptr;
@@ -707,6 +717,7 @@ int main(int argc, char** argv) {
   lake_statement_free(stmt);
   double lake_insert_s = Seconds(start);
   std::printf("lake_insert_rows_per_s=%.0f\n", rows / lake_insert_s);
+  PrintCpuPerBatch("lake_insert_cpu_ms_per_batch", cpu_before, rows / batch);
   PrintFlushesPer("lake_insert_flushes_per_batch", disk, flushes_before,
                   static_cast<double>(rows / batch));
   if (!only_delete) {
@@ -734,7 +745,8 @@ int main(int argc, char** argv) {
   if (only_delete) {
     std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
                 SqliteInsert(full_db, "FULL", rows, batch, fields, disk,
-                             "sqlite_full_insert_flushes_per_batch"));
+                             "sqlite_full_insert_flushes_per_batch",
+                             "sqlite_full_insert_cpu_ms_per_batch"));
     lake_db_free(db);
     CompareDeletes(dir, full_db, rows);
     for (lake_location* loc : locations) lake_location_free(loc);
@@ -754,10 +766,12 @@ int main(int argc, char** argv) {
 
   std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
               SqliteInsert(full_db, "FULL", rows, batch, fields, disk,
-                           "sqlite_full_insert_flushes_per_batch"));
+                           "sqlite_full_insert_flushes_per_batch",
+                             "sqlite_full_insert_cpu_ms_per_batch"));
   std::printf("sqlite_normal_insert_rows_per_s=%.0f\n",
               SqliteInsert(normal_db, "NORMAL", rows, batch, fields, disk,
-                           "sqlite_normal_insert_flushes_per_batch"));
+                           "sqlite_normal_insert_flushes_per_batch",
+                           "sqlite_normal_insert_cpu_ms_per_batch"));
   uint64_t sqlite_rows = 0;
   double sqlite_scan_s = SqliteScan(full_db, "SELECT * FROM rows", nullptr, &sqlite_rows);
   if (sqlite_rows != rows) Die("sqlite full scan count");

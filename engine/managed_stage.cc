@@ -1,6 +1,7 @@
 #include "engine/managed_stage.h"
 
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "engine/integrity_error.h"
@@ -126,6 +127,7 @@ void ManagedStage::ObserveDeletionEpoch(uint64_t epoch) {
   if (epoch == known_epoch_) return;
   known_sizes_.clear();
   known_epoch_ = epoch;
+  ++known_generation_;
 }
 
 absl::StatusOr<std::unique_ptr<LocationWriter>> ManagedStage::NewWriter(
@@ -198,34 +200,56 @@ absl::Status ManagedStage::Delete(const DataLocation& location) {
   {
     absl::MutexLock lock(&known_mu_);
     known_sizes_.erase(location.uri);
+    ++known_generation_;
   }
   return store_->Delete(location);
 }
 
 absl::Status ManagedStage::CheckExisting(const DataLocation& location) {
-  // A remembered URI was contained when it was remembered.
-  std::optional<uint64_t> known;
+  const DataLocation* one = &location;
+  return CheckExistingAll(absl::MakeConstSpan(&one, 1)).status();
+}
+
+absl::StatusOr<uint64_t> ManagedStage::CheckExistingAll(
+    absl::Span<const DataLocation* const> locations) {
+  // What is remembered, looked up under one lock; a remembered URI was
+  // contained when it was remembered.
+  std::vector<std::optional<uint64_t>> known(locations.size());
   uint64_t epoch = 0;
+  uint64_t generation = 0;
   {
     absl::MutexLock lock(&known_mu_);
-    if (auto it = known_sizes_.find(location.uri); it != known_sizes_.end()) known = it->second;
+    for (size_t i = 0; i < locations.size(); ++i) {
+      auto it = known_sizes_.find(locations[i]->uri);
+      if (it != known_sizes_.end()) known[i] = it->second;
+    }
     epoch = known_epoch_;
+    generation = known_generation_;
   }
-  if (!known) {
-    if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+  for (size_t i = 0; i < locations.size(); ++i) {
+    const DataLocation& location = *locations[i];
+    if (!known[i]) {
+      if (absl::Status s = store_->CheckContainment(location); !s.ok()) return s;
+      absl::StatusOr<uint64_t> stored = store_->StoredSize(location);
+      if (!stored.ok()) return stored.status();
+      RememberSize(location.uri, *stored, epoch);
+      known[i] = *stored;
+    }
+    const uint64_t stored = *known[i];
+    if (stored != location.size_bytes) {
+      return IntegrityError(
+          stored < location.size_bytes ? IntegrityKind::kSizeShort : IntegrityKind::kSizeLong,
+          location.size_bytes, stored,
+          absl::StrCat(location.uri, ": the stored object has ", stored, " bytes, not ",
+                       location.size_bytes));
+    }
   }
-  absl::StatusOr<uint64_t> stored = known ? absl::StatusOr<uint64_t>(*known)
-                                          : store_->StoredSize(location);
-  if (!stored.ok()) return stored.status();
-  if (!known) RememberSize(location.uri, *stored, epoch);
-  if (*stored != location.size_bytes) {
-    return IntegrityError(
-        *stored < location.size_bytes ? IntegrityKind::kSizeShort : IntegrityKind::kSizeLong,
-        location.size_bytes, *stored,
-        absl::StrCat(location.uri, ": the stored object has ", *stored, " bytes, not ",
-                     location.size_bytes));
-  }
-  return absl::OkStatus();
+  return generation;
+}
+
+bool ManagedStage::RememberedSince(uint64_t generation) {
+  absl::MutexLock lock(&known_mu_);
+  return known_generation_ == generation;
 }
 
 }  // namespace lake

@@ -17,6 +17,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "engine/byte_range.h"
 #include "engine/managed_object_store.h"
 #include "engine/object_reader.h"
@@ -118,6 +119,15 @@ class ManagedStage {
   // re-read here; every full read verifies it. A location this stage
   // uploaded or checked before is answered from memory (see known_sizes_).
   absl::Status CheckExisting(const DataLocation& location);
+  // CheckExisting of each location, in order (the first failure is
+  // returned), looking up what is remembered under one lock. Returns the
+  // generation of what was remembered (RememberedSince).
+  absl::StatusOr<uint64_t> CheckExistingAll(absl::Span<const DataLocation* const> locations);
+  // True while nothing was forgotten since CheckExistingAll returned
+  // `generation` (no Delete, no new deletion epoch observed): every
+  // location it passed is still true. Asked under the shared references
+  // hold after ObserveDeletionEpoch, it spares checking them again.
+  bool RememberedSince(uint64_t generation);
   // The deletion epoch a reference-adding path read under its shared
   // references hold (engine/gc/gc_locks.h): when it differs from the last
   // one seen, a collection may have deleted objects since, and every
@@ -154,6 +164,9 @@ class ManagedStage {
   absl::Mutex known_mu_;
   absl::flat_hash_map<std::string, uint64_t> known_sizes_ ABSL_GUARDED_BY(known_mu_);
   uint64_t known_epoch_ ABSL_GUARDED_BY(known_mu_) = 0;
+  // Counts the forgettings: a Delete, a new epoch observed. (The map
+  // starting over when full forgets nothing untrue: not counted.)
+  uint64_t known_generation_ ABSL_GUARDED_BY(known_mu_) = 0;
 };
 
 // The DataLocation of what a backend stored.

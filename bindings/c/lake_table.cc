@@ -457,7 +457,8 @@ lake_status lake_statement_bind_location(lake_statement* stmt, size_t index,
                                          const lake_location* loc, lake_error** err) {
   return Guarded(err, [&] {
     if (loc == nullptr) return NullArgument("loc", err);
-    return Bind(stmt, index, lake::table::CellValue{loc->location}, err);
+    if (stmt == nullptr) return NullArgument("stmt", err);
+    return Report(stmt->prepared->BindLocation(index, loc->location), err);
   });
 }
 

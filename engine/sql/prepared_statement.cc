@@ -240,34 +240,47 @@ table::ColumnType PreparedStatement::ParameterType(size_t index) const {
   return parameters_[index - 1].type;
 }
 
-absl::Status PreparedStatement::Bind(size_t index, StatementParameter value) {
+absl::Status PreparedStatement::CheckIndex(size_t index) const {
   if (index < 1 || index > slots_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("SQL: parameter ", index,
                                                    " does not exist (the statement has ",
                                                    slots_.size(), " placeholders)"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status PreparedStatement::Refuse(size_t index, absl::string_view what) const {
   const BoundParameter& target = parameters_[index - 1];
-  const std::string& column = table_.schema.columns[target.column].name;
-  auto refuse = [&](const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrCat("SQL: parameter ", index, " (column '", column,
-                                                   "') is ", TypeName(target.type), ", not ",
-                                                   what));
-  };
+  return absl::InvalidArgumentError(absl::StrCat(
+      "SQL: parameter ", index, " (column '", table_.schema.columns[target.column].name, "') is ",
+      TypeName(target.type), ", not ", what));
+}
+
+absl::Status PreparedStatement::CheckLocation(const DataLocation& location) {
+  // Public SQL never reaches outside the stage (checked again, with the
+  // stored size, before the append).
+  return tables_.stage().store().CheckContainment(location);
+}
+
+absl::Status PreparedStatement::Bind(size_t index, StatementParameter value) {
+  if (absl::Status s = CheckIndex(index); !s.ok()) return s;
+  const BoundParameter& target = parameters_[index - 1];
   if (auto* text = std::get_if<ParameterText>(&value)) {
     absl::StatusOr<table::CellValue> parsed = table::ParseCellText(target.type, text->text);
     if (!parsed.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("SQL: parameter ", index, " (column '",
-                                                     column, "'): ",
-                                                     std::string(parsed.status().message())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("SQL: parameter ", index, " (column '",
+                       table_.schema.columns[target.column].name,
+                       "'): ", std::string(parsed.status().message())));
     }
     value = std::move(*parsed);
   }
   bool is_file_upload =
       std::holds_alternative<FileFromPath>(value) || std::holds_alternative<FileFromSource>(value);
   if (is_file_upload) {
-    if (target.type != table::ColumnType::kFile) return refuse("a file");
+    if (target.type != table::ColumnType::kFile) return Refuse(index, "a file");
     if (index <= WhereSlotCount()) {
-      return refuse("a file to upload (a WHERE takes an existing location)");
+      return Refuse(index, "a file to upload (a WHERE takes an existing location)");
     }
     const std::string& content_type = std::holds_alternative<FileFromPath>(value)
                                           ? std::get<FileFromPath>(value).content_type
@@ -282,17 +295,30 @@ absl::Status PreparedStatement::Bind(size_t index, StatementParameter value) {
     const table::CellValue& cell = std::get<table::CellValue>(value);
     if (!std::holds_alternative<std::monostate>(cell) &&
         table::CellValueType(cell) != target.type) {
-      return refuse(TypeName(table::CellValueType(cell)));
+      return Refuse(index, TypeName(table::CellValueType(cell)));
     }
     if (const auto* location = std::get_if<DataLocation>(&cell)) {
-      // Public SQL never reaches outside the stage (checked again, with
-      // the stored size, before the append).
-      if (absl::Status s = tables_.stage().store().CheckContainment(*location); !s.ok()) {
-        return s;
-      }
+      if (absl::Status s = CheckLocation(*location); !s.ok()) return s;
     }
   }
   slots_[index - 1] = std::move(value);
+  return absl::OkStatus();
+}
+
+absl::Status PreparedStatement::BindLocation(size_t index, const DataLocation& location) {
+  if (absl::Status s = CheckIndex(index); !s.ok()) return s;
+  if (parameters_[index - 1].type != table::ColumnType::kFile) {
+    return Refuse(index, TypeName(table::ColumnType::kFile));
+  }
+  if (absl::Status s = CheckLocation(location); !s.ok()) return s;
+  // Over the location bound before, if any: its strings' storage is reused.
+  std::optional<StatementParameter>& slot = slots_[index - 1];
+  auto* cell = slot ? std::get_if<table::CellValue>(&*slot) : nullptr;
+  if (auto* bound = cell ? std::get_if<DataLocation>(cell) : nullptr) {
+    *bound = location;
+  } else {
+    slot.emplace(table::CellValue(location));
+  }
   return absl::OkStatus();
 }
 
@@ -340,10 +366,22 @@ absl::StatusOr<table::ColumnBatch> PreparedStatement::UploadRows(
     gc::GcHold* hold) {
   const size_t first = WhereSlotCount();
   // Open every file and check every existing location before the first
-  // upload.
+  // upload, in placeholder order (the first failure is the one returned):
+  // the locations up to each file at once.
   std::vector<std::unique_ptr<FileUploadSource>> opened(slots_.size());
+  std::vector<const DataLocation*> unchecked;
+  std::optional<uint64_t> checked_generation;  // of the first check
+  auto check_existing = [&]() -> absl::Status {
+    if (unchecked.empty()) return absl::OkStatus();
+    absl::StatusOr<uint64_t> generation = tables_.stage().CheckExistingAll(unchecked);
+    if (!generation.ok()) return generation.status();
+    if (!checked_generation) checked_generation = *generation;
+    unchecked.clear();
+    return absl::OkStatus();
+  };
   for (size_t i = first; i < slots_.size(); ++i) {
     if (const auto* path = std::get_if<FileFromPath>(&*slots_[i])) {
+      if (absl::Status s = check_existing(); !s.ok()) return s;
       absl::StatusOr<std::unique_ptr<FileUploadSource>> source =
           FileUploadSource::Open(tables_.fs(), path->path);
       if (!source.ok()) {
@@ -353,11 +391,10 @@ absl::StatusOr<table::ColumnBatch> PreparedStatement::UploadRows(
       }
       opened[i] = std::move(*source);
     } else if (const auto* cell = std::get_if<table::CellValue>(&*slots_[i])) {
-      if (const auto* location = std::get_if<DataLocation>(cell)) {
-        if (absl::Status s = tables_.stage().CheckExisting(*location); !s.ok()) return s;
-      }
+      if (const auto* location = std::get_if<DataLocation>(cell)) unchecked.push_back(location);
     }
   }
+  if (absl::Status s = check_existing(); !s.ok()) return s;
   // Each value read where it is: a bound one in its slot, an uploaded
   // FILE's location in `uploaded`. The uploads' leases are held until the
   // caller's commit returns: its checkpoint published or its commit made
@@ -390,20 +427,23 @@ absl::StatusOr<table::ColumnBatch> PreparedStatement::UploadRows(
   }
   absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, values);
   if (!rows.ok()) return rows.status();
-  // An existing location is checked again, from under the shared GC lock to
-  // the commit, so no collection deletes it in between (the check above
-  // only spared an upload; this one is free unless a collection ran since).
+  // An existing location is true again from under the shared GC lock to
+  // the commit, so no collection deletes it in between: checked again
+  // unless nothing the first check relied on was forgotten since (no
+  // collection observed, no delete).
   if (binds_existing) {
     absl::StatusOr<gc::GcHold> held =
         gc::HoldToAddReferences(tables_.fs(), tables_.root_dir(), tables_.stage());
     if (!held.ok()) return held.status();
     *hold = std::move(*held);
-    for (size_t i = first; i < slots_.size(); ++i) {
-      const std::optional<StatementParameter>& slot = slots_[i];
-      const auto* cell = slot ? std::get_if<table::CellValue>(&*slot) : nullptr;
-      const auto* location = cell ? std::get_if<DataLocation>(cell) : nullptr;
-      if (location == nullptr) continue;
-      if (absl::Status s = tables_.stage().CheckExisting(*location); !s.ok()) return s;
+    if (!tables_.stage().RememberedSince(*checked_generation)) {
+      for (size_t i = first; i < slots_.size(); ++i) {
+        const std::optional<StatementParameter>& slot = slots_[i];
+        const auto* cell = slot ? std::get_if<table::CellValue>(&*slot) : nullptr;
+        const auto* location = cell ? std::get_if<DataLocation>(cell) : nullptr;
+        if (location != nullptr) unchecked.push_back(location);
+      }
+      if (absl::Status s = check_existing(); !s.ok()) return s;
     }
   }
   return rows;

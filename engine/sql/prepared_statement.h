@@ -117,6 +117,10 @@ class PreparedStatement {
   // out of range or the value does not fit the column (a FILE source for a
   // non-FILE column, a value of another type, text that does not parse).
   absl::Status Bind(size_t index, StatementParameter value);
+  // Bind(index, CellValue(location)), without building the value first:
+  // a location bound over one bound before reuses its storage (a batch
+  // bound again row by row allocates nothing).
+  absl::Status BindLocation(size_t index, const DataLocation& location);
   // Unbinds every placeholder.
   void ClearBindings();
 
@@ -148,6 +152,12 @@ class PreparedStatement {
                     std::optional<BoundInsert> insert, std::optional<BoundSelect> select,
                     std::vector<BoundParameter> parameters);
 
+  // InvalidArgument unless placeholder `index` (1-based) exists.
+  absl::Status CheckIndex(size_t index) const;
+  // The refusal of `what` for placeholder `index`, naming its column.
+  absl::Status Refuse(size_t index, absl::string_view what) const;
+  // A location a placeholder may hold: contained in the stage.
+  absl::Status CheckLocation(const DataLocation& location);
   // How many placeholders, from the first, the WHERE holds (a SELECT's, a
   // DELETE's, a replace-where's: its VALUES follow).
   size_t WhereSlotCount() const { return select_ ? select_->where.size() : 0; }

@@ -332,14 +332,17 @@ struct AheadOf {
 
 
 // A batch an append or a replace-where may commit to `table`: of its
-// schema, valid, every FILE cell contained in the stage.
-absl::Status CheckBatchForTable(const registry::TableRecord& table, const ColumnBatch& batch,
-                                ManagedObjectStore& store) {
+// schema and valid (CheckBatchContained says the rest).
+absl::Status CheckBatchForTable(const registry::TableRecord& table, const ColumnBatch& batch) {
   if (!(batch.schema == table.schema)) {
     return absl::InvalidArgumentError(
         absl::StrCat("the batch's schema is not the schema of ", table.name.ToString()));
   }
-  if (absl::Status s = batch.Validate(); !s.ok()) return s;
+  return batch.Validate();
+}
+
+// Every FILE cell of a valid batch contained in the stage.
+absl::Status CheckBatchContained(const ColumnBatch& batch, ManagedObjectStore& store) {
   DataLocation contained;  // containment reads the uri only; reused per row
   for (const ColumnData& column : batch.columns) {
     if (column.type != ColumnType::kFile) continue;
@@ -1262,12 +1265,11 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   if (registry_.read_only()) {
     return absl::FailedPreconditionError("this root is open read-only: appends need the writer");
   }
-  if (absl::Status s = CheckBatchForTable(table, batch, stage_.store()); !s.ok()) return s;
-  if (absl::Status s = LAKE_FAILPOINT("table_append.prepared"); !s.ok()) return s;
+  if (absl::Status s = CheckBatchForTable(table, batch); !s.ok()) return s;
   std::string operation_id = NewUuidV7();
   const uint64_t base = table.current_version;
-  // The reference delta and the fragment are encoded at once, each on its
-  // own thread.
+  // The reference delta on one thread, the fragment and the batch's
+  // containment on this one, at once (the delta takes the longer).
   std::future<absl::StatusOr<EncodedReferenceDelta>> delta = pool_.Run([&table, &batch, base] {
     return EncodeBatchReferenceDelta(table.table_id, base, base + 1, table.schema,
                                      absl::MakeConstSpan(&batch, 1));
@@ -1275,9 +1277,12 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   // Encoded once: the checkpoint's batch and the fragment are these bytes.
   absl::StatusOr<std::string> encoded = EncodeValidatedFragment(batch);
   std::string batch_sha256 = encoded.ok() ? Sha256Hex(*encoded) : "";
+  absl::Status contained = CheckBatchContained(batch, stage_.store());
   absl::StatusOr<EncodedReferenceDelta> encoded_delta = delta.get();
-  if (!encoded.ok()) return encoded.status();
+  if (!contained.ok()) return contained;
   if (!encoded_delta.ok()) return encoded_delta.status();
+  if (!encoded.ok()) return encoded.status();
+  if (absl::Status s = LAKE_FAILPOINT("table_append.prepared"); !s.ok()) return s;
   std::optional<AppendCheckpoint> checkpoint;
   if (checkpoints_) {
     checkpoint.emplace();
@@ -1460,7 +1465,8 @@ absl::StatusOr<ReplaceOutcome> TableStore::ReplaceWhere(const registry::TableRec
     return absl::FailedPreconditionError(
         "this root is open read-only: a replace-where needs the writer");
   }
-  if (absl::Status s = CheckBatchForTable(table, rows, stage_.store()); !s.ok()) return s;
+  if (absl::Status s = CheckBatchForTable(table, rows); !s.ok()) return s;
+  if (absl::Status s = CheckBatchContained(rows, stage_.store()); !s.ok()) return s;
   absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
   if (!hold.ok()) return hold.status();
   absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();

@@ -592,6 +592,55 @@ TEST_CASE("an existing location is checked against the stored size, remembered o
   CHECK(absl::IsNotFound(f.stage->CheckExisting(*uploaded)));
 }
 
+TEST_CASE("checking existing locations at once returns the first failure, in order") {
+  StageFixture f;
+  std::vector<uint8_t> bytes = testing::RandomBytes(4000, 12);
+  MemorySource source(bytes);
+  absl::StatusOr<DataLocation> uploaded = f.stage->Upload(source, {});
+  LAKE_REQUIRE_OK(uploaded);
+  DataLocation longer = *uploaded;
+  longer.size_bytes = 4001;
+  DataLocation outside = *uploaded;
+  outside.uri = "file:///elsewhere/" + NewUuidV7();
+  std::vector<const DataLocation*> locations = {&*uploaded, &longer, &outside};
+  std::optional<IntegrityDetail> detail =
+      GetIntegrityDetail(f.stage->CheckExistingAll(locations).status());
+  REQUIRE(detail.has_value());
+  CHECK(detail->kind == IntegrityKind::kSizeShort);
+  locations = {&*uploaded, &outside, &longer};
+  CHECK(testing::KindOf(f.stage->CheckExistingAll(locations).status()) ==
+        IntegrityKind::kInvalidLocation);
+  locations = {&*uploaded, &*uploaded};
+  LAKE_CHECK_OK(f.stage->CheckExistingAll(locations));
+}
+
+TEST_CASE("what a check of existing locations passed stays true until something is forgotten") {
+  StageFixture f;
+  std::vector<uint8_t> bytes = testing::RandomBytes(4000, 13);
+  MemorySource source(bytes);
+  absl::StatusOr<DataLocation> kept = f.stage->Upload(source, {});
+  LAKE_REQUIRE_OK(kept);
+  MemorySource again(bytes);
+  absl::StatusOr<DataLocation> deleted = f.stage->Upload(again, {});
+  LAKE_REQUIRE_OK(deleted);
+  const DataLocation* one = &*kept;
+  absl::StatusOr<uint64_t> generation = f.stage->CheckExistingAll(absl::MakeConstSpan(&one, 1));
+  LAKE_REQUIRE_OK(generation);
+  // The same deletion epoch observed again, another check: nothing forgotten.
+  f.stage->ObserveDeletionEpoch(0);
+  LAKE_REQUIRE_OK(f.stage->CheckExistingAll(absl::MakeConstSpan(&one, 1)));
+  CHECK(f.stage->RememberedSince(*generation));
+  // A delete forgets.
+  LAKE_REQUIRE_OK(f.stage->Delete(*deleted));
+  CHECK_FALSE(f.stage->RememberedSince(*generation));
+  generation = f.stage->CheckExistingAll(absl::MakeConstSpan(&one, 1));
+  LAKE_REQUIRE_OK(generation);
+  CHECK(f.stage->RememberedSince(*generation));
+  // So does a collection's new deletion epoch.
+  f.stage->ObserveDeletionEpoch(1);
+  CHECK_FALSE(f.stage->RememberedSince(*generation));
+}
+
 TEST_CASE("memory: an upload holds at most its chunk ring, a reader a constant") {
   StageFixture f;
   std::vector<uint8_t> bytes = testing::RandomBytes(40 * 1024 * 1024, 20);

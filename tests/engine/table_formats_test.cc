@@ -1512,6 +1512,33 @@ TEST_CASE("a batch's reference delta encodes as the delta built from it, read in
   CHECK(Contains(status, "longer than 4096"));
 }
 
+TEST_CASE("a batch's delta orders URIs sharing a long prefix as the built delta does") {
+  // The encoder keys each URI by the 8 bytes after the prefix all share:
+  // URIs that differ only past those bytes, one the prefix of another, the
+  // same URI with other fields, all in the order ReferenceLess gives.
+  const std::string root = "file:///var/lake/stage/objects/";
+  std::vector<DataLocation> refs = {
+      Location(root + "ab/0123456789z", "a/b", 1, kShaAbc),
+      Location(root + "ab/0123456789a", "a/b", 1, kShaAbc),
+      Location(root + "ab/01234567", "a/b", 1, kShaAbc),
+      Location(root + "ab/0123456", "a/b", 1, kShaAbc),
+      Location(root + "ab/01234567", "z/z", 1, kShaAbc),
+      Location(root + "ab/01234567", "a/b", 1, kShaEmpty),
+      Location(root + "aa/9", "a/b", 1, kShaAbc),
+      Location(root + "ab/0123456789a", "a/b", 1, kShaAbc)};
+  Schema files{{{"video", ColumnType::kFile}}};
+  ColumnBatch batch = ColumnBatch::Empty(files);
+  for (const DataLocation& ref : refs) LAKE_REQUIRE_OK(batch.AppendRow({ref}));
+  LAKE_REQUIRE_OK(batch.Validate());
+  absl::StatusOr<EncodedReferenceDelta> encoded = EncodeBatchReferenceDelta(3, 4, 5, files, {batch});
+  LAKE_REQUIRE_OK(encoded);
+  absl::StatusOr<ReferenceDelta> decoded = DecodeReferenceDelta(encoded->bytes);
+  LAKE_REQUIRE_OK(decoded);
+  CanonicalizeReferences(&refs);
+  CHECK(refs.size() == 7);
+  CHECK(decoded->added == refs);
+}
+
 TEST_CASE("the canonical order is uri, then content type, size and sha256") {
   std::vector<DataLocation> refs = {
       Location("file:///b", "a/b", 1, kShaAbc), Location("file:///a", "z/z", 1, kShaAbc),
