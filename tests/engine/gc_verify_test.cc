@@ -125,16 +125,20 @@ TEST_CASE("gc verify, versions as files: a short object and a missing fragment f
   CHECK(fragment_found);
 }
 
+// A fragment record of the table log: its address, and where its payload lies.
+struct FragmentRecord {
+  std::string path;
+  testing::TablePathBytes bytes;
+};
+
 // ns.t in the table log holding one row whose object is `object`:
-// version 1, its fragment a record of segment 1. Returns where that
-// record's payload lies.
-testing::TablePathBytes OneRowInTheTableLog(GcTestRoot& root, const DataLocation& object,
-                                            std::string* fragment_path) {
+// version 1, its fragment a record of segment 1.
+FragmentRecord OneRowInTheTableLog(GcTestRoot& root, const DataLocation& object) {
   root.CreateTable("ns.t");
   root.InsertLocation("ns.t", "a", object);
-  *fragment_path = testing::ManifestOf(root.tables(), "ns.t", 1).fragments.at(0).path;
-  REQUIRE(table::IsTableLogPath(*fragment_path));
-  return testing::LocateTablePath(root.root_dir() + "/tables/ns/t", *fragment_path);
+  std::string path = testing::ManifestOf(root.tables(), "ns.t", 1).fragments.at(0).path;
+  REQUIRE(table::IsTableLogPath(path));
+  return {path, testing::LocateTablePath(root.root_dir() + "/tables/ns/t", path)};
 }
 
 // Whether `p` reports the fragment record `fragment_path` of ns.t as `kind`,
@@ -149,10 +153,10 @@ TEST_CASE("gc verify, versions in the table log: a short object and a damaged fr
   testing::ScopedVersionsInTableLog in_log;
   GcTestRoot root;
   DataLocation cut = root.Put(1000);
-  std::string fragment_path;
-  testing::TablePathBytes fragment = OneRowInTheTableLog(root, cut, &fragment_path);
+  FragmentRecord fragment = OneRowInTheTableLog(root, cut);
   std::filesystem::resize_file(testing::PathOfFileUri(cut.uri), 10);
-  testing::DamageTableByte(fragment, static_cast<std::streamoff>(fragment.size / 2), std::ios::beg);
+  testing::DamageTableByte(fragment.bytes, static_cast<std::streamoff>(fragment.bytes.size / 2),
+                           std::ios::beg);
   std::vector<VerifyProblem> problems;
   LAKE_REQUIRE_OK(Verify(root, false, &problems));
   REQUIRE(problems.size() == 2);
@@ -163,7 +167,7 @@ TEST_CASE("gc verify, versions in the table log: a short object and a damaged fr
     if (p.uri == cut.uri) {
       short_found = p.kind == VerifyProblem::Kind::kSizeShort && p.observed_size == 10;
     } else {
-      fragment_found = ReportsFragmentRecord(p, VerifyProblem::Kind::kUnreadable, fragment_path);
+      fragment_found = ReportsFragmentRecord(p, VerifyProblem::Kind::kUnreadable, fragment.path);
     }
   }
   CHECK(short_found);
@@ -175,16 +179,16 @@ TEST_CASE("gc verify, versions in the table log: plain and --deep alike report a
   for (bool deep : {false, true}) {
     CAPTURE(deep);
     GcTestRoot root;
-    std::string fragment_path;
-    testing::TablePathBytes fragment = OneRowInTheTableLog(root, root.Put(), &fragment_path);
+    FragmentRecord fragment = OneRowInTheTableLog(root, root.Put());
     // The record's magic, the first byte of its header.
-    testing::DamageTableByte(
-        fragment, -static_cast<std::streamoff>(table::kTableLogRecordHeaderBytes), std::ios::beg);
+    testing::DamageTableByte(fragment.bytes,
+                             -static_cast<std::streamoff>(table::kTableLogRecordHeaderBytes),
+                             std::ios::beg);
     std::vector<VerifyProblem> problems;
     LAKE_REQUIRE_OK(Verify(root, deep, &problems));
     REQUIRE(problems.size() == 1);
     CAPTURE(problems[0].message);
-    CHECK(ReportsFragmentRecord(problems[0], VerifyProblem::Kind::kUnreadable, fragment_path));
+    CHECK(ReportsFragmentRecord(problems[0], VerifyProblem::Kind::kUnreadable, fragment.path));
   }
 }
 
@@ -193,14 +197,14 @@ TEST_CASE("gc verify, versions in the table log: a removed or cut segment fails 
   for (bool removed : {true, false}) {
     CAPTURE(removed);
     GcTestRoot root;
-    std::string fragment_path;
-    testing::TablePathBytes fragment = OneRowInTheTableLog(root, root.Put(), &fragment_path);
+    FragmentRecord fragment = OneRowInTheTableLog(root, root.Put());
     // The version's manifest record comes after its fragment's: cutting
     // the segment inside the fragment takes the manifest too.
     if (removed) {
-      REQUIRE(std::filesystem::remove(fragment.file));
+      REQUIRE(std::filesystem::remove(fragment.bytes.file));
     } else {
-      std::filesystem::resize_file(fragment.file, fragment.offset + fragment.size / 2);
+      std::filesystem::resize_file(fragment.bytes.file,
+                                   fragment.bytes.offset + fragment.bytes.size / 2);
     }
     std::vector<VerifyProblem> problems;
     absl::StatusOr<VerifySummary> summary = Verify(root, false, &problems);
