@@ -39,6 +39,19 @@ func register[T callbackState](s T) T {
 
 func (b *cbBase) retain() { b.refs.Add(1) }
 
+// replaceState registers next as *slot, dropping the state it replaces (a
+// setter called again), and returns it.
+func replaceState[P interface {
+	*T
+	callbackState
+}, T any](slot *P, next P) P {
+	if *slot != nil {
+		(*slot).base().drop()
+	}
+	*slot = register(next)
+	return *slot
+}
+
 func (b *cbBase) drop() {
 	if b.refs.Add(-1) == 0 {
 		b.handle.Delete()

@@ -103,6 +103,18 @@ func check(status C.lake_status, e *C.lake_error) error {
 	return errorFrom(status, e)
 }
 
+// checkedCall runs one lake call that reports through a status and an error
+// out-parameter on h's object (a *T), with h in use, and returns its error.
+func checkedCall[T any](h *handle, call func(*T, **C.lake_error) C.lake_status) error {
+	p, done, err := h.use()
+	if err != nil {
+		return err
+	}
+	defer done()
+	var e *C.lake_error
+	return check(call((*T)(p), &e), e)
+}
+
 // ErrClosed is the error of a handle used after it, or a parent, was
 // closed. lake is not called.
 var ErrClosed = errors.New("lake: handle is closed")

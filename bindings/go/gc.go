@@ -36,15 +36,8 @@ func NewGcOptions() (*GcOptions, error) {
 }
 
 func (o *GcOptions) set(call func(*C.lake_gc_options, **C.lake_error) C.lake_status) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	var e *C.lake_error
-	err = check(call((*C.lake_gc_options)(p), &e), e)
-	runtime.KeepAlive(o)
-	return err
+	defer runtime.KeepAlive(o)
+	return checkedCall(o.h, call)
 }
 
 // SetCutoffSeconds sets the cutoff (lake_gc_options_set_cutoff_seconds).
@@ -93,11 +86,7 @@ func (o *GcOptions) SetMaxDeletesPerSecond(n uint64) error {
 // (lake_gc_options_set_progress).
 func (o *GcOptions) SetProgress(fn func(phase string, done, total uint64)) error {
 	return o.set(func(p *C.lake_gc_options, _ **C.lake_error) C.lake_status {
-		if o.progress != nil {
-			o.progress.drop()
-		}
-		o.progress = register(&gcProgressState{fn: fn})
-		C.lake_gc_options_set_progress(p, C.lk_gc_progress_fn(), o.progress.ctx())
+		C.lake_gc_options_set_progress(p, C.lk_gc_progress_fn(), replaceState(&o.progress, &gcProgressState{fn: fn}).ctx())
 		return C.LAKE_OK
 	})
 }

@@ -36,30 +36,19 @@ func NewStageOptions() (*StageOptions, error) {
 	return o, nil
 }
 
+func (o *StageOptions) set(call func(*C.lake_stage_options, **C.lake_error) C.lake_status) error {
+	defer runtime.KeepAlive(o)
+	return checkedCall(o.h, call)
+}
+
 func (o *StageOptions) setString(value string, set func(*C.lake_stage_options, *C.char, **C.lake_error) C.lake_status) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
 	s := cstring(value)
 	defer free(s)
-	var e *C.lake_error
-	err = check(set((*C.lake_stage_options)(p), s, &e), e)
-	runtime.KeepAlive(o)
-	return err
+	return o.set(func(p *C.lake_stage_options, e **C.lake_error) C.lake_status { return set(p, s, e) })
 }
 
 func (o *StageOptions) setUint(value uint64, set func(*C.lake_stage_options, C.uint64_t, **C.lake_error) C.lake_status) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	var e *C.lake_error
-	err = check(set((*C.lake_stage_options)(p), C.uint64_t(value), &e), e)
-	runtime.KeepAlive(o)
-	return err
+	return o.set(func(p *C.lake_stage_options, e **C.lake_error) C.lake_status { return set(p, C.uint64_t(value), e) })
 }
 
 // SetLocalRoot makes a local stage in dir (lake_stage_options_set_local_root).
@@ -100,14 +89,10 @@ func (o *StageOptions) SetS3Region(region string) error {
 // SetS3PathStyle selects path-style addressing
 // (lake_stage_options_set_s3_path_style).
 func (o *StageOptions) SetS3PathStyle(pathStyle bool) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	C.lake_stage_options_set_s3_path_style((*C.lake_stage_options)(p), cbool(pathStyle))
-	runtime.KeepAlive(o)
-	return nil
+	return o.set(func(p *C.lake_stage_options, _ **C.lake_error) C.lake_status {
+		C.lake_stage_options_set_s3_path_style(p, cbool(pathStyle))
+		return C.LAKE_OK
+	})
 }
 
 // SetS3Concurrency sets the UploadPart requests in flight per upload
@@ -153,17 +138,11 @@ func (o *StageOptions) SetS3DownloadRangeSize(bytes uint64) error {
 // SetDescriptor opens the stage a descriptor names
 // (lake_stage_options_set_descriptor).
 func (o *StageOptions) SetDescriptor(json string) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
 	text := C.CBytes([]byte(json))
 	defer C.free(text)
-	var e *C.lake_error
-	err = check(C.lake_stage_options_set_descriptor((*C.lake_stage_options)(p), (*C.char)(text), C.size_t(len(json)), &e), e)
-	runtime.KeepAlive(o)
-	return err
+	return o.set(func(p *C.lake_stage_options, e **C.lake_error) C.lake_status {
+		return C.lake_stage_options_set_descriptor(p, (*C.char)(text), C.size_t(len(json)), e)
+	})
 }
 
 // SetHostStore serves the stage from store
@@ -350,20 +329,40 @@ func (s *Stage) Delete(loc *Location) error {
 // PutFile uploads the file at path (lake_stage_upload_path); opts may be
 // nil.
 func (s *Stage) PutFile(path string, opts *UploadOptions) (*Location, error) {
+	cpath := cstring(path)
+	defer free(cpath)
+	return s.upload(opts, nil, func(st *C.lake_stage, uo *C.lake_upload_options, out **C.lake_location, e **C.lake_error) C.lake_status {
+		return C.lake_stage_upload_path(st, cpath, uo, out, e)
+	})
+}
+
+// Put uploads the bytes read from r until EOF (lake_stage_upload_reader);
+// opts may be nil. An error or panic of r is the call's error.
+func (s *Stage) Put(r io.Reader, opts *UploadOptions) (*Location, error) {
+	src := newReadSource(r)
+	defer src.drop()
+	return s.upload(opts, []callbackState{src}, func(st *C.lake_stage, uo *C.lake_upload_options, out **C.lake_location, e **C.lake_error) C.lake_status {
+		return C.lake_stage_upload_reader(st, C.lk_read_fn(), src.ctx(), uo, out, e)
+	})
+}
+
+// upload runs one lake_stage_upload_* call with the options' token, the
+// options and the stage in use (that order: ancestors first) and wraps the
+// location it makes; sources are the call's own callbacks, whose failures
+// (like the options' and the stage's) are its error.
+func (s *Stage) upload(opts *UploadOptions, sources []callbackState, fn func(*C.lake_stage, *C.lake_upload_options, **C.lake_location, **C.lake_error) C.lake_status) (*Location, error) {
 	th, oh := opts.handles()
 	ptrs, done, err := useAll(th, oh, s.h)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	cpath := cstring(path)
-	defer free(cpath)
 	var out *C.lake_location
 	var e *C.lake_error
-	err = check(C.lake_stage_upload_path((*C.lake_stage)(ptrs[2]), cpath, (*C.lake_upload_options)(ptrs[1]), &out, &e), e)
+	err = check(fn((*C.lake_stage)(ptrs[2]), (*C.lake_upload_options)(ptrs[1]), &out, &e), e)
 	runtime.KeepAlive(s)
 	runtime.KeepAlive(opts)
-	return s.located(out, err, opts.states()...)
+	return s.located(out, err, append(sources, opts.states()...)...)
 }
 
 // located wraps an upload's location, or returns its (callbacks') error;
@@ -376,25 +375,6 @@ func (s *Stage) located(out *C.lake_location, err error, states ...callbackState
 		return nil, err
 	}
 	return wrapLocation(out), nil
-}
-
-// Put uploads the bytes read from r until EOF (lake_stage_upload_reader);
-// opts may be nil. An error or panic of r is the call's error.
-func (s *Stage) Put(r io.Reader, opts *UploadOptions) (*Location, error) {
-	th, oh := opts.handles()
-	ptrs, done, err := useAll(th, oh, s.h)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	src := newReadSource(r)
-	defer src.drop()
-	var out *C.lake_location
-	var e *C.lake_error
-	err = check(C.lake_stage_upload_reader((*C.lake_stage)(ptrs[2]), C.lk_read_fn(), src.ctx(), (*C.lake_upload_options)(ptrs[1]), &out, &e), e)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(opts)
-	return s.located(out, err, append([]callbackState{src}, opts.states()...)...)
 }
 
 // Open opens a verified full read of loc (lake_reader_open).

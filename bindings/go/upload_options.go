@@ -45,17 +45,16 @@ func NewUploadOptions() (*UploadOptions, error) {
 // SetContentType sets the uploaded object's content type
 // (lake_upload_options_set_content_type).
 func (o *UploadOptions) SetContentType(contentType string) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
 	ct := cstring(contentType)
 	defer free(ct)
-	var e *C.lake_error
-	err = check(C.lake_upload_options_set_content_type((*C.lake_upload_options)(p), ct, &e), e)
-	runtime.KeepAlive(o)
-	return err
+	return o.set(func(p *C.lake_upload_options, e **C.lake_error) C.lake_status {
+		return C.lake_upload_options_set_content_type(p, ct, e)
+	})
+}
+
+func (o *UploadOptions) set(call func(*C.lake_upload_options, **C.lake_error) C.lake_status) error {
+	defer runtime.KeepAlive(o)
+	return checkedCall(o.h, call)
 }
 
 // SetCancelToken makes the uploads watch token
@@ -82,35 +81,19 @@ func (o *UploadOptions) SetCancelToken(token *CancelToken) error {
 // SetProgress calls fn with the bytes done and the total (0 if unknown)
 // (lake_upload_options_set_progress).
 func (o *UploadOptions) SetProgress(fn func(done, total uint64)) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	if o.progress != nil {
-		o.progress.drop()
-	}
-	o.progress = register(&progressState{fn: fn})
-	C.lake_upload_options_set_progress((*C.lake_upload_options)(p), C.lk_progress_fn(), o.progress.ctx())
-	runtime.KeepAlive(o)
-	return nil
+	return o.set(func(p *C.lake_upload_options, _ **C.lake_error) C.lake_status {
+		C.lake_upload_options_set_progress(p, C.lk_progress_fn(), replaceState(&o.progress, &progressState{fn: fn}).ctx())
+		return C.LAKE_OK
+	})
 }
 
 // SetNotice calls fn with each notice line of a resumable upload
 // (lake_upload_options_set_notice).
 func (o *UploadOptions) SetNotice(fn func(line string)) error {
-	p, done, err := o.h.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	if o.notice != nil {
-		o.notice.drop()
-	}
-	o.notice = register(&noticeState{fn: fn})
-	C.lake_upload_options_set_notice((*C.lake_upload_options)(p), C.lk_notice_fn(), o.notice.ctx())
-	runtime.KeepAlive(o)
-	return nil
+	return o.set(func(p *C.lake_upload_options, _ **C.lake_error) C.lake_status {
+		C.lake_upload_options_set_notice(p, C.lk_notice_fn(), replaceState(&o.notice, &noticeState{fn: fn}).ctx())
+		return C.LAKE_OK
+	})
 }
 
 // Close frees the options (lake_upload_options_free).

@@ -54,21 +54,28 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
                         const absl::flat_hash_set<uint64_t>& released,
                         const table::RetainedLineage& lineage, uint64_t deltas_kept_after,
                         const LiveReferenceVisitor& visit) {
-  // A table path names a file, or a record of the table log (any kind:
+  // A table path names a file, or a record of the table log (of `kind`:
   // its address says where it is), which keeps its whole segment.
-  auto visit_path = [&](const std::string& path, const Referrer& referrer) -> absl::Status {
+  auto visit_path = [&](const std::string& path, const Referrer& referrer,
+                        table::TableLogRecordKind kind) -> absl::Status {
     absl::StatusOr<std::string> file = table::CheckedTableFileOfPath(path);
     if (!file.ok()) {
       return Explained(file.status(),
                        absl::StrCat("table ", name, " version ", referrer.version, " names ", path),
                        kRestoreRemedy);
     }
-    return visit(FormatFileUri(absl::StrCat(table_dir, "/", *file)), nullptr, referrer);
+    std::string uri = FormatFileUri(absl::StrCat(table_dir, "/", *file));
+    if (!table::IsTableLogPath(path)) return visit(uri, nullptr, referrer);
+    Referrer record = referrer;
+    record.table_path = path;
+    record.record_kind = kind;
+    return visit(uri, nullptr, record);
   };
   uint64_t base = lineage.base.has_value() ? lineage.base->version : 0;
   if (base != 0) {
     if (absl::Status s = visit_path(table::ReferenceSnapshotRelativePath(base),
-                                    Referrer{Referrer::Kind::kTableFile, name, base});
+                                    Referrer{Referrer::Kind::kTableFile, name, base},
+                                    table::TableLogRecordKind::kReferenceDelta);  // a file
         !s.ok()) {
       return s;
     }
@@ -105,7 +112,8 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
     // retired versions' among them: a retained version always resolves.
     for (const std::string& file : (*resolved)->chain_files) {
       if (!chain_files.insert(file).second) continue;
-      if (absl::Status s = visit_path(file, referrer); !s.ok()) {
+      if (absl::Status s = visit_path(file, referrer, table::TableLogRecordKind::kManifest);
+          !s.ok()) {
         return s;
       }
     }
@@ -116,11 +124,14 @@ absl::Status TableFiles(const GcRoot& root, const std::string& table_dir,
       // An append's manifest is its parent's and one more: visit only what
       // is new, so the walk stays linear in the table's fragments. A
       // fragment's deletion vector is a table file of the version too.
-      for (const std::string* path :
-           {&fragment.path, fragment.deletion_vector ? &fragment.deletion_vector->path : nullptr}) {
+      const std::pair<const std::string*, table::TableLogRecordKind> paths[] = {
+          {&fragment.path, table::TableLogRecordKind::kFragment},
+          {fragment.deletion_vector ? &fragment.deletion_vector->path : nullptr,
+           table::TableLogRecordKind::kDeletionVector}};
+      for (const auto& [path, kind] : paths) {
         if (path == nullptr) continue;
         if (!previous.contains(*path)) {
-          if (absl::Status s = visit_path(*path, referrer); !s.ok()) {
+          if (absl::Status s = visit_path(*path, referrer, kind); !s.ok()) {
             return s;
           }
         }

@@ -47,6 +47,7 @@
 #include "absl/time/time.h"
 #include "engine/data_location.h"
 #include "engine/gc/gc_root.h"
+#include "engine/table/table_log_format.h"
 
 namespace lake::gc {
 
@@ -56,6 +57,12 @@ struct Referrer {
   Kind kind = Kind::kTable;
   std::string name;      // "ns.t", "pipeline/experiment", an operation id, ""
   uint64_t version = 0;  // a table's version, an event log's journal step
+  // A table file that is a record of the table log a version names (a
+  // fragment, a deletion vector, a manifest): its address and its kind,
+  // so that verify reads that record as a reader would. Empty for a whole
+  // file, and for a segment named only as a whole.
+  std::string table_path = "";
+  table::TableLogRecordKind record_kind = table::TableLogRecordKind::kFragment;
 };
 
 std::string DescribeReferrer(const Referrer& referrer);

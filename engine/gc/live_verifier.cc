@@ -3,12 +3,14 @@
 #include <cstring>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "engine/gc/gc_layout.h"
 #include "engine/gc/live_references.h"
 #include "engine/integrity_error.h"
 #include "engine/location_uri.h"
 #include "engine/managed_key.h"
+#include "engine/table/table_log.h"
 #include "spill/spill_sorter.h"
 
 namespace lake::gc {
@@ -17,8 +19,10 @@ namespace {
 constexpr uint64_t kProgressEvery = 10000;
 enum class RecordType : char { kLocation = 'L', kTableFile = 'T' };
 
-// uri NUL type size(8) sha256(64) content_type_length(1) content_type
-// referrer: the part before the referrer is the identity checked once.
+// uri NUL type size(8) sha256(64) detail_length(1) detail referrer: the
+// part before the referrer is the identity checked once. The detail is a
+// location's content type; for a table file that is a record of the table
+// log, the record's kind (one byte) and its address; else empty.
 std::string VerifyRecord(std::string_view uri, const DataLocation* location,
                          const Referrer& referrer) {
   std::string record(uri);
@@ -28,9 +32,15 @@ std::string VerifyRecord(std::string_view uri, const DataLocation* location,
   uint64_t size = location != nullptr ? location->size_bytes : 0;
   record.append(reinterpret_cast<const char*>(&size), sizeof size);
   record.append(location != nullptr ? location->sha256 : std::string(64, '0'));
-  std::string content_type = location != nullptr ? location->content_type : "";
-  record.push_back(static_cast<char>(content_type.size()));
-  record.append(content_type);
+  std::string detail;
+  if (location != nullptr) {
+    detail = location->content_type;
+  } else if (!referrer.table_path.empty()) {
+    detail.push_back(static_cast<char>(referrer.record_kind));
+    detail.append(referrer.table_path);
+  }
+  record.push_back(static_cast<char>(detail.size()));
+  record.append(detail);
   record.append(DescribeReferrer(referrer));
   return record;
 }
@@ -39,6 +49,9 @@ struct ParsedRecord {
   std::string_view identity;  // everything before the referrer
   RecordType type = RecordType::kLocation;
   DataLocation location;
+  // A table log record's (kTableFile with an address); empty otherwise.
+  std::string table_path;
+  table::TableLogRecordKind record_kind = table::TableLogRecordKind::kFragment;
   std::string_view referrer;
 };
 
@@ -52,10 +65,16 @@ absl::StatusOr<ParsedRecord> ParseVerifyRecord(std::string_view record) {
   p.type = static_cast<RecordType>(record[nul + 1]);
   std::memcpy(&p.location.size_bytes, record.data() + nul + 2, 8);
   p.location.sha256 = std::string(record.substr(nul + 10, 64));
-  size_t ct_len = static_cast<unsigned char>(record[nul + 74]);
-  size_t referrer_at = nul + 75 + ct_len;
+  size_t detail_len = static_cast<unsigned char>(record[nul + 74]);
+  size_t referrer_at = nul + 75 + detail_len;
   if (record.size() < referrer_at) return absl::InternalError("a spilled verify record is cut");
-  p.location.content_type = std::string(record.substr(nul + 75, ct_len));
+  std::string_view detail = record.substr(nul + 75, detail_len);
+  if (p.type == RecordType::kLocation) {
+    p.location.content_type = std::string(detail);
+  } else if (!detail.empty()) {
+    p.record_kind = static_cast<table::TableLogRecordKind>(detail[0]);
+    p.table_path = std::string(detail.substr(1));
+  }
   p.identity = record.substr(0, referrer_at);
   p.referrer = record.substr(referrer_at);
   return p;
@@ -71,6 +90,7 @@ class Verifier {
  private:
   absl::Status Flush();
   absl::Status Check(const ParsedRecord& group);
+  absl::Status CheckTableLogRecord(const ParsedRecord& group, const std::string& segment_path);
   absl::Status Report(VerifyProblem problem);
 
   const GcRoot& root_;
@@ -96,6 +116,7 @@ absl::Status Verifier::Check(const ParsedRecord& g) {
     ++summary_.table_files_checked;
     absl::StatusOr<ParsedUri> parsed = ParseLocationUri(g.location.uri);
     if (!parsed.ok()) return parsed.status();
+    if (!g.table_path.empty()) return CheckTableLogRecord(g, parsed->path);
     absl::StatusOr<io::FileInfo> info = root_.fs.Stat(parsed->path);
     if (absl::IsNotFound(info.status())) {
       return Report({VerifyProblem::Kind::kMissing, g.location.uri, 0, 0, "the table file is missing"});
@@ -158,6 +179,33 @@ absl::Status Verifier::Check(const ParsedRecord& g) {
     if (detail->kind == IntegrityKind::kDigestMismatch) kind = VerifyProblem::Kind::kDigestMismatch;
   }
   return Report({kind, g.location.uri, expected, observed, std::string(read.message())});
+}
+
+// A record of the table log a version names, in the segment `segment_path`:
+// read as every reader of the table reads it (table::ReadTablePath:
+// whole, of its kind, its checksum matching), so a record a reader would
+// refuse is reported, named by its address, never passed over.
+absl::Status Verifier::CheckTableLogRecord(const ParsedRecord& g,
+                                           const std::string& segment_path) {
+  absl::StatusOr<table::TableLogAddress> address = table::ParseTableLogAddress(g.table_path);
+  if (!address.ok()) return address.status();
+  std::string segment = table::TableLogSegmentRelativePath(address->segment);
+  if (!absl::EndsWith(segment_path, absl::StrCat("/", segment)) ||
+      !absl::StartsWith(g.table_path, segment)) {
+    return absl::InternalError(absl::StrCat("table log record ", g.table_path,
+                                            " is not in segment ", segment_path));
+  }
+  std::string table_dir = segment_path.substr(0, segment_path.size() - segment.size() - 1);
+  // The record's own URI: its segment's and the rest of its address.
+  std::string uri = absl::StrCat(g.location.uri, g.table_path.substr(segment.size()));
+  const uint64_t record_bytes = table::TableLogRecordBytes(address->payload_bytes);
+  absl::StatusOr<std::string> read = table::ReadTablePath(
+      root_.fs, table_dir, g.table_path, table::kMaxTableLogPayloadBytes, g.record_kind);
+  if (read.ok()) return absl::OkStatus();
+  // A reader fails a missing segment as DataLoss too; verify tells it apart.
+  bool missing = absl::IsNotFound(root_.fs.Stat(segment_path).status());
+  return Report({missing ? VerifyProblem::Kind::kMissing : VerifyProblem::Kind::kUnreadable, uri,
+                 record_bytes, 0, std::string(read.status().message())});
 }
 
 absl::Status Verifier::Flush() {

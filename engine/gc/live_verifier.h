@@ -5,9 +5,13 @@
 // Every missing or damaged object is reported once per recorded identity
 // (uri, size, sha256) with the tables, versions, event logs and pending
 // appends that reference it; table files committed versions name are
-// checked to exist. Leased or pinned URIs are not checked (an upload in
-// flight has no object yet), nor locations outside the root's stage (a
-// pending append of another stage). Nothing is changed.
+// checked to exist, and each record of the table log a version names (a
+// fragment, a deletion vector, a manifest) is read as a table's readers
+// read it — whole, of its kind, its checksum matching — and reported by
+// its address when it is not (missing with its segment, else
+// unreadable). Leased or pinned URIs are not checked (an upload in flight
+// has no object yet), nor locations outside the root's stage (a pending
+// append of another stage). Nothing is changed.
 #ifndef LAKE_ENGINE_GC_LIVE_VERIFIER_H_
 #define LAKE_ENGINE_GC_LIVE_VERIFIER_H_
 
@@ -42,7 +46,7 @@ struct VerifyProblem {
   uint64_t expected_size = 0;
   uint64_t observed_size = 0;
   std::string message;
-  std::vector<std::string> referrers;  // at most kMaxReferrersShown
+  std::vector<std::string> referrers = {};  // at most kMaxReferrersShown
   uint64_t more_referrers = 0;
 };
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
-#include <thread>
 
 #include "base/failpoint.h"
 #include "engine/events/blob_references.h"
@@ -345,21 +344,11 @@ void GcRacingDelete() {
     }
     root.AgeEverything(absl::Hours(48));
     // A whole collection (cutoff zero) starts while the DELETE is at `step`.
-    std::thread collection;
-    absl::Status collected;
-    failpoint::ClearAll();
-    failpoint::Set(step, failpoint::Action::kCallback, [&] {
-      collection = std::thread([&] {
-        absl::StatusOr<PlanSummary> plan = root.Plan();
-        collected = plan.ok() ? ApplyPlan(root.View(), plan->manifest.plan_id, {}).status()
-                              : plan.status();
-      });
-      return absl::OkStatus();
+    absl::StatusOr<table::DeleteOutcome> outcome;
+    absl::Status collected = testing::CollectAtStep(root, step, [&] {
+      outcome = root.tables().Delete("DELETE FROM ns.t WHERE id = ?",
+                                     {table::CellValue{std::string("r1")}});
     });
-    absl::StatusOr<table::DeleteOutcome> outcome = root.tables().Delete(
-        "DELETE FROM ns.t WHERE id = ?", {table::CellValue{std::string("r1")}});
-    failpoint::ClearAll();
-    collection.join();
     LAKE_REQUIRE_OK(outcome);
     // Whatever the collection did (it may refuse a changed root), every
     // retained version reads all its rows and every object is there.
@@ -521,40 +510,34 @@ void FailInsertAfterItsDelta(GcTestRoot& root, const DataLocation& failed) {
   REQUIRE(!outcome.ok());
 }
 
-TEST_CASE("gc plan: a failed INSERT's object is planned; its records in the active table log segment are not") {
+TEST_CASE("gc plan: a failed INSERT's object is planned, on either layout, and its version's files are; its records in the active table log segment are not") {
   REQUIRE(failpoint::Enabled());
-  testing::ScopedVersionsInTableLog in_log;
-  GcTestRoot root;
-  DataLocation failed = root.Put();
-  FailInsertAfterItsDelta(root, failed);
-  absl::StatusOr<PlanSummary> plan = root.Plan();
-  LAKE_REQUIRE_OK(plan);
-  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
-  CHECK(StageUris(uris) == std::vector<std::string>{failed.uri});
-  // Version 1's records share the segment with the failed append's: the
-  // active segment is never planned.
-  CHECK(plan->manifest.table_files == 0);
-  CHECK(root.tables().Rows("ns.t")->size() == 1);
-}
-
-TEST_CASE("gc plan, versions as files: a failed INSERT's object and its table files are planned") {
-  REQUIRE(failpoint::Enabled());
-  testing::ScopedVersionsAsFiles as_files;
-  GcTestRoot root;
-  DataLocation failed = root.Put();
-  FailInsertAfterItsDelta(root, failed);
-  absl::StatusOr<PlanSummary> plan = root.Plan();
-  LAKE_REQUIRE_OK(plan);
-  std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
-  CHECK(StageUris(uris) == std::vector<std::string>{failed.uri});
-  // The failed append's manifest and delta of version 2; the append removed
-  // its own fragment when it withdrew its checkpoint.
-  CHECK(plan->manifest.table_files == 2);
-  std::string table_dir = root.root_dir() + "/tables/ns/t/";
-  CHECK(Contains(uris, FormatFileUri(table_dir + "_versions/00000000000000000002.manifest")));
-  CHECK(Contains(uris, FormatFileUri(table_dir + "_lake/object_refs/00000000000000000002.refs")));
-  // Committed version 1's files are not.
-  CHECK(!Contains(uris, FormatFileUri(table_dir + "_versions/00000000000000000001.manifest")));
+  for (testing::VersionLayout layout : testing::kVersionLayouts) {
+    CAPTURE(testing::VersionLayoutName(layout));
+    testing::ScopedVersionLayout scoped(layout);
+    GcTestRoot root;
+    DataLocation failed = root.Put();
+    FailInsertAfterItsDelta(root, failed);
+    absl::StatusOr<PlanSummary> plan = root.Plan();
+    LAKE_REQUIRE_OK(plan);
+    std::vector<std::string> uris = root.PlannedUris(plan->manifest.plan_id);
+    CHECK(StageUris(uris) == std::vector<std::string>{failed.uri});
+    if (layout == testing::VersionLayout::kTableLog) {
+      // Version 1's records share the segment with the failed append's:
+      // the active segment is never planned.
+      CHECK(plan->manifest.table_files == 0);
+      CHECK(root.tables().Rows("ns.t")->size() == 1);
+      continue;
+    }
+    // The failed append's manifest and delta of version 2; the append
+    // removed its own fragment when it withdrew its checkpoint.
+    CHECK(plan->manifest.table_files == 2);
+    std::string table_dir = root.root_dir() + "/tables/ns/t/";
+    CHECK(Contains(uris, FormatFileUri(table_dir + "_versions/00000000000000000002.manifest")));
+    CHECK(Contains(uris, FormatFileUri(table_dir + "_lake/object_refs/00000000000000000002.refs")));
+    // Committed version 1's files are not.
+    CHECK(!Contains(uris, FormatFileUri(table_dir + "_versions/00000000000000000001.manifest")));
+  }
 }
 
 // A plan over a root whose only version's reference delta `damage` broke

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <thread>
 
 #include "base/failpoint.h"
 #include "engine/gc/inventory.h"
@@ -340,20 +339,8 @@ TEST_CASE("gc racing a DELETE that writes its segment or rolls a new one never t
       LAKE_REQUIRE_OK(root.tables().tables->Compact(Name()));
       LAKE_REQUIRE_OK(root.tables().tables->Expire(Name(), {.keep_last = 1}));
       root.AgeEverything(absl::Hours(48));
-      std::thread collection;
-      absl::Status collected;
-      failpoint::ClearAll();
-      failpoint::Set(step, failpoint::Action::kCallback, [&] {
-        collection = std::thread([&] {
-          absl::StatusOr<PlanSummary> plan = root.Plan();
-          collected = plan.ok() ? ApplyPlan(root.View(), plan->manifest.plan_id, {}).status()
-                                : plan.status();
-        });
-        return absl::OkStatus();
-      });
-      DeleteRow(root, "b");  // version 4
-      failpoint::ClearAll();
-      collection.join();
+      absl::Status collected =
+          testing::CollectAtStep(root, step, [&] { DeleteRow(root, "b"); });  // version 4
       CAPTURE(collected.ToString());
       CheckRetainedVersionsRead(root);
       absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root.tables().Rows("ns.t");

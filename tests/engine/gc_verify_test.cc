@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "engine/gc/live_verifier.h"
+#include "engine/table/table_log_format.h"
 #include "tests/support/gc_fixture.h"
 #include "tests/support/status_checks.h"
 
@@ -122,6 +123,94 @@ TEST_CASE("gc verify, versions as files: a short object and a missing fragment f
   }
   CHECK(short_found);
   CHECK(fragment_found);
+}
+
+// A fragment record of the table log: its address, and where its payload lies.
+struct FragmentRecord {
+  std::string path;
+  testing::TablePathBytes bytes;
+};
+
+// ns.t in the table log holding one row whose object is `object`:
+// version 1, its fragment a record of segment 1.
+FragmentRecord OneRowInTheTableLog(GcTestRoot& root, const DataLocation& object) {
+  root.CreateTable("ns.t");
+  root.InsertLocation("ns.t", "a", object);
+  std::string path = testing::ManifestOf(root.tables(), "ns.t", 1).fragments.at(0).path;
+  REQUIRE(table::IsTableLogPath(path));
+  return {path, testing::LocateTablePath(root.root_dir() + "/tables/ns/t", path)};
+}
+
+// Whether `p` reports the fragment record `fragment_path` of ns.t as `kind`,
+// named by its address and with the version naming it.
+bool ReportsFragmentRecord(const VerifyProblem& p, VerifyProblem::Kind kind,
+                           const std::string& fragment_path) {
+  return p.kind == kind && p.uri.find("/tables/ns/t/" + fragment_path) != std::string::npos &&
+         p.referrers == std::vector<std::string>{"table ns.t version 1 (a table file)"};
+}
+
+TEST_CASE("gc verify, versions in the table log: a short object and a damaged fragment record are reported") {
+  testing::ScopedVersionsInTableLog in_log;
+  GcTestRoot root;
+  DataLocation cut = root.Put(1000);
+  FragmentRecord fragment = OneRowInTheTableLog(root, cut);
+  std::filesystem::resize_file(testing::PathOfFileUri(cut.uri), 10);
+  testing::DamageTableByte(fragment.bytes, static_cast<std::streamoff>(fragment.bytes.size / 2),
+                           std::ios::beg);
+  std::vector<VerifyProblem> problems;
+  LAKE_REQUIRE_OK(Verify(root, false, &problems));
+  REQUIRE(problems.size() == 2);
+  bool short_found = false, fragment_found = false;
+  for (const VerifyProblem& p : problems) {
+    CAPTURE(p.uri);
+    CAPTURE(p.message);
+    if (p.uri == cut.uri) {
+      short_found = p.kind == VerifyProblem::Kind::kSizeShort && p.observed_size == 10;
+    } else {
+      fragment_found = ReportsFragmentRecord(p, VerifyProblem::Kind::kUnreadable, fragment.path);
+    }
+  }
+  CHECK(short_found);
+  CHECK(fragment_found);
+}
+
+TEST_CASE("gc verify, versions in the table log: plain and --deep alike report a fragment record whose header is damaged") {
+  testing::ScopedVersionsInTableLog in_log;
+  for (bool deep : {false, true}) {
+    CAPTURE(deep);
+    GcTestRoot root;
+    FragmentRecord fragment = OneRowInTheTableLog(root, root.Put());
+    // The record's magic, the first byte of its header.
+    testing::DamageTableByte(fragment.bytes,
+                             -static_cast<std::streamoff>(table::kTableLogRecordHeaderBytes),
+                             std::ios::beg);
+    std::vector<VerifyProblem> problems;
+    LAKE_REQUIRE_OK(Verify(root, deep, &problems));
+    REQUIRE(problems.size() == 1);
+    CAPTURE(problems[0].message);
+    CHECK(ReportsFragmentRecord(problems[0], VerifyProblem::Kind::kUnreadable, fragment.path));
+  }
+}
+
+TEST_CASE("gc verify, versions in the table log: a removed or cut segment fails the verify closed, naming the table") {
+  testing::ScopedVersionsInTableLog in_log;
+  for (bool removed : {true, false}) {
+    CAPTURE(removed);
+    GcTestRoot root;
+    FragmentRecord fragment = OneRowInTheTableLog(root, root.Put());
+    // The version's manifest record comes after its fragment's: cutting
+    // the segment inside the fragment takes the manifest too.
+    if (removed) {
+      REQUIRE(std::filesystem::remove(fragment.bytes.file));
+    } else {
+      std::filesystem::resize_file(fragment.bytes.file,
+                                   fragment.bytes.offset + fragment.bytes.size / 2);
+    }
+    std::vector<VerifyProblem> problems;
+    absl::StatusOr<VerifySummary> summary = Verify(root, false, &problems);
+    CHECK(absl::IsDataLoss(summary.status()));
+    CHECK(std::string(summary.status().message()).find("table ns.t") != std::string::npos);
+  }
 }
 
 }  // namespace

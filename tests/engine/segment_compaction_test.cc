@@ -529,16 +529,9 @@ TEST_CASE("gc racing a segment compaction at each step never takes a segment a r
     GcTestRoot root(nullptr, "", RollingOptions());
     TwoMostlyDeadSegments(root);
     root.AgeEverything(absl::Hours(48));
-    testing::BackgroundCollection collection(root);
-    failpoint::ClearAll();
-    failpoint::Set(step, failpoint::Action::kCallback, [&] {
-      collection.Start();
-      return absl::OkStatus();
-    });
-    absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> compacted =
-        CompactSegments(root);
-    failpoint::ClearAll();
-    absl::Status collected = collection.Join();
+    absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> compacted;
+    absl::Status collected =
+        testing::CollectAtStep(root, step, [&] { compacted = CompactSegments(root); });
     CAPTURE(collected.ToString());
     LAKE_REQUIRE_OK(compacted);
     REQUIRE(compacted->has_value());

@@ -17,7 +17,6 @@
 #include <thread>
 
 #include "base/failpoint.h"
-#include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_writer.h"
 #include "engine/table/reference_delta_format.h"
 #include "engine/table/table_store.h"
@@ -414,22 +413,12 @@ TEST_CASE("gc racing a replace-where at each of its steps never deletes what a r
     root.AgeEverything(absl::Hours(48));
     // A whole collection (cutoff zero) starts while the replace-where is at
     // `step`.
-    std::thread collection;
-    absl::Status collected;
-    failpoint::ClearAll();
-    failpoint::Set(step, failpoint::Action::kCallback, [&] {
-      collection = std::thread([&] {
-        absl::StatusOr<gc::PlanSummary> plan = root.Plan();
-        collected = plan.ok() ? gc::ApplyPlan(root.View(), plan->manifest.plan_id, {}).status()
-                              : plan.status();
-      });
-      return absl::OkStatus();
+    absl::StatusOr<table::ReplaceOutcome> outcome;
+    absl::Status collected = testing::CollectAtStep(root, step, [&] {
+      outcome = root.tables().Replace(
+          "INSERT INTO ns.t REPLACE WHERE id = ? (id, f) VALUES (?, ?)",
+          {CellValue{std::string("r1")}, CellValue{std::string("r9")}, CellValue{fresh}});
     });
-    absl::StatusOr<table::ReplaceOutcome> outcome = root.tables().Replace(
-        "INSERT INTO ns.t REPLACE WHERE id = ? (id, f) VALUES (?, ?)",
-        {CellValue{std::string("r1")}, CellValue{std::string("r9")}, CellValue{fresh}});
-    failpoint::ClearAll();
-    collection.join();
     LAKE_REQUIRE_OK(outcome);
     CHECK(outcome->version == 4);
     // Whatever the collection did (it may refuse a changed root), every

@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "base/failpoint.h"
 #include "engine/gc/plan_apply.h"
 #include "engine/gc/plan_reader.h"
 #include "engine/gc/root_identity.h"
@@ -36,6 +38,25 @@ std::set<std::string> CollectableFiles(const std::string& root_dir) {
     for (const std::string& file : FilesUnder(top)) files.insert(top + "/" + file);
   }
   return files;
+}
+
+absl::Status CollectAtStep(GcTestRoot& root, std::string_view step,
+                           const std::function<void()>& operation) {
+  std::thread collection;
+  absl::Status collected;
+  failpoint::ClearAll();
+  failpoint::Set(step, failpoint::Action::kCallback, [&] {
+    collection = std::thread([&] {
+      absl::StatusOr<gc::PlanSummary> plan = root.Plan();
+      collected = plan.ok() ? gc::ApplyPlan(root.View(), plan->manifest.plan_id, {}).status()
+                            : plan.status();
+    });
+    return absl::OkStatus();
+  });
+  operation();
+  failpoint::ClearAll();
+  collection.join();  // std::system_error when `step` was never reached
+  return collected;
 }
 
 std::string PathOfFileUri(const std::string& uri) {
@@ -144,19 +165,6 @@ std::vector<std::string> GcTestRoot::PlannedUris(const std::string& plan_id) {
                               return absl::OkStatus();
                             }));
   return uris;
-}
-
-void BackgroundCollection::Start() {
-  thread_ = std::thread([this] {
-    absl::StatusOr<gc::PlanSummary> plan = root_.Plan();
-    status_ = plan.ok() ? gc::ApplyPlan(root_.View(), plan->manifest.plan_id, {}).status()
-                        : plan.status();
-  });
-}
-
-absl::Status BackgroundCollection::Join() {
-  if (thread_.joinable()) thread_.join();
-  return status_;
 }
 
 }  // namespace lake::testing

@@ -5,10 +5,11 @@
 #ifndef LAKE_TESTS_SUPPORT_GC_FIXTURE_H_
 #define LAKE_TESTS_SUPPORT_GC_FIXTURE_H_
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -72,24 +73,14 @@ class GcTestRoot {
   uint64_t next_seed_ = 1000;
 };
 
-// A whole collection of `root` (a plan with cutoff zero, applied) on a
-// thread of its own: Start (from a failpoint's callback, say) runs it
-// beside the caller; Join waits for it and returns how it ended.
-class BackgroundCollection {
- public:
-  explicit BackgroundCollection(GcTestRoot& root) : root_(root) {}
-  ~BackgroundCollection() { (void)Join(); }
-  BackgroundCollection(const BackgroundCollection&) = delete;
-  BackgroundCollection& operator=(const BackgroundCollection&) = delete;
-
-  void Start();
-  absl::Status Join();
-
- private:
-  GcTestRoot& root_;
-  std::thread thread_;
-  absl::Status status_;
-};
+// Runs `operation` (a write to a table of `root`) while a whole collection
+// of `root` runs: when the operation reaches the failpoint `step`, a plan
+// with cutoff zero and then its apply start on a thread of their own. Waits
+// for both and returns the collection's status (it may refuse a root that
+// changed under it). Every failpoint is cleared before and after; throws
+// when the operation never reached `step`. Needs a build with failpoints.
+absl::Status CollectAtStep(GcTestRoot& root, std::string_view step,
+                           const std::function<void()>& operation);
 
 // The path of a file:// URI.
 std::string PathOfFileUri(const std::string& uri);

@@ -1,7 +1,6 @@
 package org.lake;
 
 import com.sun.jna.Pointer;
-import com.sun.jna.ptr.PointerByReference;
 
 /**
  * Options of a GC plan, apply or verify: cutoff, memory, spill directory,
@@ -36,19 +35,11 @@ public final class GcOptions extends Handle {
         return this;
     }
     public GcOptions memoryBudget(long bytes) throws LakeException {
-        use(p -> {
-            PointerByReference err = new PointerByReference();
-            LakeException.check(Lake.lib().lake_gc_options_set_memory_budget(p, bytes, err), err);
-            return null;
-        });
+        useChecked((p, e) -> Lake.lib().lake_gc_options_set_memory_budget(p, bytes, e));
         return this;
     }
     public GcOptions tempDir(String dir) throws LakeException {
-        use(p -> {
-            PointerByReference err = new PointerByReference();
-            LakeException.check(Lake.lib().lake_gc_options_set_temp_dir(p, dir, err), err);
-            return null;
-        });
+        useChecked((p, e) -> Lake.lib().lake_gc_options_set_temp_dir(p, dir, e));
         return this;
     }
     public GcOptions progress(PhaseProgress progress) throws LakeException {

@@ -1,6 +1,7 @@
 package org.lake;
 
 import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
 import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -38,6 +39,12 @@ public abstract class Handle implements AutoCloseable {
     @FunctionalInterface
     protected interface Call<T> {
         T apply(Pointer pointer) throws LakeException;
+    }
+
+    /** A native call on this handle's pointer that reports a failure as a status and an error. */
+    @FunctionalInterface
+    protected interface CheckedCall {
+        int apply(Pointer pointer, PointerByReference err);
     }
 
     /** What the cleaner sees: whether the handle was closed; never the handle itself. */
@@ -148,6 +155,15 @@ public abstract class Handle implements AutoCloseable {
         } finally {
             leave();
         }
+    }
+
+    /** Runs {@code call} as {@link #use} does; a failing status throws its error. */
+    protected final void useChecked(CheckedCall call) throws LakeException {
+        use(p -> {
+            PointerByReference err = new PointerByReference();
+            LakeException.check(call.apply(p, err), err);
+            return null;
+        });
     }
 
     private synchronized Pointer enter() throws ClosedHandleException {

@@ -15,16 +15,8 @@ public final class StageOptions extends Handle {
         super("stage options", false, Lake.lib().lake_stage_options_new(), null);
     }
 
-    private interface Setter {
-        int set(Pointer options, PointerByReference err);
-    }
-
-    private StageOptions set(Setter setter) throws LakeException {
-        use(p -> {
-            PointerByReference err = new PointerByReference();
-            LakeException.check(setter.set(p, err), err);
-            return null;
-        });
+    private StageOptions set(CheckedCall setter) throws LakeException {
+        useChecked(setter);
         return this;
     }
 
@@ -45,8 +37,10 @@ public final class StageOptions extends Handle {
         return set((p, e) -> Lake.lib().lake_stage_options_set_s3_region(p, region, e));
     }
     public StageOptions s3PathStyle(boolean pathStyle) throws LakeException {
-        use(p -> { Lake.lib().lake_stage_options_set_s3_path_style(p, pathStyle ? 1 : 0); return null; });
-        return this;
+        return set((p, e) -> {
+            Lake.lib().lake_stage_options_set_s3_path_style(p, pathStyle ? 1 : 0);
+            return Status.OK.code;
+        });
     }
     public StageOptions s3Concurrency(int concurrency) throws LakeException {
         return set((p, e) -> Lake.lib().lake_stage_options_set_s3_concurrency(p, concurrency, e));

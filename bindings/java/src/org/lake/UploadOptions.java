@@ -1,7 +1,6 @@
 package org.lake;
 
 import com.sun.jna.Pointer;
-import com.sun.jna.ptr.PointerByReference;
 import java.util.function.Consumer;
 
 /**
@@ -24,11 +23,7 @@ public final class UploadOptions extends Handle {
 
     /** Default "application/octet-stream". */
     public UploadOptions contentType(String contentType) throws LakeException {
-        use(p -> {
-            PointerByReference err = new PointerByReference();
-            LakeException.check(Lake.lib().lake_upload_options_set_content_type(p, contentType, err), err);
-            return null;
-        });
+        useChecked((p, e) -> Lake.lib().lake_upload_options_set_content_type(p, contentType, e));
         return this;
     }
 
