@@ -594,9 +594,7 @@ TEST_CASE("an existing location is checked against the stored size, remembered o
 
 TEST_CASE("checking existing locations at once returns the first failure, in order") {
   StageFixture f;
-  std::vector<uint8_t> bytes = testing::RandomBytes(4000, 12);
-  MemorySource source(bytes);
-  absl::StatusOr<DataLocation> uploaded = f.stage->Upload(source, {});
+  absl::StatusOr<DataLocation> uploaded = f.UploadBytes(testing::RandomBytes(4000, 12));
   LAKE_REQUIRE_OK(uploaded);
   DataLocation longer = *uploaded;
   longer.size_bytes = 4001;
@@ -616,12 +614,9 @@ TEST_CASE("checking existing locations at once returns the first failure, in ord
 
 TEST_CASE("what a check of existing locations passed stays true until something is forgotten") {
   StageFixture f;
-  std::vector<uint8_t> bytes = testing::RandomBytes(4000, 13);
-  MemorySource source(bytes);
-  absl::StatusOr<DataLocation> kept = f.stage->Upload(source, {});
+  absl::StatusOr<DataLocation> kept = f.UploadBytes(testing::RandomBytes(4000, 13));
   LAKE_REQUIRE_OK(kept);
-  MemorySource again(bytes);
-  absl::StatusOr<DataLocation> deleted = f.stage->Upload(again, {});
+  absl::StatusOr<DataLocation> deleted = f.UploadBytes(testing::RandomBytes(4000, 14));
   LAKE_REQUIRE_OK(deleted);
   const DataLocation* one = &*kept;
   absl::StatusOr<uint64_t> generation = f.stage->CheckExistingAll(absl::MakeConstSpan(&one, 1));
