@@ -1034,6 +1034,13 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   return AbandonLocked(next, committed.status(), written_fragment, logged);
 }
 
+absl::StatusOr<std::string> TableStore::VersionRecords::NextManifestOf(
+    ResolvedManifest& resolved, const Manifest& header, uint32_t checkpoint_interval,
+    const std::string& path) {
+  if (whole_list) return NextFullManifest(resolved, header, std::move(added), path);
+  return NextManifest(resolved, header, removed, std::move(added), checkpoint_interval, path);
+}
+
 absl::Status TableStore::WriteVersionFilesLocked(const std::string& table_dir,
                                                  VersionRecords& records,
                                                  const EncodedReferenceDelta& delta,
@@ -1044,7 +1051,7 @@ absl::Status TableStore::WriteVersionFilesLocked(const std::string& table_dir,
   // The deletion vectors, and a segment compaction's fragment copies.
   std::vector<TableLogRecord> vectors;
   for (size_t i = 0; i < records.added.size(); ++i) {
-    if (!records.fragment_copies.empty() && !records.fragment_copies[i].empty()) {
+    if (records.CopiesFragment(i)) {
       vectors.push_back(
           TableLogRecord{TableLogRecordKind::kFragment, version, records.fragment_copies[i]});
     }
@@ -1058,7 +1065,7 @@ absl::Status TableStore::WriteVersionFilesLocked(const std::string& table_dir,
   if (!addresses.ok()) return addresses.status();
   size_t next_record = 0;
   for (size_t i = 0; i < records.added.size(); ++i) {
-    if (!records.fragment_copies.empty() && !records.fragment_copies[i].empty()) {
+    if (records.CopiesFragment(i)) {
       records.added[i].path = FormatTableLogAddress((*addresses)[next_record++]);
     }
     if (records.vector_bytes[i].empty()) continue;
@@ -1070,11 +1077,8 @@ absl::Status TableStore::WriteVersionFilesLocked(const std::string& table_dir,
   }
   header.reference_delta_path = ReferenceDeltaRelativePath(version);
   *manifest_path = ManifestRelativePath(version);
-  absl::StatusOr<std::string> manifest_bytes =
-      records.whole_list
-          ? NextFullManifest(resolved, header, std::move(records.added), *manifest_path)
-          : NextManifest(resolved, header, records.removed, std::move(records.added),
-                         options_.manifest_checkpoint_interval, *manifest_path);
+  absl::StatusOr<std::string> manifest_bytes = records.NextManifestOf(
+      resolved, header, options_.manifest_checkpoint_interval, *manifest_path);
   if (!manifest_bytes.ok()) return manifest_bytes.status();
   // Three files named by nothing durable before the commit, written and
   // synced at once (a delta or manifest left by a crashed attempt of this
@@ -1148,7 +1152,7 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
                                records.checkpoint_bytes});
   }
   for (size_t i = 0; i < records.added.size(); ++i) {
-    if (!records.fragment_copies.empty() && !records.fragment_copies[i].empty()) {
+    if (records.CopiesFragment(i)) {
       records.added[i].path = FormatTableLogAddress(append->Add(
           TableLogRecord{TableLogRecordKind::kFragment, version, records.fragment_copies[i]}));
     }
@@ -1165,11 +1169,8 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   header.reference_delta_path = FormatTableLogAddress(
       append->Add(TableLogRecord{TableLogRecordKind::kReferenceDelta, version, delta.bytes}));
   // The manifest's address depends on its size: it is named once added.
-  absl::StatusOr<std::string> manifest_bytes =
-      records.whole_list
-          ? NextFullManifest(resolved, header, std::move(records.added), /*path=*/"")
-          : NextManifest(resolved, header, records.removed, std::move(records.added),
-                         options_.manifest_checkpoint_interval, /*path=*/"");
+  absl::StatusOr<std::string> manifest_bytes = records.NextManifestOf(
+      resolved, header, options_.manifest_checkpoint_interval, /*path=*/"");
   if (!manifest_bytes.ok()) return manifest_bytes.status();
   *manifest_path = FormatTableLogAddress(
       append->Add(TableLogRecord{TableLogRecordKind::kManifest, version, *manifest_bytes}));

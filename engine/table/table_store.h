@@ -719,6 +719,17 @@ class TableStore {
     // Set once records went to the segment: a failure after may leave
     // the checkpoint durable, and it is withdrawn.
     bool checkpoint_written = false;
+
+    // True when added[i]'s fragment is copied into a record of its own.
+    bool CopiesFragment(size_t i) const {
+      return !fragment_copies.empty() && !fragment_copies[i].empty();
+    }
+    // The new version's manifest (at `path`, "" for a record), `resolved`
+    // becoming that version: `added` the whole list (NextFullManifest) or
+    // changes to the parent's (NextManifest). Moves `added` out.
+    absl::StatusOr<std::string> NextManifestOf(ResolvedManifest& resolved, const Manifest& header,
+                                               uint32_t checkpoint_interval,
+                                               const std::string& path);
   };
   // Writes a new version's records to the table log in one write and makes
   // them durable with one sync (table_log.h), in this order: the fragment
