@@ -30,6 +30,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <barrier>
 #include <filesystem>
 #include <chrono>
@@ -152,35 +153,74 @@ uint64_t MeanFileBytes(const std::string& dir, const std::string& suffix) {
 }
 
 // The table log's record kinds (engine/table/table_log_format.h).
-enum class LogRecordKind : uint8_t { kFragment = 2, kReferenceDelta = 3, kManifest = 4 };
+enum class LogRecordKind : uint8_t {
+  kFragment = 2,
+  kReferenceDelta = 3,
+  kManifest = 4,
+  kAppendCheckpoint = 5,
+  kAppendCheckpointReference = 7,
+};
 
-// The mean payload bytes of the records of `kind` in the table log
-// segments under `log_dir`; 0 when there are none. The layout, from the
+// The records of the table log segments under `log_dir`, by kind (index:
+// the kind byte): how many, and their payload bytes. The layout, from the
 // format note: a 32-byte segment header, then records back to back, each
 // a 32-byte header (magic "LKTR", the kind at byte 4, the payload bytes as
 // a little-endian u64 at byte 16) and its payload.
-uint64_t MeanRecordBytes(const std::string& log_dir, LogRecordKind kind) {
-  constexpr size_t kSegmentHeaderBytes = 32, kRecordHeaderBytes = 32;
-  uint64_t total = 0, count = 0;
-  if (!std::filesystem::is_directory(log_dir)) return 0;
+constexpr size_t kLogRecordHeaderBytes = 32;
+struct LogRecordTotals {
+  std::array<uint64_t, 256> count{};
+  std::array<uint64_t, 256> payload_bytes{};
+};
+LogRecordTotals CountLogRecords(const std::string& log_dir) {
+  constexpr size_t kSegmentHeaderBytes = 32;
+  LogRecordTotals totals;
+  if (!std::filesystem::is_directory(log_dir)) return totals;
   for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
     if (entry.path().extension() != ".seg") continue;
     std::ifstream in(entry.path(), std::ios::binary);
     std::string segment((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     size_t at = kSegmentHeaderBytes;
-    while (at + kRecordHeaderBytes <= segment.size() && segment.compare(at, 4, "LKTR") == 0) {
+    while (at + kLogRecordHeaderBytes <= segment.size() && segment.compare(at, 4, "LKTR") == 0) {
       uint64_t payload = 0;
       for (int i = 7; i >= 0; --i) {
         payload = (payload << 8) | static_cast<uint8_t>(segment[at + 16 + i]);
       }
-      if (static_cast<uint8_t>(segment[at + 4]) == static_cast<uint8_t>(kind)) {
-        total += payload;
-        ++count;
-      }
-      at += kRecordHeaderBytes + payload;
+      const uint8_t kind = static_cast<uint8_t>(segment[at + 4]);
+      totals.payload_bytes[kind] += payload;
+      ++totals.count[kind];
+      at += kLogRecordHeaderBytes + payload;
     }
   }
-  return count == 0 ? 0 : total / count;
+  return totals;
+}
+
+// The mean payload bytes of the records of `kind` in the table log
+// segments under `log_dir`; 0 when there are none.
+uint64_t MeanRecordBytes(const std::string& log_dir, LogRecordKind kind) {
+  LogRecordTotals totals = CountLogRecords(log_dir);
+  const size_t k = static_cast<size_t>(kind);
+  return totals.count[k] == 0 ? 0 : totals.payload_bytes[k] / totals.count[k];
+}
+
+// Prints the table log's bytes (records and their headers) per batch of
+// `batches`, and the mean payload of its fragment and append checkpoint
+// records (kind 5 holds the batch, kind 7 names the fragment record).
+void PrintLogBytesPerBatch(const std::string& log_dir, uint64_t batches) {
+  LogRecordTotals totals = CountLogRecords(log_dir);
+  uint64_t all = 0;
+  for (size_t k = 0; k < 256; ++k) {
+    all += totals.payload_bytes[k] + totals.count[k] * kLogRecordHeaderBytes;
+  }
+  auto mean = [&](LogRecordKind kind) -> unsigned long long {
+    const size_t k = static_cast<size_t>(kind);
+    return totals.count[k] == 0 ? 0 : totals.payload_bytes[k] / totals.count[k];
+  };
+  std::printf("lake_insert_log_bytes_per_batch=%llu\n",
+              static_cast<unsigned long long>(batches == 0 ? 0 : all / batches));
+  std::printf("lake_insert_fragment_record_bytes=%llu\n", mean(LogRecordKind::kFragment));
+  std::printf("lake_insert_checkpoint_record_bytes=%llu (kind 5), %llu (kind 7)\n",
+              mean(LogRecordKind::kAppendCheckpoint),
+              mean(LogRecordKind::kAppendCheckpointReference));
 }
 
 // The mean bytes of a version's object of one kind, as files of their own
@@ -720,6 +760,7 @@ int main(int argc, char** argv) {
   PrintCpuPerBatch("lake_insert_cpu_ms_per_batch", cpu_before, rows / batch);
   PrintFlushesPer("lake_insert_flushes_per_batch", disk, flushes_before,
                   static_cast<double>(rows / batch));
+  PrintLogBytesPerBatch(dir + "/lake/tables/bench/rows/_log", rows / batch);
   if (!only_delete) {
     // Right after the insert, on the same disk moment, with its file sizes.
     std::string table_dir = dir + "/lake/tables/bench/rows";
@@ -736,7 +777,8 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(manifest), static_cast<unsigned long long>(delta));
     std::printf("protocol_floor_appends_per_s=%.0f\n", per_s);
     std::printf("protocol_floor_rows_per_s=%.0f\n", per_s * batch);
-    double log_per_s = LogProtocolFloor(dir, 2 * fragment + 256 + manifest + delta, 300);
+    // In the table log the checkpoint names the fragment record (~350 bytes).
+    double log_per_s = LogProtocolFloor(dir, fragment + 512 + manifest + delta, 300);
     std::printf("log_protocol_floor_appends_per_s=%.0f\n", log_per_s);
     std::printf("log_protocol_floor_rows_per_s=%.0f\n", log_per_s * batch);
   }

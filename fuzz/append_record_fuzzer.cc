@@ -1,7 +1,7 @@
 // Fuzzes the decoders of an append's table log records
-// (engine/table/append_record_format.h): the checkpoint record (kind 5)
-// and the withdrawal record (kind 6) recovery reads past the committed
-// watermark.
+// (engine/table/append_record_format.h): the checkpoint records (kind 5,
+// and kind 7 naming its fragment record) and the withdrawal record (kind
+// 6) recovery reads past the committed watermark.
 //
 // The input's first 8 bytes are the record's version (little-endian), the
 // rest its payload; shorter inputs are taken as version 0 and a payload.
@@ -14,12 +14,18 @@
 //   3. An accepted withdrawal encodes back to the payload exactly, with a
 //      canonical operation id and a table id of at least 1.
 //   4. The same payload under the other kind is refused, as DataLoss.
+//   5. A kind 7 payload that decodes encodes back to it exactly, with its
+//      batch empty; resolved against a fragment record that stands just
+//      before it (holding kFuzzBatch), it is either refused as DataLoss or
+//      is the reference's checkpoint with kFuzzBatch as its batch, whose
+//      SHA-256 it names. It is never read as a kind 5 checkpoint.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
 
+#include "engine/sha256.h"
 #include "engine/table/append_record_format.h"
 #include "fuzz/property_check.h"
 
@@ -28,6 +34,45 @@ namespace {
 using lake::fuzz::Check;
 using lake::table::TableLogRecord;
 using lake::table::TableLogRecordKind;
+
+constexpr std::string_view kFuzzBatch = "the fragment record's payload";
+
+void CheckReference(uint64_t version, std::string_view payload) {
+  absl::StatusOr<lake::table::AppendCheckpointReference> reference =
+      lake::table::DecodeAppendCheckpointReference(payload);
+  lake::table::TableLogAddress at{1, lake::table::kTableLogSegmentHeaderBytes, payload.size()};
+  if (reference.ok()) {
+    Check(reference->checkpoint.batch.empty());
+    absl::StatusOr<std::string> again =
+        lake::table::EncodeAppendCheckpointReference(reference->checkpoint, reference->fragment);
+    Check(again.ok() && *again == payload);
+    at = {reference->fragment.segment,
+          reference->fragment.offset +
+              lake::table::TableLogRecordBytes(reference->fragment.payload_bytes),
+          payload.size()};
+  } else {
+    Check(absl::IsDataLoss(reference.status()));
+  }
+  TableLogRecord as_reference{TableLogRecordKind::kAppendCheckpointReference, version, payload};
+  auto read_fragment = [](const lake::table::TableLogAddress&) -> absl::StatusOr<std::string> {
+    return std::string(kFuzzBatch);
+  };
+  absl::StatusOr<lake::table::AppendCheckpoint> resolved =
+      lake::table::DecodeCheckpointRecord(as_reference, at, read_fragment);
+  if (resolved.ok()) {
+    Check(reference.ok() && resolved->base_version + 1 == version);
+    Check(resolved->batch == kFuzzBatch && resolved->batch_sha256 == lake::Sha256Hex(kFuzzBatch));
+    lake::table::AppendCheckpoint expected = reference->checkpoint;
+    expected.batch = std::string(kFuzzBatch);
+    Check(*resolved == expected);
+  } else {
+    Check(absl::IsDataLoss(resolved.status()));
+  }
+  Check(absl::IsDataLoss(lake::table::DecodeCheckpointRecord(
+                             {TableLogRecordKind::kAppendCheckpoint, version, payload})
+                             .status()) ||
+        !reference.ok());
+}
 
 }  // namespace
 
@@ -63,5 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(absl::IsDataLoss(withdrawal.status()));
   }
   Check(absl::IsDataLoss(lake::table::DecodeCheckpointRecord(as_withdrawal).status()));
+
+  CheckReference(version, payload);
   return 0;
 }

@@ -70,6 +70,17 @@ absl::Status Damaged(std::string_view why) {
 
 // What makes a field unwritable (or, read back, damaged); nullopt if none.
 std::optional<std::string> FieldProblem(const AppendCheckpoint& c) {
+  if (std::optional<std::string> problem = AppendCheckpointIdentityProblem(c)) return problem;
+  if (c.batch.size() > kMaxCheckpointedBatchBytes) {
+    return absl::StrCat("batch is larger than ", kMaxCheckpointedBatchBytes, " bytes");
+  }
+  if (c.batch_sha256 != Sha256Hex(c.batch)) return "batch_sha256 is not the digest of batch";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> AppendCheckpointIdentityProblem(const AppendCheckpoint& c) {
   if (c.format_version != kAppendCheckpointFormatVersion) {
     return absl::StrCat("format_version ", c.format_version, " is not ",
                         kAppendCheckpointFormatVersion);
@@ -88,14 +99,8 @@ std::optional<std::string> FieldProblem(const AppendCheckpoint& c) {
   if (StageDescriptorToJson(*stage) != c.stage_identity) {
     return "stage_identity is not a canonical stage descriptor";
   }
-  if (c.batch.size() > kMaxCheckpointedBatchBytes) {
-    return absl::StrCat("batch is larger than ", kMaxCheckpointedBatchBytes, " bytes");
-  }
-  if (c.batch_sha256 != Sha256Hex(c.batch)) return "batch_sha256 is not the digest of batch";
   return std::nullopt;
 }
-
-}  // namespace
 
 absl::StatusOr<std::string> EncodeAppendCheckpoint(const AppendCheckpoint& c) {
   if (std::optional<std::string> problem = FieldProblem(c)) {

@@ -34,6 +34,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -69,6 +70,14 @@ struct AppendCheckpoint {
 
   bool operator==(const AppendCheckpoint&) const = default;
 };
+
+// What makes a field other than the batch and its digest unwritable (or,
+// read back, damaged): another format_version, an operation id that is not
+// canonical, a table name that is not, a stage identity that is not a
+// canonical stage descriptor. nullopt if nothing. (A checkpoint record that
+// names its batch instead of holding it checks these alone on its way out:
+// append_record_format.h.)
+std::optional<std::string> AppendCheckpointIdentityProblem(const AppendCheckpoint& checkpoint);
 
 // The bytes of `checkpoint`. InvalidArgument, naming the field, when a
 // field would not decode: another format_version, an operation id that is

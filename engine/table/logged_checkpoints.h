@@ -10,7 +10,8 @@
 // with its manifest, which moves the watermark past everything before it,
 // so a commit copies every unsettled checkpoint record it would pass over
 // to after its manifest, in the same write and sync (its "carried"
-// checkpoints). In the steady state nothing lies between the watermark
+// checkpoints), always self-contained (kind 5, its batch inline): a copy
+// never names a record elsewhere, which the collector might take. In the steady state nothing lies between the watermark
 // and the log's end and a commit reads nothing for it; an unsettled
 // checkpoint costs each commit one copy until recovery settles it.
 #ifndef LAKE_ENGINE_TABLE_LOGGED_CHECKPOINTS_H_
@@ -30,18 +31,25 @@ namespace lake::table {
 // One checkpoint record past the watermark, with no withdrawal after it.
 struct LoggedCheckpoint {
   TableLogAddress address;
+  // kAppendCheckpoint (self-contained) or kAppendCheckpointReference (its
+  // batch the fragment record it names: append_record_format.h).
+  TableLogRecordKind kind = TableLogRecordKind::kAppendCheckpoint;
   uint64_t version = 0;  // the record's: the checkpoint's base_version + 1
-  std::string payload;   // the record's payload (the checkpoint's bytes)
-  // The payload decoded (DecodeCheckpointRecord); DataLoss when damaged.
+  std::string payload;   // the record's payload
+  // The record decoded, a kind 7's batch read from its fragment record
+  // (DecodeCheckpointRecord); DataLoss when either is damaged.
   absl::StatusOr<AppendCheckpoint> checkpoint = absl::UnknownError("not decoded");
-  // The decoded checkpoint's operation id; empty when it is damaged.
+  // The checkpoint's operation id; empty when the record is damaged so far
+  // that it cannot be told (a kind 7 whose fragment is damaged still has one).
   std::string operation_id;
 };
 
 // The checkpoint records of the table in `table_dir`'s log from `from` on
 // (ReadTableLogFrom) that no later withdrawal record there withdraws, in
 // log order, one per operation id (the last copy: a carried checkpoint is
-// the same payload again). Fails closed as ReadTableLogFrom does, and with
+// the same checkpoint again, self-contained). A kind 7 record's fragment
+// record is read by address (it lies in the same segment before it, so a
+// scan that reached the record passed it whole). Fails closed as ReadTableLogFrom does, and with
 // DataLoss when a withdrawal record does not decode (which operation it
 // settles cannot be told).
 absl::StatusOr<std::vector<LoggedCheckpoint>> UnwithdrawnCheckpoints(io::FileSystem& fs,

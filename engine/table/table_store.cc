@@ -973,11 +973,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   }
   records.base_manifest_path = current->manifest_path;
   if (next.record_operation) records.settles_operation = next.operation_id;
-  if (logged.logged) {
-    absl::StatusOr<std::string> encoded = EncodeAppendCheckpoint(*next.checkpoint);
-    if (!encoded.ok()) return encoded.status();  // nothing written
-    records.checkpoint_bytes = *std::move(encoded);
-  }
+  if (logged.logged) records.checkpoint = next.checkpoint;
   absl::Status records_written = WriteVersionRecordsLocked(
       table_dir, records, delta, std::move(header), manifest, &manifest_path, &written_fragment);
   logged.checkpoint_written = records.checkpoint_written;
@@ -1140,17 +1136,53 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     if (!bytes.empty()) expected += TableLogRecordBytes(bytes.size());
   }
   if (fragment_is_record) expected += TableLogRecordBytes(records.fragment_bytes.size());
-  if (!records.checkpoint_bytes.empty()) {
-    expected += TableLogRecordBytes(records.checkpoint_bytes.size());
+  // An append's checkpoint names its fragment record when the fragment is
+  // one and is its batch (the same bytes: CommitAppendLocked), else holds
+  // its batch (encoded now: nothing is written if it would not decode).
+  const AppendCheckpoint* checkpoint = records.checkpoint;
+  const bool checkpoint_names_fragment =
+      checkpoint != nullptr && fragment_is_record &&
+      records.fragment_bytes.size() == checkpoint->batch.size() &&
+      (records.fragment_bytes.data() == checkpoint->batch.data() ||
+       records.fragment_bytes == checkpoint->batch);
+  std::string checkpoint_bytes;
+  if (checkpoint != nullptr && !checkpoint_names_fragment) {
+    absl::StatusOr<std::string> encoded = EncodeAppendCheckpoint(*checkpoint);
+    if (!encoded.ok()) return encoded.status();
+    checkpoint_bytes = *std::move(encoded);
   }
-  for (const LoggedCheckpoint& c : *carried) expected += TableLogRecordBytes(c.payload.size());
+  if (checkpoint_names_fragment) {
+    expected += TableLogRecordBytes(AppendCheckpointReferenceBytes(*checkpoint));
+  } else if (checkpoint != nullptr) {
+    expected += TableLogRecordBytes(checkpoint_bytes.size());
+  }
+  // The carried copies, self-contained (logged_checkpoints.h): a kind 7
+  // record's checkpoint, resolved, is written with its batch inline. One
+  // whose record is damaged is copied as it is (still reported, as before);
+  // one that could not be read for another reason (an I/O error) fails the
+  // commit: its copy could not be made whole.
+  std::vector<TableLogRecord> carried_records;
+  std::vector<std::string> carried_payloads;  // for kind 7 records made whole
+  carried_payloads.reserve(carried->size());
+  for (const LoggedCheckpoint& c : *carried) {
+    if (c.kind == TableLogRecordKind::kAppendCheckpointReference) {
+      if (!c.checkpoint.ok() && !absl::IsDataLoss(c.checkpoint.status())) {
+        return c.checkpoint.status();
+      }
+      if (c.checkpoint.ok()) {
+        absl::StatusOr<std::string> whole = EncodeAppendCheckpoint(*c.checkpoint);
+        if (!whole.ok()) return whole.status();
+        carried_payloads.push_back(*std::move(whole));
+        carried_records.push_back(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, c.version,
+                                                 carried_payloads.back()});
+        continue;
+      }
+    }
+    carried_records.push_back(TableLogRecord{c.kind, c.version, c.payload});
+  }
+  for (const TableLogRecord& r : carried_records) expected += TableLogRecordBytes(r.payload.size());
   absl::StatusOr<TableLogAppend> append = log_writer_.Begin(table_dir, expected);
   if (!append.ok()) return append.status();
-  // The checkpoint first: the records after it are its version's.
-  if (!records.checkpoint_bytes.empty()) {
-    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version,
-                               records.checkpoint_bytes});
-  }
   for (size_t i = 0; i < records.added.size(); ++i) {
     if (records.CopiesFragment(i)) {
       records.added[i].path = FormatTableLogAddress(append->Add(
@@ -1161,11 +1193,26 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     records.added[i].deletion_vector->path = FormatTableLogAddress(
         append->Add(TableLogRecord{TableLogRecordKind::kDeletionVector, version, bytes}));
   }
+  std::optional<TableLogAddress> fragment_address;
   if (fragment_is_record) {
-    records.fragment.path = FormatTableLogAddress(append->Add(
-        TableLogRecord{TableLogRecordKind::kFragment, version, records.fragment_bytes}));
+    fragment_address = append->Add(
+        TableLogRecord{TableLogRecordKind::kFragment, version, records.fragment_bytes});
+    records.fragment.path = FormatTableLogAddress(*fragment_address);
   }
   if (!records.fragment_bytes.empty()) records.added.push_back(records.fragment);
+  // The checkpoint after its fragment: a scan reaching it passed the
+  // fragment whole, so a torn write never leaves a checkpoint naming a lost
+  // fragment (append_record_format.h).
+  if (checkpoint_names_fragment) {
+    absl::StatusOr<std::string> reference =
+        EncodeAppendCheckpointReference(*checkpoint, *fragment_address);
+    if (!reference.ok()) return reference.status();  // nothing written
+    checkpoint_bytes = *std::move(reference);
+    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpointReference, version,
+                               checkpoint_bytes});
+  } else if (checkpoint != nullptr) {
+    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version, checkpoint_bytes});
+  }
   header.reference_delta_path = FormatTableLogAddress(
       append->Add(TableLogRecord{TableLogRecordKind::kReferenceDelta, version, delta.bytes}));
   // The manifest's address depends on its size: it is named once added.
@@ -1176,10 +1223,8 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
       append->Add(TableLogRecord{TableLogRecordKind::kManifest, version, *manifest_bytes}));
   resolved.chain_files.front() = *manifest_path;
   // After the manifest, so past the watermark this commit records.
-  for (const LoggedCheckpoint& c : *carried) {
-    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, c.version, c.payload});
-  }
-  records.checkpoint_written = !records.checkpoint_bytes.empty();
+  for (const TableLogRecord& r : carried_records) append->Add(r);
+  records.checkpoint_written = checkpoint != nullptr;
   return append->Commit();
 }
 
@@ -1909,6 +1954,9 @@ absl::StatusOr<std::vector<PendingAppend>> TableStore::PendingAppends() {
         entry.path = LoggedCheckpointPath(table_dir, c.address);
         entry.operation_id = c.operation_id.empty() ? entry.path : c.operation_id;
         entry.size_bytes = c.payload.size();
+        if (c.kind == TableLogRecordKind::kAppendCheckpointReference && c.checkpoint.ok()) {
+          entry.size_bytes += c.checkpoint->batch.size();  // held by the fragment it names
+        }
         if (absl::StatusOr<OperationId> id = ParseOperationId(c.operation_id); id.ok()) {
           entry.operation_time = OperationIdTime(*id);
           entry.age = now - entry.operation_time;

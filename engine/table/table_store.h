@@ -712,8 +712,11 @@ class TableStore {
     // The base's manifest path: its end is the committed watermark this
     // commit moves past (CommittedLogWatermark, logged_checkpoints.h).
     std::string base_manifest_path;
-    // An append's checkpoint, encoded, written first ("" for none).
-    std::string checkpoint_bytes;
+    // An append's checkpoint to log (null for none): a kind 7 record
+    // naming the fragment record written just before it, or (the fragment
+    // not a record, or not the checkpoint's batch) a kind 5 record holding
+    // its batch, in the same place (append_record_format.h).
+    const AppendCheckpoint* checkpoint = nullptr;
     // The operation this commit settles: its checkpoint is not carried.
     std::string settles_operation;
     // Set once records went to the segment: a failure after may leave
@@ -736,7 +739,8 @@ class TableStore {
   // copies and deletion vectors of `records` (each entry's path and vector
   // path set to its record's address), the fragment (its path set likewise; past
   // kMaxTableLogPayloadBytes a file of its own instead, written first and
-  // named in *written_file), the reference delta `delta`, and the manifest
+  // named in *written_file), an append's checkpoint (naming the fragment),
+  // the reference delta `delta`, and the manifest
   // NextManifest makes of `resolved` and `header` (whose delta path is set
   // here) with the records' changes; *manifest_path is its address and
   // `resolved` becomes the new version. Nothing is named by anything

@@ -1,7 +1,9 @@
 // The payloads of an append's table log records (append_record_format.h):
-// golden bytes of a withdrawal, and the decoders' refusals.
+// golden bytes of a withdrawal, a checkpoint naming its fragment record
+// (kind 7) resolved against that record, and the decoders' refusals.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 
 #include "engine/sha256.h"
@@ -108,6 +110,160 @@ TEST_CASE("append checkpoint record: another version, another kind or damaged by
       DecodeCheckpointRecord({TableLogRecordKind::kAppendCheckpoint, 4, damaged}).status()));
   CHECK(absl::IsDataLoss(
       DecodeWithdrawalRecord({TableLogRecordKind::kAppendCheckpoint, 4, GoldenWithdrawal()})
+          .status()));
+}
+
+// ---- kind 7: a checkpoint naming its batch's fragment record ----
+
+// The checkpoint record at kReferenceAt names the fragment record at
+// kFragmentAt, just before it in segment 2.
+constexpr TableLogAddress kFragmentAt{2, 4096, 11};  // "batch bytes"
+constexpr TableLogAddress kReferenceAt{2, 4096 + kTableLogRecordHeaderBytes + 11, 300};
+
+std::string ReferencePayload() {
+  absl::StatusOr<std::string> payload =
+      EncodeAppendCheckpointReference(ValidCheckpoint(), kFragmentAt);
+  LAKE_CHECK_OK(payload);
+  return payload.ok() ? *payload : "";
+}
+
+// A reader of one fragment record, holding `bytes`, at kFragmentAt.
+struct OneFragment {
+  std::string bytes = ValidCheckpoint().batch;
+  absl::Status failure = absl::OkStatus();
+  int reads = 0;
+  absl::StatusOr<std::string> operator()(const TableLogAddress& at) {
+    ++reads;
+    if (!failure.ok()) return failure;
+    if (at != kFragmentAt) return absl::DataLossError("no fragment record there");
+    return bytes;
+  }
+};
+
+absl::StatusOr<AppendCheckpoint> DecodeReference(std::string_view payload, OneFragment& reader,
+                                                 uint64_t version = 4,
+                                                 TableLogAddress at = kReferenceAt) {
+  TableLogRecord record{TableLogRecordKind::kAppendCheckpointReference, version, payload};
+  return DecodeCheckpointRecord(record, at, std::ref(reader));
+}
+
+TEST_CASE("append checkpoint reference: round-trips, its batch read from the fragment record") {
+  const std::string payload = ReferencePayload();
+  CHECK(payload.size() == AppendCheckpointReferenceBytes(ValidCheckpoint()));
+  CHECK(payload.find("batch bytes") == std::string::npos);  // named, not held
+  absl::StatusOr<AppendCheckpointReference> reference = DecodeAppendCheckpointReference(payload);
+  LAKE_REQUIRE_OK(reference);
+  CHECK(reference->fragment == kFragmentAt);
+  CHECK(reference->checkpoint.batch.empty());
+  OneFragment reader;
+  absl::StatusOr<AppendCheckpoint> decoded = DecodeReference(payload, reader);
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(*decoded == ValidCheckpoint());
+  CHECK(reader.reads == 1);
+}
+
+TEST_CASE("append checkpoint reference: the encoder hashes nothing and refuses what would not decode") {
+  AppendCheckpoint c = ValidCheckpoint();
+  c.batch = "other bytes: the digest is trusted, the reader checks it";
+  CHECK(EncodeAppendCheckpointReference(c, kFragmentAt).ok());
+  c = ValidCheckpoint();
+  c.batch_sha256 = "not hex";
+  CHECK(absl::IsInvalidArgument(EncodeAppendCheckpointReference(c, kFragmentAt).status()));
+  c = ValidCheckpoint();
+  c.operation_id = "not-an-id";
+  CHECK(absl::IsInvalidArgument(EncodeAppendCheckpointReference(c, kFragmentAt).status()));
+  CHECK(absl::IsInvalidArgument(
+      EncodeAppendCheckpointReference(ValidCheckpoint(), {0, 4096, 11}).status()));
+  CHECK(absl::IsInvalidArgument(
+      EncodeAppendCheckpointReference(ValidCheckpoint(), {2, 8, 11}).status()));
+  CHECK(absl::IsInvalidArgument(
+      EncodeAppendCheckpointReference(ValidCheckpoint(), {2, 4096, 0}).status()));
+  CHECK(absl::IsInvalidArgument(
+      EncodeAppendCheckpointReference(ValidCheckpoint(),
+                                      {2, 4096, kMaxCheckpointedBatchBytes + 1})
+          .status()));
+}
+
+TEST_CASE("append checkpoint reference: a malformed payload is DataLoss without reading the fragment") {
+  const std::string good = ReferencePayload();
+  OneFragment reader;
+  auto refused = [&](const std::string& bytes) {
+    return absl::IsDataLoss(DecodeAppendCheckpointReference(bytes).status()) &&
+           absl::IsDataLoss(DecodeReference(bytes, reader).status());
+  };
+  CHECK(refused(good.substr(0, good.size() - 1)));
+  CHECK(refused(good + '\0'));
+  std::string bad = good;
+  bad[0] = 'X';  // magic
+  CHECK(refused(bad));
+  bad = good;
+  bad[8] = 2;  // format version
+  CHECK(refused(bad));
+  bad = good;
+  bad[16] = 'G';  // the operation id's first character
+  CHECK(refused(bad));
+  bad = good;
+  bad[bad.size() - 1] = 'G';  // the batch digest's last hex digit
+  CHECK(refused(bad));
+  CHECK(reader.reads == 0);
+}
+
+TEST_CASE("append checkpoint reference: a fragment record not matching its digest is DataLoss naming both records") {
+  OneFragment reader;
+  reader.bytes = "batch bytez";  // same size, other bytes
+  absl::Status s = DecodeReference(ReferencePayload(), reader).status();
+  CHECK(absl::IsDataLoss(s));
+  CHECK(s.message().find(FormatTableLogAddress(kReferenceAt)) != std::string_view::npos);
+  CHECK(s.message().find(FormatTableLogAddress(kFragmentAt)) != std::string_view::npos);
+  CHECK(s.message().find("SHA-256") != std::string_view::npos);
+}
+
+TEST_CASE("append checkpoint reference: an unreadable fragment record is DataLoss naming the record") {
+  OneFragment reader;
+  reader.failure = absl::DataLossError("table log record is damaged");
+  absl::Status s = DecodeReference(ReferencePayload(), reader).status();
+  CHECK(absl::IsDataLoss(s));
+  CHECK(s.message().find(FormatTableLogAddress(kReferenceAt)) != std::string_view::npos);
+}
+
+TEST_CASE("append checkpoint reference: an I/O error reading the fragment keeps its code") {
+  OneFragment reader;
+  reader.failure = absl::UnavailableError("the disk went away");
+  absl::Status s = DecodeReference(ReferencePayload(), reader).status();
+  CHECK(absl::IsUnavailable(s));
+  CHECK(s.message().find(FormatTableLogAddress(kReferenceAt)) != std::string_view::npos);
+}
+
+TEST_CASE("append checkpoint reference: a fragment record not before it in its segment is DataLoss") {
+  OneFragment reader;
+  // In another segment.
+  CHECK(absl::IsDataLoss(
+      DecodeReference(ReferencePayload(), reader, 4, {3, kReferenceAt.offset, 300}).status()));
+  // Overlapping the checkpoint record: it would not end before it.
+  CHECK(absl::IsDataLoss(
+      DecodeReference(ReferencePayload(), reader, 4, {2, kReferenceAt.offset - 1, 300}).status()));
+  // After it.
+  CHECK(absl::IsDataLoss(DecodeReference(ReferencePayload(), reader, 4, {2, 100, 300}).status()));
+  CHECK(reader.reads == 0);
+}
+
+TEST_CASE("append checkpoint reference: a record of another version than base + 1 is DataLoss") {
+  OneFragment reader;
+  CHECK(absl::IsDataLoss(DecodeReference(ReferencePayload(), reader, 3).status()));
+}
+
+TEST_CASE("append checkpoint record: the resolving decoder reads kind 5 as it is, without the reader") {
+  absl::StatusOr<std::string> payload = EncodeAppendCheckpoint(ValidCheckpoint());
+  LAKE_REQUIRE_OK(payload);
+  OneFragment reader;
+  absl::StatusOr<AppendCheckpoint> decoded = DecodeCheckpointRecord(
+      {TableLogRecordKind::kAppendCheckpoint, 4, *payload}, kReferenceAt, std::ref(reader));
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(*decoded == ValidCheckpoint());
+  CHECK(reader.reads == 0);
+  // And a kind 7 payload is no kind 5 checkpoint.
+  CHECK(absl::IsDataLoss(
+      DecodeCheckpointRecord({TableLogRecordKind::kAppendCheckpoint, 4, ReferencePayload()})
           .status()));
 }
 

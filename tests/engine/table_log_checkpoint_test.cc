@@ -9,11 +9,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/failpoint.h"
 #include "engine/gc/live_references.h"
+#include "engine/managed_key.h"
+#include "engine/sha256.h"
 #include "engine/table/append_record_format.h"
 #include "engine/table/logged_checkpoints.h"
 #include "engine/table/pending_append_error.h"
@@ -65,6 +69,47 @@ std::vector<TableLogRecordKind> LogKinds(io::FileSystem& fs, const std::string& 
   return kinds;
 }
 
+struct LoggedRecord {
+  table::TableLogAddress address;
+  TableLogRecordKind kind;
+  std::string payload;
+};
+// Every valid record of the table's log, in order.
+std::vector<LoggedRecord> LogRecords(io::FileSystem& fs, const std::string& table_dir) {
+  std::vector<LoggedRecord> records;
+  LAKE_CHECK_OK(table::ReadTableLogFrom(
+      fs, table_dir, {}, [&](const table::TableLogAddress& a, const table::TableLogRecord& r) {
+        records.push_back(LoggedRecord{a, r.kind, std::string(r.payload)});
+        return absl::OkStatus();
+      }));
+  return records;
+}
+
+// The last record of `kind` in the table's log.
+std::optional<LoggedRecord> LastOfKind(io::FileSystem& fs, const std::string& table_dir,
+                                       TableLogRecordKind kind) {
+  std::optional<LoggedRecord> last;
+  for (LoggedRecord& r : LogRecords(fs, table_dir)) {
+    if (r.kind == kind) last = std::move(r);
+  }
+  return last;
+}
+
+// Flips one byte of the segment file at `offset`, as a lost page would
+// leave it.
+void FlipByte(const std::string& table_dir, uint64_t segment, uint64_t offset) {
+  std::fstream f(table_dir + "/" + table::TableLogSegmentRelativePath(segment),
+                 std::ios::in | std::ios::out | std::ios::binary);
+  REQUIRE(f.good());
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x5a);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+  REQUIRE(f.good());
+}
+
 // The ids of the table's current rows, sorted.
 std::vector<std::string> RowIds(TableRoot& root) {
   absl::StatusOr<std::vector<std::vector<CellValue>>> rows = root.Rows(kTable);
@@ -96,7 +141,7 @@ struct KilledAfterCheckpoint {
   std::vector<uint8_t> bytes = testing::RandomBytes(5000, 41);
 };
 
-TEST_CASE("table log checkpoint: an append writes its checkpoint as the first record of its version, no file") {
+TEST_CASE("table log checkpoint: an append writes its checkpoint right after its fragment, naming it, no file") {
   testing::ScopedVersionsInTableLog in_log;
   testing::TempDir dir;
   io::PosixFileSystem fs;
@@ -104,12 +149,31 @@ TEST_CASE("table log checkpoint: an append writes its checkpoint as the first re
   auto root = testing::OpenTableRootOrStop(fs, dir.path());
   LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 1)));
   CHECK(LogKinds(fs, TableDirOf(*root)) ==
-        std::vector<TableLogRecordKind>{TableLogRecordKind::kAppendCheckpoint,
-                                        TableLogRecordKind::kFragment,
+        std::vector<TableLogRecordKind>{TableLogRecordKind::kFragment,
+                                        TableLogRecordKind::kAppendCheckpointReference,
                                         TableLogRecordKind::kReferenceDelta,
                                         TableLogRecordKind::kManifest});
   CHECK(testing::CheckpointFilesExceptSpares(dir.path() + "/checkpoints").empty());
   CHECK(Pending(*root).empty());  // committed: behind the watermark
+}
+
+TEST_CASE("table log checkpoint: an append's checkpoint record holds no batch: it names the fragment record before it") {
+  testing::ScopedVersionsInTableLog in_log;
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+  CreateTable(fs, dir.path());
+  auto root = testing::OpenTableRootOrStop(fs, dir.path());
+  LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 3)));
+  std::vector<LoggedRecord> records = LogRecords(fs, TableDirOf(*root));
+  REQUIRE(records.size() == 4);
+  REQUIRE(records[1].kind == TableLogRecordKind::kAppendCheckpointReference);
+  absl::StatusOr<table::AppendCheckpointReference> reference =
+      table::DecodeAppendCheckpointReference(records[1].payload);
+  LAKE_REQUIRE_OK(reference);
+  CHECK(reference->fragment == records[0].address);
+  CHECK(reference->checkpoint.batch_sha256 == Sha256Hex(records[0].payload));
+  CHECK(records[1].payload.size() < 1024);
+  CHECK(records[1].payload.find(records[0].payload) == std::string::npos);
 }
 
 TEST_CASE("table log checkpoint: the committed watermark is the end of the current manifest record") {
@@ -365,6 +429,260 @@ TEST_CASE("table log checkpoint: a power loss during a carrying commit keeps the
   LAKE_REQUIRE_OK(recovered);
   CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
   CHECK(Pending(*root).empty());
+}
+
+// ---- the checkpoint naming its fragment record (kind 7) ----
+
+TEST_CASE("table log checkpoint: recovery replays a checkpoint naming its fragment once, and converges") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
+  const std::string table_dir = TableDirOf(*root);
+  REQUIRE(LastOfKind(killed.posix, table_dir, TableLogRecordKind::kAppendCheckpointReference));
+  std::vector<table::PendingAppend> pending = Pending(*root);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+  CHECK(root->StageObjects().size() == 1);
+  CHECK(root->tables->Recover()->empty());
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+}
+
+TEST_CASE("table log checkpoint: a carried copy of a checkpoint naming its fragment holds its batch") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
+  const std::string table_dir = TableDirOf(*root);
+  std::optional<LoggedRecord> original =
+      LastOfKind(killed.posix, table_dir, TableLogRecordKind::kAppendCheckpointReference);
+  REQUIRE(original);
+  absl::StatusOr<table::AppendCheckpointReference> reference =
+      table::DecodeAppendCheckpointReference(original->payload);
+  LAKE_REQUIRE_OK(reference);
+  LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 60)));
+  // After e2's manifest: the copy, self-contained (kind 5).
+  std::vector<LoggedRecord> records = LogRecords(killed.posix, table_dir);
+  REQUIRE(records.back().kind == TableLogRecordKind::kAppendCheckpoint);
+  absl::StatusOr<table::AppendCheckpoint> copy = table::DecodeCheckpointRecord(
+      {TableLogRecordKind::kAppendCheckpoint, reference->checkpoint.base_version + 1,
+       records.back().payload});
+  LAKE_REQUIRE_OK(copy);
+  CHECK(copy->operation_id == reference->checkpoint.operation_id);
+  CHECK(copy->batch_sha256 == reference->checkpoint.batch_sha256);
+  CHECK(Sha256Hex(copy->batch) == copy->batch_sha256);
+  CHECK(Pending(*root).size() == 1);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1", "e2"});
+}
+
+TEST_CASE("table log checkpoint: a torn write that lost the checkpoint's fragment leaves no checkpoint") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  io::PosixFileSystem& fs = killed.posix;
+  std::string table_dir;
+  {
+    auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
+    table_dir = TableDirOf(*root);
+    REQUIRE(Pending(*root).size() == 1);
+  }
+  std::optional<LoggedRecord> checkpoint =
+      LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference);
+  REQUIRE(checkpoint);
+  absl::StatusOr<table::AppendCheckpointReference> reference =
+      table::DecodeAppendCheckpointReference(checkpoint->payload);
+  LAKE_REQUIRE_OK(reference);
+  // The fragment's page lost, the checkpoint's kept.
+  FlipByte(table_dir, reference->fragment.segment,
+           reference->fragment.offset + table::kTableLogRecordHeaderBytes + 1);
+  auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
+  CHECK_FALSE(LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference));
+  CHECK(Pending(*root).empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(recovered->empty());
+  CHECK(RowIds(*root).empty());
+  // The torn tail is left alone: the next append goes to a new segment.
+  LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 61)));
+  CHECK(RowIds(*root) == std::vector<std::string>{"e2"});
+  CHECK(Pending(*root).empty());
+}
+
+TEST_CASE("table log checkpoint: a named fragment not matching its digest is a stuck, damaged checkpoint that a discard settles") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  io::PosixFileSystem& fs = killed.posix;
+  auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
+  const std::string table_dir = TableDirOf(*root);
+  std::optional<LoggedRecord> original =
+      LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference);
+  REQUIRE(original);
+  absl::StatusOr<table::AppendCheckpointReference> reference =
+      table::DecodeAppendCheckpointReference(original->payload);
+  LAKE_REQUIRE_OK(reference);
+  // A whole, valid fragment record that is not the batch, and a checkpoint
+  // record naming it, appended past the watermark (as damage no checksum
+  // catches would leave them).
+  table::AppendCheckpoint other = reference->checkpoint;
+  other.operation_id = NewUuidV7();  // recent: not past the retention horizon
+  table::TableLogWriter writer(fs);
+  absl::StatusOr<table::TableLogAppend> append = writer.Begin(table_dir, 4096);
+  LAKE_REQUIRE_OK(append);
+  const uint64_t version = other.base_version + 1;
+  table::TableLogAddress fragment = append->Add(
+      {TableLogRecordKind::kFragment, version, std::string("not the batch it names")});
+  absl::StatusOr<std::string> payload = table::EncodeAppendCheckpointReference(other, fragment);
+  LAKE_REQUIRE_OK(payload);
+  table::TableLogAddress named =
+      append->Add({TableLogRecordKind::kAppendCheckpointReference, version, *payload});
+  LAKE_REQUIRE_OK(append->Commit());
+
+  std::vector<table::PendingAppend> pending = Pending(*root);
+  REQUIRE(pending.size() == 2);
+  const table::PendingAppend& damaged = pending[1];
+  CHECK(damaged.checkpoint.operation_id == other.operation_id);
+  CHECK(damaged.state == table::PendingAppend::State::kStuck);
+  CHECK(damaged.reason.find("SHA-256") != std::string::npos);
+  CHECK(damaged.reason.find(table::FormatTableLogAddress(named)) != std::string::npos);
+  // The collector fails closed on it.
+  testing::GcTestRoot gc_root(nullptr, killed.root_dir);
+  CHECK_FALSE(gc::ForEachLiveReference(gc_root.View(), absl::Now(), absl::Hours(1),
+                                       absl::InfinitePast(),
+                                       [](std::string_view, const DataLocation*,
+                                          const gc::Referrer&) { return absl::OkStatus(); })
+                  .ok());
+  // Its operation is known: a discard settles it; the other one recovers.
+  LAKE_REQUIRE_OK(root->tables->DiscardPendingAppend(other.operation_id));
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+  CHECK(Pending(*root).empty());
+}
+
+// The new step: an append's fragment and the checkpoint naming it, written
+// in one write; a crash before its sync.
+TEST_CASE("table log checkpoint: a power loss at an append's write leaves no row and no checkpoint") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  testing::CrashTestRoot r;
+  CreateTable(r.posix, r.root_dir);
+  {
+    testing::FaultInjectionFileSystem fs(r.posix, r.backups);
+    auto root = testing::OpenTableRootOrStop(fs, r.root_dir);
+    failpoint::ClearAll();
+    failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kCallback, [&] {
+      fs.Crash();
+      return absl::UnavailableError("power lost");
+    });
+    CHECK_FALSE(InsertOne(*root, "e1", testing::RandomBytes(1000, 62)).ok());
+    failpoint::ClearAll();
+    CHECK(fs.crashed());
+  }
+  auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
+  CHECK(Pending(*root).empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(recovered->empty());
+  CHECK(RowIds(*root).empty());
+  LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 62)));
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+}
+
+TEST_CASE("table log checkpoint: torn power losses at an append's write never leave a checkpoint without its fragment") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    testing::CrashTestRoot r;
+    CreateTable(r.posix, r.root_dir);
+    {
+      testing::FaultInjectionFileSystem fs(r.posix, r.backups);
+      auto root = testing::OpenTableRootOrStop(fs, r.root_dir);
+      failpoint::ClearAll();
+      failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kCallback, [&] {
+        fs.CrashTorn(seed);
+        return absl::UnavailableError("power lost");
+      });
+      const std::vector<uint8_t> bytes = testing::RandomBytes(300, 63);
+      testing::MemorySource source(bytes);
+      // An id long enough that the fragment spans pages of its own.
+      std::string id(12000, static_cast<char>('a' + seed));
+      (void)root->Insert(kInsert, {CellValue{id}, sql::FileFromSource{&source, "video/mp4"}});
+      failpoint::ClearAll();
+      CHECK(fs.crashed());
+    }
+    auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
+    const std::string table_dir = TableDirOf(*root);
+    // Every checkpoint the log shows resolves: its fragment survived whole.
+    std::vector<table::PendingAppend> pending = Pending(*root);
+    CHECK(pending.size() <= 1);
+    for (const table::PendingAppend& p : pending) {
+      CHECK(p.state == table::PendingAppend::State::kReplayable);
+    }
+    absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+    LAKE_REQUIRE_OK(recovered);
+    CHECK(recovered->size() == pending.size());
+    const size_t rows = RowIds(*root).size();
+    CHECK(rows == pending.size());
+    CHECK(Pending(*root).empty());
+    CHECK(root->tables->Recover()->empty());
+    CHECK(RowIds(*root).size() == rows);
+  }
+}
+
+TEST_CASE("table log checkpoint: a child SIGKILLed at an append's write recovers to one row") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  testing::CrashTestRoot r;
+  CreateTable(r.posix, r.root_dir);
+  // Killed after the write, before its sync: the page cache keeps the
+  // fragment and the checkpoint naming it.
+  testing::RunKilledAt(table::kTableLogWrittenFailpoint, r.root_dir,
+                       [&](TableRoot& root) { (void)InsertOne(root, "e1", testing::RandomBytes(1000, 64)); });
+  auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
+  CHECK(LastOfKind(r.posix, TableDirOf(*root), TableLogRecordKind::kAppendCheckpointReference));
+  std::vector<table::PendingAppend> pending = Pending(*root);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+  CHECK(root->tables->Recover()->empty());
+}
+
+TEST_CASE("table log checkpoint: a child SIGKILLed at a carrying commit's write keeps the pending append") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  KilledAfterCheckpoint killed;
+  // e2's commit carries e1's checkpoint, made whole; killed before its sync.
+  testing::RunKilledAt(table::kTableLogWrittenFailpoint, killed.root_dir,
+                       [&](TableRoot& root) { (void)InsertOne(root, "e2", testing::RandomBytes(700, 65)); });
+  auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
+  std::vector<table::PendingAppend> pending = Pending(*root);
+  REQUIRE_FALSE(pending.empty());
+  for (const table::PendingAppend& p : pending) {
+    CHECK(p.state == table::PendingAppend::State::kReplayable);
+  }
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1", "e2"});
+  CHECK(Pending(*root).empty());
+  CHECK(root->tables->Recover()->empty());
+  CHECK(RowIds(*root) == std::vector<std::string>{"e1", "e2"});
 }
 
 }  // namespace
