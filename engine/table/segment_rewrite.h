@@ -51,14 +51,16 @@ namespace lake::table {
 // percentage of its file's size. At half, copying the live records out
 // costs at most the bytes it frees, and a table whose segments are all at
 // least half live takes at most twice its live bytes on disk, so
-// compaction's writes stay proportional to the space it gains. An
-// append's checkpoint record holds its batch again (dead once the append
-// commits), so a segment of appends whose versions expired is about half
-// dead, often just under: the first segment compaction after such an
-// expiry copies those fragments out once, to free the checkpoints' bytes
+// compaction's writes stay proportional to the space it gains. Before
+// kind 7 checkpoint records (append_record_format.h) an append's
+// checkpoint record held its batch again (dead once the append commits),
+// so a segment of appends whose versions expired was about half dead,
+// often just under: the first segment compaction after such an expiry
+// copied those fragments out once, to free the checkpoints' bytes
 // (measured: 200 appends of 64 KiB, one segment each, 201 of 202 segments
 // rewritten, 13 MB copied of a 30 MB log; without checkpoint records 2
-// segments, 356 bytes).
+// segments, 356 bytes). A kind 7 record names the fragment record instead
+// (~350 bytes); only carried copies (kind 5) still hold a batch.
 inline constexpr uint64_t kMostlyDeadSegmentLivePercent = 50;
 
 // Whether a segment of `file_bytes` with `live_bytes` live is mostly dead.

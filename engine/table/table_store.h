@@ -48,8 +48,9 @@
 //   file written to the commit — compaction and replays too);
 //   6. the checkpoint is removed (a failure there is logged, never returned).
 // With versions in the table log (TableStoreOptions::versions_in_table_log)
-// and checkpoints on, the checkpoint of 2 is no file: it is the first
-// record of the same write as 3 and 4 (append_record_format.h), made
+// and checkpoints on, the checkpoint of 2 is no file: it is a record of
+// the same write as 3 and 4, right after the fragment record it names
+// instead of holding the batch again (append_record_format.h), made
 // durable by the same sync, so an append needs two flushes — that sync,
 // then the registry's synced commit. A withdrawal is a withdrawal record
 // appended durably; 6 has nothing to remove. Pending appends are the
