@@ -19,6 +19,11 @@
 //      its kind is one this lake knows (1..kMaxTableLogRecordKind).
 //   5. The input read as an address parses or is refused with DataLoss; a
 //      parsed address formats back to the input.
+//   6. The input past the segment header read as one record: the check
+//      made piece by piece (TableLogRecordCheck, pieces of a size the input
+//      picks) accepts exactly what the whole decode accepts, and refuses
+//      with DataLoss; so does each record the scan found.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -34,6 +39,24 @@ using lake::table::TableLogAddress;
 
 constexpr size_t kChecksumOffset = 24;
 
+// Property 6: the piecewise check of `record` at `address` agrees with the
+// whole decode.
+void CheckPiecewiseAgrees(std::string_view record, const TableLogAddress& address, size_t piece) {
+  bool whole = lake::table::DecodeTableLogRecord(record, address).ok();
+  absl::StatusOr<lake::table::TableLogRecordCheck> check =
+      lake::table::TableLogRecordCheck::Start(record, address);
+  if (!check.ok()) {
+    Check(absl::IsDataLoss(check.status()) && !whole);
+    return;
+  }
+  std::string_view payload =
+      record.substr(std::min(record.size(), lake::table::kTableLogRecordHeaderBytes));
+  for (size_t at = 0; at < payload.size(); at += piece) check->Add(payload.substr(at, piece));
+  absl::Status finished = check->Finish();
+  Check(finished.ok() == whole);
+  Check(finished.ok() || absl::IsDataLoss(finished));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -44,6 +67,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(lake::table::FormatTableLogAddress(*parsed) == input);
   } else {
     Check(absl::IsDataLoss(parsed.status()));
+  }
+
+  const size_t piece = 1 + size % 61;
+  if (size >= lake::table::kTableLogSegmentHeaderBytes) {
+    std::string_view record = input.substr(lake::table::kTableLogSegmentHeaderBytes);
+    uint64_t payload_bytes = record.size() > lake::table::kTableLogRecordHeaderBytes
+                                 ? record.size() - lake::table::kTableLogRecordHeaderBytes
+                                 : 1;
+    CheckPiecewiseAgrees(record, TableLogAddress{1, lake::table::kTableLogSegmentHeaderBytes,
+                                                 payload_bytes},
+                         piece);
   }
 
   absl::StatusOr<lake::table::TableLogScan> scan =
@@ -61,6 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     absl::StatusOr<lake::table::TableLogRecord> record =
         lake::table::DecodeTableLogRecord(original, address);
     Check(record.ok());
+    CheckPiecewiseAgrees(original, address, piece);
     // Only the kinds this lake knows pass: a fragment, a delta, a
     // manifest or a deletion vector.
     Check(static_cast<uint8_t>(record->kind) >= 1 &&

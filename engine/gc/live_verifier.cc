@@ -17,6 +17,9 @@ namespace lake::gc {
 namespace {
 
 constexpr uint64_t kProgressEvery = 10000;
+// What verify reads of an object or a table log record at a time: all it
+// holds of either, however large.
+constexpr size_t kVerifyReadPieceBytes = size_t{1} << 20;
 enum class RecordType : char { kLocation = 'L', kTableFile = 'T' };
 
 // uri NUL type size(8) sha256(64) detail_length(1) detail referrer: the
@@ -153,7 +156,7 @@ absl::Status Verifier::Check(const ParsedRecord& g) {
   }
   absl::StatusOr<std::unique_ptr<ObjectReader>> reader = root_.stage.OpenVerified(g.location);
   absl::Status read = reader.status();
-  std::vector<uint8_t> buf(1 << 20);
+  std::vector<uint8_t> buf(kVerifyReadPieceBytes);
   while (read.ok()) {
     absl::StatusOr<size_t> n = (*reader)->Read(buf.data(), buf.size());
     if (!n.ok()) {
@@ -199,13 +202,14 @@ absl::Status Verifier::CheckTableLogRecord(const ParsedRecord& g,
   // The record's own URI: its segment's and the rest of its address.
   std::string uri = absl::StrCat(g.location.uri, g.table_path.substr(segment.size()));
   const uint64_t record_bytes = table::TableLogRecordBytes(address->payload_bytes);
-  absl::StatusOr<std::string> read = table::ReadTablePath(
-      root_.fs, table_dir, g.table_path, table::kMaxTableLogPayloadBytes, g.record_kind);
+  // Piece by piece: a record may be up to kMaxTableLogPayloadBytes.
+  absl::Status read = table::CheckTableLogRecord(root_.fs, table_dir, g.table_path,
+                                                 g.record_kind, kVerifyReadPieceBytes);
   if (read.ok()) return absl::OkStatus();
   // A reader fails a missing segment as DataLoss too; verify tells it apart.
   bool missing = absl::IsNotFound(root_.fs.Stat(segment_path).status());
   return Report({missing ? VerifyProblem::Kind::kMissing : VerifyProblem::Kind::kUnreadable, uri,
-                 record_bytes, 0, std::string(read.status().message())});
+                 record_bytes, 0, std::string(read.message())});
 }
 
 absl::Status Verifier::Flush() {

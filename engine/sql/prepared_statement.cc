@@ -358,7 +358,10 @@ absl::StatusOr<table::AppendOutcome> PreparedStatement::ExecuteInsert(
   if (!rows.ok()) return rows.status();
   // An INSERT only adds rows: it goes on whatever version is current when
   // it commits, so concurrent INSERTs wait for each other, never conflict.
-  return tables_.AppendBatch(*table, *rows, table::AppendBase::kCurrent);
+  // Its FILE cells were checked contained when bound (CheckLocation) or
+  // are this stage's uploads.
+  return tables_.AppendBatch(*table, *rows, table::AppendBase::kCurrent,
+                             table::FileCellContainment::kCheckedWhenBound);
 }
 
 absl::StatusOr<table::ColumnBatch> PreparedStatement::UploadRows(

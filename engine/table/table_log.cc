@@ -208,6 +208,28 @@ absl::StatusOr<std::vector<TableLogAddress>> TableLogWriter::AppendDurably(
   return addresses;
 }
 
+namespace {
+
+// The segment at `segment_path`, open to read a record a manifest names:
+// DataLoss when it is missing.
+absl::StatusOr<std::unique_ptr<io::File>> OpenSegmentForRecord(io::FileSystem& fs,
+                                                               const std::string& segment_path) {
+  absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(segment_path);
+  if (absl::IsNotFound(file.status())) {
+    return absl::DataLossError(absl::StrCat("table log segment ", segment_path, " is missing"));
+  }
+  return file;
+}
+
+absl::Status KindError(const std::string& path, TableLogRecordKind found,
+                       TableLogRecordKind expected) {
+  return absl::DataLossError(absl::StrCat("table log record ", path, " is of kind ",
+                                          static_cast<int>(found), ", not ",
+                                          static_cast<int>(expected)));
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string& table_dir,
                                           const std::string& path, size_t max_bytes,
                                           TableLogRecordKind kind) {
@@ -220,10 +242,7 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
   }
   std::string segment_path =
       absl::StrCat(table_dir, "/", TableLogSegmentRelativePath(address->segment));
-  absl::StatusOr<std::unique_ptr<io::File>> file = fs.OpenRead(segment_path);
-  if (absl::IsNotFound(file.status())) {
-    return absl::DataLossError(absl::StrCat("table log segment ", segment_path, " is missing"));
-  }
+  absl::StatusOr<std::unique_ptr<io::File>> file = OpenSegmentForRecord(fs, segment_path);
   if (!file.ok()) return file.status();
   absl::StatusOr<std::string> bytes =
       ReadAt(**file, address->offset, TableLogRecordBytes(address->payload_bytes));
@@ -232,13 +251,40 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
   if (!record.ok()) {
     return absl::DataLossError(absl::StrCat(segment_path, ": ", record.status().message()));
   }
-  if (record->kind != kind) {
-    return absl::DataLossError(absl::StrCat("table log record ", path, " is of kind ",
-                                            static_cast<int>(record->kind), ", not ",
-                                            static_cast<int>(kind)));
-  }
+  if (record->kind != kind) return KindError(path, record->kind, kind);
   bytes->erase(0, kTableLogRecordHeaderBytes);
   return bytes;
+}
+
+absl::Status CheckTableLogRecord(io::FileSystem& fs, const std::string& table_dir,
+                                 const std::string& path, TableLogRecordKind kind,
+                                 size_t piece_bytes) {
+  absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(path);
+  if (!address.ok()) return address.status();
+  std::string segment_path =
+      absl::StrCat(table_dir, "/", TableLogSegmentRelativePath(address->segment));
+  absl::StatusOr<std::unique_ptr<io::File>> file = OpenSegmentForRecord(fs, segment_path);
+  if (!file.ok()) return file.status();
+  auto damaged = [&](const absl::Status& s) {
+    return absl::DataLossError(absl::StrCat(segment_path, ": ", s.message()));
+  };
+  absl::StatusOr<std::string> header = ReadAt(**file, address->offset, kTableLogRecordHeaderBytes);
+  if (!header.ok()) return header.status();
+  absl::StatusOr<TableLogRecordCheck> check = TableLogRecordCheck::Start(*header, *address);
+  if (!check.ok()) return damaged(check.status());
+  if (check->kind() != kind) return KindError(path, check->kind(), kind);
+  const uint64_t payload_at = address->offset + kTableLogRecordHeaderBytes;
+  for (uint64_t done = 0; done < address->payload_bytes;) {
+    size_t want = static_cast<size_t>(
+        std::min<uint64_t>(std::max<size_t>(piece_bytes, 1), address->payload_bytes - done));
+    absl::StatusOr<std::string> piece = ReadAt(**file, payload_at + done, want);
+    if (!piece.ok()) return piece.status();
+    check->Add(*piece);
+    if (piece->size() < want) break;  // the end of the file: Finish says it is cut short
+    done += want;
+  }
+  if (absl::Status s = check->Finish(); !s.ok()) return damaged(s);
+  return absl::OkStatus();
 }
 
 TableLogPosition CommittedLogWatermark(const std::string& manifest_path) {

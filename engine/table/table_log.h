@@ -141,6 +141,15 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
                                           const std::string& path, size_t max_bytes,
                                           TableLogRecordKind kind);
 
+// Checks the table log record the address `path` names in `table_dir` as
+// ReadTablePath does (DataLoss when its segment is missing, or it is
+// damaged or of another kind), reading its payload `piece_bytes` (>= 1) at
+// a time and holding no more of it: a check whose memory does not grow
+// with the record.
+absl::Status CheckTableLogRecord(io::FileSystem& fs, const std::string& table_dir,
+                                 const std::string& path, TableLogRecordKind kind,
+                                 size_t piece_bytes);
+
 // A place in a table's log: a segment, and a record boundary in it.
 struct TableLogPosition {
   uint64_t segment = 0;  // 0: before the first segment (the whole log)

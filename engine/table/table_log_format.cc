@@ -185,32 +185,62 @@ absl::StatusOr<uint64_t> TableLogRecordPayloadBytes(std::string_view header) {
 
 absl::StatusOr<TableLogRecord> DecodeTableLogRecord(std::string_view bytes,
                                                     const TableLogAddress& address) {
-  absl::StatusOr<uint64_t> payload_bytes = TableLogRecordPayloadBytes(bytes);
+  absl::StatusOr<TableLogRecordCheck> check = TableLogRecordCheck::Start(bytes, address);
+  if (!check.ok()) return check.status();
+  if (bytes.size() != TableLogRecordBytes(address.payload_bytes)) {
+    return Damaged(absl::StrCat("the record at ", address.offset, " of segment ", address.segment,
+                                " is cut short or followed by other bytes"));
+  }
+  std::string_view payload = bytes.substr(kTableLogRecordHeaderBytes);
+  check->Add(payload);
+  if (absl::Status s = check->Finish(); !s.ok()) return s;
+  return TableLogRecord{check->kind(), check->version(), payload};
+}
+
+void TableLogRecordCheck::FreeState::operator()(void* state) const {
+  XXH3_freeState(static_cast<XXH3_state_t*>(state));
+}
+
+absl::StatusOr<TableLogRecordCheck> TableLogRecordCheck::Start(std::string_view header,
+                                                               const TableLogAddress& address) {
+  absl::StatusOr<uint64_t> payload_bytes = TableLogRecordPayloadBytes(header);
   if (!payload_bytes.ok()) return payload_bytes.status();
   if (*payload_bytes != address.payload_bytes) {
     return Damaged(absl::StrCat("the record at ", address.offset, " of segment ", address.segment,
                                 " holds ", *payload_bytes, " bytes, its address says ",
                                 address.payload_bytes));
   }
-  if (bytes.size() != TableLogRecordBytes(*payload_bytes)) {
-    return Damaged(absl::StrCat("the record at ", address.offset, " of segment ", address.segment,
-                                " is cut short or followed by other bytes"));
+  TableLogRecordCheck check;
+  check.address_ = address;
+  check.kind_ = static_cast<TableLogRecordKind>(static_cast<uint8_t>(header[4]));
+  ByteReader r(header.substr(8, kTableLogRecordHeaderBytes - 8));
+  uint64_t payload_size = 0;
+  r.U64(&check.version_);
+  r.U64(&payload_size);
+  r.U64(&check.checksum_);
+  check.state_.reset(XXH3_createState());
+  auto* state = static_cast<XXH3_state_t*>(check.state_.get());
+  XXH3_64bits_reset_withSeed(state, address.segment);
+  XXH3_64bits_update(state, header.data(), kChecksumOffset);
+  return check;
+}
+
+void TableLogRecordCheck::Add(std::string_view piece) {
+  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_.get()), piece.data(), piece.size());
+  added_ += piece.size();
+}
+
+absl::Status TableLogRecordCheck::Finish() const {
+  if (added_ != address_.payload_bytes) {
+    return Damaged(absl::StrCat("the record at ", address_.offset, " of segment ",
+                                address_.segment, " is cut short or followed by other bytes"));
   }
-  std::string_view payload = bytes.substr(kTableLogRecordHeaderBytes);
-  ByteReader r(bytes.substr(kChecksumOffset, 8));
-  uint64_t checksum = 0;
-  r.U64(&checksum);
   if (kChecksumsEnforced &&
-      checksum != RecordChecksum(address.segment, bytes.substr(0, kChecksumOffset), payload)) {
-    return Damaged(absl::StrCat("the record at ", address.offset, " of segment ", address.segment,
-                                " does not match its checksum"));
+      checksum_ != XXH3_64bits_digest(static_cast<XXH3_state_t*>(state_.get()))) {
+    return Damaged(absl::StrCat("the record at ", address_.offset, " of segment ",
+                                address_.segment, " does not match its checksum"));
   }
-  TableLogRecord record;
-  record.kind = static_cast<TableLogRecordKind>(static_cast<uint8_t>(bytes[4]));
-  ByteReader v(bytes.substr(8, 8));
-  v.U64(&record.version);
-  record.payload = payload;
-  return record;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<TableLogScan> ScanTableLogRecords(std::string_view segment_bytes, uint64_t segment,

@@ -73,6 +73,7 @@
 #define LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -166,6 +167,37 @@ absl::StatusOr<uint64_t> TableLogRecordPayloadBytes(std::string_view header);
 // match. The payload is a view into `bytes`.
 absl::StatusOr<TableLogRecord> DecodeTableLogRecord(std::string_view bytes,
                                                     const TableLogAddress& address);
+
+// The checks of DecodeTableLogRecord made piece by piece, for a reader that
+// must not hold a record's payload whole (a record may be up to
+// kMaxTableLogPayloadBytes): the header first, then the payload in pieces
+// of any size, in order. Move-only.
+class TableLogRecordCheck {
+ public:
+  // From the record's header (the first kTableLogRecordHeaderBytes of
+  // `header`); DataLoss as DecodeTableLogRecord for the header and its
+  // length.
+  static absl::StatusOr<TableLogRecordCheck> Start(std::string_view header,
+                                                   const TableLogAddress& address);
+  TableLogRecordKind kind() const { return kind_; }
+  uint64_t version() const { return version_; }
+  // The payload's next bytes.
+  void Add(std::string_view piece);
+  // OK when the pieces added were the payload, whole, and match the
+  // checksum; DataLoss otherwise.
+  absl::Status Finish() const;
+
+ private:
+  struct FreeState {
+    void operator()(void* state) const;
+  };
+  TableLogAddress address_;
+  TableLogRecordKind kind_ = TableLogRecordKind::kFragment;
+  uint64_t version_ = 0;
+  uint64_t checksum_ = 0;
+  uint64_t added_ = 0;
+  std::unique_ptr<void, FreeState> state_;  // XXH3, seeded with the segment
+};
 
 // What a segment's scan found: its valid records and where they end.
 struct TableLogScan {

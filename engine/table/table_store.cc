@@ -1333,15 +1333,16 @@ void TableStore::RemoveCheckpoint(const std::string& operation_id) {
 
 absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecord& table,
                                                       const ColumnBatch& batch,
-                                                      AppendBase append_base) {
+                                                      AppendBase append_base,
+                                                      FileCellContainment containment) {
   if (registry_.read_only()) {
     return absl::FailedPreconditionError("this root is open read-only: appends need the writer");
   }
   if (absl::Status s = CheckBatchForTable(table, batch); !s.ok()) return s;
   std::string operation_id = NewUuidV7();
   const uint64_t base = table.current_version;
-  // The reference delta on one thread, the fragment and the batch's
-  // containment on this one, at once (the delta takes the longer).
+  // The reference delta on one thread, the fragment and (unless checked
+  // when bound) the batch's containment on this one, at once.
   std::future<absl::StatusOr<EncodedReferenceDelta>> delta = pool_.Run([&table, &batch, base] {
     return EncodeBatchReferenceDelta(table.table_id, base, base + 1, table.schema,
                                      absl::MakeConstSpan(&batch, 1));
@@ -1349,7 +1350,9 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   // Encoded once: the checkpoint's batch and the fragment are these bytes.
   absl::StatusOr<std::string> encoded = EncodeValidatedFragment(batch);
   std::string batch_sha256 = encoded.ok() ? Sha256Hex(*encoded) : "";
-  absl::Status contained = CheckBatchContained(batch, stage_.store());
+  absl::Status contained = containment == FileCellContainment::kCheck
+                               ? CheckBatchContained(batch, stage_.store())
+                               : absl::OkStatus();
   absl::StatusOr<EncodedReferenceDelta> encoded_delta = delta.get();
   if (!contained.ok()) return contained;
   if (!encoded_delta.ok()) return encoded_delta.status();

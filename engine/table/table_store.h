@@ -161,6 +161,16 @@ inline constexpr std::array<std::string_view, 2> kTableDropFailpoints = {
 // in between is a conflict), or the current one when it commits.
 enum class AppendBase { kRead, kCurrent };
 
+// Whether an append checks its batch's FILE cells contained in the stage.
+// Containment is a function of a cell's uri and the stage alone, so a cell
+// checked once needs no second check.
+enum class FileCellContainment {
+  kCheck,
+  // Every FILE cell was checked when it was bound (a prepared statement's
+  // CheckLocation) or is an upload of this stage: not checked again.
+  kCheckedWhenBound,
+};
+
 // An expiry's steps, in order (TableStore::Expire).
 inline constexpr std::array<std::string_view, 3> kTableExpireFailpoints = {
     "table_expire.selected",          // the versions to retire chosen, nothing written
@@ -511,9 +521,12 @@ class TableStore {
   // version current once the commit turn is held (a plain INSERT: rows
   // added, nothing read, so a commit in between is no conflict).
   // Aborted, naming the busy timeout, when the turn was not free in time.
-  absl::StatusOr<AppendOutcome> AppendBatch(const registry::TableRecord& table,
-                                            const ColumnBatch& batch,
-                                            AppendBase append_base = AppendBase::kRead);
+  // InvalidArgument for a FILE cell outside the stage, unless `containment`
+  // says every cell was checked already.
+  absl::StatusOr<AppendOutcome> AppendBatch(
+      const registry::TableRecord& table, const ColumnBatch& batch,
+      AppendBase append_base = AppendBase::kRead,
+      FileCellContainment containment = FileCellContainment::kCheck);
 
   // The rows of `version` (the current one when nullopt), past the
   // fragments `prefilter` rejects. NotFound for a version the table never

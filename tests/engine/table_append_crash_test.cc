@@ -367,7 +367,6 @@ TEST_CASE("table append: a failure before the commit leaves no checkpoint; a ret
     CAPTURE(std::string(step));
     CAPTURE(failure.ToString());
     OpenTableRoot t;
-    testing::TempDir& dir = t.dir;
     std::unique_ptr<TableRoot>& root = t.root;
     failpoint::ClearAll();
     failpoint::Set(step, failpoint::Action::kCallback, [&] { return failure; });
@@ -442,7 +441,6 @@ TEST_CASE("table append: a failure that may have committed names its operation, 
                                 std::string_view("table_append.removing_checkpoint")}) {
     CAPTURE(std::string(step));
     OpenTableRoot t;
-    testing::TempDir& dir = t.dir;
     std::unique_ptr<TableRoot>& root = t.root;
     failpoint::ClearAll();
     failpoint::Set(step, failpoint::Action::kError);
@@ -470,7 +468,6 @@ TEST_CASE("table append as files: a checkpoint whose directory sync failed is pe
   // directory sync.
   testing::ScopedVersionsAsFiles as_files;
   OpenTableRoot t;
-  testing::TempDir& dir = t.dir;
   std::unique_ptr<TableRoot>& root = t.root;
   // Every file of the append is renamed into place, then its directory
   // sync fails: the checkpoint may or may not outlive a power loss.

@@ -102,6 +102,50 @@ TEST_CASE("table log: a damaged record is refused") {
   }
 }
 
+// Checks `record` (one record's bytes) at `address` piece by piece, `piece`
+// payload bytes at a time.
+absl::Status CheckInPieces(std::string_view record, const TableLogAddress& address, size_t piece) {
+  absl::StatusOr<table::TableLogRecordCheck> check =
+      table::TableLogRecordCheck::Start(record, address);
+  if (!check.ok()) return check.status();
+  std::string_view payload = record.substr(std::min(record.size(), table::kTableLogRecordHeaderBytes));
+  for (size_t at = 0; at < payload.size(); at += piece) check->Add(payload.substr(at, piece));
+  return check->Finish();
+}
+
+TEST_CASE("table log: a record checked piece by piece passes whatever the pieces") {
+  std::string payload(1000, '\0');
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 7);
+  std::string bytes = Segment(2, {Record(5, payload)});
+  std::string_view record = std::string_view(bytes).substr(32);
+  TableLogAddress address{2, 32, payload.size()};
+  for (size_t piece : {size_t{1}, size_t{7}, size_t{512}, size_t{1000}, size_t{4096}}) {
+    CAPTURE(piece);
+    LAKE_CHECK_OK(CheckInPieces(record, address, piece));
+  }
+  absl::StatusOr<table::TableLogRecordCheck> check = table::TableLogRecordCheck::Start(record, address);
+  LAKE_REQUIRE_OK(check);
+  CHECK(check->kind() == TableLogRecordKind::kDeletionVector);
+  CHECK(check->version() == 5);
+}
+
+TEST_CASE("table log: a record checked piece by piece is refused as the whole decode refuses it") {
+  std::string bytes = Segment(1, {Record(5, "payload")});
+  TableLogAddress address{1, 32, 7};
+  // A damaged header or payload byte.
+  for (size_t at : {size_t{32}, size_t{36}, size_t{40}, size_t{48}, size_t{56}, bytes.size() - 1}) {
+    CAPTURE(at);
+    std::string damaged = bytes;
+    damaged[at] ^= 0x01;
+    CHECK(absl::IsDataLoss(CheckInPieces(std::string_view(damaged).substr(32), address, 3)));
+  }
+  std::string_view record = std::string_view(bytes).substr(32);
+  // Another segment's seed, another length, a payload cut short.
+  CHECK(absl::IsDataLoss(CheckInPieces(record, TableLogAddress{3, 32, 7}, 3)));
+  CHECK(absl::IsDataLoss(CheckInPieces(record, TableLogAddress{1, 32, 6}, 3)));
+  CHECK(absl::IsDataLoss(CheckInPieces(record.substr(0, record.size() - 1), address, 3)));
+}
+
 TEST_CASE("table log: a scan ends at the preallocated zeros") {
   std::string bytes = Segment(1, {Record(1, "one"), Record(2, "two!")});
   const uint64_t end = bytes.size();
@@ -261,6 +305,37 @@ TEST_CASE("table log: a damaged or missing record fails closed") {
                                               table::FormatTableLogAddress(TableLogAddress{1, 32, 4}), 3,
                                               table::TableLogRecordKind::kDeletionVector)
                              .status()));
+}
+
+TEST_CASE("table log: a record larger than the piece read is checked whole, failing closed as a read does") {
+  LogDir d;
+  table::TableLogWriter writer(d.posix);
+  std::string payload(3000, 'p');
+  absl::StatusOr<std::vector<TableLogAddress>> a =
+      writer.AppendDurably(d.table_dir, {Record(1, payload)});
+  LAKE_REQUIRE_OK(a);
+  const std::string address = table::FormatTableLogAddress((*a)[0]);
+  const auto kind = TableLogRecordKind::kDeletionVector;
+  LAKE_CHECK_OK(table::CheckTableLogRecord(d.posix, d.table_dir, address, kind, 512));
+  // Of another kind than the caller expects.
+  CHECK(absl::IsDataLoss(table::CheckTableLogRecord(d.posix, d.table_dir, address,
+                                                    TableLogRecordKind::kFragment, 512)));
+  // An address past the records (the zeros) and a segment that is not there.
+  TableLogAddress past{1, (*a)[0].offset + table::TableLogRecordBytes(payload.size()), 4};
+  CHECK(absl::IsDataLoss(table::CheckTableLogRecord(
+      d.posix, d.table_dir, table::FormatTableLogAddress(past), kind, 512)));
+  CHECK(absl::IsDataLoss(table::CheckTableLogRecord(
+      d.posix, d.table_dir, table::FormatTableLogAddress(TableLogAddress{9, 32, 4}), kind, 512)));
+  // A byte damaged in the payload's last piece.
+  std::string path = d.table_dir + "/" + table::TableLogSegmentRelativePath(1);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>((*a)[0].offset + table::kTableLogRecordHeaderBytes + 2900));
+    f.write("X", 1);
+  }
+  absl::Status damaged = table::CheckTableLogRecord(d.posix, d.table_dir, address, kind, 512);
+  CHECK(absl::IsDataLoss(damaged));
+  CHECK(std::string(damaged.message()).find("checksum") != std::string::npos);
 }
 
 TEST_CASE("table log: a power loss before the sync loses that version's records only") {

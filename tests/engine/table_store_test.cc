@@ -558,6 +558,26 @@ TEST_CASE("tables: an invalid SELECT is refused, naming its token or column, bef
   CHECK(absl::IsDataLoss(root->Query("SELECT * FROM robots.episodes").status()));
 }
 
+TEST_CASE("tables: an append of a batch built elsewhere refuses a FILE cell outside the stage") {
+  testing::TempDir dir;
+  auto root = OpenRoot(dir.path());
+  CreateEpisodes(*root);
+  absl::StatusOr<registry::TableRecord> table =
+      root->tables->GetTable(*table::ParseTableName(kEpisodes));
+  LAKE_REQUIRE_OK(table);
+  absl::StatusOr<DataLocation> outside = MakeDataLocation(
+      "file:///etc/passwd", "text/plain", 10, std::string(64, 'a'));
+  LAKE_REQUIRE_OK(outside);
+  table::ColumnBatch batch = table::ColumnBatch::Empty(table->schema);
+  LAKE_REQUIRE_OK(batch.AppendRow({CellValue{"z"}, CellValue{int64_t{3}}, CellValue{*outside}}));
+  absl::Status refused = root->tables->AppendBatch(*table, batch).status();
+  CHECK(absl::IsInvalidArgument(refused));
+  CHECK(std::string(refused.message()).find("/etc/passwd") != std::string::npos);
+  absl::StatusOr<registry::TableRecord> after = root->tables->GetTable(table->name);
+  LAKE_REQUIRE_OK(after);
+  CHECK(after->current_version == table->current_version);
+}
+
 TEST_CASE("tables: two appends racing the CAS from one version: one commits, one conflicts") {
   testing::TempDir dir;
   auto root = OpenRoot(dir.path());
