@@ -777,7 +777,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(manifest), static_cast<unsigned long long>(delta));
     std::printf("protocol_floor_appends_per_s=%.0f\n", per_s);
     std::printf("protocol_floor_rows_per_s=%.0f\n", per_s * batch);
-    // In the table log the checkpoint names the fragment record (~350 bytes).
+    // In the table log the checkpoint names the fragment record (a few hundred bytes).
     double log_per_s = LogProtocolFloor(dir, fragment + 512 + manifest + delta, 300);
     std::printf("log_protocol_floor_appends_per_s=%.0f\n", log_per_s);
     std::printf("log_protocol_floor_rows_per_s=%.0f\n", log_per_s * batch);

@@ -96,8 +96,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         lake::table::DecodeTableLogRecord(original, address);
     Check(record.ok());
     CheckPiecewiseAgrees(original, address, piece);
-    // Only the kinds this lake knows pass: a fragment, a delta, a
-    // manifest or a deletion vector.
+    // Only the kinds this lake knows pass (table_log_format.h: a file's
+    // kinds, and an append's checkpoint, withdrawal and checkpoint naming
+    // its fragment).
     Check(static_cast<uint8_t>(record->kind) >= 1 &&
           static_cast<uint8_t>(record->kind) <= lake::table::kMaxTableLogRecordKind);
     std::string again;

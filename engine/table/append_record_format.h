@@ -27,8 +27,9 @@
 // An append's batch is its fragment's bytes; kind 5 wrote them twice (a
 // 1,000-row batch: ~50 KB each) and hashed them twice more on the commit
 // path (the encoder's check of batch_sha256 and the trailing digest). Kind
-// 7 is ~350 bytes and hashes nothing: batch_sha256 is the digest the append
-// computed anyway (and the registry's operation record holds).
+// 7 is a few hundred bytes (202 with a local stage) and hashes nothing:
+// batch_sha256 is the digest the append computed anyway (and the
+// registry's operation record holds).
 // Integers little-endian, lengths in bytes:
 //
 //   magic           8 bytes        "LAKEAPCR"

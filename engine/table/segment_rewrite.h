@@ -60,7 +60,7 @@ namespace lake::table {
 // (measured: 200 appends of 64 KiB, one segment each, 201 of 202 segments
 // rewritten, 13 MB copied of a 30 MB log; without checkpoint records 2
 // segments, 356 bytes). A kind 7 record names the fragment record instead
-// (~350 bytes); only carried copies (kind 5) still hold a batch.
+// (a few hundred bytes); only carried copies (kind 5) still hold a batch.
 inline constexpr uint64_t kMostlyDeadSegmentLivePercent = 50;
 
 // Whether a segment of `file_bytes` with `live_bytes` live is mostly dead.

@@ -1162,7 +1162,7 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   // one that could not be read for another reason (an I/O error) fails the
   // commit: its copy could not be made whole.
   std::vector<TableLogRecord> carried_records;
-  std::vector<std::string> carried_payloads;  // for kind 7 records made whole
+  std::vector<std::string> carried_payloads;  // kind 7 made whole; reserved: viewed below
   carried_payloads.reserve(carried->size());
   for (const LoggedCheckpoint& c : *carried) {
     if (c.kind == TableLogRecordKind::kAppendCheckpointReference) {

@@ -218,20 +218,21 @@ TEST_CASE("append checkpoint reference: a fragment record not matching its diges
   CHECK(s.message().find("SHA-256") != std::string_view::npos);
 }
 
-TEST_CASE("append checkpoint reference: an unreadable fragment record is DataLoss naming the record") {
+// The decode of ReferencePayload() when reading its fragment fails with `failure`.
+absl::Status DecodeWhenReadFails(absl::Status failure) {
   OneFragment reader;
-  reader.failure = absl::DataLossError("table log record is damaged");
+  reader.failure = std::move(failure);
   absl::Status s = DecodeReference(ReferencePayload(), reader).status();
-  CHECK(absl::IsDataLoss(s));
   CHECK(s.message().find(FormatTableLogAddress(kReferenceAt)) != std::string_view::npos);
+  return s;
+}
+
+TEST_CASE("append checkpoint reference: an unreadable fragment record is DataLoss naming the record") {
+  CHECK(absl::IsDataLoss(DecodeWhenReadFails(absl::DataLossError("table log record is damaged"))));
 }
 
 TEST_CASE("append checkpoint reference: an I/O error reading the fragment keeps its code") {
-  OneFragment reader;
-  reader.failure = absl::UnavailableError("the disk went away");
-  absl::Status s = DecodeReference(ReferencePayload(), reader).status();
-  CHECK(absl::IsUnavailable(s));
-  CHECK(s.message().find(FormatTableLogAddress(kReferenceAt)) != std::string_view::npos);
+  CHECK(absl::IsUnavailable(DecodeWhenReadFails(absl::UnavailableError("the disk went away"))));
 }
 
 TEST_CASE("append checkpoint reference: a fragment record not before it in its segment is DataLoss") {

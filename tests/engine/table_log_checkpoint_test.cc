@@ -95,6 +95,16 @@ std::optional<LoggedRecord> LastOfKind(io::FileSystem& fs, const std::string& ta
   return last;
 }
 
+// The last checkpoint record naming its fragment (kind 7) in the table's
+// log, decoded (without reading the fragment); DataLoss when none is there.
+absl::StatusOr<table::AppendCheckpointReference> LastReference(io::FileSystem& fs,
+                                                               const std::string& table_dir) {
+  std::optional<LoggedRecord> last =
+      LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference);
+  if (!last) return absl::DataLossError("no kind 7 record in the log");
+  return table::DecodeAppendCheckpointReference(last->payload);
+}
+
 // Flips one byte of the segment file at `offset`, as a lost page would
 // leave it.
 void FlipByte(const std::string& table_dir, uint64_t segment, uint64_t offset) {
@@ -125,6 +135,44 @@ std::vector<table::PendingAppend> Pending(TableRoot& root) {
   absl::StatusOr<std::vector<table::PendingAppend>> pending = root.tables->PendingAppends();
   LAKE_CHECK_OK(pending);
   return pending.ok() ? *pending : std::vector<table::PendingAppend>{};
+}
+
+// Recovers `root`, requiring exactly one append committed, and that a
+// second recovery finds nothing (it converged).
+void RequireRecoversOneCommit(TableRoot& root) {
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root.tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(Pending(root).empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> again = root.tables->Recover();
+  LAKE_REQUIRE_OK(again);
+  CHECK(again->empty());
+}
+
+// Requires `root` to have no pending append, recovery to find none, and
+// the table no rows.
+void RequireNothingToRecover(TableRoot& root) {
+  CHECK(Pending(root).empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root.tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(recovered->empty());
+  CHECK(RowIds(root).empty());
+}
+
+// From now on the power goes at the next table log write, before its
+// sync: every unsynced byte lost, or (torn_seed != 0) each unsynced page
+// lost or kept as the seed picks.
+void LosePowerAtNextLogWrite(testing::FaultInjectionFileSystem& fs, uint64_t torn_seed = 0) {
+  failpoint::ClearAll();
+  failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kCallback, [&fs, torn_seed] {
+    if (torn_seed == 0) {
+      fs.Crash();
+    } else {
+      fs.CrashTorn(torn_seed);
+    }
+    return absl::UnavailableError("power lost");
+  });
 }
 
 // A root whose append of "e1" was SIGKILLed right after its checkpoint
@@ -201,11 +249,7 @@ TEST_CASE("table log checkpoint: a failure before the commit call withdraws the 
   std::vector<TableLogRecordKind> kinds = LogKinds(fs, TableDirOf(*root));
   REQUIRE(!kinds.empty());
   CHECK(kinds.back() == TableLogRecordKind::kAppendWithdrawal);
-  CHECK(Pending(*root).empty());
-  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
-  LAKE_REQUIRE_OK(recovered);
-  CHECK(recovered->empty());
-  CHECK(RowIds(*root).empty());
+  RequireNothingToRecover(*root);
   // Running it again appends once.
   LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 2)));
   CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
@@ -416,11 +460,7 @@ TEST_CASE("table log checkpoint: a power loss during a carrying commit keeps the
   {
     testing::FaultInjectionFileSystem fs(killed.r.posix, killed.r.backups);
     auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
-    failpoint::ClearAll();
-    failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kCallback, [&] {
-      fs.Crash();
-      return absl::UnavailableError("power lost");
-    });
+    LosePowerAtNextLogWrite(fs);
     CHECK_FALSE(InsertOne(*root, "e2", testing::RandomBytes(700, 52)).ok());
     failpoint::ClearAll();
   }
@@ -443,14 +483,9 @@ TEST_CASE("table log checkpoint: recovery replays a checkpoint naming its fragme
   std::vector<table::PendingAppend> pending = Pending(*root);
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
-  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
-  LAKE_REQUIRE_OK(recovered);
-  REQUIRE(recovered->size() == 1);
-  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  RequireRecoversOneCommit(*root);
   CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
   CHECK(root->StageObjects().size() == 1);
-  CHECK(root->tables->Recover()->empty());
-  CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
 }
 
 TEST_CASE("table log checkpoint: a carried copy of a checkpoint naming its fragment holds its batch") {
@@ -459,11 +494,7 @@ TEST_CASE("table log checkpoint: a carried copy of a checkpoint naming its fragm
   KilledAfterCheckpoint killed;
   auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
   const std::string table_dir = TableDirOf(*root);
-  std::optional<LoggedRecord> original =
-      LastOfKind(killed.posix, table_dir, TableLogRecordKind::kAppendCheckpointReference);
-  REQUIRE(original);
-  absl::StatusOr<table::AppendCheckpointReference> reference =
-      table::DecodeAppendCheckpointReference(original->payload);
+  absl::StatusOr<table::AppendCheckpointReference> reference = LastReference(killed.posix, table_dir);
   LAKE_REQUIRE_OK(reference);
   LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 60)));
   // After e2's manifest: the copy, self-contained (kind 5).
@@ -477,10 +508,7 @@ TEST_CASE("table log checkpoint: a carried copy of a checkpoint naming its fragm
   CHECK(copy->batch_sha256 == reference->checkpoint.batch_sha256);
   CHECK(Sha256Hex(copy->batch) == copy->batch_sha256);
   CHECK(Pending(*root).size() == 1);
-  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
-  LAKE_REQUIRE_OK(recovered);
-  REQUIRE(recovered->size() == 1);
-  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  RequireRecoversOneCommit(*root);
   CHECK(RowIds(*root) == std::vector<std::string>{"e1", "e2"});
 }
 
@@ -495,22 +523,14 @@ TEST_CASE("table log checkpoint: a torn write that lost the checkpoint's fragmen
     table_dir = TableDirOf(*root);
     REQUIRE(Pending(*root).size() == 1);
   }
-  std::optional<LoggedRecord> checkpoint =
-      LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference);
-  REQUIRE(checkpoint);
-  absl::StatusOr<table::AppendCheckpointReference> reference =
-      table::DecodeAppendCheckpointReference(checkpoint->payload);
+  absl::StatusOr<table::AppendCheckpointReference> reference = LastReference(fs, table_dir);
   LAKE_REQUIRE_OK(reference);
   // The fragment's page lost, the checkpoint's kept.
   FlipByte(table_dir, reference->fragment.segment,
            reference->fragment.offset + table::kTableLogRecordHeaderBytes + 1);
   auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
   CHECK_FALSE(LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference));
-  CHECK(Pending(*root).empty());
-  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
-  LAKE_REQUIRE_OK(recovered);
-  CHECK(recovered->empty());
-  CHECK(RowIds(*root).empty());
+  RequireNothingToRecover(*root);
   // The torn tail is left alone: the next append goes to a new segment.
   LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 61)));
   CHECK(RowIds(*root) == std::vector<std::string>{"e2"});
@@ -524,11 +544,7 @@ TEST_CASE("table log checkpoint: a named fragment not matching its digest is a s
   io::PosixFileSystem& fs = killed.posix;
   auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
   const std::string table_dir = TableDirOf(*root);
-  std::optional<LoggedRecord> original =
-      LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference);
-  REQUIRE(original);
-  absl::StatusOr<table::AppendCheckpointReference> reference =
-      table::DecodeAppendCheckpointReference(original->payload);
+  absl::StatusOr<table::AppendCheckpointReference> reference = LastReference(fs, table_dir);
   LAKE_REQUIRE_OK(reference);
   // A whole, valid fragment record that is not the batch, and a checkpoint
   // record naming it, appended past the watermark (as damage no checksum
@@ -563,12 +579,8 @@ TEST_CASE("table log checkpoint: a named fragment not matching its digest is a s
                   .ok());
   // Its operation is known: a discard settles it; the other one recovers.
   LAKE_REQUIRE_OK(root->tables->DiscardPendingAppend(other.operation_id));
-  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
-  LAKE_REQUIRE_OK(recovered);
-  REQUIRE(recovered->size() == 1);
-  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  RequireRecoversOneCommit(*root);
   CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
-  CHECK(Pending(*root).empty());
 }
 
 // The new step: an append's fragment and the checkpoint naming it, written
@@ -581,21 +593,13 @@ TEST_CASE("table log checkpoint: a power loss at an append's write leaves no row
   {
     testing::FaultInjectionFileSystem fs(r.posix, r.backups);
     auto root = testing::OpenTableRootOrStop(fs, r.root_dir);
-    failpoint::ClearAll();
-    failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kCallback, [&] {
-      fs.Crash();
-      return absl::UnavailableError("power lost");
-    });
+    LosePowerAtNextLogWrite(fs);
     CHECK_FALSE(InsertOne(*root, "e1", testing::RandomBytes(1000, 62)).ok());
     failpoint::ClearAll();
     CHECK(fs.crashed());
   }
   auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
-  CHECK(Pending(*root).empty());
-  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
-  LAKE_REQUIRE_OK(recovered);
-  CHECK(recovered->empty());
-  CHECK(RowIds(*root).empty());
+  RequireNothingToRecover(*root);
   LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 62)));
   CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
 }
@@ -610,11 +614,7 @@ TEST_CASE("table log checkpoint: torn power losses at an append's write never le
     {
       testing::FaultInjectionFileSystem fs(r.posix, r.backups);
       auto root = testing::OpenTableRootOrStop(fs, r.root_dir);
-      failpoint::ClearAll();
-      failpoint::Set(table::kTableLogWrittenFailpoint, failpoint::Action::kCallback, [&] {
-        fs.CrashTorn(seed);
-        return absl::UnavailableError("power lost");
-      });
+      LosePowerAtNextLogWrite(fs, seed);
       const std::vector<uint8_t> bytes = testing::RandomBytes(300, 63);
       testing::MemorySource source(bytes);
       // An id long enough that the fragment spans pages of its own.
@@ -656,12 +656,8 @@ TEST_CASE("table log checkpoint: a child SIGKILLed at an append's write recovers
   std::vector<table::PendingAppend> pending = Pending(*root);
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
-  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
-  LAKE_REQUIRE_OK(recovered);
-  REQUIRE(recovered->size() == 1);
-  CHECK((*recovered)[0].result == table::RecoveredAppend::Result::kCommitted);
+  RequireRecoversOneCommit(*root);
   CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
-  CHECK(root->tables->Recover()->empty());
 }
 
 TEST_CASE("table log checkpoint: a child SIGKILLed at a carrying commit's write keeps the pending append") {
