@@ -158,11 +158,12 @@ enum class LogRecordKind : uint8_t {
   kReferenceDelta = 3,
   kManifest = 4,
   kAppendCheckpoint = 5,
-  kAppendCheckpointReference = 7,
 };
 
 // The records of the table log segments under `log_dir`, by kind (index:
-// the kind byte): how many, and their payload bytes. The layout, from the
+// the kind byte): how many, and their payload bytes; and of the append
+// checkpoints (kind 5), those naming their fragment record (checkpoint
+// format version 2: the u32 after the payload's 8-byte magic). The layout, from the
 // format note: a 32-byte segment header, then records back to back, each
 // a 32-byte header (magic "LKTR", the kind at byte 4, the payload bytes as
 // a little-endian u64 at byte 16) and its payload.
@@ -170,6 +171,8 @@ constexpr size_t kLogRecordHeaderBytes = 32;
 struct LogRecordTotals {
   std::array<uint64_t, 256> count{};
   std::array<uint64_t, 256> payload_bytes{};
+  uint64_t naming_checkpoints = 0;
+  uint64_t naming_checkpoint_bytes = 0;
 };
 LogRecordTotals CountLogRecords(const std::string& log_dir) {
   constexpr size_t kSegmentHeaderBytes = 32;
@@ -188,6 +191,12 @@ LogRecordTotals CountLogRecords(const std::string& log_dir) {
       const uint8_t kind = static_cast<uint8_t>(segment[at + 4]);
       totals.payload_bytes[kind] += payload;
       ++totals.count[kind];
+      if (kind == static_cast<uint8_t>(LogRecordKind::kAppendCheckpoint) && payload > 12 &&
+          at + kLogRecordHeaderBytes + 12 <= segment.size() &&
+          static_cast<uint8_t>(segment[at + kLogRecordHeaderBytes + 8]) == 2) {
+        ++totals.naming_checkpoints;
+        totals.naming_checkpoint_bytes += payload;
+      }
       at += kLogRecordHeaderBytes + payload;
     }
   }
@@ -204,7 +213,7 @@ uint64_t MeanRecordBytes(const std::string& log_dir, LogRecordKind kind) {
 
 // Prints the table log's bytes (records and their headers) per batch of
 // `batches`, and the mean payload of its fragment and append checkpoint
-// records (kind 5 holds the batch, kind 7 names the fragment record).
+// records (format version 1 holds the batch, 2 names the fragment record).
 void PrintLogBytesPerBatch(const std::string& log_dir, uint64_t batches) {
   LogRecordTotals totals = CountLogRecords(log_dir);
   uint64_t all = 0;
@@ -218,9 +227,18 @@ void PrintLogBytesPerBatch(const std::string& log_dir, uint64_t batches) {
   std::printf("lake_insert_log_bytes_per_batch=%llu\n",
               static_cast<unsigned long long>(batches == 0 ? 0 : all / batches));
   std::printf("lake_insert_fragment_record_bytes=%llu\n", mean(LogRecordKind::kFragment));
-  std::printf("lake_insert_checkpoint_record_bytes=%llu (kind 5), %llu (kind 7)\n",
-              mean(LogRecordKind::kAppendCheckpoint),
-              mean(LogRecordKind::kAppendCheckpointReference));
+  const size_t k = static_cast<size_t>(LogRecordKind::kAppendCheckpoint);
+  const uint64_t holding = totals.count[k] - totals.naming_checkpoints;
+  const uint64_t holding_bytes = totals.payload_bytes[k] - totals.naming_checkpoint_bytes;
+  std::printf("lake_insert_checkpoint_record_bytes=%llu (holding the batch: %llu), %llu (naming"
+              " the fragment record: %llu)\n",
+              static_cast<unsigned long long>(holding == 0 ? 0 : holding_bytes / holding),
+              static_cast<unsigned long long>(holding),
+              static_cast<unsigned long long>(totals.naming_checkpoints == 0
+                                                  ? 0
+                                                  : totals.naming_checkpoint_bytes /
+                                                        totals.naming_checkpoints),
+              static_cast<unsigned long long>(totals.naming_checkpoints));
 }
 
 // The mean bytes of a version's object of one kind, as files of their own

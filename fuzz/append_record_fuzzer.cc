@@ -1,7 +1,8 @@
 // Fuzzes the decoders of an append's table log records
-// (engine/table/append_record_format.h): the checkpoint records (kind 5,
-// and kind 7 naming its fragment record) and the withdrawal record (kind
-// 6) recovery reads past the committed watermark.
+// (engine/table/append_record_format.h): the checkpoint record (kind 5,
+// self-contained or naming its fragment record: checkpoint format versions
+// 1 and 2) and the withdrawal record (kind 6) recovery reads past the
+// committed watermark.
 //
 // The input's first 8 bytes are the record's version (little-endian), the
 // rest its payload; shorter inputs are taken as version 0 and a payload.
@@ -14,11 +15,11 @@
 //   3. An accepted withdrawal encodes back to the payload exactly, with a
 //      canonical operation id and a table id of at least 1.
 //   4. The same payload under the other kind is refused, as DataLoss.
-//   5. A kind 7 payload that decodes encodes back to it exactly, with its
-//      batch empty; resolved against a fragment record that stands just
-//      before it (holding kFuzzBatch), it is either refused as DataLoss or
-//      is the reference's checkpoint with kFuzzBatch as its batch, whose
-//      SHA-256 it names. It is never read as a kind 5 checkpoint.
+//   5. A version 2 payload that decodes encodes back to it exactly, with
+//      its batch empty; resolved against a fragment record that stands
+//      just before it (holding kFuzzBatch), it is either refused as
+//      DataLoss or is that checkpoint with kFuzzBatch as its batch, whose
+//      SHA-256 it names. It never decodes as a self-contained checkpoint.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -53,12 +54,22 @@ void CheckReference(uint64_t version, std::string_view payload) {
   } else {
     Check(absl::IsDataLoss(reference.status()));
   }
-  TableLogRecord as_reference{TableLogRecordKind::kAppendCheckpointReference, version, payload};
+  TableLogRecord as_checkpoint{TableLogRecordKind::kAppendCheckpoint, version, payload};
   auto read_fragment = [](const lake::table::TableLogAddress&) -> absl::StatusOr<std::string> {
     return std::string(kFuzzBatch);
   };
   absl::StatusOr<lake::table::AppendCheckpoint> resolved =
-      lake::table::DecodeCheckpointRecord(as_reference, at, read_fragment);
+      lake::table::DecodeCheckpointRecord(as_checkpoint, at, read_fragment);
+  absl::StatusOr<lake::table::AppendCheckpoint> self_contained =
+      lake::table::DecodeCheckpointRecord(as_checkpoint);
+  if (!lake::table::NamesFragmentRecord(payload)) {
+    // Not version 2: read as it is, the reader unused.
+    Check(!reference.ok());
+    Check(resolved.ok() == self_contained.ok());
+    Check(!resolved.ok() || *resolved == *self_contained);
+    return;
+  }
+  Check(absl::IsDataLoss(self_contained.status()));
   if (resolved.ok()) {
     Check(reference.ok() && resolved->base_version + 1 == version);
     Check(resolved->batch == kFuzzBatch && resolved->batch_sha256 == lake::Sha256Hex(kFuzzBatch));
@@ -68,10 +79,6 @@ void CheckReference(uint64_t version, std::string_view payload) {
   } else {
     Check(absl::IsDataLoss(resolved.status()));
   }
-  Check(absl::IsDataLoss(lake::table::DecodeCheckpointRecord(
-                             {TableLogRecordKind::kAppendCheckpoint, version, payload})
-                             .status()) ||
-        !reference.ok());
 }
 
 }  // namespace

@@ -97,8 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(record.ok());
     CheckPiecewiseAgrees(original, address, piece);
     // Only the kinds this lake knows pass (table_log_format.h: a file's
-    // kinds, and an append's checkpoint, withdrawal and checkpoint naming
-    // its fragment).
+    // kinds, an append's checkpoint and its withdrawal).
     Check(static_cast<uint8_t>(record->kind) >= 1 &&
           static_cast<uint8_t>(record->kind) <= lake::table::kMaxTableLogRecordKind);
     std::string again;

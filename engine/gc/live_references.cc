@@ -339,7 +339,7 @@ absl::Status CheckpointLocations(const table::AppendCheckpoint& checkpoint,
 
 // The checkpoint records past each table's committed watermark that no
 // withdrawal record there withdraws (logged_checkpoints.h): the segment
-// holding each stays (a table file; a kind 7 record's batch is the
+// holding each stays (a table file; a version 2 record's batch is the
 // fragment record it names, which its decoder requires in the same
 // segment), and the FILE cells of its batch are live. Whether its operation committed is not asked: a committed one
 // still past the watermark (a crash between a commit and the next) only

@@ -26,8 +26,10 @@
 //                   bytes
 //   digest          64 bytes       lowercase hex SHA-256 of every byte
 //                                  before it
-// Nothing follows the digest. A decoder refuses, as DataLoss, another
-// magic or version, any length out of bounds or past the end, trailing
+// Nothing follows the digest. (Format version 2, a table log record that
+// names its batch's fragment record instead of holding it, is
+// append_record_format.h's: a file never holds one.) A decoder refuses, as
+// DataLoss, another magic or version, any length out of bounds or past the end, trailing
 // bytes, either digest not matching, and any field that does not validate.
 #ifndef LAKE_ENGINE_TABLE_APPEND_CHECKPOINT_FORMAT_H_
 #define LAKE_ENGINE_TABLE_APPEND_CHECKPOINT_FORMAT_H_

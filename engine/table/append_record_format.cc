@@ -27,12 +27,12 @@ absl::Status CheckKind(const TableLogRecord& record, TableLogRecordKind kind,
 
 absl::Status BadReference(std::string_view why) {
   return absl::DataLossError(
-      absl::StrCat("append checkpoint reference record: ", std::string(why)));
+      absl::StrCat("append checkpoint record (format version 2): ", std::string(why)));
 }
 
 constexpr size_t kSha256HexBytes = 64;
 
-// What makes a kind 7 payload's fields other than the checkpoint's
+// What makes a version 2 payload's fields other than the checkpoint's
 // identity unwritable (or, read back, damaged); empty if nothing.
 std::string ReferenceProblem(const AppendCheckpointReference& r) {
   if (std::optional<std::string> problem = AppendCheckpointIdentityProblem(r.checkpoint)) {
@@ -54,8 +54,16 @@ std::string ReferenceProblem(const AppendCheckpointReference& r) {
 
 }  // namespace
 
+bool NamesFragmentRecord(std::string_view payload) {
+  ByteReader r(payload);
+  std::string_view magic;
+  uint32_t version = 0;
+  return r.Bytes(kAppendCheckpointMagic.size(), &magic) && magic == kAppendCheckpointMagic &&
+         r.U32(&version) && version == kAppendCheckpointReferenceFormatVersion;
+}
+
 uint64_t AppendCheckpointReferenceBytes(const AppendCheckpoint& c) {
-  return kAppendCheckpointReferenceMagic.size() + 4 + (4 + c.operation_id.size()) +
+  return kAppendCheckpointMagic.size() + 4 + (4 + c.operation_id.size()) +
          (4 + c.table_name.size()) + 8 + 8 + (4 + c.stage_identity.size()) + 3 * 8 +
          kSha256HexBytes;
 }
@@ -66,13 +74,13 @@ absl::StatusOr<std::string> EncodeAppendCheckpointReference(const AppendCheckpoi
   reference.checkpoint.batch.clear();
   if (std::string problem = ReferenceProblem(reference); !problem.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("append checkpoint reference: ", problem));
+        absl::StrCat("append checkpoint (format version 2): ", problem));
   }
   const AppendCheckpoint& c = checkpoint;
   std::string out;
   out.reserve(AppendCheckpointReferenceBytes(c));
   ByteWriter w(&out);
-  w.Bytes(kAppendCheckpointReferenceMagic);
+  w.Bytes(kAppendCheckpointMagic);
   w.U32(kAppendCheckpointReferenceFormatVersion);
   w.U32(static_cast<uint32_t>(c.operation_id.size()));
   w.Bytes(c.operation_id);
@@ -94,14 +102,13 @@ absl::StatusOr<AppendCheckpointReference> DecodeAppendCheckpointReference(
   ByteReader r(payload);
   std::string_view magic;
   uint32_t version = 0;
-  if (!r.Bytes(kAppendCheckpointReferenceMagic.size(), &magic) ||
-      magic != kAppendCheckpointReferenceMagic) {
+  if (!r.Bytes(kAppendCheckpointMagic.size(), &magic) || magic != kAppendCheckpointMagic) {
     return BadReference("bad magic");
   }
   if (!r.U32(&version)) return BadReference("truncated");
   if (version != kAppendCheckpointReferenceFormatVersion) {
-    return BadReference(absl::StrCat("unknown format version ", version, " (this lake reads ",
-                                     kAppendCheckpointReferenceFormatVersion, ")"));
+    return BadReference(absl::StrCat("format version ", version, ", not ",
+                                     kAppendCheckpointReferenceFormatVersion));
   }
   // A length-prefixed field of at most `max` bytes.
   auto field = [&r](size_t max, std::string_view* out) {
@@ -193,7 +200,8 @@ absl::StatusOr<AppendCheckpoint> DecodeCheckpointRecord(const TableLogRecord& re
 absl::StatusOr<AppendCheckpoint> DecodeCheckpointRecord(const TableLogRecord& record,
                                                         const TableLogAddress& address,
                                                         FragmentRecordReader read_fragment) {
-  if (record.kind != TableLogRecordKind::kAppendCheckpointReference) {
+  if (record.kind != TableLogRecordKind::kAppendCheckpoint ||
+      !NamesFragmentRecord(record.payload)) {
     return DecodeCheckpointRecord(record);
   }
   const std::string name = FormatTableLogAddress(address);

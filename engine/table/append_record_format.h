@@ -1,39 +1,40 @@
 // An append's records in the table log (table_log_format.h): its
-// checkpoint (kind 5 holding its batch, or kind 7 naming the fragment
-// record that holds it) and the withdrawal that settles a checkpoint whose
-// append will never commit (kind 6). With versions in the table log, an
-// append checkpoint is a record written in the same write, and made
-// durable by the same sync, as its version's fragment, reference delta and
-// manifest — not a file of its own (append_checkpoint_store.h) with a file
-// sync, a rename and a directory sync.
+// checkpoint (kind 5: holding its batch, or naming the fragment record that
+// holds it) and the withdrawal that settles a checkpoint whose append will
+// never commit (kind 6). With versions in the table log, an append
+// checkpoint is a record written in the same write, and made durable by
+// the same sync, as its version's fragment, reference delta and manifest —
+// not a file of its own (append_checkpoint_store.h) with a file sync, a
+// rename and a directory sync.
 //
 // Format note (table log format version 1, kinds 5 and 6).
 //
-// Kind 5, an append checkpoint. The payload is the bytes a checkpoint file
-// holds (append_checkpoint_format.h: magic, format version, operation id,
-// table, base version, stage identity, batch and both SHA-256 digests),
-// unchanged, so a checkpoint means one thing wherever it is. The record's
-// version is the one the append was written for: the checkpoint's
-// base_version + 1. Self-contained: it means the same wherever it is, so
-// every checkpoint copied away from its append's write — carried past a
-// later commit's watermark, kept after an unknown commit outcome
-// (logged_checkpoints.h, TableStore) — is a kind 5 record. Lakes before
-// kind 7 wrote an append's own checkpoint this way too, its batch a second
-// copy of the fragment record beside it.
+// Kind 5, an append checkpoint, in one of two forms told apart by the
+// checkpoint format version after the magic. The record's version is the
+// one the append was written for: the checkpoint's base_version + 1.
 //
-// Kind 7, an append checkpoint naming its batch: every field of a kind 5
-// checkpoint but the batch, and instead the address of the fragment record
-// (kind 2) holding the batch, written in the same write just before it.
-// An append's batch is its fragment's bytes; kind 5 wrote them twice (a
-// 1,000-row batch: ~50 KB each) and hashed them twice more on the commit
-// path (the encoder's check of batch_sha256 and the trailing digest). Kind
-// 7 is a few hundred bytes (202 with a local stage) and hashes nothing:
-// batch_sha256 is the digest the append computed anyway (and the
-// registry's operation record holds).
-// Integers little-endian, lengths in bytes:
+// Format version 1, self-contained: the bytes a checkpoint file holds
+// (append_checkpoint_format.h: magic, format version, operation id, table,
+// base version, stage identity, batch and both SHA-256 digests), unchanged,
+// so it means one thing wherever it is. Every checkpoint copied away from
+// its append's write — carried past a later commit's watermark, kept after
+// an unknown commit outcome (logged_checkpoints.h, TableStore) — is written
+// so. Lakes before format version 2 wrote an append's own checkpoint this
+// way too, its batch a second copy of the fragment record beside it.
 //
-//   magic           8 bytes        "LAKEAPCR"
-//   format_version  u32            1
+// Format version 2, naming its batch: every field of version 1 but the
+// batch and the trailing digest, and instead the address of the fragment
+// record (kind 2) holding the batch, written in the same write just before
+// it. An append's batch is its fragment's bytes; version 1 wrote them twice
+// (a 1,000-row batch: ~50 KB each) and hashed them twice more on the commit
+// path (the encoder's check of batch_sha256 and the trailing digest).
+// Version 2 is a few hundred bytes (202 with a local stage) and hashes
+// nothing: batch_sha256 is the digest the append computed anyway (and the
+// registry's operation record holds). Integers little-endian, lengths in
+// bytes:
+//
+//   magic           8 bytes        "LAKEAPCK"
+//   format_version  u32            2
 //   operation_id    u32 length +   as in append_checkpoint_format.h
 //                   bytes
 //   table_name      u32 length +   likewise
@@ -48,25 +49,31 @@
 //   batch_sha256    64 bytes       lowercase hex SHA-256 of the batch
 //
 // Nothing follows. Its integrity is the record's checksum (no digest of its
-// own, as kind 6). A reader resolves it into the checkpoint kind 5 would
+// own, as kind 6). A reader resolves it into the checkpoint version 1 would
 // hold: the named record must lie in the same segment, wholly before this
 // record, and be a valid fragment record whose payload's SHA-256 is
 // batch_sha256; else the checkpoint is DataLoss naming both records.
 //
 // Why the fragment first: a version's records are one write, and after a
 // power loss any subset of its pages may survive; a log's records end at
-// the first invalid one (table_log_format.h), so a kind 7 record is only
-// ever read when every record before it in its segment — its fragment
+// the first invalid one (table_log_format.h), so a version 2 checkpoint is
+// only ever read when every record before it in its segment — its fragment
 // among them — is whole. A torn write leaves no checkpoint naming a lost
 // fragment. Readers need not care where an append's checkpoint sits among
 // its version's records: they find checkpoints by kind, past the committed
 // watermark, and the manifest (last) still names every other record.
 //
-// Why a record kind and not a checkpoint format version 2: the checkpoint
-// format is also a file's (append_checkpoint_store.h), where naming a log
-// record means nothing; kind 5's payload stays exactly a checkpoint file's
-// bytes, and a reference is only ever read where its address is known. A
-// lake that knows kinds 1..6 fails closed on kind 7 as below.
+// Why a checkpoint format version inside kind 5, not a record kind 7: a
+// lake that knows kinds 1..6 must fail closed on it without losing sight
+// of the records after it. An unknown kind ends a scan of its segment
+// (ScanTableLogRecords cannot tell it from a torn tail), so an older lake
+// would miss a later withdrawal in that segment and could replay an append
+// that was withdrawn or discarded. A version 2 payload in kind 5 is, to an
+// older lake, a damaged checkpoint (DecodeAppendCheckpoint: unknown format
+// version 2): listed as stuck, never replayed, and the collector refuses to
+// plan around it — while its scan goes on. The checkpoint file format
+// (append_checkpoint_store.h) never holds version 2: a file cannot name a
+// log record, and DecodeAppendCheckpoint refuses it.
 //
 // Kind 6, a withdrawal: 64 bytes, integers little-endian.
 //
@@ -86,9 +93,8 @@
 // record's checksum (every record has one, seeded with its segment); the
 // payload has no digest of its own.
 //
-// Kinds 5 and 6 came after kinds 1..4, and kind 7 after them, in the same
-// table log format version: a lake that knows only 1..4 (or 1..6) fails
-// closed on them (DataLoss by address;
+// Kinds 5 and 6 came after kinds 1..4 in the same table log format version:
+// a lake that knows only 1..4 fails closed on them (DataLoss by address;
 // a writer's scan takes them for a dirty tail and rolls to a new segment),
 // so none misreads them.
 #ifndef LAKE_ENGINE_TABLE_APPEND_RECORD_FORMAT_H_
@@ -133,11 +139,11 @@ absl::StatusOr<std::string> EncodeAppendWithdrawal(const AppendWithdrawal& withd
 // id, a table id of at least 1).
 absl::StatusOr<AppendWithdrawal> DecodeAppendWithdrawal(std::string_view payload);
 
-inline constexpr std::string_view kAppendCheckpointReferenceMagic = "LAKEAPCR";
-inline constexpr uint32_t kAppendCheckpointReferenceFormatVersion = 1;
+// The kind 5 payload naming its batch's fragment record (above).
+inline constexpr uint32_t kAppendCheckpointReferenceFormatVersion = 2;
 
-// A kind 7 payload decoded: the checkpoint without its batch (`batch`
-// empty, `batch_sha256` set), and where the batch is.
+// A version 2 checkpoint payload decoded: the checkpoint without its batch
+// (`batch` empty, `batch_sha256` set), and where the batch is.
 struct AppendCheckpointReference {
   AppendCheckpoint checkpoint;
   TableLogAddress fragment;  // payload_bytes is the batch's size
@@ -145,9 +151,13 @@ struct AppendCheckpointReference {
   bool operator==(const AppendCheckpointReference&) const = default;
 };
 
-// The size of the kind 7 payload naming `checkpoint`'s batch (any address).
+// Whether a kind 5 payload is of format version 2 (its magic, then 2):
+// one that names its fragment record. Checks nothing else.
+bool NamesFragmentRecord(std::string_view payload);
+// The size of the version 2 payload naming `checkpoint`'s batch (any
+// address).
 uint64_t AppendCheckpointReferenceBytes(const AppendCheckpoint& checkpoint);
-// The kind 7 payload of `checkpoint` whose batch is the payload of the
+// The version 2 payload of `checkpoint` whose batch is the payload of the
 // fragment record at `fragment`. Neither reads nor hashes the batch:
 // batch_sha256 is trusted to be its digest (a reader checks it).
 // InvalidArgument when a field would not decode
@@ -156,14 +166,15 @@ uint64_t AppendCheckpointReferenceBytes(const AppendCheckpoint& checkpoint);
 // kMaxCheckpointedBatchBytes).
 absl::StatusOr<std::string> EncodeAppendCheckpointReference(const AppendCheckpoint& checkpoint,
                                                             const TableLogAddress& fragment);
-// The kind 7 payload `payload`, checked as far as it goes alone (layout
+// The version 2 payload `payload`, checked as far as it goes alone (layout
 // above; every field validates); DataLoss otherwise.
 absl::StatusOr<AppendCheckpointReference> DecodeAppendCheckpointReference(
     std::string_view payload);
 
-// The checkpoint a kind 5 record holds, checked: DataLoss when the record
-// is of another kind, its payload is not a valid checkpoint
-// (DecodeAppendCheckpoint), or its version is not the checkpoint's
+// The self-contained checkpoint a kind 5 record holds (format version 1),
+// checked: DataLoss when the record is of another kind, its payload is not
+// a valid checkpoint (DecodeAppendCheckpoint; a version 2 payload is not:
+// it needs its fragment record), or its version is not the checkpoint's
 // base_version + 1.
 absl::StatusOr<AppendCheckpoint> DecodeCheckpointRecord(const TableLogRecord& record);
 
@@ -171,14 +182,14 @@ absl::StatusOr<AppendCheckpoint> DecodeCheckpointRecord(const TableLogRecord& re
 // table's log (ReadTablePath with kind kFragment).
 using FragmentRecordReader =
     absl::FunctionRef<absl::StatusOr<std::string>(const TableLogAddress& fragment)>;
-// The checkpoint a kind 5 or kind 7 record at `address` holds. Kind 5 as
-// above; kind 7 resolved, its batch read through `read_fragment`: DataLoss,
-// naming the record and the fragment record, when the payload does not
-// decode, the version is not base_version + 1, the fragment record is not
-// in the record's segment wholly before it, reading it fails with DataLoss
-// (missing, damaged, another kind), or its SHA-256 is not batch_sha256.
-// Another read failure (an I/O error) is returned with both names, its
-// code kept: it says nothing of the record.
+// The checkpoint a kind 5 record at `address` holds, of either form.
+// Version 1 as above; version 2 resolved, its batch read through
+// `read_fragment`: DataLoss, naming the record and the fragment record,
+// when the payload does not decode, the version is not base_version + 1,
+// the fragment record is not in the record's segment wholly before it,
+// reading it fails with DataLoss (missing, damaged, another kind), or its
+// SHA-256 is not batch_sha256. Another read failure (an I/O error) is
+// returned with both names, its code kept: it says nothing of the record.
 absl::StatusOr<AppendCheckpoint> DecodeCheckpointRecord(const TableLogRecord& record,
                                                         const TableLogAddress& address,
                                                         FragmentRecordReader read_fragment);

@@ -21,7 +21,7 @@ absl::StatusOr<std::vector<LoggedCheckpoint>> UnwithdrawnCheckpoints(io::FileSys
     found[it->second].checkpoint = absl::CancelledError("dropped");  // its batch freed
     by_operation.erase(it);
   };
-  // A kind 7 record's batch: the fragment record it names, read by address.
+  // A version 2 record's batch: the fragment record it names, read by address.
   auto read_fragment = [&](const TableLogAddress& fragment) {
     return ReadTablePath(fs, table_dir, FormatTableLogAddress(fragment),
                          kMaxCheckpointedBatchBytes, TableLogRecordKind::kFragment);
@@ -39,19 +39,16 @@ absl::StatusOr<std::vector<LoggedCheckpoint>> UnwithdrawnCheckpoints(io::FileSys
           drop(withdrawal->operation_id);
           return absl::OkStatus();
         }
-        if (record.kind != TableLogRecordKind::kAppendCheckpoint &&
-            record.kind != TableLogRecordKind::kAppendCheckpointReference) {
-          return absl::OkStatus();
-        }
+        if (record.kind != TableLogRecordKind::kAppendCheckpoint) return absl::OkStatus();
         LoggedCheckpoint logged;
         logged.address = address;
-        logged.kind = record.kind;
+        logged.names_fragment = NamesFragmentRecord(record.payload);
         logged.version = record.version;
         logged.payload = std::string(record.payload);
         logged.checkpoint = DecodeCheckpointRecord(record, address, read_fragment);
         if (logged.checkpoint.ok()) {
           logged.operation_id = logged.checkpoint->operation_id;
-        } else if (record.kind == TableLogRecordKind::kAppendCheckpointReference) {
+        } else if (logged.names_fragment) {
           // Its batch unreadable, its operation is still known: a withdrawal
           // (a discard) settles it.
           absl::StatusOr<AppendCheckpointReference> reference =

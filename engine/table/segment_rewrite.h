@@ -52,15 +52,16 @@ namespace lake::table {
 // costs at most the bytes it frees, and a table whose segments are all at
 // least half live takes at most twice its live bytes on disk, so
 // compaction's writes stay proportional to the space it gains. Before
-// kind 7 checkpoint records (append_record_format.h) an append's
+// checkpoint records named their fragment (format version 2,
+// append_record_format.h) an append's
 // checkpoint record held its batch again (dead once the append commits),
 // so a segment of appends whose versions expired was about half dead,
 // often just under: the first segment compaction after such an expiry
 // copied those fragments out once, to free the checkpoints' bytes
 // (measured: 200 appends of 64 KiB, one segment each, 201 of 202 segments
 // rewritten, 13 MB copied of a 30 MB log; without checkpoint records 2
-// segments, 356 bytes). A kind 7 record names the fragment record instead
-// (a few hundred bytes); only carried copies (kind 5) still hold a batch.
+// segments, 356 bytes). A version 2 record names the fragment record
+// instead (a few hundred bytes); only carried copies still hold a batch.
 inline constexpr uint64_t kMostlyDeadSegmentLivePercent = 50;
 
 // Whether a segment of `file_bytes` with `live_bytes` live is mostly dead.

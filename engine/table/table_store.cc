@@ -1156,16 +1156,16 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   } else if (checkpoint != nullptr) {
     expected += TableLogRecordBytes(checkpoint_bytes.size());
   }
-  // The carried copies, self-contained (logged_checkpoints.h): a kind 7
-  // record's checkpoint, resolved, is written with its batch inline. One
+  // The carried copies, self-contained (logged_checkpoints.h): a checkpoint
+  // naming its fragment, resolved, is written with its batch inline. One
   // whose record is damaged is copied as it is (still reported, as before);
   // one that could not be read for another reason (an I/O error) fails the
   // commit: its copy could not be made whole.
   std::vector<TableLogRecord> carried_records;
-  std::vector<std::string> carried_payloads;  // kind 7 made whole; reserved: viewed below
+  std::vector<std::string> carried_payloads;  // made whole; reserved: viewed below
   carried_payloads.reserve(carried->size());
   for (const LoggedCheckpoint& c : *carried) {
-    if (c.kind == TableLogRecordKind::kAppendCheckpointReference) {
+    if (c.names_fragment) {
       if (!c.checkpoint.ok() && !absl::IsDataLoss(c.checkpoint.status())) {
         return c.checkpoint.status();
       }
@@ -1178,7 +1178,8 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
         continue;
       }
     }
-    carried_records.push_back(TableLogRecord{c.kind, c.version, c.payload});
+    carried_records.push_back(
+        TableLogRecord{TableLogRecordKind::kAppendCheckpoint, c.version, c.payload});
   }
   for (const TableLogRecord& r : carried_records) expected += TableLogRecordBytes(r.payload.size());
   absl::StatusOr<TableLogAppend> append = log_writer_.Begin(table_dir, expected);
@@ -1208,8 +1209,7 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
         EncodeAppendCheckpointReference(*checkpoint, *fragment_address);
     if (!reference.ok()) return reference.status();  // nothing written
     checkpoint_bytes = *std::move(reference);
-    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpointReference, version,
-                               checkpoint_bytes});
+    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version, checkpoint_bytes});
   } else if (checkpoint != nullptr) {
     append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version, checkpoint_bytes});
   }
@@ -1957,7 +1957,7 @@ absl::StatusOr<std::vector<PendingAppend>> TableStore::PendingAppends() {
         entry.path = LoggedCheckpointPath(table_dir, c.address);
         entry.operation_id = c.operation_id.empty() ? entry.path : c.operation_id;
         entry.size_bytes = c.payload.size();
-        if (c.kind == TableLogRecordKind::kAppendCheckpointReference && c.checkpoint.ok()) {
+        if (c.names_fragment && c.checkpoint.ok()) {
           entry.size_bytes += c.checkpoint->batch.size();  // held by the fragment it names
         }
         if (absl::StatusOr<OperationId> id = ParseOperationId(c.operation_id); id.ok()) {

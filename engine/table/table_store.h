@@ -726,10 +726,11 @@ class TableStore {
     // The base's manifest path: its end is the committed watermark this
     // commit moves past (CommittedLogWatermark, logged_checkpoints.h).
     std::string base_manifest_path;
-    // An append's checkpoint to log (null for none): a kind 7 record
-    // naming the fragment record written just before it, or (the fragment
-    // not a record, or not the checkpoint's batch) a kind 5 record holding
-    // its batch, in the same place (append_record_format.h).
+    // An append's checkpoint to log (null for none): a record naming the
+    // fragment record written just before it (checkpoint format version
+    // 2), or (the fragment not a record, or not the checkpoint's batch) one
+    // holding its batch (version 1), in the same place
+    // (append_record_format.h).
     const AppendCheckpoint* checkpoint = nullptr;
     // The operation this commit settles: its checkpoint is not carried.
     std::string settles_operation;

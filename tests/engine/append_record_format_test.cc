@@ -1,6 +1,7 @@
 // The payloads of an append's table log records (append_record_format.h):
 // golden bytes of a withdrawal, a checkpoint naming its fragment record
-// (kind 7) resolved against that record, and the decoders' refusals.
+// (format version 2) resolved against that record, and the decoders'
+// refusals.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -113,7 +114,7 @@ TEST_CASE("append checkpoint record: another version, another kind or damaged by
           .status()));
 }
 
-// ---- kind 7: a checkpoint naming its batch's fragment record ----
+// ---- format version 2: a checkpoint naming its batch's fragment record ----
 
 // The checkpoint record at kReferenceAt names the fragment record at
 // kFragmentAt, just before it in segment 2.
@@ -143,7 +144,7 @@ struct OneFragment {
 absl::StatusOr<AppendCheckpoint> DecodeReference(std::string_view payload, OneFragment& reader,
                                                  uint64_t version = 4,
                                                  TableLogAddress at = kReferenceAt) {
-  TableLogRecord record{TableLogRecordKind::kAppendCheckpointReference, version, payload};
+  TableLogRecord record{TableLogRecordKind::kAppendCheckpoint, version, payload};
   return DecodeCheckpointRecord(record, at, std::ref(reader));
 }
 
@@ -196,9 +197,11 @@ TEST_CASE("append checkpoint reference: a malformed payload is DataLoss without 
   std::string bad = good;
   bad[0] = 'X';  // magic
   CHECK(refused(bad));
-  bad = good;
-  bad[8] = 2;  // format version
-  CHECK(refused(bad));
+  for (char version : {'\x01', '\x03'}) {
+    bad = good;
+    bad[8] = version;  // format version: 1 is a self-contained one's
+    CHECK(refused(bad));
+  }
   bad = good;
   bad[16] = 'G';  // the operation id's first character
   CHECK(refused(bad));
@@ -253,19 +256,28 @@ TEST_CASE("append checkpoint reference: a record of another version than base + 
   CHECK(absl::IsDataLoss(DecodeReference(ReferencePayload(), reader, 3).status()));
 }
 
-TEST_CASE("append checkpoint record: the resolving decoder reads kind 5 as it is, without the reader") {
+TEST_CASE("append checkpoint record: the resolving decoder reads a self-contained checkpoint as it is, without the reader") {
   absl::StatusOr<std::string> payload = EncodeAppendCheckpoint(ValidCheckpoint());
   LAKE_REQUIRE_OK(payload);
+  CHECK_FALSE(NamesFragmentRecord(*payload));
   OneFragment reader;
   absl::StatusOr<AppendCheckpoint> decoded = DecodeCheckpointRecord(
       {TableLogRecordKind::kAppendCheckpoint, 4, *payload}, kReferenceAt, std::ref(reader));
   LAKE_REQUIRE_OK(decoded);
   CHECK(*decoded == ValidCheckpoint());
   CHECK(reader.reads == 0);
-  // And a kind 7 payload is no kind 5 checkpoint.
+}
+
+TEST_CASE("append checkpoint reference: is format version 2 of the checkpoint magic, which a file reader refuses as DataLoss") {
+  const std::string payload = ReferencePayload();
+  CHECK(NamesFragmentRecord(payload));
+  CHECK(payload.substr(0, 8) == "LAKEAPCK");
+  CHECK(payload.substr(8, 4) == std::string("\x02\x00\x00\x00", 4));
+  // What a lake before version 2 (or the checkpoint file store) does with
+  // it: a damaged checkpoint, never a checkpoint without its batch.
+  CHECK(absl::IsDataLoss(DecodeAppendCheckpoint(payload).status()));
   CHECK(absl::IsDataLoss(
-      DecodeCheckpointRecord({TableLogRecordKind::kAppendCheckpoint, 4, ReferencePayload()})
-          .status()));
+      DecodeCheckpointRecord({TableLogRecordKind::kAppendCheckpoint, 4, payload}).status()));
 }
 
 }  // namespace

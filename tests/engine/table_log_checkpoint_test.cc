@@ -85,23 +85,18 @@ std::vector<LoggedRecord> LogRecords(io::FileSystem& fs, const std::string& tabl
   return records;
 }
 
-// The last record of `kind` in the table's log.
-std::optional<LoggedRecord> LastOfKind(io::FileSystem& fs, const std::string& table_dir,
-                                       TableLogRecordKind kind) {
-  std::optional<LoggedRecord> last;
-  for (LoggedRecord& r : LogRecords(fs, table_dir)) {
-    if (r.kind == kind) last = std::move(r);
-  }
-  return last;
-}
-
-// The last checkpoint record naming its fragment (kind 7) in the table's
-// log, decoded (without reading the fragment); DataLoss when none is there.
+// The last checkpoint record naming its fragment (checkpoint format
+// version 2) in the table's log, decoded (without reading the fragment);
+// NotFound when none is there.
 absl::StatusOr<table::AppendCheckpointReference> LastReference(io::FileSystem& fs,
                                                                const std::string& table_dir) {
-  std::optional<LoggedRecord> last =
-      LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference);
-  if (!last) return absl::DataLossError("no kind 7 record in the log");
+  std::optional<LoggedRecord> last;
+  for (LoggedRecord& r : LogRecords(fs, table_dir)) {
+    if (r.kind == TableLogRecordKind::kAppendCheckpoint && table::NamesFragmentRecord(r.payload)) {
+      last = std::move(r);
+    }
+  }
+  if (!last) return absl::NotFoundError("no checkpoint record naming its fragment in the log");
   return table::DecodeAppendCheckpointReference(last->payload);
 }
 
@@ -198,7 +193,7 @@ TEST_CASE("table log checkpoint: an append writes its checkpoint right after its
   LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 1)));
   CHECK(LogKinds(fs, TableDirOf(*root)) ==
         std::vector<TableLogRecordKind>{TableLogRecordKind::kFragment,
-                                        TableLogRecordKind::kAppendCheckpointReference,
+                                        TableLogRecordKind::kAppendCheckpoint,
                                         TableLogRecordKind::kReferenceDelta,
                                         TableLogRecordKind::kManifest});
   CHECK(testing::CheckpointFilesExceptSpares(dir.path() + "/checkpoints").empty());
@@ -214,7 +209,8 @@ TEST_CASE("table log checkpoint: an append's checkpoint record holds no batch: i
   LAKE_REQUIRE_OK(InsertOne(*root, "e1", testing::RandomBytes(1000, 3)));
   std::vector<LoggedRecord> records = LogRecords(fs, TableDirOf(*root));
   REQUIRE(records.size() == 4);
-  REQUIRE(records[1].kind == TableLogRecordKind::kAppendCheckpointReference);
+  REQUIRE(records[1].kind == TableLogRecordKind::kAppendCheckpoint);
+  CHECK(table::NamesFragmentRecord(records[1].payload));
   absl::StatusOr<table::AppendCheckpointReference> reference =
       table::DecodeAppendCheckpointReference(records[1].payload);
   LAKE_REQUIRE_OK(reference);
@@ -471,7 +467,7 @@ TEST_CASE("table log checkpoint: a power loss during a carrying commit keeps the
   CHECK(Pending(*root).empty());
 }
 
-// ---- the checkpoint naming its fragment record (kind 7) ----
+// ---- the checkpoint naming its fragment record (format version 2) ----
 
 TEST_CASE("table log checkpoint: recovery replays a checkpoint naming its fragment once, and converges") {
   REQUIRE(failpoint::Enabled());
@@ -479,7 +475,7 @@ TEST_CASE("table log checkpoint: recovery replays a checkpoint naming its fragme
   KilledAfterCheckpoint killed;
   auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
   const std::string table_dir = TableDirOf(*root);
-  REQUIRE(LastOfKind(killed.posix, table_dir, TableLogRecordKind::kAppendCheckpointReference));
+  LAKE_REQUIRE_OK(LastReference(killed.posix, table_dir));
   std::vector<table::PendingAppend> pending = Pending(*root);
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
@@ -497,9 +493,10 @@ TEST_CASE("table log checkpoint: a carried copy of a checkpoint naming its fragm
   absl::StatusOr<table::AppendCheckpointReference> reference = LastReference(killed.posix, table_dir);
   LAKE_REQUIRE_OK(reference);
   LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 60)));
-  // After e2's manifest: the copy, self-contained (kind 5).
+  // After e2's manifest: the copy, self-contained (format version 1).
   std::vector<LoggedRecord> records = LogRecords(killed.posix, table_dir);
   REQUIRE(records.back().kind == TableLogRecordKind::kAppendCheckpoint);
+  CHECK_FALSE(table::NamesFragmentRecord(records.back().payload));
   absl::StatusOr<table::AppendCheckpoint> copy = table::DecodeCheckpointRecord(
       {TableLogRecordKind::kAppendCheckpoint, reference->checkpoint.base_version + 1,
        records.back().payload});
@@ -529,7 +526,7 @@ TEST_CASE("table log checkpoint: a torn write that lost the checkpoint's fragmen
   FlipByte(table_dir, reference->fragment.segment,
            reference->fragment.offset + table::kTableLogRecordHeaderBytes + 1);
   auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
-  CHECK_FALSE(LastOfKind(fs, table_dir, TableLogRecordKind::kAppendCheckpointReference));
+  CHECK(absl::IsNotFound(LastReference(fs, table_dir).status()));
   RequireNothingToRecover(*root);
   // The torn tail is left alone: the next append goes to a new segment.
   LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 61)));
@@ -560,7 +557,7 @@ TEST_CASE("table log checkpoint: a named fragment not matching its digest is a s
   absl::StatusOr<std::string> payload = table::EncodeAppendCheckpointReference(other, fragment);
   LAKE_REQUIRE_OK(payload);
   table::TableLogAddress named =
-      append->Add({TableLogRecordKind::kAppendCheckpointReference, version, *payload});
+      append->Add({TableLogRecordKind::kAppendCheckpoint, version, *payload});
   LAKE_REQUIRE_OK(append->Commit());
 
   std::vector<table::PendingAppend> pending = Pending(*root);
@@ -652,7 +649,7 @@ TEST_CASE("table log checkpoint: a child SIGKILLed at an append's write recovers
   testing::RunKilledAt(table::kTableLogWrittenFailpoint, r.root_dir,
                        [&](TableRoot& root) { (void)InsertOne(root, "e1", testing::RandomBytes(1000, 64)); });
   auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
-  CHECK(LastOfKind(r.posix, TableDirOf(*root), TableLogRecordKind::kAppendCheckpointReference));
+  LAKE_CHECK_OK(LastReference(r.posix, TableDirOf(*root)));
   std::vector<table::PendingAppend> pending = Pending(*root);
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].state == table::PendingAppend::State::kReplayable);
