@@ -20,7 +20,8 @@ constexpr char kUsage[] =
     "        types: utf8 int64 float64 bool binary timestamp file\n"
     "  table list [--json]          every table, its version and columns\n"
     "  table describe NS.TABLE [--json]   columns, version, rows, fragments,\n"
-    "        expired versions; per tag, the files and bytes only it retains\n"
+    "        expired versions; per tag, the files and bytes only it retains;\n"
+    "        per rolled log segment, its bytes and those still live\n"
     "  table versions NS.TABLE [--json]   the committed versions, their tags\n"
     "        and when each expired\n"
     "  table compact NS.TABLE       merge the fragments into one new version\n"
@@ -89,6 +90,13 @@ void RenderDescribe(const json& t) {
                 static_cast<unsigned long long>(tag["version"].get<uint64_t>()),
                 static_cast<unsigned long long>(tag["exclusive_files"].get<uint64_t>()),
                 static_cast<unsigned long long>(tag["exclusive_bytes"].get<uint64_t>()));
+  }
+  for (const json& segment : t["log_segments"]) {
+    std::printf("segment    %llu: %llu of %llu bytes live%s\n",
+                static_cast<unsigned long long>(segment["segment"].get<uint64_t>()),
+                static_cast<unsigned long long>(segment["live_bytes"].get<uint64_t>()),
+                static_cast<unsigned long long>(segment["file_bytes"].get<uint64_t>()),
+                segment["mostly_dead"].get<bool>() ? " (mostly dead: compact --segments)" : "");
   }
 }
 

@@ -808,7 +808,12 @@ LAKE_API lake_status lake_table_create(lake_db* db, const char* table,
  *                        of the current version, "expired_versions":N and
  *                        "tags":[{"tag":"…","version":N,"created_at":"…Z",
  *                          "exclusive_files":N,"exclusive_bytes":N},…]
- *                        (the table files only that tag keeps alive)
+ *                        (the table files only that tag keeps alive),
+ *                        "log_segments":[{"segment":N,"file_bytes":N,
+ *                          "live_bytes":N,"mostly_dead":B},…] (the table
+ *                        log's rolled segments, the active one not listed:
+ *                        the bytes retained versions still need, and
+ *                        whether lake_table_compact_segments rewrites it)
  *   lake_table_versions  [{"version":1,"parent_version":0,"operation_id":…,
  *                          "committed_at":"…Z","reference_delta_sha256":…,
  *                          "tags":["…"],"expired_at":"…Z" (when expired)},…]

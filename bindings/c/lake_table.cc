@@ -17,6 +17,7 @@
 #include "engine/sql/prepared_statement.h"
 #include "engine/table/cell_text.h"
 #include "engine/table/manifest_format.h"
+#include "engine/table/segment_rewrite.h"
 
 struct lake_statement {
   lake_db* db = nullptr;
@@ -242,6 +243,17 @@ lake_status lake_table_describe(lake_db* db, const char* table, char** json_out,
                           {"exclusive_bytes", t.exclusive_bytes}});
     }
     out["tags"] = std::move(tag_list);
+    absl::StatusOr<std::vector<lake::table::SegmentUse>> segments = tables.DescribeSegments(*name);
+    if (!segments.ok()) return Report(segments.status(), err);
+    json segment_list = json::array();
+    for (const lake::table::SegmentUse& use : *segments) {
+      segment_list.push_back(
+          {{"segment", use.segment},
+           {"file_bytes", use.file_bytes},
+           {"live_bytes", use.live_bytes},
+           {"mostly_dead", lake::table::IsMostlyDeadSegment(use.live_bytes, use.file_bytes)}});
+    }
+    out["log_segments"] = std::move(segment_list);
     return ReturnJson(out, json_out);
   });
 }

@@ -1615,6 +1615,8 @@ TEST_CASE("tables through the C ABI: insert with a reader, query as an Arrow str
   CHECK(version == 2);
   REQUIRE(lake_table_describe(db.get(), "ml.runs", &json, nullptr) == LAKE_OK);
   CHECK(std::string(json).find("\"total_rows\":2") != std::string::npos);
+  // Two small appends share the active log segment: no rolled one to list.
+  CHECK(std::string(json).find("\"log_segments\":[]") != std::string::npos);
   lake_string_free(json);
 
   // A reader bound again and again replaces the one before: the statement
