@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "base/failpoint.h"
 #include "engine/gc/live_references.h"
+#include "engine/gc/plan_apply.h"
 #include "engine/managed_key.h"
 #include "engine/sha256.h"
 #include "engine/table/append_record_format.h"
@@ -578,6 +580,41 @@ TEST_CASE("table log checkpoint: a named fragment not matching its digest is a s
   LAKE_REQUIRE_OK(root->tables->DiscardPendingAppend(other.operation_id));
   RequireRecoversOneCommit(*root);
   CHECK(RowIds(*root) == std::vector<std::string>{"e1"});
+}
+
+// Every test root opened while it lives rolls a new segment for each
+// version's records.
+struct ScopedSegmentPerVersion {
+  ScopedSegmentPerVersion() { testing::DefaultTableStoreOptions().table_log_segment_bytes = kRoll; }
+  ~ScopedSegmentPerVersion() { testing::DefaultTableStoreOptions().table_log_segment_bytes = saved; }
+  static constexpr uint64_t kRoll = table::kTableLogSegmentHeaderBytes + 64;
+  uint64_t saved = testing::DefaultTableStoreOptions().table_log_segment_bytes;
+};
+
+TEST_CASE("table log checkpoint: once carried, the segment of a checkpoint naming its fragment may be collected; the copy recovers") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  ScopedSegmentPerVersion roll;
+  KilledAfterCheckpoint killed;  // e1 pending, in a segment of its own
+  testing::GcTestRoot gc_root(nullptr, killed.root_dir);
+  TableRoot& root = gc_root.tables();
+  const std::string table_dir = TableDirOf(root);
+  absl::StatusOr<table::AppendCheckpointReference> reference = LastReference(killed.posix, table_dir);
+  LAKE_REQUIRE_OK(reference);
+  const std::string original_segment =
+      table_dir + "/" + table::TableLogSegmentRelativePath(reference->fragment.segment);
+  // e2's commit, in a later segment, carries e1's checkpoint with its batch.
+  LAKE_REQUIRE_OK(InsertOne(root, "e2", testing::RandomBytes(700, 66)));
+  REQUIRE(Pending(root).size() == 1);
+  LAKE_REQUIRE_OK(root.tables->Expire(*table::ParseTableName(kTable), {.keep_last = 1}));
+  gc_root.AgeEverything(absl::Hours(48));
+  absl::StatusOr<gc::PlanSummary> plan = gc_root.Plan();
+  LAKE_REQUIRE_OK(plan);
+  LAKE_REQUIRE_OK(gc::ApplyPlan(gc_root.View(), plan->manifest.plan_id, {}));
+  CHECK_FALSE(std::filesystem::exists(original_segment));  // nothing needs it now
+  RequireRecoversOneCommit(root);
+  CHECK(RowIds(root) == std::vector<std::string>{"e1", "e2"});
+  CHECK(root.StageObjects().size() == 2);
 }
 
 // The new step: an append's fragment and the checkpoint naming it, written
