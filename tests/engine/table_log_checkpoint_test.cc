@@ -106,7 +106,7 @@ TEST_CASE("table log checkpoint: an append writes its checkpoint as the first re
   CHECK(LogKinds(fs, TableDirOf(*root)) ==
         std::vector<TableLogRecordKind>{TableLogRecordKind::kAppendCheckpoint,
                                         TableLogRecordKind::kFragment,
-                                        TableLogRecordKind::kReferenceDelta,
+                                        TableLogRecordKind::kDerivedReferenceDelta,
                                         TableLogRecordKind::kManifest});
   CHECK(testing::CheckpointFilesExceptSpares(dir.path() + "/checkpoints").empty());
   CHECK(Pending(*root).empty());  // committed: behind the watermark
