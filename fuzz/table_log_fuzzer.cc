@@ -16,7 +16,7 @@
 //      version, payload) to the bytes it was read from, but the checksum,
 //      which the fuzzing build does not compare.
 //   4. Its address formats to a table path that parses back to it, and
-//      its kind is one this lake knows (1..kMaxTableLogRecordKind).
+//      its kind is one this lake knows (IsKnownTableLogRecordKind).
 //   5. The input read as an address parses or is refused with DataLoss; a
 //      parsed address formats back to the input.
 //   6. The input past the segment header read as one record: the check
@@ -96,10 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         lake::table::DecodeTableLogRecord(original, address);
     Check(record.ok());
     CheckPiecewiseAgrees(original, address, piece);
-    // Only the kinds this lake knows pass (table_log_format.h: a file's
-    // kinds, an append's checkpoint and its withdrawal).
-    Check(static_cast<uint8_t>(record->kind) >= 1 &&
-          static_cast<uint8_t>(record->kind) <= lake::table::kMaxTableLogRecordKind);
+    // Only the kinds this lake knows pass (table_log_format.h).
+    Check(lake::table::IsKnownTableLogRecordKind(static_cast<uint8_t>(record->kind)));
     std::string again;
     lake::table::AppendTableLogRecord(1, *record, &again);
     Check(again.size() == original.size());

@@ -63,12 +63,12 @@
 // its version's records: they find checkpoints by kind, past the committed
 // watermark, and the manifest (last) still names every other record.
 //
-// Why a checkpoint format version inside kind 5, not a record kind 7: a
-// lake that knows kinds 1..6 must fail closed on it without losing sight
-// of the records after it. An unknown kind ends a scan of its segment
-// (ScanTableLogRecords cannot tell it from a torn tail), so an older lake
-// would miss a later withdrawal in that segment and could replay an append
-// that was withdrawn or discarded. A version 2 payload in kind 5 is, to an
+// Why a checkpoint format version inside kind 5, not a new record kind: a
+// lake that knows only the checkpoint's format version 1 must fail closed
+// on it without losing sight of the records after it. A kind it does not
+// know ends its scan of the segment (a scan cannot tell it from a torn
+// tail), so such a lake would miss a later withdrawal in that segment and
+// could replay an append that was withdrawn or discarded. A version 2 payload in kind 5 is, to an
 // older lake, a damaged checkpoint (DecodeAppendCheckpoint: unknown format
 // version 2): listed as stuck, never replayed, and the collector refuses to
 // plan around it — while its scan goes on. The checkpoint file format

@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/managed_key.h"
+#include "engine/table/derived_reference_delta_format.h"
+#include "engine/table/fragment_format.h"
 #include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/table_log.h"
@@ -77,21 +79,66 @@ absl::Status CheckHeader(const ReferenceDeltaHeader& header, const LineageEdge& 
   return absl::OkStatus();
 }
 
+// The canonical bytes of the delta a derived record (kind 7, `payload`,
+// at the address `path`) names: derived from the fragment record it names
+// in its segment. The walk then checks them against the registry's digest
+// as any delta's. DataLoss for a record of another edge or a fragment
+// that cannot be read.
+absl::StatusOr<std::string> DeriveDelta(io::FileSystem& fs, const std::string& table_dir,
+                                        const std::string& path, std::string_view payload,
+                                        const LineageEdge& edge) {
+  absl::StatusOr<DerivedReferenceDelta> derived = DecodeDerivedReferenceDelta(payload);
+  if (!derived.ok()) return derived.status();
+  if (derived->parent_version != edge.parent_version ||
+      derived->child_version != edge.child_version) {
+    return absl::DataLossError(absl::StrCat("it derives the edge ", derived->parent_version,
+                                            " -> ", derived->child_version));
+  }
+  absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(path);
+  if (!address.ok()) return address.status();
+  const std::string fragment_path = FormatTableLogAddress(
+      TableLogAddress{address->segment, derived->fragment_offset, derived->fragment_payload_bytes});
+  absl::StatusOr<std::string> fragment = ReadTablePath(fs, table_dir, fragment_path,
+                                                       kMaxTableLogPayloadBytes,
+                                                       TableLogRecordKind::kFragment);
+  if (!fragment.ok()) return fragment.status();
+  absl::StatusOr<FragmentSummary> summary = SummarizeFragment(*fragment);
+  if (!summary.ok()) return summary.status();
+  absl::StatusOr<ColumnBatch> rows = DecodeFragment(*fragment, summary->schema);
+  if (!rows.ok()) return rows.status();
+  absl::StatusOr<EncodedReferenceDelta> delta =
+      EncodeBatchReferenceDelta(derived->table_id, derived->parent_version, derived->child_version,
+                                summary->schema, absl::MakeConstSpan(&*rows, 1));
+  if (!delta.ok()) return absl::DataLossError(delta.status().message());
+  return std::move(delta->bytes);
+}
+
 // Where a delta's bytes come from: a file read piece by piece, or a
-// table log record read whole (its checksum covers it) and cut in pieces.
+// table log record read whole (its checksum covers it) and cut in pieces
+// (or derived from the fragment it names).
 class DeltaSource {
  public:
   static absl::StatusOr<DeltaSource> Open(io::FileSystem& fs, const std::string& table_dir,
                                           const std::string& path, const LineageEdge& edge) {
     DeltaSource source;
     if (IsTableLogPath(path)) {
-      absl::StatusOr<std::string> bytes = ReadTablePath(fs, table_dir, path, kMaxTableLogPayloadBytes,
-                                                        TableLogRecordKind::kReferenceDelta);
-      if (!bytes.ok()) {
-        return EdgeError(edge.child_version, absl::StrCat("its delta ", path, ": ",
-                                                          bytes.status().message()));
+      auto damaged = [&](const absl::Status& s) {
+        return EdgeError(edge.child_version, absl::StrCat("its delta ", path, ": ", s.message()));
+      };
+      absl::StatusOr<TableLogRecordRead> record =
+          ReadTableLogRecord(fs, table_dir, path, kMaxTableLogPayloadBytes);
+      if (!record.ok()) return damaged(record.status());
+      if (record->kind == TableLogRecordKind::kDerivedReferenceDelta) {
+        absl::StatusOr<std::string> derived = DeriveDelta(fs, table_dir, path, record->payload, edge);
+        if (!derived.ok()) return damaged(derived.status());
+        source.record_ = *std::move(derived);
+        return source;
       }
-      source.record_ = *std::move(bytes);
+      if (record->kind != TableLogRecordKind::kReferenceDelta) {
+        return damaged(absl::DataLossError(absl::StrCat(
+            "a record of kind ", static_cast<int>(record->kind), ", not a reference delta")));
+      }
+      source.record_ = std::move(record->payload);
       return source;
     }
     std::string file_path = absl::StrCat(table_dir, "/", path);

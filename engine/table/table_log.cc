@@ -234,6 +234,15 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
                                           const std::string& path, size_t max_bytes,
                                           TableLogRecordKind kind) {
   if (!IsTableLogPath(path)) return io::ReadWholeFile(fs, absl::StrCat(table_dir, "/", path), max_bytes);
+  absl::StatusOr<TableLogRecordRead> record = ReadTableLogRecord(fs, table_dir, path, max_bytes);
+  if (!record.ok()) return record.status();
+  if (record->kind != kind) return KindError(path, record->kind, kind);
+  return std::move(record->payload);
+}
+
+absl::StatusOr<TableLogRecordRead> ReadTableLogRecord(io::FileSystem& fs,
+                                                      const std::string& table_dir,
+                                                      const std::string& path, size_t max_bytes) {
   absl::StatusOr<TableLogAddress> address = ParseTableLogAddress(path);
   if (!address.ok()) return address.status();
   if (address->payload_bytes > max_bytes) {
@@ -251,9 +260,10 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
   if (!record.ok()) {
     return absl::DataLossError(absl::StrCat(segment_path, ": ", record.status().message()));
   }
-  if (record->kind != kind) return KindError(path, record->kind, kind);
+  TableLogRecordRead read{record->kind, {}};
   bytes->erase(0, kTableLogRecordHeaderBytes);
-  return bytes;
+  read.payload = *std::move(bytes);
+  return read;
 }
 
 absl::Status CheckTableLogRecord(io::FileSystem& fs, const std::string& table_dir,

@@ -141,6 +141,18 @@ absl::StatusOr<std::string> ReadTablePath(io::FileSystem& fs, const std::string&
                                           const std::string& path, size_t max_bytes,
                                           TableLogRecordKind kind);
 
+// A record read whole by its address: its kind and its payload.
+struct TableLogRecordRead {
+  TableLogRecordKind kind = TableLogRecordKind::kFragment;
+  std::string payload;
+};
+// The record the address `path` names in `table_dir`, of whatever kind,
+// checked as ReadTablePath checks it; for a reader that accepts more than
+// one kind there.
+absl::StatusOr<TableLogRecordRead> ReadTableLogRecord(io::FileSystem& fs,
+                                                      const std::string& table_dir,
+                                                      const std::string& path, size_t max_bytes);
+
 // Checks the table log record the address `path` names in `table_dir` as
 // ReadTablePath does (DataLoss when its segment is missing, or it is
 // damaged or of another kind), reading its payload `piece_bytes` (>= 1) at

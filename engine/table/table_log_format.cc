@@ -172,7 +172,7 @@ absl::StatusOr<uint64_t> TableLogRecordPayloadBytes(std::string_view header) {
   r.U64(&version);
   r.U64(&payload_bytes);
   if (magic != kTableLogRecordMagic) return Damaged("not a record (wrong magic)");
-  if (kind == 0 || kind > kMaxTableLogRecordKind) {
+  if (!IsKnownTableLogRecordKind(kind)) {
     return Damaged(absl::StrCat("unknown record kind ", kind));
   }
   if (zero8 != 0 || zero16 != 0) return Damaged("a record header's reserved bytes are not zero");

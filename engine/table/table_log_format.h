@@ -26,6 +26,8 @@
 //                    4 = a manifest (manifest_format.h)
 //                    5 = an append checkpoint (append_record_format.h)
 //                    6 = an append checkpoint's withdrawal (likewise)
+//                    7 = an append's reference delta, derived from its
+//                        fragment record (derived_reference_delta_format.h)
 //   5       3      zero
 //   8       8      u64 the table version it was written for (>= 1)
 //   16      8      u64 payload bytes (1..kMaxTableLogPayloadBytes)
@@ -63,10 +65,11 @@
 // A version's records are written in one write (table_log.h), so they
 // share one segment: its fragments, then an append's checkpoint (naming
 // the append's fragment record just before it; append_record_format.h says
-// why it comes after), then its reference delta, then its manifest, which
-// names the others by address (and the registry's version record names the
-// manifest); after the manifest only self-contained copies of unsettled
-// checkpoints (logged_checkpoints.h).
+// why it comes after), then its reference delta (an append's: kind 7,
+// naming its fragment record), then its manifest, which names the others
+// by address (and the registry's version record names the manifest); after
+// the manifest only self-contained copies of unsettled checkpoints
+// (logged_checkpoints.h).
 #ifndef LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 #define LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 
@@ -103,10 +106,25 @@ enum class TableLogRecordKind : uint8_t {
   kManifest = 4,
   kAppendCheckpoint = 5,
   kAppendWithdrawal = 6,
+  kDerivedReferenceDelta = 7,
 };
 // The highest kind this lake reads.
 inline constexpr uint8_t kMaxTableLogRecordKind =
-    static_cast<uint8_t>(TableLogRecordKind::kAppendWithdrawal);
+    static_cast<uint8_t>(TableLogRecordKind::kDerivedReferenceDelta);
+// Whether this lake reads records of `kind` (one of TableLogRecordKind).
+constexpr bool IsKnownTableLogRecordKind(uint8_t kind) {
+  switch (static_cast<TableLogRecordKind>(kind)) {
+    case TableLogRecordKind::kDeletionVector:
+    case TableLogRecordKind::kFragment:
+    case TableLogRecordKind::kReferenceDelta:
+    case TableLogRecordKind::kManifest:
+    case TableLogRecordKind::kAppendCheckpoint:
+    case TableLogRecordKind::kAppendWithdrawal:
+    case TableLogRecordKind::kDerivedReferenceDelta:
+      return true;
+  }
+  return false;
+}
 
 // Where a record is: its segment, the offset of its header, its payload's size.
 struct TableLogAddress {

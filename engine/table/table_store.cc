@@ -22,6 +22,7 @@
 #include "engine/table/append_checkpoint_replay.h"
 #include "engine/table/cell_text.h"
 #include "engine/table/deletion_vector_format.h"
+#include "engine/table/derived_reference_delta_format.h"
 #include "engine/table/fragment_blocks.h"
 #include "engine/table/fragment_format.h"
 #include "engine/table/pending_append_error.h"
@@ -964,6 +965,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
   VersionRecords records;
   records.fragment_bytes = next.fragment_bytes;
   records.fragment = std::move(fragment);
+  records.delta_from_fragment = next.delta_from_fragment;
   records.removed = std::move(removed);
   if (next.rewrite != nullptr) {
     records.added = next.rewrite->fragments;
@@ -1128,7 +1130,15 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   absl::StatusOr<std::vector<LoggedCheckpoint>> carried = UnsettledLoggedCheckpoints(
       table_dir, CommittedLogWatermark(records.base_manifest_path), records.settles_operation);
   if (!carried.ok()) return carried.status();
-  uint64_t expected = TableLogRecordBytes(delta.bytes.size()) + kExpectedManifestRecordBytes;
+  // An append's delta names its fragment record instead of holding its
+  // references again (derived_reference_delta_format.h).
+  const bool derived_delta = records.delta_from_fragment && fragment_is_record;
+  std::string derived_bytes;
+  TableLogRecord delta_record{TableLogRecordKind::kReferenceDelta, version, delta.bytes};
+  if (derived_delta) delta_record = {TableLogRecordKind::kDerivedReferenceDelta, version, ""};
+  uint64_t expected =
+      TableLogRecordBytes(derived_delta ? kDerivedReferenceDeltaBytes : delta.bytes.size()) +
+      kExpectedManifestRecordBytes;
   for (const std::string& bytes : records.vector_bytes) {
     if (!bytes.empty()) expected += TableLogRecordBytes(bytes.size());
   }
@@ -1199,6 +1209,14 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     fragment_address = append->Add(
         TableLogRecord{TableLogRecordKind::kFragment, version, records.fragment_bytes});
     records.fragment.path = FormatTableLogAddress(*fragment_address);
+    if (derived_delta) {
+      absl::StatusOr<std::string> derived = EncodeDerivedReferenceDelta(DerivedReferenceDelta{
+          header.table_id, header.parent_version, header.version, fragment_address->offset,
+          fragment_address->payload_bytes});
+      if (!derived.ok()) return derived.status();  // nothing written yet
+      derived_bytes = *std::move(derived);
+      delta_record.payload = derived_bytes;
+    }
   }
   if (!records.fragment_bytes.empty()) records.added.push_back(records.fragment);
   // The checkpoint after its fragment: a scan reaching it passed the
@@ -1213,8 +1231,7 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   } else if (checkpoint != nullptr) {
     append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version, checkpoint_bytes});
   }
-  header.reference_delta_path = FormatTableLogAddress(
-      append->Add(TableLogRecord{TableLogRecordKind::kReferenceDelta, version, delta.bytes}));
+  header.reference_delta_path = FormatTableLogAddress(append->Add(delta_record));
   // The manifest's address depends on its size: it is named once added.
   absl::StatusOr<std::string> manifest_bytes = records.NextManifestOf(
       resolved, header, options_.manifest_checkpoint_interval, /*path=*/"");
@@ -1307,6 +1324,7 @@ absl::StatusOr<AppendOutcome> TableStore::CommitAppendLocked(const registry::Tab
   next.rows = batch.num_rows;
   next.statistics = ComputeFragmentStatistics(batch);
   next.delta = std::move(delta);
+  next.delta_from_fragment = true;  // the batch's own references
   next.operation_id = operation_id;
   next.batch_sha256 = batch_sha256;
   next.record_operation = true;

@@ -660,6 +660,10 @@ class TableStore {
     std::optional<FragmentStatistics> statistics;  // of the fragment's rows
     bool replace_fragments = false;  // compaction: the fragment is all rows
     EncodedReferenceDelta delta;  // of base -> base+1
+    // `delta` adds exactly the FILE cells of the fragment and removes
+    // nothing (an append): in the table log it is a derived record (kind
+    // 8) naming the fragment's, not its bytes again.
+    bool delta_from_fragment = false;
     std::string operation_id;
     std::string batch_sha256;  // "" for maintenance
     bool record_operation = false;
@@ -722,6 +726,8 @@ class TableStore {
     // The new rows' fragment ("" for none): added after `added`.
     std::string_view fragment_bytes;
     FragmentRef fragment;  // its entry; the path is set when written
+    // NewVersion::delta_from_fragment.
+    bool delta_from_fragment = false;
     std::vector<std::string> removed;  // paths of the parent's entries
     // The base's manifest path: its end is the committed watermark this
     // commit moves past (CommittedLogWatermark, logged_checkpoints.h).
@@ -755,7 +761,8 @@ class TableStore {
   // path set to its record's address), the fragment (its path set likewise; past
   // kMaxTableLogPayloadBytes a file of its own instead, written first and
   // named in *written_file), an append's checkpoint (naming the fragment),
-  // the reference delta `delta`, and the manifest
+  // the reference delta `delta` (for an append, records.delta_from_fragment,
+  // a record naming the fragment's), and the manifest
   // NextManifest makes of `resolved` and `header` (whose delta path is set
   // here) with the records' changes; *manifest_path is its address and
   // `resolved` becomes the new version. Nothing is named by anything

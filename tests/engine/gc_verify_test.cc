@@ -132,7 +132,8 @@ struct FragmentRecord {
 };
 
 // ns.t in the table log holding one row whose object is `object`:
-// version 1, its fragment a record of segment 1.
+// version 1, its fragment a record of segment 1, from which the version's
+// reference delta derives (derived_reference_delta_format.h).
 FragmentRecord OneRowInTheTableLog(GcTestRoot& root, const DataLocation& object) {
   root.CreateTable("ns.t");
   root.InsertLocation("ns.t", "a", object);
@@ -141,19 +142,38 @@ FragmentRecord OneRowInTheTableLog(GcTestRoot& root, const DataLocation& object)
   return {path, testing::LocateTablePath(root.root_dir() + "/tables/ns/t", path)};
 }
 
-// Whether `p` reports the fragment record `fragment_path` of ns.t as `kind`,
-// named by its address and with the version naming it.
+// ns.t in the table log whose version 3, a compaction of two one-row
+// appends (the first row's object `object`), holds both rows in one
+// fragment record: one that no reference delta derives from (a
+// compaction's delta adds nothing), so damage to it leaves every
+// version's references readable.
+FragmentRecord CompactedRowsInTheTableLog(GcTestRoot& root, const DataLocation& object) {
+  root.CreateTable("ns.t");
+  root.InsertLocation("ns.t", "a", object);
+  root.InsertLocation("ns.t", "b", root.Put());
+  absl::StatusOr<std::optional<table::AppendOutcome>> compacted =
+      root.tables().tables->Compact(*table::ParseTableName("ns.t"));
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());
+  REQUIRE((*compacted)->version == 3);
+  std::string path = testing::ManifestOf(root.tables(), "ns.t", 3).fragments.at(0).path;
+  REQUIRE(table::IsTableLogPath(path));
+  return {path, testing::LocateTablePath(root.root_dir() + "/tables/ns/t", path)};
+}
+
+// Whether `p` reports the compacted fragment record `fragment_path` of
+// ns.t as `kind`, named by its address and with the version naming it.
 bool ReportsFragmentRecord(const VerifyProblem& p, VerifyProblem::Kind kind,
                            const std::string& fragment_path) {
   return p.kind == kind && p.uri.find("/tables/ns/t/" + fragment_path) != std::string::npos &&
-         p.referrers == std::vector<std::string>{"table ns.t version 1 (a table file)"};
+         p.referrers == std::vector<std::string>{"table ns.t version 3 (a table file)"};
 }
 
 TEST_CASE("gc verify, versions in the table log: a short object and a damaged fragment record are reported") {
   testing::ScopedVersionsInTableLog in_log;
   GcTestRoot root;
   DataLocation cut = root.Put(1000);
-  FragmentRecord fragment = OneRowInTheTableLog(root, cut);
+  FragmentRecord fragment = CompactedRowsInTheTableLog(root, cut);
   std::filesystem::resize_file(testing::PathOfFileUri(cut.uri), 10);
   testing::DamageTableByte(fragment.bytes, static_cast<std::streamoff>(fragment.bytes.size / 2),
                            std::ios::beg);
@@ -179,7 +199,7 @@ TEST_CASE("gc verify, versions in the table log: plain and --deep alike report a
   for (bool deep : {false, true}) {
     CAPTURE(deep);
     GcTestRoot root;
-    FragmentRecord fragment = OneRowInTheTableLog(root, root.Put());
+    FragmentRecord fragment = CompactedRowsInTheTableLog(root, root.Put());
     // The record's magic, the first byte of its header.
     testing::DamageTableByte(fragment.bytes,
                              -static_cast<std::streamoff>(table::kTableLogRecordHeaderBytes),
@@ -190,6 +210,22 @@ TEST_CASE("gc verify, versions in the table log: plain and --deep alike report a
     CAPTURE(problems[0].message);
     CHECK(ReportsFragmentRecord(problems[0], VerifyProblem::Kind::kUnreadable, fragment.path));
   }
+}
+
+TEST_CASE("gc verify, versions in the table log: a damaged fragment an append's delta derives from fails the verify closed, naming its record") {
+  testing::ScopedVersionsInTableLog in_log;
+  GcTestRoot root;
+  FragmentRecord fragment = OneRowInTheTableLog(root, root.Put());
+  testing::DamageTableByte(fragment.bytes, static_cast<std::streamoff>(fragment.bytes.size / 2),
+                           std::ios::beg);
+  // The version's references cannot be known: nothing is taken as
+  // unreferenced, and the record is named.
+  std::vector<VerifyProblem> problems;
+  absl::StatusOr<VerifySummary> summary = Verify(root, false, &problems);
+  CHECK(absl::IsDataLoss(summary.status()));
+  CHECK(std::string(summary.status().message()).find("table ns.t") != std::string::npos);
+  CHECK(std::string(summary.status().message()).find("version 1") != std::string::npos);
+  CHECK(std::string(summary.status().message()).find("checksum") != std::string::npos);
 }
 
 TEST_CASE("gc verify, versions in the table log: a removed or cut segment fails the verify closed, naming the table") {

@@ -1,0 +1,142 @@
+// An append's reference delta derived from its fragment record (table log
+// kind 7, engine/table/derived_reference_delta_format.h): its bytes, what
+// writes one and what does not, and the lineage read through it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "engine/table/derived_reference_delta_format.h"
+#include "engine/table/table_log.h"
+#include "engine/table/table_log_format.h"
+#include "engine/table/table_store.h"
+#include "io/posix/posix_file_system.h"
+#include "tests/support/episodes_table.h"
+#include "tests/support/status_checks.h"
+#include "tests/support/table_fixture.h"
+#include "tests/support/test_files.h"
+
+namespace lake::table {
+namespace {
+
+using testing::TableRoot;
+
+constexpr char kTable[] = "robots.episodes";
+
+const DerivedReferenceDelta kDelta{7, 2, 3, 4096, 50000};
+
+TEST_CASE("derived reference delta: its bytes are the golden bytes of format version 1") {
+  absl::StatusOr<std::string> bytes = EncodeDerivedReferenceDelta(kDelta);
+  LAKE_REQUIRE_OK(bytes);
+  CHECK(absl::BytesToHexString(*bytes) ==
+        "01000000" "00000000" "0700000000000000" "0200000000000000" "0300000000000000"
+        "0010000000000000" "50c3000000000000");
+  absl::StatusOr<DerivedReferenceDelta> decoded = DecodeDerivedReferenceDelta(*bytes);
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(*decoded == kDelta);
+}
+
+TEST_CASE("derived reference delta: bytes of another length, version or shape are refused as damage") {
+  std::string bytes = *EncodeDerivedReferenceDelta(kDelta);
+  CHECK(absl::IsDataLoss(DecodeDerivedReferenceDelta(bytes.substr(0, 47)).status()));
+  CHECK(absl::IsDataLoss(DecodeDerivedReferenceDelta(bytes + '\0').status()));
+  auto with = [&](size_t at, char value) {
+    std::string changed = bytes;
+    changed[at] = value;
+    return DecodeDerivedReferenceDelta(changed).status();
+  };
+  CHECK(absl::IsDataLoss(with(0, 2)));   // format version 2
+  CHECK(absl::IsDataLoss(with(5, 1)));   // a reserved byte
+  CHECK(absl::IsDataLoss(with(8, 0)));   // table id 0
+  CHECK(absl::IsDataLoss(with(24, 2)));  // child version 2, not past its parent
+  std::string no_fragment = bytes;
+  std::fill(no_fragment.begin() + 40, no_fragment.end(), '\0');
+  CHECK(absl::IsDataLoss(DecodeDerivedReferenceDelta(no_fragment).status()));
+}
+
+TEST_CASE("derived reference delta: what cannot be read back is not encoded") {
+  CHECK(absl::IsInvalidArgument(EncodeDerivedReferenceDelta({0, 2, 3, 4096, 1}).status()));
+  CHECK(absl::IsInvalidArgument(EncodeDerivedReferenceDelta({7, 3, 3, 4096, 1}).status()));
+  CHECK(absl::IsInvalidArgument(EncodeDerivedReferenceDelta({7, 2, 3, 4096, 0}).status()));
+}
+
+// robots.episodes in the table log with e1..e6 in versions 1 and 2.
+struct DerivedFixture {
+  testing::ScopedVersionsInTableLog in_log;
+  testing::TempDir dir;
+  io::PosixFileSystem posix;
+  std::string root_dir = dir.Join("root");
+  std::string table_dir = root_dir + "/tables/robots/episodes";
+  std::unique_ptr<TableRoot> root = testing::OpenTableRootOrStop(posix, root_dir);
+  std::vector<DataLocation> videos;
+
+  DerivedFixture() {
+    absl::StatusOr<std::vector<DataLocation>> created = testing::CreateSixEpisodes(*root);
+    LAKE_REQUIRE_OK(created);
+    videos = *std::move(created);
+  }
+  // The kind of the record version `version`'s manifest names as its delta.
+  TableLogRecordKind DeltaKindOf(uint64_t version) {
+    std::string path = testing::ManifestOf(*root, kTable, version).reference_delta_path;
+    REQUIRE(IsTableLogPath(path));
+    absl::StatusOr<TableLogRecordRead> record =
+        ReadTableLogRecord(posix, table_dir, path, kMaxTableLogPayloadBytes);
+    LAKE_REQUIRE_OK(record);
+    return record->kind;
+  }
+};
+
+TEST_CASE("derived reference delta: an append's delta names its fragment, and its references read back") {
+  DerivedFixture f;
+  CHECK(f.DeltaKindOf(1) == TableLogRecordKind::kDerivedReferenceDelta);
+  CHECK(f.DeltaKindOf(2) == TableLogRecordKind::kDerivedReferenceDelta);
+  // The record names the fragment the version added, in its segment.
+  Manifest v1 = testing::ManifestOf(*f.root, kTable, 1);
+  absl::StatusOr<TableLogRecordRead> record =
+      ReadTableLogRecord(f.posix, f.table_dir, v1.reference_delta_path, kMaxTableLogPayloadBytes);
+  LAKE_REQUIRE_OK(record);
+  absl::StatusOr<DerivedReferenceDelta> derived = DecodeDerivedReferenceDelta(record->payload);
+  LAKE_REQUIRE_OK(derived);
+  absl::StatusOr<TableLogAddress> fragment = ParseTableLogAddress(v1.fragments.at(0).path);
+  LAKE_REQUIRE_OK(fragment);
+  CHECK(derived->fragment_offset == fragment->offset);
+  CHECK(derived->fragment_payload_bytes == fragment->payload_bytes);
+  CHECK(derived->parent_version == 0);
+  CHECK(derived->child_version == 1);
+  // The lineage read through both: every video, checked against the
+  // registry's digests.
+  absl::StatusOr<std::vector<DataLocation>> references = f.root->CurrentReferences(kTable);
+  LAKE_REQUIRE_OK(references);
+  CHECK(testing::Uris(*references) == testing::Uris(f.videos));
+}
+
+TEST_CASE("derived reference delta: a DELETE and a compaction write their delta whole") {
+  DerivedFixture f;
+  absl::StatusOr<DeleteOutcome> deleted =
+      f.root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{2}}});
+  LAKE_REQUIRE_OK(deleted);
+  CHECK(f.DeltaKindOf(deleted->version) == TableLogRecordKind::kReferenceDelta);
+  absl::StatusOr<std::optional<AppendOutcome>> compacted =
+      f.root->tables->Compact(*ParseTableName(kTable));
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());
+  CHECK(f.DeltaKindOf((*compacted)->version) == TableLogRecordKind::kReferenceDelta);
+  absl::StatusOr<std::vector<DataLocation>> references = f.root->CurrentReferences(kTable);
+  LAKE_REQUIRE_OK(references);
+  CHECK(references->size() == 5);
+}
+
+TEST_CASE("derived reference delta: a damaged fragment fails the lineage closed, naming the version") {
+  DerivedFixture f;
+  testing::TablePathBytes at = testing::LocateTablePath(
+      f.table_dir, testing::ManifestOf(*f.root, kTable, 2).fragments.at(1).path);
+  testing::DamageTableByte(at, static_cast<std::streamoff>(at.size / 2), std::ios::beg);
+  absl::StatusOr<std::vector<DataLocation>> references = f.root->CurrentReferences(kTable);
+  CHECK(absl::IsDataLoss(references.status()));
+  CHECK(std::string(references.status().message()).find("version 2") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace lake::table
