@@ -30,8 +30,11 @@
 // path (the encoder's check of batch_sha256 and the trailing digest).
 // Version 2 is a few hundred bytes (202 with a local stage) and hashes
 // nothing: batch_sha256 is the digest the append computed anyway (and the
-// registry's operation record holds). Integers little-endian, lengths in
-// bytes:
+// registry's operation record holds). Measured (bench/tables, 1,000-row
+// batches, beside derived reference deltas): table log bytes per batch
+// 101,928 -> 51,589; an insert's instructions under callgrind (which
+// hides SHA-NI, so hashing weighs more there) -25 %.
+// Integers little-endian, lengths in bytes:
 //
 //   magic           8 bytes        "LAKEAPCK"
 //   format_version  u32            2
