@@ -26,7 +26,8 @@
 // Also the protocol floor: the file operations one durable append of the
 // specified protocol needs, run bare (no lake code) with lake's own file
 // sizes, in appends/s and the rows/s that allows at BATCH rows per append;
-// and the same for the table log's two-flush protocol (LogProtocolFloor).
+// and the same for the table log's two-flush protocol (LogProtocolFloor)
+// with the bytes lake wrote to the log per version, which it prints.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -39,6 +40,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/resource.h>
@@ -154,15 +156,37 @@ uint64_t MeanFileBytes(const std::string& dir, const std::string& suffix) {
 // The table log's record kinds (engine/table/table_log_format.h).
 enum class LogRecordKind : uint8_t { kFragment = 2, kReferenceDelta = 3, kManifest = 4 };
 
-// The mean payload bytes of the records of `kind` in the table log
-// segments under `log_dir`; 0 when there are none. The layout, from the
-// format note: a 32-byte segment header, then records back to back, each
-// a 32-byte header (magic "LKTR", the kind at byte 4, the payload bytes as
-// a little-endian u64 at byte 16) and its payload.
-uint64_t MeanRecordBytes(const std::string& log_dir, LogRecordKind kind) {
+struct LocationFields {
+  std::string uri, content_type, sha256;
+  uint64_t size;
+};
+
+// What the records of the table log segments under `log_dir` hold: per
+// kind, how many and their payload bytes; and every record's bytes, headers
+// included. The layout, from the format note: a 32-byte segment header,
+// then records back to back, each a 32-byte header (magic "LKTR", the kind
+// at byte 4, the payload bytes as a little-endian u64 at byte 16) and its
+// payload.
+struct LogRecordTotals {
+  std::map<uint8_t, std::pair<uint64_t, uint64_t>> by_kind;  // kind -> (count, payload bytes)
+  uint64_t record_bytes = 0;
+
+  uint64_t MeanPayload(LogRecordKind kind) const {
+    auto it = by_kind.find(static_cast<uint8_t>(kind));
+    return it == by_kind.end() ? 0 : it->second.second / it->second.first;
+  }
+  // The bytes one version wrote to the log: every record over the versions
+  // (one manifest each).
+  uint64_t MeanVersionBytes() const {
+    auto it = by_kind.find(static_cast<uint8_t>(LogRecordKind::kManifest));
+    return it == by_kind.end() ? 0 : record_bytes / it->second.first;
+  }
+};
+
+LogRecordTotals ReadLogRecordTotals(const std::string& log_dir) {
   constexpr size_t kSegmentHeaderBytes = 32, kRecordHeaderBytes = 32;
-  uint64_t total = 0, count = 0;
-  if (!std::filesystem::is_directory(log_dir)) return 0;
+  LogRecordTotals totals;
+  if (!std::filesystem::is_directory(log_dir)) return totals;
   for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
     if (entry.path().extension() != ".seg") continue;
     std::ifstream in(entry.path(), std::ios::binary);
@@ -173,14 +197,14 @@ uint64_t MeanRecordBytes(const std::string& log_dir, LogRecordKind kind) {
       for (int i = 7; i >= 0; --i) {
         payload = (payload << 8) | static_cast<uint8_t>(segment[at + 16 + i]);
       }
-      if (static_cast<uint8_t>(segment[at + 4]) == static_cast<uint8_t>(kind)) {
-        total += payload;
-        ++count;
-      }
+      auto& [count, bytes] = totals.by_kind[static_cast<uint8_t>(segment[at + 4])];
+      ++count;
+      bytes += payload;
+      totals.record_bytes += kRecordHeaderBytes + payload;
       at += kRecordHeaderBytes + payload;
     }
   }
-  return count == 0 ? 0 : total / count;
+  return totals;
 }
 
 // The mean bytes of a version's object of one kind, as files of their own
@@ -189,7 +213,18 @@ uint64_t MeanRecordBytes(const std::string& log_dir, LogRecordKind kind) {
 uint64_t MeanVersionObjectBytes(const std::string& table_dir, const std::string& dir,
                                 const std::string& suffix, LogRecordKind kind) {
   uint64_t files = MeanFileBytes(table_dir + "/" + dir, suffix);
-  return files != 0 ? files : MeanRecordBytes(table_dir + "/_log", kind);
+  return files != 0 ? files : ReadLogRecordTotals(table_dir + "/_log").MeanPayload(kind);
+}
+
+// The bytes of the reference delta of a batch whose rows reference the
+// distinct `locations` (reference_delta_format.h: a 56-byte header, one
+// 16-byte chunk header per 4,096 entries, each entry's u16 uri length, uri,
+// u8 type length, type, u64 size and raw SHA-256, a 32-byte trailer): what
+// an append writes as its delta where it is not derived from its fragment.
+uint64_t ReferenceDeltaBytes(const std::vector<LocationFields>& locations) {
+  uint64_t bytes = 56 + 16 * ((locations.size() + 4095) / 4096) + 32;
+  for (const LocationFields& l : locations) bytes += 2 + l.uri.size() + 1 + l.content_type.size() + 8 + 32;
+  return bytes;
 }
 
 void WriteAll(int fd, const std::string& bytes, const std::string& what) {
@@ -349,11 +384,6 @@ uint64_t DrainLake(lake_db* db, const char* sql, const int64_t* param) {
   lake_statement_free(stmt);
   return rows;
 }
-
-struct LocationFields {
-  std::string uri, content_type, sha256;
-  uint64_t size;
-};
 
 void Sql(sqlite3* db, const char* sql) {
   char* message = nullptr;
@@ -727,8 +757,11 @@ int main(int argc, char** argv) {
         MeanVersionObjectBytes(table_dir, "data", ".frag", LogRecordKind::kFragment);
     uint64_t manifest =
         MeanVersionObjectBytes(table_dir, "_versions", ".manifest", LogRecordKind::kManifest);
+    // Written whole by the files layout, named by a record of the table
+    // log's (derived from its fragment).
     uint64_t delta = MeanVersionObjectBytes(table_dir, "_lake/object_refs", ".refs",
                                             LogRecordKind::kReferenceDelta);
+    if (delta == 0) delta = ReferenceDeltaBytes(fields);
     // A checkpoint holds the fragment's bytes and a small header.
     double per_s = ProtocolFloor(dir, {fragment + 256, fragment, manifest, delta}, 300);
     std::printf("protocol_floor_file_bytes=%llu,%llu,%llu\n",
@@ -736,7 +769,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(manifest), static_cast<unsigned long long>(delta));
     std::printf("protocol_floor_appends_per_s=%.0f\n", per_s);
     std::printf("protocol_floor_rows_per_s=%.0f\n", per_s * batch);
-    double log_per_s = LogProtocolFloor(dir, 2 * fragment + 256 + manifest + delta, 300);
+    // What one version wrote to the table log, every record counted.
+    uint64_t log_bytes = ReadLogRecordTotals(table_dir + "/_log").MeanVersionBytes();
+    std::printf("lake_log_bytes_per_version=%llu\n", static_cast<unsigned long long>(log_bytes));
+    double log_per_s =
+        LogProtocolFloor(dir, log_bytes != 0 ? log_bytes : 2 * fragment + 256 + manifest + delta, 300);
     std::printf("log_protocol_floor_appends_per_s=%.0f\n", log_per_s);
     std::printf("log_protocol_floor_rows_per_s=%.0f\n", log_per_s * batch);
   }
