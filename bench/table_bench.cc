@@ -26,11 +26,11 @@
 // Also the protocol floor: the file operations one durable append of the
 // specified protocol needs, run bare (no lake code) with lake's own file
 // sizes, in appends/s and the rows/s that allows at BATCH rows per append;
-// and the same for the table log's two-flush protocol (LogProtocolFloor).
+// and the same for the table log's two-flush protocol (LogProtocolFloor)
+// with the bytes lake wrote to the log per version, which it prints.
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <array>
 #include <barrier>
 #include <filesystem>
 #include <chrono>
@@ -40,6 +40,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/resource.h>
@@ -160,22 +161,38 @@ enum class LogRecordKind : uint8_t {
   kAppendCheckpoint = 5,
 };
 
-// The records of the table log segments under `log_dir`, by kind (index:
-// the kind byte): how many, and their payload bytes; and of the append
-// checkpoints (kind 5), those naming their fragment record (checkpoint
-// format version 2: the u32 after the payload's 8-byte magic). The layout, from the
-// format note: a 32-byte segment header, then records back to back, each
-// a 32-byte header (magic "LKTR", the kind at byte 4, the payload bytes as
-// a little-endian u64 at byte 16) and its payload.
-constexpr size_t kLogRecordHeaderBytes = 32;
-struct LogRecordTotals {
-  std::array<uint64_t, 256> count{};
-  std::array<uint64_t, 256> payload_bytes{};
-  uint64_t naming_checkpoints = 0;
-  uint64_t naming_checkpoint_bytes = 0;
+struct LocationFields {
+  std::string uri, content_type, sha256;
+  uint64_t size;
 };
-LogRecordTotals CountLogRecords(const std::string& log_dir) {
-  constexpr size_t kSegmentHeaderBytes = 32;
+
+// What the records of the table log segments under `log_dir` hold: per
+// kind, how many and their payload bytes; and every record's bytes, headers
+// included; and of the append checkpoints (kind 5), those naming their
+// fragment record (checkpoint format version 2: the u32 after the
+// payload's 8-byte magic). The layout, from the format note: a 32-byte
+// segment header, then records back to back, each a 32-byte header (magic
+// "LKTR", the kind at byte 4, the payload bytes as a little-endian u64 at
+// byte 16) and its payload.
+struct LogRecordTotals {
+  std::map<uint8_t, std::pair<uint64_t, uint64_t>> by_kind;  // kind -> (count, payload bytes)
+  uint64_t record_bytes = 0;
+  uint64_t naming_checkpoints = 0, naming_checkpoint_bytes = 0;
+
+  uint64_t MeanPayload(LogRecordKind kind) const {
+    auto it = by_kind.find(static_cast<uint8_t>(kind));
+    return it == by_kind.end() ? 0 : it->second.second / it->second.first;
+  }
+  // The bytes one version wrote to the log: every record over the versions
+  // (one manifest each).
+  uint64_t MeanVersionBytes() const {
+    auto it = by_kind.find(static_cast<uint8_t>(LogRecordKind::kManifest));
+    return it == by_kind.end() ? 0 : record_bytes / it->second.first;
+  }
+};
+
+LogRecordTotals ReadLogRecordTotals(const std::string& log_dir) {
+  constexpr size_t kSegmentHeaderBytes = 32, kRecordHeaderBytes = 32;
   LogRecordTotals totals;
   if (!std::filesystem::is_directory(log_dir)) return totals;
   for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
@@ -183,61 +200,48 @@ LogRecordTotals CountLogRecords(const std::string& log_dir) {
     std::ifstream in(entry.path(), std::ios::binary);
     std::string segment((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     size_t at = kSegmentHeaderBytes;
-    while (at + kLogRecordHeaderBytes <= segment.size() && segment.compare(at, 4, "LKTR") == 0) {
+    while (at + kRecordHeaderBytes <= segment.size() && segment.compare(at, 4, "LKTR") == 0) {
       uint64_t payload = 0;
       for (int i = 7; i >= 0; --i) {
         payload = (payload << 8) | static_cast<uint8_t>(segment[at + 16 + i]);
       }
       const uint8_t kind = static_cast<uint8_t>(segment[at + 4]);
-      totals.payload_bytes[kind] += payload;
-      ++totals.count[kind];
+      auto& [count, bytes] = totals.by_kind[kind];
+      ++count;
+      bytes += payload;
       if (kind == static_cast<uint8_t>(LogRecordKind::kAppendCheckpoint) && payload > 12 &&
-          at + kLogRecordHeaderBytes + 12 <= segment.size() &&
-          static_cast<uint8_t>(segment[at + kLogRecordHeaderBytes + 8]) == 2) {
+          at + kRecordHeaderBytes + 12 <= segment.size() &&
+          static_cast<uint8_t>(segment[at + kRecordHeaderBytes + 8]) == 2) {
         ++totals.naming_checkpoints;
         totals.naming_checkpoint_bytes += payload;
       }
-      at += kLogRecordHeaderBytes + payload;
+      totals.record_bytes += kRecordHeaderBytes + payload;
+      at += kRecordHeaderBytes + payload;
     }
   }
   return totals;
-}
-
-// The mean payload bytes of the records of `kind` in the table log
-// segments under `log_dir`; 0 when there are none.
-uint64_t MeanRecordBytes(const std::string& log_dir, LogRecordKind kind) {
-  LogRecordTotals totals = CountLogRecords(log_dir);
-  const size_t k = static_cast<size_t>(kind);
-  return totals.count[k] == 0 ? 0 : totals.payload_bytes[k] / totals.count[k];
 }
 
 // Prints the table log's bytes (records and their headers) per batch of
 // `batches`, and the mean payload of its fragment and append checkpoint
 // records (format version 1 holds the batch, 2 names the fragment record).
 void PrintLogBytesPerBatch(const std::string& log_dir, uint64_t batches) {
-  LogRecordTotals totals = CountLogRecords(log_dir);
-  uint64_t all = 0;
-  for (size_t k = 0; k < 256; ++k) {
-    all += totals.payload_bytes[k] + totals.count[k] * kLogRecordHeaderBytes;
-  }
-  auto mean = [&](LogRecordKind kind) -> unsigned long long {
-    const size_t k = static_cast<size_t>(kind);
-    return totals.count[k] == 0 ? 0 : totals.payload_bytes[k] / totals.count[k];
+  const LogRecordTotals totals = ReadLogRecordTotals(log_dir);
+  auto mean = [](uint64_t bytes, uint64_t count) -> unsigned long long {
+    return count == 0 ? 0 : bytes / count;
   };
-  std::printf("lake_insert_log_bytes_per_batch=%llu\n",
-              static_cast<unsigned long long>(batches == 0 ? 0 : all / batches));
-  std::printf("lake_insert_fragment_record_bytes=%llu\n", mean(LogRecordKind::kFragment));
-  const size_t k = static_cast<size_t>(LogRecordKind::kAppendCheckpoint);
-  const uint64_t holding = totals.count[k] - totals.naming_checkpoints;
-  const uint64_t holding_bytes = totals.payload_bytes[k] - totals.naming_checkpoint_bytes;
+  std::printf("lake_insert_log_bytes_per_batch=%llu\n", mean(totals.record_bytes, batches));
+  std::printf("lake_insert_fragment_record_bytes=%llu\n",
+              static_cast<unsigned long long>(totals.MeanPayload(LogRecordKind::kFragment)));
+  auto it = totals.by_kind.find(static_cast<uint8_t>(LogRecordKind::kAppendCheckpoint));
+  const uint64_t all = it == totals.by_kind.end() ? 0 : it->second.first;
+  const uint64_t all_bytes = it == totals.by_kind.end() ? 0 : it->second.second;
+  const uint64_t holding = all - totals.naming_checkpoints;
   std::printf("lake_insert_checkpoint_record_bytes=%llu (holding the batch: %llu), %llu (naming"
               " the fragment record: %llu)\n",
-              static_cast<unsigned long long>(holding == 0 ? 0 : holding_bytes / holding),
+              mean(all_bytes - totals.naming_checkpoint_bytes, holding),
               static_cast<unsigned long long>(holding),
-              static_cast<unsigned long long>(totals.naming_checkpoints == 0
-                                                  ? 0
-                                                  : totals.naming_checkpoint_bytes /
-                                                        totals.naming_checkpoints),
+              mean(totals.naming_checkpoint_bytes, totals.naming_checkpoints),
               static_cast<unsigned long long>(totals.naming_checkpoints));
 }
 
@@ -247,7 +251,18 @@ void PrintLogBytesPerBatch(const std::string& log_dir, uint64_t batches) {
 uint64_t MeanVersionObjectBytes(const std::string& table_dir, const std::string& dir,
                                 const std::string& suffix, LogRecordKind kind) {
   uint64_t files = MeanFileBytes(table_dir + "/" + dir, suffix);
-  return files != 0 ? files : MeanRecordBytes(table_dir + "/_log", kind);
+  return files != 0 ? files : ReadLogRecordTotals(table_dir + "/_log").MeanPayload(kind);
+}
+
+// The bytes of the reference delta of a batch whose rows reference the
+// distinct `locations` (reference_delta_format.h: a 56-byte header, one
+// 16-byte chunk header per 4,096 entries, each entry's u16 uri length, uri,
+// u8 type length, type, u64 size and raw SHA-256, a 32-byte trailer): what
+// an append writes as its delta where it is not derived from its fragment.
+uint64_t ReferenceDeltaBytes(const std::vector<LocationFields>& locations) {
+  uint64_t bytes = 56 + 16 * ((locations.size() + 4095) / 4096) + 32;
+  for (const LocationFields& l : locations) bytes += 2 + l.uri.size() + 1 + l.content_type.size() + 8 + 32;
+  return bytes;
 }
 
 void WriteAll(int fd, const std::string& bytes, const std::string& what) {
@@ -407,11 +422,6 @@ uint64_t DrainLake(lake_db* db, const char* sql, const int64_t* param) {
   lake_statement_free(stmt);
   return rows;
 }
-
-struct LocationFields {
-  std::string uri, content_type, sha256;
-  uint64_t size;
-};
 
 void Sql(sqlite3* db, const char* sql) {
   char* message = nullptr;
@@ -786,8 +796,11 @@ int main(int argc, char** argv) {
         MeanVersionObjectBytes(table_dir, "data", ".frag", LogRecordKind::kFragment);
     uint64_t manifest =
         MeanVersionObjectBytes(table_dir, "_versions", ".manifest", LogRecordKind::kManifest);
+    // Written whole by the files layout, named by a record of the table
+    // log's (derived from its fragment).
     uint64_t delta = MeanVersionObjectBytes(table_dir, "_lake/object_refs", ".refs",
                                             LogRecordKind::kReferenceDelta);
+    if (delta == 0) delta = ReferenceDeltaBytes(fields);
     // A checkpoint holds the fragment's bytes and a small header.
     double per_s = ProtocolFloor(dir, {fragment + 256, fragment, manifest, delta}, 300);
     std::printf("protocol_floor_file_bytes=%llu,%llu,%llu\n",
@@ -795,8 +808,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(manifest), static_cast<unsigned long long>(delta));
     std::printf("protocol_floor_appends_per_s=%.0f\n", per_s);
     std::printf("protocol_floor_rows_per_s=%.0f\n", per_s * batch);
-    // In the table log the checkpoint names the fragment record (a few hundred bytes).
-    double log_per_s = LogProtocolFloor(dir, fragment + 512 + manifest + delta, 300);
+    // What one version wrote to the table log, every record counted.
+    uint64_t log_bytes = ReadLogRecordTotals(table_dir + "/_log").MeanVersionBytes();
+    std::printf("lake_log_bytes_per_version=%llu\n", static_cast<unsigned long long>(log_bytes));
+    double log_per_s =
+        LogProtocolFloor(dir, log_bytes != 0 ? log_bytes : 2 * fragment + 256 + manifest + delta, 300);
     std::printf("log_protocol_floor_appends_per_s=%.0f\n", log_per_s);
     std::printf("log_protocol_floor_rows_per_s=%.0f\n", log_per_s * batch);
   }

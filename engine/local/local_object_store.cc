@@ -78,7 +78,7 @@ absl::StatusOr<std::unique_ptr<ObjectWriter>> LocalObjectStore::NewWriter(
 }
 
 absl::Status LocalObjectStore::CheckContainment(const DataLocation& location) {
-  return paths_.KeyOfLocation(location).status();
+  return paths_.CheckContained(location);
 }
 
 absl::StatusOr<std::unique_ptr<io::File>> LocalObjectStore::OpenObjectFile(

@@ -37,11 +37,10 @@ std::string LocalStagePaths::KeyBeneathTenantDir(std::string_view key) const {
   return std::string(key.substr(tenant_dir().size() + 1));
 }
 
-absl::StatusOr<std::string> LocalStagePaths::KeyOfLocation(
-    const DataLocation& location) const {
+absl::StatusOr<std::string_view> LocalStagePaths::KeyViewOfLocation(
+    const DataLocation& location, std::string* decoded) const {
   // The common all-literal URI is its own decoded path: no parse needed.
   std::optional<std::string_view> path = LiteralFileUriPath(location.uri);
-  std::string decoded;
   if (!path) {
     absl::StatusOr<ParsedUri> parsed = ParseLocationUri(location.uri);
     if (!parsed.ok()) return parsed.status();
@@ -49,14 +48,14 @@ absl::StatusOr<std::string> LocalStagePaths::KeyOfLocation(
       return InvalidLocationError(
           "location is not a file:// URI of this local stage: " + location.uri);
     }
-    decoded = std::move(parsed->path);
-    path = decoded;
+    *decoded = std::move(parsed->path);
+    path = *decoded;
   }
   if (!IsStrictlyBeneath(*path, root_)) {
     return InvalidLocationError(
         "location is outside the stage root " + root_ + ": " + location.uri);
   }
-  std::string key(path->substr(root_.size() + 1));
+  std::string_view key = path->substr(root_.size() + 1);
   if (!IsManagedKey(key, tenant_)) {
     return InvalidLocationError(
         tenant_.empty()
@@ -64,6 +63,19 @@ absl::StatusOr<std::string> LocalStagePaths::KeyOfLocation(
             : "location is outside tenant \"" + tenant_ + "\": " + location.uri);
   }
   return key;
+}
+
+absl::StatusOr<std::string> LocalStagePaths::KeyOfLocation(
+    const DataLocation& location) const {
+  std::string decoded;
+  absl::StatusOr<std::string_view> key = KeyViewOfLocation(location, &decoded);
+  if (!key.ok()) return key.status();
+  return std::string(*key);
+}
+
+absl::Status LocalStagePaths::CheckContained(const DataLocation& location) const {
+  std::string decoded;
+  return KeyViewOfLocation(location, &decoded).status();
 }
 
 }  // namespace lake

@@ -45,8 +45,16 @@ class LocalStagePaths {
 
   // The stage-relative key a contained location names, or InvalidLocation.
   absl::StatusOr<std::string> KeyOfLocation(const DataLocation& location) const;
+  // KeyOfLocation's answer without the key: OK exactly when it has one.
+  // Copies nothing for the common all-literal URI.
+  absl::Status CheckContained(const DataLocation& location) const;
 
  private:
+  // The key a contained location names, a view into location.uri or into
+  // *decoded (which holds the URI's decoded path when it has escapes).
+  absl::StatusOr<std::string_view> KeyViewOfLocation(const DataLocation& location,
+                                                     std::string* decoded) const;
+
   std::string root_;
   std::string tenant_;
 };
