@@ -1,5 +1,5 @@
-// Fuzzes lake::table::DecodeDerivedReferenceDelta, the reader of the table
-// log record that names an append's fragment as its reference delta
+// Fuzzes lake::table::DecodeDerivedReferenceDelta, the reader of the
+// reference delta of format 3 that names an append's fragment record
 // (engine/table/derived_reference_delta_format.h).
 //
 // Properties checked (a violation traps):

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/table/byte_codec.h"
+#include "engine/table/reference_delta_format.h"
 
 namespace lake::table {
 namespace {
@@ -17,7 +18,21 @@ std::string FieldProblem(const DerivedReferenceDelta& delta) {
   return "";
 }
 
+// The magic and format version every derived delta opens with.
+constexpr size_t kVersionedMagicBytes = 12;
+
 }  // namespace
+
+bool IsDerivedReferenceDelta(std::string_view payload) {
+  if (payload.size() < kVersionedMagicBytes ||
+      payload.substr(0, kReferenceDeltaMagic.size()) != kReferenceDeltaMagic) {
+    return false;
+  }
+  ByteReader r(payload.substr(kReferenceDeltaMagic.size(), 4));
+  uint32_t version = 0;
+  r.U32(&version);
+  return version == kDerivedReferenceDeltaFormatVersion;
+}
 
 absl::StatusOr<std::string> EncodeDerivedReferenceDelta(const DerivedReferenceDelta& delta) {
   if (std::string problem = FieldProblem(delta); !problem.empty()) {
@@ -26,6 +41,7 @@ absl::StatusOr<std::string> EncodeDerivedReferenceDelta(const DerivedReferenceDe
   std::string out;
   out.reserve(kDerivedReferenceDeltaBytes);
   ByteWriter w(&out);
+  w.Bytes(kReferenceDeltaMagic);
   w.U32(kDerivedReferenceDeltaFormatVersion);
   w.U32(0);
   w.U64(delta.table_id);
@@ -44,8 +60,10 @@ absl::StatusOr<DerivedReferenceDelta> DecodeDerivedReferenceDelta(std::string_vi
     return damaged(absl::StrCat(payload.size(), " bytes, not ", kDerivedReferenceDeltaBytes));
   }
   ByteReader r(payload);
+  std::string_view magic;
   uint32_t version = 0, zero = 0;
   DerivedReferenceDelta delta;
+  r.Bytes(kReferenceDeltaMagic.size(), &magic);
   r.U32(&version);
   r.U32(&zero);
   r.U64(&delta.table_id);
@@ -53,6 +71,7 @@ absl::StatusOr<DerivedReferenceDelta> DecodeDerivedReferenceDelta(std::string_vi
   r.U64(&delta.child_version);
   r.U64(&delta.fragment_offset);
   r.U64(&delta.fragment_payload_bytes);
+  if (magic != kReferenceDeltaMagic) return damaged("not a reference delta (bad magic)");
   if (version != kDerivedReferenceDeltaFormatVersion) {
     return damaged(absl::StrCat("format version ", version, " is not ",
                                 kDerivedReferenceDeltaFormatVersion));

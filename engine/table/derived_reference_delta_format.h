@@ -1,8 +1,9 @@
-// An append's reference delta as a pointer to its fragment (table log
-// record kind 7, table_log_format.h): the references an append adds are
-// exactly the FILE cells of the fragment it writes, so its delta need not
-// be written a second time. The record names the fragment record of the
-// same write; a reader derives the delta's canonical bytes from the
+// An append's reference delta as a pointer to its fragment: reference
+// delta format version 3, in a table log record of kind 3 like every
+// delta (table_log_format.h). The references an append adds are exactly
+// the FILE cells of the fragment it writes, so its delta need not be
+// written a second time. The record names the fragment record of the same
+// write; a reader derives the delta's canonical bytes (format 1) from the
 // fragment (reference_journal.cc) and checks them against the digest the
 // registry recorded for the version, failing closed on any difference.
 //
@@ -14,27 +15,31 @@
 // Only an append derives its delta this way: a DELETE's or a
 // replace-where's removes references, a compaction's adds none, and a
 // fragment too large for a record is a file of its own; those write their
-// delta (kind 3) as before.
+// delta whole (formats 1 and 2) as before.
 //
-// Format note (table log format version 1, kind 7): 48 bytes, integers
-// little-endian; the record's checksum is its integrity.
+// Why a format version of kind 3 and not a record kind of its own: a lake
+// that knows only formats 1 and 2 reads this delta as damaged (an unknown
+// format version, DataLoss), so its collector plans nothing and its reads
+// of the lineage fail closed; yet its scan of the log goes on past the
+// record (kind 3 is known), so it still sees a later withdrawal. An
+// unknown record kind would end its scan there and hide such records.
+//
+// Format note (reference delta format version 3): 56 bytes, integers
+// little-endian; the table log record's checksum is its integrity.
 //
 //   offset  bytes  field
-//   0       4      u32 format version (1)
-//   4       4      zero
-//   8       8      u64 the table id (>= 1)
-//   16      8      u64 the parent version
-//   24      8      u64 the child version (> parent; the record's version)
-//   32      8      u64 the fragment record's offset in this record's segment
-//   40      8      u64 the fragment record's payload bytes (>= 1)
+//   0       8      magic "LAKEREFS" (a delta's)
+//   8       4      u32 format version (3)
+//   12      4      zero
+//   16      8      u64 the table id (>= 1)
+//   24      8      u64 the parent version
+//   32      8      u64 the child version (> parent; the record's version)
+//   40      8      u64 the fragment record's offset in this record's segment
+//   48      8      u64 the fragment record's payload bytes (>= 1)
 //
 // The delta derived is EncodeBatchReferenceDelta(table id, parent, child,
 // the fragment's schema, the fragment's rows): the same bytes the append
-// computed, and wrote as kind 3 before.
-//
-// Kind 7 came after kinds 1..6 in the same table log format version: a
-// lake that knows only 1..6 fails closed on it (DataLoss by address), so
-// none reads a table whose appends derive their deltas as having none.
+// computed, which it wrote whole before.
 #ifndef LAKE_ENGINE_TABLE_DERIVED_REFERENCE_DELTA_FORMAT_H_
 #define LAKE_ENGINE_TABLE_DERIVED_REFERENCE_DELTA_FORMAT_H_
 
@@ -46,8 +51,8 @@
 
 namespace lake::table {
 
-inline constexpr uint32_t kDerivedReferenceDeltaFormatVersion = 1;
-inline constexpr size_t kDerivedReferenceDeltaBytes = 48;
+inline constexpr uint32_t kDerivedReferenceDeltaFormatVersion = 3;
+inline constexpr size_t kDerivedReferenceDeltaBytes = 56;
 
 struct DerivedReferenceDelta {
   uint64_t table_id = 0;
@@ -60,13 +65,17 @@ struct DerivedReferenceDelta {
   bool operator==(const DerivedReferenceDelta&) const = default;
 };
 
-// Its 48 bytes. InvalidArgument for a table id of 0, a child version not
+// Whether `payload` claims to be a derived delta: a delta's magic and
+// format version 3 (DecodeDerivedReferenceDelta checks the rest).
+bool IsDerivedReferenceDelta(std::string_view payload);
+
+// Its 56 bytes. InvalidArgument for a table id of 0, a child version not
 // past its parent, or a fragment of 0 bytes.
 absl::StatusOr<std::string> EncodeDerivedReferenceDelta(const DerivedReferenceDelta& delta);
 
-// DataLoss unless `payload` is exactly such 48 bytes, of format version 1,
-// with the zero bytes zero and the fields as EncodeDerivedReferenceDelta
-// requires them.
+// DataLoss unless `payload` is exactly such 56 bytes, with the delta's
+// magic, format version 3, the zero bytes zero and the fields as
+// EncodeDerivedReferenceDelta requires them.
 absl::StatusOr<DerivedReferenceDelta> DecodeDerivedReferenceDelta(std::string_view payload);
 
 }  // namespace lake::table

@@ -2,9 +2,9 @@
 // parent -> child edge of the table's lineage. Enumerating a table's
 // references (reference_journal.h) is the union of the deltas along its
 // lineage, which garbage collection reads to know what is live. In the
-// table log, an append's delta is not written: a record names the
-// fragment it derives from (derived_reference_delta_format.h), and a
-// reader derives these same bytes.
+// table log, an append's delta is not written: a record of format 3 names
+// the fragment it derives from (derived_reference_delta_format.h), and a
+// reader derives these same bytes (the reader below refuses format 3).
 //
 // An append's delta adds the references of its rows. A DELETE's delta
 // removes the locations no row of the new version references any more

@@ -79,7 +79,7 @@ absl::Status CheckHeader(const ReferenceDeltaHeader& header, const LineageEdge& 
   return absl::OkStatus();
 }
 
-// The canonical bytes of the delta a derived record (kind 7, `payload`,
+// The canonical bytes of the delta a derived record (format 3, `payload`,
 // at the address `path`) names: derived from the fragment record it names
 // in its segment. The walk then checks them against the registry's digest
 // as any delta's. DataLoss for a record of another edge or a fragment
@@ -128,7 +128,8 @@ class DeltaSource {
       absl::StatusOr<TableLogRecordRead> record =
           ReadTableLogRecord(fs, table_dir, path, kMaxTableLogPayloadBytes);
       if (!record.ok()) return damaged(record.status());
-      if (record->kind == TableLogRecordKind::kDerivedReferenceDelta) {
+      if (record->kind == TableLogRecordKind::kReferenceDelta &&
+          IsDerivedReferenceDelta(record->payload)) {
         absl::StatusOr<std::string> derived = DeriveDelta(fs, table_dir, path, record->payload, edge);
         if (!derived.ok()) return damaged(derived.status());
         source.record_ = *std::move(derived);

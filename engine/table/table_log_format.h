@@ -26,8 +26,6 @@
 //                    4 = a manifest (manifest_format.h)
 //                    5 = an append checkpoint (append_record_format.h)
 //                    6 = an append checkpoint's withdrawal (likewise)
-//                    7 = an append's reference delta, derived from its
-//                        fragment record (derived_reference_delta_format.h)
 //   5       3      zero
 //   8       8      u64 the table version it was written for (>= 1)
 //   16      8      u64 payload bytes (1..kMaxTableLogPayloadBytes)
@@ -63,13 +61,16 @@
 // format stays version 1.
 //
 // A version's records are written in one write (table_log.h), so they
-// share one segment: its fragments, then an append's checkpoint (naming
-// the append's fragment record just before it; append_record_format.h says
-// why it comes after), then its reference delta (an append's: kind 7,
-// naming its fragment record), then its manifest, which names the others
-// by address (and the registry's version record names the manifest); after
-// the manifest only self-contained copies of unsettled checkpoints
-// (logged_checkpoints.h).
+// share one segment, in this order:
+// - its fragments;
+// - an append's checkpoint, naming the append's fragment record just
+//   before it (append_record_format.h says why it comes after);
+// - its reference delta (an append's names its fragment record:
+//   derived_reference_delta_format.h);
+// - its manifest, which names the others by address (the registry's
+//   version record names the manifest);
+// - only then, self-contained copies of unsettled checkpoints
+//   (logged_checkpoints.h).
 #ifndef LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 #define LAKE_ENGINE_TABLE_TABLE_LOG_FORMAT_H_
 
@@ -106,11 +107,10 @@ enum class TableLogRecordKind : uint8_t {
   kManifest = 4,
   kAppendCheckpoint = 5,
   kAppendWithdrawal = 6,
-  kDerivedReferenceDelta = 7,
 };
 // The highest kind this lake reads.
 inline constexpr uint8_t kMaxTableLogRecordKind =
-    static_cast<uint8_t>(TableLogRecordKind::kDerivedReferenceDelta);
+    static_cast<uint8_t>(TableLogRecordKind::kAppendWithdrawal);
 // Whether this lake reads records of `kind` (one of TableLogRecordKind).
 constexpr bool IsKnownTableLogRecordKind(uint8_t kind) {
   switch (static_cast<TableLogRecordKind>(kind)) {
@@ -120,7 +120,6 @@ constexpr bool IsKnownTableLogRecordKind(uint8_t kind) {
     case TableLogRecordKind::kManifest:
     case TableLogRecordKind::kAppendCheckpoint:
     case TableLogRecordKind::kAppendWithdrawal:
-    case TableLogRecordKind::kDerivedReferenceDelta:
       return true;
   }
   return false;

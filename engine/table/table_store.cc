@@ -1135,7 +1135,6 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   const bool derived_delta = records.delta_from_fragment && fragment_is_record;
   std::string derived_bytes;
   TableLogRecord delta_record{TableLogRecordKind::kReferenceDelta, version, delta.bytes};
-  if (derived_delta) delta_record = {TableLogRecordKind::kDerivedReferenceDelta, version, ""};
   uint64_t expected =
       TableLogRecordBytes(derived_delta ? kDerivedReferenceDeltaBytes : delta.bytes.size()) +
       kExpectedManifestRecordBytes;

@@ -1,6 +1,7 @@
-// An append's reference delta derived from its fragment record (table log
-// kind 7, engine/table/derived_reference_delta_format.h): its bytes, what
-// writes one and what does not, and the lineage read through it.
+// An append's reference delta derived from its fragment record (reference
+// delta format 3, engine/table/derived_reference_delta_format.h): its
+// bytes, what writes one and what does not, and the lineage read through
+// it.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "engine/table/derived_reference_delta_format.h"
+#include "engine/table/reference_delta_format.h"
 #include "engine/table/table_log.h"
 #include "engine/table/table_log_format.h"
 #include "engine/table/table_store.h"
@@ -27,12 +29,13 @@ constexpr char kTable[] = "robots.episodes";
 
 const DerivedReferenceDelta kDelta{7, 2, 3, 4096, 50000};
 
-TEST_CASE("derived reference delta: its bytes are the golden bytes of format version 1") {
+TEST_CASE("derived reference delta: its bytes are the golden bytes of delta format version 3") {
   absl::StatusOr<std::string> bytes = EncodeDerivedReferenceDelta(kDelta);
   LAKE_REQUIRE_OK(bytes);
   CHECK(absl::BytesToHexString(*bytes) ==
-        "01000000" "00000000" "0700000000000000" "0200000000000000" "0300000000000000"
-        "0010000000000000" "50c3000000000000");
+        "4c414b4552454653" "03000000" "00000000" "0700000000000000" "0200000000000000"
+        "0300000000000000" "0010000000000000" "50c3000000000000");
+  CHECK(IsDerivedReferenceDelta(*bytes));
   absl::StatusOr<DerivedReferenceDelta> decoded = DecodeDerivedReferenceDelta(*bytes);
   LAKE_REQUIRE_OK(decoded);
   CHECK(*decoded == kDelta);
@@ -40,20 +43,28 @@ TEST_CASE("derived reference delta: its bytes are the golden bytes of format ver
 
 TEST_CASE("derived reference delta: bytes of another length, version or shape are refused as damage") {
   std::string bytes = *EncodeDerivedReferenceDelta(kDelta);
-  CHECK(absl::IsDataLoss(DecodeDerivedReferenceDelta(bytes.substr(0, 47)).status()));
+  CHECK(absl::IsDataLoss(DecodeDerivedReferenceDelta(bytes.substr(0, 55)).status()));
   CHECK(absl::IsDataLoss(DecodeDerivedReferenceDelta(bytes + '\0').status()));
   auto with = [&](size_t at, char value) {
     std::string changed = bytes;
     changed[at] = value;
     return DecodeDerivedReferenceDelta(changed).status();
   };
-  CHECK(absl::IsDataLoss(with(0, 2)));   // format version 2
-  CHECK(absl::IsDataLoss(with(5, 1)));   // a reserved byte
-  CHECK(absl::IsDataLoss(with(8, 0)));   // table id 0
-  CHECK(absl::IsDataLoss(with(24, 2)));  // child version 2, not past its parent
+  CHECK(absl::IsDataLoss(with(0, 'X')));  // not a delta's magic
+  CHECK(absl::IsDataLoss(with(8, 2)));    // format version 2
+  CHECK(absl::IsDataLoss(with(13, 1)));   // a reserved byte
+  CHECK(absl::IsDataLoss(with(16, 0)));   // table id 0
+  CHECK(absl::IsDataLoss(with(32, 2)));   // child version 2, not past its parent
   std::string no_fragment = bytes;
-  std::fill(no_fragment.begin() + 40, no_fragment.end(), '\0');
+  std::fill(no_fragment.begin() + 48, no_fragment.end(), '\0');
   CHECK(absl::IsDataLoss(DecodeDerivedReferenceDelta(no_fragment).status()));
+}
+
+TEST_CASE("derived reference delta: a reader of whole deltas refuses one as damage, not as an empty delta") {
+  std::string bytes = *EncodeDerivedReferenceDelta(kDelta);
+  // (Its header's checksum field holds the fragment's size: the header
+  // fails its checksum, or, where checksums are not compared, its format.)
+  CHECK(absl::IsDataLoss(DecodeReferenceDelta(bytes).status()));
 }
 
 TEST_CASE("derived reference delta: what cannot be read back is not encoded") {
@@ -77,21 +88,23 @@ struct DerivedFixture {
     LAKE_REQUIRE_OK(created);
     videos = *std::move(created);
   }
-  // The kind of the record version `version`'s manifest names as its delta.
-  TableLogRecordKind DeltaKindOf(uint64_t version) {
+  // Whether the delta record version `version`'s manifest names is a
+  // derived one (it is a reference delta record either way).
+  bool DeltaIsDerived(uint64_t version) {
     std::string path = testing::ManifestOf(*root, kTable, version).reference_delta_path;
     REQUIRE(IsTableLogPath(path));
     absl::StatusOr<TableLogRecordRead> record =
         ReadTableLogRecord(posix, table_dir, path, kMaxTableLogPayloadBytes);
     LAKE_REQUIRE_OK(record);
-    return record->kind;
+    REQUIRE(record->kind == TableLogRecordKind::kReferenceDelta);
+    return IsDerivedReferenceDelta(record->payload);
   }
 };
 
 TEST_CASE("derived reference delta: an append's delta names its fragment, and its references read back") {
   DerivedFixture f;
-  CHECK(f.DeltaKindOf(1) == TableLogRecordKind::kDerivedReferenceDelta);
-  CHECK(f.DeltaKindOf(2) == TableLogRecordKind::kDerivedReferenceDelta);
+  CHECK(f.DeltaIsDerived(1));
+  CHECK(f.DeltaIsDerived(2));
   // The record names the fragment the version added, in its segment.
   Manifest v1 = testing::ManifestOf(*f.root, kTable, 1);
   absl::StatusOr<TableLogRecordRead> record =
@@ -117,12 +130,12 @@ TEST_CASE("derived reference delta: a DELETE and a compaction write their delta 
   absl::StatusOr<DeleteOutcome> deleted =
       f.root->Delete("DELETE FROM robots.episodes WHERE n = ?", {CellValue{int64_t{2}}});
   LAKE_REQUIRE_OK(deleted);
-  CHECK(f.DeltaKindOf(deleted->version) == TableLogRecordKind::kReferenceDelta);
+  CHECK(!f.DeltaIsDerived(deleted->version));
   absl::StatusOr<std::optional<AppendOutcome>> compacted =
       f.root->tables->Compact(*ParseTableName(kTable));
   LAKE_REQUIRE_OK(compacted);
   REQUIRE(compacted->has_value());
-  CHECK(f.DeltaKindOf((*compacted)->version) == TableLogRecordKind::kReferenceDelta);
+  CHECK(!f.DeltaIsDerived((*compacted)->version));
   absl::StatusOr<std::vector<DataLocation>> references = f.root->CurrentReferences(kTable);
   LAKE_REQUIRE_OK(references);
   CHECK(references->size() == 5);

@@ -196,7 +196,7 @@ TEST_CASE("table log checkpoint: an append writes its checkpoint right after its
   CHECK(LogKinds(fs, TableDirOf(*root)) ==
         std::vector<TableLogRecordKind>{TableLogRecordKind::kFragment,
                                         TableLogRecordKind::kAppendCheckpoint,
-                                        TableLogRecordKind::kDerivedReferenceDelta,
+                                        TableLogRecordKind::kReferenceDelta,
                                         TableLogRecordKind::kManifest});
   CHECK(testing::CheckpointFilesExceptSpares(dir.path() + "/checkpoints").empty());
   CHECK(Pending(*root).empty());  // committed: behind the watermark
