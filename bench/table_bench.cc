@@ -796,10 +796,9 @@ int main(int argc, char** argv) {
         MeanVersionObjectBytes(table_dir, "data", ".frag", LogRecordKind::kFragment);
     uint64_t manifest =
         MeanVersionObjectBytes(table_dir, "_versions", ".manifest", LogRecordKind::kManifest);
-    // Written whole by the files layout, named by a record of the table
-    // log's (derived from its fragment).
-    uint64_t delta = MeanVersionObjectBytes(table_dir, "_lake/object_refs", ".refs",
-                                            LogRecordKind::kReferenceDelta);
+    // The files protocol writes an append's delta whole; the table log's
+    // names the fragment instead (a 56-byte delta of format 3).
+    uint64_t delta = MeanFileBytes(table_dir + "/_lake/object_refs", ".refs");
     if (delta == 0) delta = ReferenceDeltaBytes(fields);
     // A checkpoint holds the fragment's bytes and a small header.
     double per_s = ProtocolFloor(dir, {fragment + 256, fragment, manifest, delta}, 300);
