@@ -1,5 +1,5 @@
 // Fuzzes lake::table::DecodeDerivedReferenceDelta, the reader of the
-// reference delta of format 3 that names an append's fragment record
+// reference delta of format 4 (or 3) that names an append's fragment record
 // (engine/table/derived_reference_delta_format.h).
 //
 // Properties checked (a violation traps):

@@ -9,6 +9,12 @@ namespace {
 
 // Why `delta` cannot be encoded, or "" when it can.
 std::string FieldProblem(const DerivedReferenceDelta& delta) {
+  if (delta.format_version < kOldestDerivedReferenceDeltaFormatVersion ||
+      delta.format_version > kDerivedReferenceDeltaFormatVersion) {
+    return absl::StrCat("format version ", delta.format_version, " is not ",
+                        kOldestDerivedReferenceDeltaFormatVersion, " or ",
+                        kDerivedReferenceDeltaFormatVersion);
+  }
   if (delta.table_id == 0) return "a table id of 0";
   if (delta.child_version <= delta.parent_version) {
     return absl::StrCat("child version ", delta.child_version, " is not past parent version ",
@@ -31,7 +37,8 @@ bool IsDerivedReferenceDelta(std::string_view payload) {
   ByteReader r(payload.substr(kReferenceDeltaMagic.size(), 4));
   uint32_t version = 0;
   r.U32(&version);
-  return version == kDerivedReferenceDeltaFormatVersion;
+  return version >= kOldestDerivedReferenceDeltaFormatVersion &&
+         version <= kDerivedReferenceDeltaFormatVersion;
 }
 
 absl::StatusOr<std::string> EncodeDerivedReferenceDelta(const DerivedReferenceDelta& delta) {
@@ -42,7 +49,7 @@ absl::StatusOr<std::string> EncodeDerivedReferenceDelta(const DerivedReferenceDe
   out.reserve(kDerivedReferenceDeltaBytes);
   ByteWriter w(&out);
   w.Bytes(kReferenceDeltaMagic);
-  w.U32(kDerivedReferenceDeltaFormatVersion);
+  w.U32(delta.format_version);
   w.U32(0);
   w.U64(delta.table_id);
   w.U64(delta.parent_version);
@@ -61,10 +68,10 @@ absl::StatusOr<DerivedReferenceDelta> DecodeDerivedReferenceDelta(std::string_vi
   }
   ByteReader r(payload);
   std::string_view magic;
-  uint32_t version = 0, zero = 0;
+  uint32_t zero = 0;
   DerivedReferenceDelta delta;
   r.Bytes(kReferenceDeltaMagic.size(), &magic);
-  r.U32(&version);
+  r.U32(&delta.format_version);
   r.U32(&zero);
   r.U64(&delta.table_id);
   r.U64(&delta.parent_version);
@@ -72,10 +79,6 @@ absl::StatusOr<DerivedReferenceDelta> DecodeDerivedReferenceDelta(std::string_vi
   r.U64(&delta.fragment_offset);
   r.U64(&delta.fragment_payload_bytes);
   if (magic != kReferenceDeltaMagic) return damaged("not a reference delta (bad magic)");
-  if (version != kDerivedReferenceDeltaFormatVersion) {
-    return damaged(absl::StrCat("format version ", version, " is not ",
-                                kDerivedReferenceDeltaFormatVersion));
-  }
   if (zero != 0) return damaged("its reserved bytes are not zero");
   if (std::string problem = FieldProblem(delta); !problem.empty()) return damaged(problem);
   return delta;

@@ -1,11 +1,23 @@
 // An append's reference delta as a pointer to its fragment: reference
-// delta format version 3, in a table log record of kind 3 like every
-// delta (table_log_format.h). The references an append adds are exactly
-// the FILE cells of the fragment it writes, so its delta need not be
-// written a second time. The record names the fragment record of the same
-// write; a reader derives the delta's canonical bytes (format 1) from the
-// fragment (reference_journal.cc) and checks them against the digest the
-// registry recorded for the version, failing closed on any difference.
+// delta format version 4 (or 3), in a table log record of kind 3 like
+// every delta (table_log_format.h). The references an append adds are
+// exactly the FILE cells of the fragment it writes, so its delta need not
+// be written a second time. The record names the fragment record of the
+// same write; a reader derives the delta's canonical bytes (format 1) from
+// the fragment (reference_journal.cc), failing closed on any difference.
+//
+// Versions 3 and 4 have the same bytes. They differ in the digest the
+// registry records for the version (VersionRecord::reference_delta_sha256):
+//   3  the SHA-256 of the derived canonical delta, as for a delta written
+//      whole: the append encoded every reference a second time only to
+//      hash it (about 15 % of an append's CPU at 1,000 rows);
+//   4  the SHA-256 of the fragment record's payload, the digest the
+//      manifest records for the fragment, which the append computes anyway.
+//      The derived delta is a function of the fragment's bytes and the
+//      edge, and the edge is checked on its own, so the fragment's digest
+//      identifies the delta. A reader checks the fragment against it before
+//      deriving.
+// This lake writes 4 and reads both.
 //
 // Why: an append's delta held every reference again in full (uri,
 // content type, size, raw SHA-256: about 140 bytes a row), 58 % of the
@@ -18,18 +30,20 @@
 // delta whole (formats 1 and 2) as before.
 //
 // Why a format version of kind 3 and not a record kind of its own: a lake
-// that knows only formats 1 and 2 reads this delta as damaged (an unknown
-// format version, DataLoss), so its collector plans nothing and its reads
-// of the lineage fail closed; yet its scan of the log goes on past the
-// record (kind 3 is known), so it still sees a later withdrawal. An
-// unknown record kind would end its scan there and hide such records.
+// that knows only formats 1 and 2 (or 1 to 3) reads this delta as damaged
+// (an unknown format version, DataLoss), so its collector plans nothing
+// and its reads of the lineage fail closed; yet its scan of the log goes
+// on past the record (kind 3 is known), so it still sees a later
+// withdrawal. An unknown record kind would end its scan there and hide
+// such records.
 //
-// Format note (reference delta format version 3): 56 bytes, integers
-// little-endian; the table log record's checksum is its integrity.
+// Format note (reference delta format versions 3 and 4): 56 bytes,
+// integers little-endian; the table log record's checksum is its
+// integrity.
 //
 //   offset  bytes  field
 //   0       8      magic "LAKEREFS" (a delta's)
-//   8       4      u32 format version (3)
+//   8       4      u32 format version (4, or 3)
 //   12      4      zero
 //   16      8      u64 the table id (>= 1)
 //   24      8      u64 the parent version
@@ -38,8 +52,8 @@
 //   48      8      u64 the fragment record's payload bytes (>= 1)
 //
 // The delta derived is EncodeBatchReferenceDelta(table id, parent, child,
-// the fragment's schema, the fragment's rows): the same bytes the append
-// computed, which it wrote whole before.
+// the fragment's schema, the fragment's rows): the bytes an append of
+// version 3 computed, and one before it wrote whole.
 #ifndef LAKE_ENGINE_TABLE_DERIVED_REFERENCE_DELTA_FORMAT_H_
 #define LAKE_ENGINE_TABLE_DERIVED_REFERENCE_DELTA_FORMAT_H_
 
@@ -51,10 +65,15 @@
 
 namespace lake::table {
 
-inline constexpr uint32_t kDerivedReferenceDeltaFormatVersion = 3;
+// What EncodeDerivedReferenceDelta writes unless told otherwise, and the
+// oldest version a decode reads.
+inline constexpr uint32_t kDerivedReferenceDeltaFormatVersion = 4;
+inline constexpr uint32_t kOldestDerivedReferenceDeltaFormatVersion = 3;
 inline constexpr size_t kDerivedReferenceDeltaBytes = 56;
 
 struct DerivedReferenceDelta {
+  // 4: the registry's digest is the fragment's; 3: the derived delta's.
+  uint32_t format_version = kDerivedReferenceDeltaFormatVersion;
   uint64_t table_id = 0;
   uint64_t parent_version = 0;
   uint64_t child_version = 0;
@@ -66,15 +85,16 @@ struct DerivedReferenceDelta {
 };
 
 // Whether `payload` claims to be a derived delta: a delta's magic and
-// format version 3 (DecodeDerivedReferenceDelta checks the rest).
+// format version 3 or 4 (DecodeDerivedReferenceDelta checks the rest).
 bool IsDerivedReferenceDelta(std::string_view payload);
 
-// Its 56 bytes. InvalidArgument for a table id of 0, a child version not
-// past its parent, or a fragment of 0 bytes.
+// Its 56 bytes. InvalidArgument for a format version other than 3 or 4, a
+// table id of 0, a child version not past its parent, or a fragment of 0
+// bytes.
 absl::StatusOr<std::string> EncodeDerivedReferenceDelta(const DerivedReferenceDelta& delta);
 
 // DataLoss unless `payload` is exactly such 56 bytes, with the delta's
-// magic, format version 3, the zero bytes zero and the fields as
+// magic, format version 3 or 4, the zero bytes zero and the fields as
 // EncodeDerivedReferenceDelta requires them.
 absl::StatusOr<DerivedReferenceDelta> DecodeDerivedReferenceDelta(std::string_view payload);
 

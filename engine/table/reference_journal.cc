@@ -79,14 +79,21 @@ absl::Status CheckHeader(const ReferenceDeltaHeader& header, const LineageEdge& 
   return absl::OkStatus();
 }
 
-// The canonical bytes of the delta a derived record (format 3, `payload`,
-// at the address `path`) names: derived from the fragment record it names
-// in its segment. The walk then checks them against the registry's digest
-// as any delta's. DataLoss for a record of another edge or a fragment
-// that cannot be read.
-absl::StatusOr<std::string> DeriveDelta(io::FileSystem& fs, const std::string& table_dir,
-                                        const std::string& path, std::string_view payload,
-                                        const LineageEdge& edge) {
+// The delta a derived record (format 3 or 4, `payload`, at the address
+// `path`) names, derived from the fragment record it names in its segment.
+struct DerivedDelta {
+  std::string bytes;  // canonical (format 1)
+  // Format 4: the fragment matched the registry's digest, which therefore
+  // vouches for these bytes; format 3: the walk checks them against it as
+  // any delta's.
+  bool vouched_by_fragment = false;
+};
+
+// DataLoss for a record of another edge, a fragment that cannot be read
+// or (format 4) whose SHA-256 is not the registry's digest.
+absl::StatusOr<DerivedDelta> DeriveDelta(io::FileSystem& fs, const std::string& table_dir,
+                                         const std::string& path, std::string_view payload,
+                                         const LineageEdge& edge) {
   absl::StatusOr<DerivedReferenceDelta> derived = DecodeDerivedReferenceDelta(payload);
   if (!derived.ok()) return derived.status();
   if (derived->parent_version != edge.parent_version ||
@@ -104,13 +111,19 @@ absl::StatusOr<std::string> DeriveDelta(io::FileSystem& fs, const std::string& t
   if (!fragment.ok()) return fragment.status();
   absl::StatusOr<FragmentSummary> summary = SummarizeFragment(*fragment);
   if (!summary.ok()) return summary.status();
+  const bool vouched = derived->format_version >= 4;
+  if (vouched && summary->sha256 != edge.delta_sha256) {
+    return absl::DataLossError(absl::StrCat("its fragment's digest ", summary->sha256,
+                                            " is not the registry's ",
+                                            edge.delta_sha256.substr(0, 64)));
+  }
   absl::StatusOr<ColumnBatch> rows = DecodeFragment(*fragment, summary->schema);
   if (!rows.ok()) return rows.status();
   absl::StatusOr<EncodedReferenceDelta> delta =
       EncodeBatchReferenceDelta(derived->table_id, derived->parent_version, derived->child_version,
                                 summary->schema, absl::MakeConstSpan(&*rows, 1));
   if (!delta.ok()) return absl::DataLossError(delta.status().message());
-  return std::move(delta->bytes);
+  return DerivedDelta{std::move(delta->bytes), vouched};
 }
 
 // Where a delta's bytes come from: a file read piece by piece, or a
@@ -130,9 +143,11 @@ class DeltaSource {
       if (!record.ok()) return damaged(record.status());
       if (record->kind == TableLogRecordKind::kReferenceDelta &&
           IsDerivedReferenceDelta(record->payload)) {
-        absl::StatusOr<std::string> derived = DeriveDelta(fs, table_dir, path, record->payload, edge);
+        absl::StatusOr<DerivedDelta> derived =
+            DeriveDelta(fs, table_dir, path, record->payload, edge);
         if (!derived.ok()) return damaged(derived.status());
-        source.record_ = *std::move(derived);
+        source.record_ = std::move(derived->bytes);
+        source.vouched_by_fragment_ = derived->vouched_by_fragment;
         return source;
       }
       if (record->kind != TableLogRecordKind::kReferenceDelta) {
@@ -159,9 +174,14 @@ class DeltaSource {
     return true;
   }
 
+  // DerivedDelta::vouched_by_fragment: the registry's digest was checked
+  // against the fragment, not to be checked against these bytes.
+  bool vouched_by_fragment() const { return vouched_by_fragment_; }
+
  private:
   std::unique_ptr<io::File> file_;
   std::string record_;
+  bool vouched_by_fragment_ = false;
 };
 
 // Reads the delta of one edge piece by piece, visiting each chunk.
@@ -198,7 +218,7 @@ absl::Status WalkDelta(io::FileSystem& fs, const std::string& table_dir, const L
   absl::StatusOr<bool> more = source->Read(offset, 1, &piece);
   if (!more.ok()) return more.status();
   if (*more) return EdgeError(edge.child_version, "bytes follow its delta's trailer");
-  if (reader.digest() != edge.delta_sha256) {
+  if (!source->vouched_by_fragment() && reader.digest() != edge.delta_sha256) {
     return EdgeError(edge.child_version,
                      absl::StrCat("its delta's digest ", reader.digest(), " is not the registry's ",
                                   edge.delta_sha256.substr(0, 64)));

@@ -1116,8 +1116,7 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
                                                      " takes more than ",
                                                      kMaxTableLogPayloadBytes, " bytes"));
   }
-  const bool fragment_is_record =
-      !records.fragment_bytes.empty() && records.fragment_bytes.size() <= kMaxTableLogPayloadBytes;
+  const bool fragment_is_record = DerivesAppendDelta(records.fragment_bytes.size());
   if (!records.fragment_bytes.empty() && !fragment_is_record) {
     // Too large for a record: a file of its own, under a fresh name.
     records.fragment.path = absl::StrCat(std::string(kDataDir), "/", NewUuidV7(), ".frag");
@@ -1133,6 +1132,16 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   // An append's delta names its fragment record instead of holding its
   // references again (derived_reference_delta_format.h).
   const bool derived_delta = records.delta_from_fragment && fragment_is_record;
+  // Of format 4 the registry's digest is the fragment's (AppendDelta); of
+  // format 3 (a test writing as the lake before) the delta's own.
+  const uint32_t derived_format =
+      DeltaDigestIsFragments() ? kDerivedReferenceDeltaFormatVersion
+                               : kOldestDerivedReferenceDeltaFormatVersion;
+  if (derived_delta ? derived_format >= 4 && delta.digest != records.fragment.sha256
+                    : delta.bytes.empty()) {
+    return absl::InternalError(absl::StrCat("the reference delta of version ", version,
+                                            " is not the one its records need"));
+  }
   std::string derived_bytes;
   TableLogRecord delta_record{TableLogRecordKind::kReferenceDelta, version, delta.bytes};
   uint64_t expected =
@@ -1210,8 +1219,8 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     records.fragment.path = FormatTableLogAddress(*fragment_address);
     if (derived_delta) {
       absl::StatusOr<std::string> derived = EncodeDerivedReferenceDelta(DerivedReferenceDelta{
-          header.table_id, header.parent_version, header.version, fragment_address->offset,
-          fragment_address->payload_bytes});
+          derived_format, header.table_id, header.parent_version, header.version,
+          fragment_address->offset, fragment_address->payload_bytes});
       if (!derived.ok()) return derived.status();  // nothing written yet
       derived_bytes = *std::move(derived);
       delta_record.payload = derived_bytes;
@@ -1309,6 +1318,16 @@ absl::Status TableStore::AbandonLocked(const NewVersion& next, const absl::Statu
       next.operation_id);
 }
 
+absl::StatusOr<EncodedReferenceDelta> TableStore::AppendDelta(
+    const registry::TableRecord& table, uint64_t base, const ColumnBatch& batch,
+    std::string_view fragment, const std::string& fragment_sha256) const {
+  if (DeltaDigestIsFragments() && DerivesAppendDelta(fragment.size())) {
+    return EncodedReferenceDelta{"", fragment_sha256};
+  }
+  return EncodeBatchReferenceDelta(table.table_id, base, base + 1, table.schema,
+                                   absl::MakeConstSpan(&batch, 1));
+}
+
 absl::StatusOr<AppendOutcome> TableStore::CommitAppendLocked(const registry::TableRecord& table,
                                                              uint64_t base,
                                                              const std::string& operation_id,
@@ -1358,22 +1377,29 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   if (absl::Status s = CheckBatchForTable(table, batch); !s.ok()) return s;
   std::string operation_id = NewUuidV7();
   const uint64_t base = table.current_version;
-  // The reference delta on one thread, the fragment and (unless checked
-  // when bound) the batch's containment on this one, at once.
-  std::future<absl::StatusOr<EncodedReferenceDelta>> delta = pool_.Run([&table, &batch, base] {
-    return EncodeBatchReferenceDelta(table.table_id, base, base + 1, table.schema,
-                                     absl::MakeConstSpan(&batch, 1));
-  });
+  // A reference delta encoded whole on one thread, the fragment and
+  // (unless checked when bound) the batch's containment on this one, at
+  // once. A delta known by the fragment's digest needs no encoding.
+  std::future<absl::StatusOr<EncodedReferenceDelta>> whole_delta;
+  if (!DeltaDigestIsFragments()) {
+    whole_delta = pool_.Run([&table, &batch, base] {
+      return EncodeBatchReferenceDelta(table.table_id, base, base + 1, table.schema,
+                                       absl::MakeConstSpan(&batch, 1));
+    });
+  }
   // Encoded once: the checkpoint's batch and the fragment are these bytes.
   absl::StatusOr<std::string> encoded = EncodeValidatedFragment(batch);
   std::string batch_sha256 = encoded.ok() ? Sha256Hex(*encoded) : "";
   absl::Status contained = containment == FileCellContainment::kCheck
                                ? CheckBatchContained(batch, stage_.store())
                                : absl::OkStatus();
-  absl::StatusOr<EncodedReferenceDelta> encoded_delta = delta.get();
+  absl::StatusOr<EncodedReferenceDelta> encoded_delta =
+      whole_delta.valid() ? whole_delta.get()
+      : encoded.ok()      ? AppendDelta(table, base, batch, *encoded, batch_sha256)
+                          : absl::StatusOr<EncodedReferenceDelta>(EncodedReferenceDelta{});
   if (!contained.ok()) return contained;
-  if (!encoded_delta.ok()) return encoded_delta.status();
   if (!encoded.ok()) return encoded.status();
+  if (!encoded_delta.ok()) return encoded_delta.status();
   if (absl::Status s = LAKE_FAILPOINT("table_append.prepared"); !s.ok()) return s;
   std::optional<AppendCheckpoint> checkpoint;
   if (checkpoints_) {
@@ -1413,8 +1439,7 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
       commit_base = current->current_version;
       if (commit_base != base) {
         absl::StatusOr<EncodedReferenceDelta> rebased =
-            EncodeBatchReferenceDelta(table.table_id, commit_base, commit_base + 1, table.schema,
-                                      absl::MakeConstSpan(&batch, 1));
+            AppendDelta(table, commit_base, batch, fragment, batch_sha256);
         if (!rebased.ok()) return rebased.status();
         encoded_delta = std::move(*rebased);
         if (checkpoint) checkpoint->base_version = commit_base;
@@ -2131,8 +2156,8 @@ RecoveredAppend TableStore::SettleLocked(
   }
   const registry::TableRecord& table = a.table_record;
   const uint64_t base = table.current_version;
-  absl::StatusOr<EncodedReferenceDelta> delta = EncodeBatchReferenceDelta(
-      table.table_id, base, base + 1, table.schema, absl::MakeConstSpan(&*a.batch, 1));
+  absl::StatusOr<EncodedReferenceDelta> delta =
+      AppendDelta(table, base, *a.batch, a.checkpoint->batch, a.checkpoint->batch_sha256);
   absl::StatusOr<AppendOutcome> outcome =
       delta.ok() ? CommitAppendLocked(table, base, operation_id, *a.batch, a.checkpoint->batch,
                                       a.checkpoint->batch_sha256, std::move(*delta),

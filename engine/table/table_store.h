@@ -109,6 +109,7 @@
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/append_record_format.h"
 #include "engine/table/column_batch.h"
+#include "engine/table/derived_reference_delta_format.h"
 #include "engine/table/logged_checkpoints.h"
 #include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
@@ -325,6 +326,10 @@ struct TableStoreOptions {
   // may hold versions of both. kVersionsInTableLogEnv=0 turns it off for a
   // host.
   bool versions_in_table_log = true;
+  // The format of an append's derived reference delta
+  // (derived_reference_delta_format.h): 4, whose registry digest is the
+  // fragment's; 3 only as a test seam, to write as the lake before did.
+  uint32_t derived_delta_format = kDerivedReferenceDeltaFormatVersion;
 };
 // The environment variable that turns TableStoreOptions::versions_in_table_log
 // off ("0": versions as files of their own) where a host builds its options
@@ -676,9 +681,28 @@ class TableStore {
     std::string_view written_failpoint = "table_append.reference_delta_written";
   };
 
+  // Whether an append's fragment of `fragment_bytes` bytes is a table log
+  // record, and its reference delta one derived from it.
+  bool DerivesAppendDelta(size_t fragment_bytes) const {
+    return options_.versions_in_table_log && fragment_bytes > 0 &&
+           fragment_bytes <= kMaxTableLogPayloadBytes;
+  }
+  // Whether an append's delta, when derived, is known by its fragment's
+  // digest alone (format 4) and never encoded whole.
+  bool DeltaDigestIsFragments() const {
+    return options_.versions_in_table_log && options_.derived_delta_format >= 4;
+  }
+  // The reference delta of an append of `batch` on `base` (base -> base+1),
+  // encoded as `fragment` (whose SHA-256 is `fragment_sha256`): when
+  // derived as format 4, no bytes and the fragment's digest; else encoded
+  // whole (EncodeBatchReferenceDelta).
+  absl::StatusOr<EncodedReferenceDelta> AppendDelta(const registry::TableRecord& table,
+                                                    uint64_t base, const ColumnBatch& batch,
+                                                    std::string_view fragment,
+                                                    const std::string& fragment_sha256) const;
   // Steps 2..5 for `operation_id`, on `base` (the table's current version
   // for a replay, which publishes no checkpoint); `delta` is the batch's
-  // reference delta of base -> base+1 (EncodeBatchReferenceDelta). An
+  // reference delta of base -> base+1 (AppendDelta). An
   // append's failure is settled as the header says (withdrawn, or a
   // PendingOperationError).
   absl::StatusOr<AppendOutcome> CommitAppendLocked(const registry::TableRecord& table,
