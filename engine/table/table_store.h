@@ -666,8 +666,9 @@ class TableStore {
     bool replace_fragments = false;  // compaction: the fragment is all rows
     EncodedReferenceDelta delta;  // of base -> base+1
     // `delta` adds exactly the FILE cells of the fragment and removes
-    // nothing (an append): in the table log it is a derived record (kind
-    // 8) naming the fragment's, not its bytes again.
+    // nothing (an append): in the table log it is a derived record
+    // (derived_reference_delta_format.h) naming the fragment's, not its
+    // bytes again, and of format 4 has no bytes here (AppendDelta).
     bool delta_from_fragment = false;
     std::string operation_id;
     std::string batch_sha256;  // "" for maintenance
