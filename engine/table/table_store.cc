@@ -1124,11 +1124,8 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     if (absl::Status s = WriteNewTableFile(fs_, path, records.fragment_bytes); !s.ok()) return s;
     *written_file = std::move(path);
   }
-  // The unsettled checkpoints this commit's manifest would pass over: in
-  // the steady state none, and nothing is read but one record header.
-  absl::StatusOr<std::vector<LoggedCheckpoint>> carried = UnsettledLoggedCheckpoints(
-      table_dir, CommittedLogWatermark(records.base_manifest_path), records.settles_operation);
-  if (!carried.ok()) return carried.status();
+  CarriedCheckpoints carried;
+  if (absl::Status s = CarryCheckpointsLocked(table_dir, records, &carried); !s.ok()) return s;
   // An append's delta names its fragment record instead of holding its
   // references again (derived_reference_delta_format.h).
   const bool derived_delta = records.delta_from_fragment && fragment_is_record;
@@ -1142,11 +1139,13 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     return absl::InternalError(absl::StrCat("the reference delta of version ", version,
                                             " is not the one its records need"));
   }
-  std::string derived_bytes;
-  TableLogRecord delta_record{TableLogRecordKind::kReferenceDelta, version, delta.bytes};
+  absl::StatusOr<CheckpointRecordForm> checkpoint =
+      CheckpointRecordFormOf(records, fragment_is_record);
+  if (!checkpoint.ok()) return checkpoint.status();  // nothing written
+  // Every record's bytes, for the segment to hold them all.
   uint64_t expected =
       TableLogRecordBytes(derived_delta ? kDerivedReferenceDeltaBytes : delta.bytes.size()) +
-      kExpectedManifestRecordBytes;
+      kExpectedManifestRecordBytes + checkpoint->record_bytes;
   for (const std::string& bytes : records.vector_bytes) {
     if (!bytes.empty()) expected += TableLogRecordBytes(bytes.size());
   }
@@ -1154,52 +1153,7 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     if (!bytes.empty()) expected += TableLogRecordBytes(bytes.size());
   }
   if (fragment_is_record) expected += TableLogRecordBytes(records.fragment_bytes.size());
-  // An append's checkpoint names its fragment record when the fragment is
-  // one and is its batch (the same bytes: CommitAppendLocked), else holds
-  // its batch (encoded now: nothing is written if it would not decode).
-  const AppendCheckpoint* checkpoint = records.checkpoint;
-  const bool checkpoint_names_fragment =
-      checkpoint != nullptr && fragment_is_record &&
-      records.fragment_bytes.size() == checkpoint->batch.size() &&
-      (records.fragment_bytes.data() == checkpoint->batch.data() ||
-       records.fragment_bytes == checkpoint->batch);
-  std::string checkpoint_bytes;
-  if (checkpoint != nullptr && !checkpoint_names_fragment) {
-    absl::StatusOr<std::string> encoded = EncodeAppendCheckpoint(*checkpoint);
-    if (!encoded.ok()) return encoded.status();
-    checkpoint_bytes = *std::move(encoded);
-  }
-  if (checkpoint_names_fragment) {
-    expected += TableLogRecordBytes(AppendCheckpointReferenceBytes(*checkpoint));
-  } else if (checkpoint != nullptr) {
-    expected += TableLogRecordBytes(checkpoint_bytes.size());
-  }
-  // The carried copies, self-contained (logged_checkpoints.h): a checkpoint
-  // naming its fragment, resolved, is written with its batch inline. One
-  // whose record is damaged is copied as it is (still reported, as before);
-  // one that could not be read for another reason (an I/O error) fails the
-  // commit: its copy could not be made whole.
-  std::vector<TableLogRecord> carried_records;
-  std::vector<std::string> carried_payloads;  // made whole; reserved: viewed below
-  carried_payloads.reserve(carried->size());
-  for (const LoggedCheckpoint& c : *carried) {
-    if (c.names_fragment) {
-      if (!c.checkpoint.ok() && !absl::IsDataLoss(c.checkpoint.status())) {
-        return c.checkpoint.status();
-      }
-      if (c.checkpoint.ok()) {
-        absl::StatusOr<std::string> whole = EncodeAppendCheckpoint(*c.checkpoint);
-        if (!whole.ok()) return whole.status();
-        carried_payloads.push_back(*std::move(whole));
-        carried_records.push_back(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, c.version,
-                                                 carried_payloads.back()});
-        continue;
-      }
-    }
-    carried_records.push_back(
-        TableLogRecord{TableLogRecordKind::kAppendCheckpoint, c.version, c.payload});
-  }
-  for (const TableLogRecord& r : carried_records) expected += TableLogRecordBytes(r.payload.size());
+  for (const TableLogRecord& r : carried.records) expected += TableLogRecordBytes(r.payload.size());
   absl::StatusOr<TableLogAppend> append = log_writer_.Begin(table_dir, expected);
   if (!append.ok()) return append.status();
   for (size_t i = 0; i < records.added.size(); ++i) {
@@ -1212,6 +1166,8 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
     records.added[i].deletion_vector->path = FormatTableLogAddress(
         append->Add(TableLogRecord{TableLogRecordKind::kDeletionVector, version, bytes}));
   }
+  std::string derived_bytes;
+  TableLogRecord delta_record{TableLogRecordKind::kReferenceDelta, version, delta.bytes};
   std::optional<TableLogAddress> fragment_address;
   if (fragment_is_record) {
     fragment_address = append->Add(
@@ -1230,14 +1186,15 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   // The checkpoint after its fragment: a scan reaching it passed the
   // fragment whole, so a torn write never leaves a checkpoint naming a lost
   // fragment (append_record_format.h).
-  if (checkpoint_names_fragment) {
+  if (checkpoint->names_fragment) {
     absl::StatusOr<std::string> reference =
-        EncodeAppendCheckpointReference(*checkpoint, *fragment_address);
+        EncodeAppendCheckpointReference(*records.checkpoint, *fragment_address);
     if (!reference.ok()) return reference.status();  // nothing written
-    checkpoint_bytes = *std::move(reference);
-    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version, checkpoint_bytes});
-  } else if (checkpoint != nullptr) {
-    append->Add(TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version, checkpoint_bytes});
+    checkpoint->payload = *std::move(reference);
+  }
+  if (records.checkpoint != nullptr) {
+    append->Add(
+        TableLogRecord{TableLogRecordKind::kAppendCheckpoint, version, checkpoint->payload});
   }
   header.reference_delta_path = FormatTableLogAddress(append->Add(delta_record));
   // The manifest's address depends on its size: it is named once added.
@@ -1248,9 +1205,57 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
       append->Add(TableLogRecord{TableLogRecordKind::kManifest, version, *manifest_bytes}));
   resolved.chain_files.front() = *manifest_path;
   // After the manifest, so past the watermark this commit records.
-  for (const TableLogRecord& r : carried_records) append->Add(r);
-  records.checkpoint_written = checkpoint != nullptr;
+  for (const TableLogRecord& r : carried.records) append->Add(r);
+  records.checkpoint_written = records.checkpoint != nullptr;
   return append->Commit();
+}
+
+absl::StatusOr<TableStore::CheckpointRecordForm> TableStore::CheckpointRecordFormOf(
+    const VersionRecords& records, bool fragment_is_record) {
+  CheckpointRecordForm form;
+  const AppendCheckpoint* checkpoint = records.checkpoint;
+  if (checkpoint == nullptr) return form;
+  form.names_fragment = fragment_is_record &&
+                        records.fragment_bytes.size() == checkpoint->batch.size() &&
+                        (records.fragment_bytes.data() == checkpoint->batch.data() ||
+                         records.fragment_bytes == checkpoint->batch);
+  if (form.names_fragment) {
+    form.record_bytes = TableLogRecordBytes(AppendCheckpointReferenceBytes(*checkpoint));
+    return form;
+  }
+  absl::StatusOr<std::string> encoded = EncodeAppendCheckpoint(*checkpoint);
+  if (!encoded.ok()) return encoded.status();
+  form.payload = *std::move(encoded);
+  form.record_bytes = TableLogRecordBytes(form.payload.size());
+  return form;
+}
+
+absl::Status TableStore::CarryCheckpointsLocked(const std::string& table_dir,
+                                                const VersionRecords& records,
+                                                CarriedCheckpoints* carried) {
+  absl::StatusOr<std::vector<LoggedCheckpoint>> unsettled = UnsettledLoggedCheckpoints(
+      table_dir, CommittedLogWatermark(records.base_manifest_path), records.settles_operation);
+  if (!unsettled.ok()) return unsettled.status();
+  carried->unsettled = *std::move(unsettled);
+  carried->whole_payloads.reserve(carried->unsettled.size());
+  for (const LoggedCheckpoint& c : carried->unsettled) {
+    if (c.names_fragment) {
+      if (!c.checkpoint.ok() && !absl::IsDataLoss(c.checkpoint.status())) {
+        return c.checkpoint.status();
+      }
+      if (c.checkpoint.ok()) {
+        absl::StatusOr<std::string> whole = EncodeAppendCheckpoint(*c.checkpoint);
+        if (!whole.ok()) return whole.status();
+        carried->whole_payloads.push_back(*std::move(whole));
+        carried->records.push_back(TableLogRecord{TableLogRecordKind::kAppendCheckpoint,
+                                                  c.version, carried->whole_payloads.back()});
+        continue;
+      }
+    }
+    carried->records.push_back(
+        TableLogRecord{TableLogRecordKind::kAppendCheckpoint, c.version, c.payload});
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<LoggedCheckpoint>> TableStore::UnsettledLoggedCheckpoints(

@@ -780,6 +780,37 @@ class TableStore {
                                                uint32_t checkpoint_interval,
                                                const std::string& path);
   };
+  // How an append's checkpoint (VersionRecords::checkpoint) goes to the
+  // table log: a record naming the fragment record written just before it
+  // when the fragment is a record and is the checkpoint's batch (the same
+  // bytes: CommitAppendLocked), else one holding its batch.
+  struct CheckpointRecordForm {
+    bool names_fragment = false;
+    // The record's payload: the batch-holding form (encoded first, so that
+    // nothing is written if it would not decode); the naming form once
+    // the fragment's address is known.
+    std::string payload;
+    uint64_t record_bytes = 0;  // 0 for no checkpoint
+  };
+  static absl::StatusOr<CheckpointRecordForm> CheckpointRecordFormOf(const VersionRecords& records,
+                                                                     bool fragment_is_record);
+  // The unsettled checkpoints a new version's manifest would pass over (in
+  // the steady state none, and nothing is read but one record header), as
+  // copies to write after it, self-contained (logged_checkpoints.h): a
+  // checkpoint naming its fragment, resolved, is copied with its batch
+  // inline. One whose record is damaged is copied as it is (still
+  // reported, as before); one that could not be read for another reason (an
+  // I/O error) fails the commit: its copy could not be made whole.
+  struct CarriedCheckpoints {
+    std::vector<LoggedCheckpoint> unsettled;
+    std::vector<std::string> whole_payloads;  // reserved: `records` views them
+    std::vector<TableLogRecord> records;      // in order, viewing the two above
+  };
+  // Fills *carried, which must be empty and stay where it is while its
+  // records are used.
+  absl::Status CarryCheckpointsLocked(const std::string& table_dir, const VersionRecords& records,
+                                      CarriedCheckpoints* carried)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Writes a new version's records to the table log in one write and makes
   // them durable with one sync (table_log.h), in this order: the fragment
   // copies and deletion vectors of `records` (each entry's path and vector
