@@ -2,6 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/strings/cord.h"
 #include "absl/strings/escaping.h"
@@ -43,21 +49,57 @@ bool IsPlainSegment(const char* begin, const char* end) {
   return n > 2 || (n == 1 && *begin != '.') || (n == 2 && (begin[0] != '.' || begin[1] != '.'));
 }
 
-// In one pass: every byte of `path` is literal and its '/'-separated
-// segments pass ValidatePathSegments. The same answer as
+#if defined(__SSE2__)
+// The lanes of `x` (16 bytes) that hold a literal path byte, as a 16-bit
+// mask: the same set as kLiteralPathBytes. Letters fold to lowercase with
+// 0x20 (exactly 'A'..'Z' and 'a'..'z' land in 'a'..'z'); '-', '.', '/' and
+// the digits are the one range 0x2D..0x39; '_' and '~' are single bytes.
+// Each range check is unsigned: (x - lo) saturating-minus (hi - lo) is 0.
+uint32_t LiteralLanes(__m128i x) {
+  auto in_range = [](__m128i v, char lo, char hi) {
+    __m128i above = _mm_subs_epu8(_mm_sub_epi8(v, _mm_set1_epi8(lo)),
+                                  _mm_set1_epi8(static_cast<char>(hi - lo)));
+    return _mm_cmpeq_epi8(above, _mm_setzero_si128());
+  };
+  __m128i literal = _mm_or_si128(in_range(_mm_or_si128(x, _mm_set1_epi8(0x20)), 'a', 'z'),
+                                 in_range(x, '-', '9'));
+  literal = _mm_or_si128(literal, _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
+  literal = _mm_or_si128(literal, _mm_cmpeq_epi8(x, _mm_set1_epi8('~')));
+  return static_cast<uint32_t>(_mm_movemask_epi8(literal));
+}
+#endif
+
+// Every byte of `path` is literal and its '/'-separated segments pass
+// ValidatePathSegments: the same answer as
 // all_of(IsLiteralPathByte) && ValidatePathSegments(path).ok(), since
-// literal bytes are ASCII without NUL.
+// literal bytes are ASCII without NUL. Sixteen bytes a step where SSE2 is
+// there (every FILE cell of every append is checked here, twice), then
+// byte by byte.
 bool IsLiteralSegmentPath(std::string_view path) {
-  const char* segment = path.data();
-  const char* const end = path.data() + path.size();
-  for (const char* p = segment; p != end; ++p) {
-    if (!IsLiteralPathByte(*p)) return false;
-    if (*p == '/') {
-      if (!IsPlainSegment(segment, p)) return false;
-      segment = p + 1;
+  const char* const begin = path.data();
+  const size_t n = path.size();
+  size_t segment = 0;  // where the current segment starts
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; n - i >= 16; i += 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(begin + i));
+    if (LiteralLanes(x) != 0xFFFF) return false;
+    uint32_t slashes = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('/'))));
+    for (; slashes != 0; slashes &= slashes - 1) {
+      const size_t at = i + static_cast<size_t>(std::countr_zero(slashes));
+      if (!IsPlainSegment(begin + segment, begin + at)) return false;
+      segment = at + 1;
     }
   }
-  return IsPlainSegment(segment, end);
+#endif
+  for (; i < n; ++i) {
+    if (!IsLiteralPathByte(begin[i])) return false;
+    if (begin[i] == '/') {
+      if (!IsPlainSegment(begin + segment, begin + i)) return false;
+      segment = i + 1;
+    }
+  }
+  return IsPlainSegment(begin + segment, begin + n);
 }
 
 // Decodes once, then insists that re-encoding gives back the input.

@@ -1,6 +1,8 @@
 // URI parsing, canonical percent-encoding and containment helpers.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +87,46 @@ TEST_CASE("an all-literal file URI is its own decoded path; anything else is par
   absl::StatusOr<ParsedUri> escaped = ParseLocationUri("file:///srv/a%20b");
   LAKE_REQUIRE_OK(escaped);
   CHECK(escaped->path == "/srv/a b");
+}
+
+// The literal path's check, against the plain rule: every byte literal,
+// no empty, "." or ".." segment.
+bool LiteralPathByRule(std::string_view path) {
+  auto literal = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+  };
+  return std::all_of(path.begin(), path.end(), literal) && ValidatePathSegments(path).ok();
+}
+
+TEST_CASE("the literal path check agrees with the rule for every byte at every position") {
+  // Paths of 1 to 40 bytes (past two 16-byte steps and into the tail),
+  // each byte value put at each position of an otherwise valid path.
+  for (size_t length = 1; length <= 40; ++length) {
+    std::string base(length, 'a');
+    for (size_t at = 0; at < length; ++at) {
+      for (int value = 0; value < 256; ++value) {
+        std::string path = base;
+        path[at] = static_cast<char>(value);
+        std::string uri = "file:///" + path;
+        bool want = LiteralPathByRule(path);
+        if (want != LiteralFileUriPath(uri).has_value()) {
+          FAIL("length " << length << ", byte " << value << " at " << at);
+        }
+      }
+    }
+  }
+  // Segment boundaries on each side of a 16-byte step: "", "." and ".."
+  // segments are refused wherever they fall.
+  for (size_t pad = 0; pad < 20; ++pad) {
+    for (std::string_view segment : {"", ".", "..", "...", "x", ".x"}) {
+      for (std::string_view tail : {"", "/b", "/bbbbbbbbbbbbbbbbbbbb"}) {
+        std::string path = std::string(pad + 1, 'a') + "/" + std::string(segment) + std::string(tail);
+        CAPTURE(path);
+        CHECK(LiteralFileUriPath("file:///" + path).has_value() == LiteralPathByRule(path));
+      }
+    }
+  }
 }
 
 TEST_CASE("s3 URIs name a valid bucket and a key") {
