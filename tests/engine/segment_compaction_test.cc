@@ -27,6 +27,7 @@
 #include "tests/support/fault_injection_file_system.h"
 #include "tests/support/episodes_table.h"
 #include "tests/support/gc_fixture.h"
+#include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
 #include "tests/support/test_files.h"
 
@@ -502,6 +503,65 @@ TEST_CASE("segment compaction: a power loss at each step leaves it whole or not 
     }
     scene.CheckWholeOrNothing(/*must_have_happened=*/i >= kCommittedStep);
   }
+}
+
+TEST_CASE("segment compaction: an append killed before its commit stays pending through it and recovers once") {
+  REQUIRE(failpoint::Enabled());
+  CrashScene scene;
+  {
+    // Its records (checkpoint included) durable in a segment of their own,
+    // past the watermark of version 3; the registry never heard of it.
+    ScopedRollingOptions rolling;
+    testing::RunKilledAt("table_append.reference_delta_written", scene.root_dir,
+                         [](testing::TableRoot& root) {
+                           std::vector<uint8_t> bytes = testing::RandomBytes(500, 77);
+                           testing::MemorySource source(bytes);
+                           (void)root.Insert("INSERT INTO ns.t (id, f) VALUES (?, ?)",
+                                             {CellValue{std::string("r3")},
+                                              sql::FileFromSource{&source, "video/mp4"}});
+                         });
+  }
+  GcTestRoot root(nullptr, scene.root_dir, RollingOptions());
+  auto replayable = [&] {
+    absl::StatusOr<std::vector<table::PendingAppend>> pending =
+        root.tables().tables->PendingAppends();
+    LAKE_REQUIRE_OK(pending);
+    return std::count_if(pending->begin(), pending->end(), [](const table::PendingAppend& p) {
+      return p.state == table::PendingAppend::State::kReplayable;
+    });
+  };
+  REQUIRE(replayable() == 1);
+  absl::StatusOr<std::optional<table::SegmentCompactionOutcome>> compacted = CompactSegments(root);
+  LAKE_REQUIRE_OK(compacted);
+  REQUIRE(compacted->has_value());
+  CHECK((*compacted)->version == 4);
+  CHECK(Ids(root) == ThreeIds());
+  // Carried past the compaction's manifest: still pending, and recovery
+  // commits it once, after the compaction.
+  CHECK(replayable() == 1);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root.tables().tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  REQUIRE(recovered->size() == 1);
+  CHECK(recovered->front().result == table::RecoveredAppend::Result::kCommitted);
+  CHECK(recovered->front().version == 5);
+  const std::vector<std::string> four = {"r0", "r1", "r2", "r3"};
+  CHECK(Ids(root) == four);
+  CHECK(replayable() == 0);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> again = root.tables().tables->Recover();
+  LAKE_REQUIRE_OK(again);
+  for (const table::RecoveredAppend& r : *again) {
+    CHECK(r.result != table::RecoveredAppend::Result::kCommitted);
+  }
+  // The compacted segments go once the versions before expire; every row
+  // stays, once.
+  ExpireAllButCurrent(root);
+  Collect(root);
+  CHECK_FALSE(SegmentExists(root, 1));
+  CHECK_FALSE(SegmentExists(root, 2));
+  CHECK(Ids(root) == four);
+  absl::StatusOr<std::vector<DataLocation>> references = root.tables().CurrentReferences("ns.t");
+  LAKE_REQUIRE_OK(references);
+  CHECK(references->size() == 4);
 }
 
 TEST_CASE("segment compaction: a failure before the commit leaves the version") {
