@@ -1,5 +1,6 @@
 #include "engine/sql/prepared_statement.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -403,7 +404,14 @@ absl::StatusOr<table::ColumnBatch> PreparedStatement::UploadRows(
   // caller's commit returns: its checkpoint published or its commit made
   // the objects referenced (or it failed, leaving them unreferenced).
   std::vector<const table::CellValue*> values(slots_.size() - first);
-  std::vector<table::CellValue> uploaded(slots_.size() - first);
+  // Only the uploads' cells: reserved whole, so `values` may point in.
+  std::vector<table::CellValue> uploaded;
+  uploaded.reserve(static_cast<size_t>(std::count_if(
+      slots_.begin() + static_cast<std::ptrdiff_t>(first), slots_.end(),
+      [](const std::optional<StatementParameter>& slot) {
+        return std::holds_alternative<FileFromPath>(*slot) ||
+               std::holds_alternative<FileFromSource>(*slot);
+      })));
   bool binds_existing = false;
   for (size_t i = first; i < slots_.size(); ++i) {
     UploadSource* source = nullptr;
@@ -424,8 +432,8 @@ absl::StatusOr<table::ColumnBatch> PreparedStatement::UploadRows(
     options.content_type = content_type.empty() ? std::string(kDefaultContentType) : content_type;
     absl::StatusOr<LeasedLocation> location = tables_.stage().UploadLeased(*source, options);
     if (!location.ok()) return location.status();
-    uploaded[i - first] = std::move(location->location);
-    values[i - first] = &uploaded[i - first];
+    uploaded.push_back(std::move(location->location));
+    values[i - first] = &uploaded.back();
     if (location->lease != nullptr) leases->push_back(std::move(location->lease));
   }
   absl::StatusOr<table::ColumnBatch> rows = InsertRows(*insert_, values);
