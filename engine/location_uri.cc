@@ -84,7 +84,8 @@ bool IsLiteralSegmentPath(std::string_view path) {
   for (; n - i >= 16; i += 16) {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(begin + i));
     if (LiteralLanes(x) != 0xFFFF) return false;
-    uint32_t slashes = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('/'))));
+    uint32_t slashes =
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('/'))));
     for (; slashes != 0; slashes &= slashes - 1) {
       const size_t at = i + static_cast<size_t>(std::countr_zero(slashes));
       if (!IsPlainSegment(begin + segment, begin + at)) return false;

@@ -71,6 +71,11 @@ inline constexpr uint32_t kDerivedReferenceDeltaFormatVersion = 4;
 inline constexpr uint32_t kOldestDerivedReferenceDeltaFormatVersion = 3;
 inline constexpr size_t kDerivedReferenceDeltaBytes = 56;
 
+// Whether the registry's digest for a version whose derived delta is of
+// `format_version` is its fragment's SHA-256 (4 on), not the derived
+// delta's (3).
+constexpr bool RegistryDigestIsFragments(uint32_t format_version) { return format_version >= 4; }
+
 struct DerivedReferenceDelta {
   // 4: the registry's digest is the fragment's; 3: the derived delta's.
   uint32_t format_version = kDerivedReferenceDeltaFormatVersion;

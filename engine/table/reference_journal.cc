@@ -111,7 +111,7 @@ absl::StatusOr<DerivedDelta> DeriveDelta(io::FileSystem& fs, const std::string& 
   if (!fragment.ok()) return fragment.status();
   absl::StatusOr<FragmentSummary> summary = SummarizeFragment(*fragment);
   if (!summary.ok()) return summary.status();
-  const bool vouched = derived->format_version >= 4;
+  const bool vouched = RegistryDigestIsFragments(derived->format_version);
   if (vouched && summary->sha256 != edge.delta_sha256) {
     return absl::DataLossError(absl::StrCat("its fragment's digest ", summary->sha256,
                                             " is not the registry's ",

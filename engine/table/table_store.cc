@@ -1131,10 +1131,8 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   const bool derived_delta = records.delta_from_fragment && fragment_is_record;
   // Of format 4 the registry's digest is the fragment's (AppendDelta); of
   // format 3 (a test writing as the lake before) the delta's own.
-  const uint32_t derived_format =
-      DeltaDigestIsFragments() ? kDerivedReferenceDeltaFormatVersion
-                               : kOldestDerivedReferenceDeltaFormatVersion;
-  if (derived_delta ? derived_format >= 4 && delta.digest != records.fragment.sha256
+  const uint32_t derived_format = options_.derived_delta_format;
+  if (derived_delta ? DeltaDigestIsFragments() && delta.digest != records.fragment.sha256
                     : delta.bytes.empty()) {
     return absl::InternalError(absl::StrCat("the reference delta of version ", version,
                                             " is not the one its records need"));
@@ -1398,10 +1396,13 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   absl::Status contained = containment == FileCellContainment::kCheck
                                ? CheckBatchContained(batch, stage_.store())
                                : absl::OkStatus();
-  absl::StatusOr<EncodedReferenceDelta> encoded_delta =
-      whole_delta.valid() ? whole_delta.get()
-      : encoded.ok()      ? AppendDelta(table, base, batch, *encoded, batch_sha256)
-                          : absl::StatusOr<EncodedReferenceDelta>(EncodedReferenceDelta{});
+  // Joined before any return: the task refers to `table` and `batch`.
+  absl::StatusOr<EncodedReferenceDelta> encoded_delta = EncodedReferenceDelta{};
+  if (whole_delta.valid()) {
+    encoded_delta = whole_delta.get();
+  } else if (encoded.ok()) {
+    encoded_delta = AppendDelta(table, base, batch, *encoded, batch_sha256);
+  }
   if (!contained.ok()) return contained;
   if (!encoded.ok()) return encoded.status();
   if (!encoded_delta.ok()) return encoded_delta.status();

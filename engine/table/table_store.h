@@ -691,7 +691,8 @@ class TableStore {
   // Whether an append's delta, when derived, is known by its fragment's
   // digest alone (format 4) and never encoded whole.
   bool DeltaDigestIsFragments() const {
-    return options_.versions_in_table_log && options_.derived_delta_format >= 4;
+    return options_.versions_in_table_log &&
+           RegistryDigestIsFragments(options_.derived_delta_format);
   }
   // The reference delta of an append of `batch` on `base` (base -> base+1),
   // encoded as `fragment` (whose SHA-256 is `fragment_sha256`): when
