@@ -74,6 +74,12 @@ class File {
   // cover it (fallocate mode 0). Unimplemented where the file system has no
   // fallocate; callers treat it as an optimisation.
   virtual absl::Status Allocate(uint64_t offset, uint64_t len) = 0;
+  // The first offset at or after `offset` with no written data behind it:
+  // a hole, or blocks allocated and never written (a write there still
+  // changes the block map, so its sync writes the inode too) — the size
+  // when the rest is written (lseek SEEK_HOLE; `offset` itself when at or
+  // past the end). A file system that cannot tell reports the size.
+  virtual absl::StatusOr<uint64_t> NextUnwritten(uint64_t offset) = 0;
   virtual absl::StatusOr<FileInfo> Stat() = 0;
   // An advisory exclusive lock on this open file (flock), without waiting.
   // Returns false when another open file holds it.

@@ -38,6 +38,23 @@ bool AllZero(std::string_view bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
 }
 
+// Where the unwritten blocks of `file` begin at or after `end`; the size
+// `size` when the file system cannot tell (then no zeros are written ahead).
+uint64_t WrittenEnd(io::File& file, uint64_t end, uint64_t size) {
+  absl::StatusOr<uint64_t> at = file.NextUnwritten(end);
+  return at.ok() ? *at : size;
+}
+
+// The pieces of `zeros` zero bytes, for one gathering write.
+void AppendZeroPieces(uint64_t zeros, std::vector<std::string_view>* pieces) {
+  static const std::string kZeros(size_t{64} << 10, '\0');
+  while (zeros > 0) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(zeros, kZeros.size()));
+    pieces->push_back(std::string_view(kZeros).substr(0, n));
+    zeros -= n;
+  }
+}
+
 // Where the records of the open segment end, scanned from `start` (a
 // record boundary), and whether the bytes there are clean zeros. Reads a
 // record header at a time (and the records it passes, to check them), so
@@ -97,8 +114,9 @@ absl::Status TableLogWriter::CreateSegment(const std::string& table_dir, uint64_
     if (absl::Status s = io::WriteFullyAt(**file, EncodeTableLogSegmentHeader(segment), 0); !s.ok()) {
       return s;
     }
-    // Preallocated: later appends change no block map and no size, so
-    // their fdatasync writes the data alone. Where the file system cannot,
+    // Preallocated: later appends change no size, and once zeros are
+    // written ahead of them (Commit) no block map, so their fdatasync
+    // writes the data alone. Where the file system cannot preallocate,
     // the appends extend the file instead (still one sync each).
     (void)(*file)->Allocate(0, std::max(min_bytes, segment_bytes_));
     if (absl::Status s = (*file)->Sync(); !s.ok()) return s;
@@ -127,6 +145,8 @@ absl::StatusOr<TableLogAppend> TableLogWriter::Begin(const std::string& table_di
   uint64_t segment = segments->empty() ? 0 : segments->back();
   std::unique_ptr<io::File> file;
   uint64_t end = 0;
+  uint64_t size = 0;
+  uint64_t written_end = 0;
   if (segment != 0) {
     std::string path = absl::StrCat(table_dir, "/", TableLogSegmentRelativePath(segment));
     // Read through a handle of its own (a writing handle may not read).
@@ -155,6 +175,8 @@ absl::StatusOr<TableLogAppend> TableLogWriter::Begin(const std::string& table_di
       if (!opened.ok()) return opened.status();
       file = std::move(*opened);
       end = found->end;
+      size = info->size;
+      written_end = WrittenEnd(**reading, end, size);
       tails_[table_dir] = Tail{segment, end, info->device, info->inode, info->birth_unix_nanos};
     }
   }
@@ -172,9 +194,11 @@ absl::StatusOr<TableLogAppend> TableLogWriter::Begin(const std::string& table_di
     if (!info.ok()) return info.status();
     file = std::move(*opened);
     end = kTableLogSegmentHeaderBytes;
+    size = info->size;
+    written_end = WrittenEnd(*file, end, size);
     tails_[table_dir] = Tail{segment, end, info->device, info->inode, info->birth_unix_nanos};
   }
-  TableLogAppend append(*this, table_dir, segment, end, std::move(file));
+  TableLogAppend append(*this, table_dir, segment, end, written_end, size, std::move(file));
   append.bytes_.reserve(needed);
   return append;
 }
@@ -187,7 +211,17 @@ TableLogAddress TableLogAppend::Add(const TableLogRecord& record) {
 
 absl::Status TableLogAppend::Commit() {
   if (bytes_.empty()) return file_->Close();
-  if (absl::Status s = io::WriteFullyAt(*file_, bytes_, start_); !s.ok()) return s;
+  // Zeros ahead (kTableLogZeroAheadMinBytes) when the records reach
+  // unwritten blocks: over the preallocation's zeros, to a block boundary.
+  const uint64_t records_end = start_ + bytes_.size();
+  std::vector<std::string_view> pieces{bytes_};
+  if (records_end > written_end_ && records_end < size_) {
+    const uint64_t ahead =
+        std::clamp(records_end, kTableLogZeroAheadMinBytes, kTableLogZeroAheadMaxBytes);
+    const uint64_t zero_to = std::min(size_, (records_end + ahead) / 4096 * 4096);
+    if (zero_to > records_end) AppendZeroPieces(zero_to - records_end, &pieces);
+  }
+  if (absl::Status s = io::WriteFullyAt(*file_, pieces, start_); !s.ok()) return s;
   if (absl::Status s = LAKE_FAILPOINT(kTableLogWrittenFailpoint); !s.ok()) return s;
   if (absl::Status s = file_->Sync(); !s.ok()) return s;
   if (absl::Status s = file_->Close(); !s.ok()) return s;

@@ -14,6 +14,8 @@
 //   (ScanTableLogRecords' valid_end) and only where the bytes are zero
 //   (the preallocation): a valid record is never overwritten, and neither
 //   are torn or damaged bytes (the writer rolls to a new segment instead).
+// - Zeros written ahead of an append's records (kTableLogZeroAheadMinBytes)
+//   land past them and within the segment's size: only on zeros.
 // - A record is named by a manifest only after the sync covering it
 //   returned: every committed address names synced bytes.
 // - A segment is published whole: written and synced under a temporary
@@ -53,6 +55,21 @@ namespace lake::table {
 // before the sync that makes them durable.
 inline constexpr std::string_view kTableLogWrittenFailpoint = "table_log.written";
 
+// How far an append writes zeros past its records when they reach blocks
+// the preallocation left unwritten: as far again as the segment holds so
+// far, within these bounds, never past the segment's size.
+//
+// Why: a file system's preallocation (fallocate) leaves its extents
+// "unwritten"; the first write into one converts it, and that change of
+// the block map is metadata the fdatasync must write too — a second
+// device round trip before the cache flush. Zeros written ahead (over
+// zeros) in the same write convert a stretch at once, so the appends that
+// follow sync their data alone. Measured on ext4 here, a 51 KB append's
+// write and sync: 155-185 us into preallocated blocks, 90-110 us into
+// written ones; zeros cost about 0.4 ms per MiB, once.
+inline constexpr uint64_t kTableLogZeroAheadMinBytes = uint64_t{256} << 10;
+inline constexpr uint64_t kTableLogZeroAheadMaxBytes = uint64_t{4} << 20;
+
 class TableLogWriter;
 
 // One version's records on their way into the log (TableLogWriter::Begin):
@@ -76,14 +93,17 @@ class TableLogAppend {
  private:
   friend class TableLogWriter;
   TableLogAppend(TableLogWriter& writer, std::string table_dir, uint64_t segment,
-                 uint64_t start, std::unique_ptr<io::File> file)
+                 uint64_t start, uint64_t written_end, uint64_t size,
+                 std::unique_ptr<io::File> file)
       : writer_(&writer), table_dir_(std::move(table_dir)), segment_(segment), start_(start),
-        file_(std::move(file)) {}
+        written_end_(written_end), size_(size), file_(std::move(file)) {}
 
   TableLogWriter* writer_;
   std::string table_dir_;
   uint64_t segment_ = 0;
-  uint64_t start_ = 0;  // where the first record goes
+  uint64_t start_ = 0;        // where the first record goes
+  uint64_t written_end_ = 0;  // where the segment's unwritten blocks begin
+  uint64_t size_ = 0;         // the segment's size (its preallocation)
   std::unique_ptr<io::File> file_;
   std::string bytes_;  // the records added, encoded
 };

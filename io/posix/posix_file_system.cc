@@ -152,6 +152,12 @@ class PosixFile final : public File {
     if (errno == EOPNOTSUPP) return absl::UnimplementedError("fallocate: " + path_);
     return ErrnoStatus(errno, "fallocate", path_);
   }
+  absl::StatusOr<uint64_t> NextUnwritten(uint64_t offset) override {
+    off_t at = ::lseek(fd_, static_cast<off_t>(offset), SEEK_HOLE);
+    if (at >= 0) return static_cast<uint64_t>(at);
+    if (errno == ENXIO) return offset;  // at or past the end
+    return ErrnoStatus(errno, "lseek SEEK_HOLE", path_);
+  }
   absl::StatusOr<FileInfo> Stat() override {
     FileInfo info;
     if (!StatInfo(fd_, "", AT_EMPTY_PATH, &info)) return ErrnoStatus(errno, "stat", path_);

@@ -221,6 +221,42 @@ TEST_CASE("table log: one version's records go to one segment, read back by addr
         table::kTableLogSegmentBytes);
 }
 
+TEST_CASE("table log: an append into unwritten blocks writes zeros ahead, and the next lands on written ones") {
+  LogDir d;
+  table::TableLogWriter writer(d.posix);
+  // Past the segment header's block, into the preallocation.
+  const std::string payload(8000, 'p');
+  absl::StatusOr<std::vector<TableLogAddress>> first = writer.AppendDurably(d.table_dir, {Record(1, payload)});
+  LAKE_REQUIRE_OK(first);
+  const std::string path = d.table_dir + "/" + table::TableLogSegmentRelativePath(1);
+  absl::StatusOr<std::unique_ptr<io::File>> file = d.posix.OpenRead(path);
+  LAKE_REQUIRE_OK(file);
+  const uint64_t end = (*first)[0].offset + table::TableLogRecordBytes(payload.size());
+  absl::StatusOr<uint64_t> written = (*file)->NextUnwritten(end);
+  LAKE_REQUIRE_OK(written);
+  absl::StatusOr<io::FileInfo> info = (*file)->Stat();
+  LAKE_REQUIRE_OK(info);
+  // Written through at least the minimum stretch ahead (through the size,
+  // where the file system cannot tell written blocks from preallocated).
+  CHECK(*written >= end + table::kTableLogZeroAheadMinBytes - 4096);
+  CHECK(*written <= info->size);
+  absl::StatusOr<std::vector<TableLogAddress>> second = writer.AppendDurably(d.table_dir, {Record(2, payload)});
+  LAKE_REQUIRE_OK(second);
+  CHECK((*second)[0].offset == end);
+  CHECK(d.Read(d.posix, (*second)[0]) == payload);
+  absl::StatusOr<uint64_t> still = (*file)->NextUnwritten(end);
+  LAKE_REQUIRE_OK(still);
+  CHECK(*still == *written);  // no second stretch: the record fit in the first
+  // The stretch is zeros: a scan still ends right after the records.
+  const uint64_t records_end = end + table::TableLogRecordBytes(payload.size());
+  std::string ahead(static_cast<size_t>(*written - records_end), 'x');
+  absl::StatusOr<size_t> got =
+      (*file)->PRead(reinterpret_cast<uint8_t*>(ahead.data()), ahead.size(), records_end);
+  LAKE_REQUIRE_OK(got);
+  CHECK(*got == ahead.size());
+  CHECK(ahead == std::string(ahead.size(), '\0'));
+}
+
 TEST_CASE("table log: another writer (another process) appends after what it finds") {
   LogDir d;
   table::TableLogWriter one(d.posix);

@@ -107,6 +107,33 @@ TEST_CASE("create is exclusive and rename never replaces") {
   }
 }
 
+TEST_CASE("the written end is where a preallocation's unwritten blocks begin, or the size") {
+  for (auto& fs : Backends()) {
+    testing::TempDir dir;
+    absl::StatusOr<std::unique_ptr<File>> file = fs->CreateNew(dir.Join("f"), false);
+    LAKE_REQUIRE_OK(file);
+    const std::string block(4096, 'x');
+    LAKE_REQUIRE_OK((*file)->PWrite(reinterpret_cast<const uint8_t*>(block.data()), 100, 0));
+    LAKE_REQUIRE_OK((*file)->Sync());
+    // Fully written: the size.
+    CHECK(*(*file)->NextUnwritten(0) == 100);
+    CHECK(*(*file)->NextUnwritten(100) == 100);  // at the end: itself
+    CHECK(*(*file)->NextUnwritten(5000) == 5000);  // past the end: itself
+    if (!(*file)->Allocate(0, 1 << 20).ok()) continue;  // no preallocation here
+    absl::StatusOr<uint64_t> after = (*file)->NextUnwritten(0);
+    LAKE_REQUIRE_OK(after);
+    // The written block, then unwritten ones (the size, where the file
+    // system cannot tell them apart).
+    CHECK((*after == 4096 || *after == (1 << 20)));
+    if (*after == 4096) {
+      LAKE_REQUIRE_OK((*file)->PWrite(reinterpret_cast<const uint8_t*>(block.data()), 4096, 4096));
+      LAKE_REQUIRE_OK((*file)->Sync());
+      CHECK(*(*file)->NextUnwritten(0) == 8192);
+      CHECK(*(*file)->NextUnwritten(8192) == 8192);
+    }
+  }
+}
+
 // root/ with a file, a directory, symlinks that stay inside and symlinks
 // that lead out to dir/secret.
 struct BeneathTree {

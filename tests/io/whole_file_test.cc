@@ -45,6 +45,9 @@ class ShortWrites final : public File {
   absl::Status Allocate(uint64_t offset, uint64_t len) override {
     return base_->Allocate(offset, len);
   }
+  absl::StatusOr<uint64_t> NextUnwritten(uint64_t offset) override {
+    return base_->NextUnwritten(offset);
+  }
   absl::StatusOr<FileInfo> Stat() override { return base_->Stat(); }
   absl::StatusOr<bool> TryLockExclusive() override { return base_->TryLockExclusive(); }
   absl::Status LockExclusive() override { return base_->LockExclusive(); }

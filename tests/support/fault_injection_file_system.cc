@@ -78,6 +78,10 @@ class FaultFile final : public io::File {
     return absl::ResourceExhaustedError("fallocate " + path() +
                                         ": no space left on device (simulated)");
   }
+  absl::StatusOr<uint64_t> NextUnwritten(uint64_t offset) override {
+    if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
+    return base_->NextUnwritten(offset);
+  }
   absl::StatusOr<io::FileInfo> Stat() override {
     if (absl::Status s = fs_.CheckAlive(); !s.ok()) return s;
     return base_->Stat();
