@@ -54,16 +54,17 @@ ZstdContexts& Zstd() {
 // ---- Encoding ----
 
 // Appends one block holding `size` bytes at `data`: zstd when that is
-// smaller, the bytes as they are otherwise.
-void WriteBlock(std::string& out, const void* data, size_t size) {
+// smaller, the bytes as they are otherwise. `hash_log` 0 is the level's.
+void WriteBlock(std::string& out, const void* data, size_t size, int hash_log = 0) {
   size_t header_at = out.size();
   out.resize(header_at + kBlockHeaderBytes);
   size_t stored_at = out.size();
   Codec codec = Codec::kStored;
   if (size > 0) {
     out.resize(stored_at + ZSTD_compressBound(size));
-    size_t n =
-        ZSTD_compress2(Zstd().compress, out.data() + stored_at, out.size() - stored_at, data, size);
+    ZSTD_CCtx* compress = Zstd().compress;
+    ZSTD_CCtx_setParameter(compress, ZSTD_c_hashLog, hash_log);
+    size_t n = ZSTD_compress2(compress, out.data() + stored_at, out.size() - stored_at, data, size);
     if (!ZSTD_isError(n) && n < size) {
       codec = Codec::kZstd;
       out.resize(stored_at + n);
@@ -88,13 +89,13 @@ void WriteFixed(std::string& out, const std::vector<T>& values) {
   WriteBlock(out, values.data(), values.size() * sizeof(T));
 }
 
-void WriteStrings(std::string& out, const StringColumn& strings) {
+void WriteStrings(std::string& out, const StringColumn& strings, int hash_log = 0) {
   std::vector<uint32_t> lengths(strings.size());
   for (size_t i = 0; i < lengths.size(); ++i) {
     lengths[i] = strings.offsets[i + 1] - strings.offsets[i];
   }
   WriteFixed(out, lengths);
-  WriteBlock(out, strings.bytes.data(), strings.bytes.size());
+  WriteBlock(out, strings.bytes.data(), strings.bytes.size(), hash_log);
 }
 
 // Format 2's sha256 block: each row's digest as its 32 raw bytes, a null
@@ -132,7 +133,7 @@ absl::Status WriteColumn(std::string& out, const ColumnData& column) {
       WriteFixed(out, column.bools);
       break;
     case ColumnType::kFile:
-      WriteStrings(out, column.strings);
+      WriteStrings(out, column.strings, kFragmentUriZstdHashLog);
       WriteStrings(out, column.content_types);
       WriteFixed(out, column.int64s);
       return WriteRawSha256s(out, column);
