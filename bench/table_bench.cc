@@ -9,8 +9,9 @@
 // Rows are (name utf8, n int64, video file); the file column is bound to
 // DataLocations uploaded once before any timing (SQLite stores their four
 // fields as columns). Prints, one "key=value" line per figure:
-//   fsync floor (fsyncs/s of 4 KiB appends in DIR), insert rows/s for lake,
-//   SQLite synchronous=FULL and =NORMAL, full-scan and selective-scan rows/s
+//   fsync floor (fsyncs/s of 4 KiB appends in DIR), insert rows/s for lake
+//   and SQLite synchronous=FULL (inserting by alternating rounds:
+//   kInsertRoundBatches) and =NORMAL (alone, after), full-scan and selective-scan rows/s
 //   for both, and p50/p99 of a single-row lake INSERT uploading 1 MiB;
 //   then a DELETE of every 100th row (1 % of the rows, spread so that every
 //   fragment is touched) and a full scan after it, on both sides (lake:
@@ -68,13 +69,6 @@ double ProcessCpuMs() {
   if (::getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   auto ms = [](const struct timeval& t) { return t.tv_sec * 1000.0 + t.tv_usec / 1000.0; };
   return ms(usage.ru_utime) + ms(usage.ru_stime);
-}
-
-// Prints key=the process's CPU ms (every thread) since `cpu_before`, per
-// batch: where the wall time per batch is about this, an insert is bound
-// by its CPU, not by its flushes.
-void PrintCpuPerBatch(const char* key, double cpu_before, size_t batches) {
-  std::printf("%s=%.3f\n", key, (ProcessCpuMs() - cpu_before) / static_cast<double>(batches));
 }
 
 [[noreturn]] void Die(const std::string& what, lake_error* err = nullptr) {
@@ -430,46 +424,145 @@ void Sql(sqlite3* db, const char* sql) {
   }
 }
 
+// The insert comparison (a) puts the same rows into lake and SQLite FULL
+// by rounds of this many batches, the sides alternating (and which goes
+// first alternating too), so that a slow moment of a shared machine slows
+// both sides, not one; each side's rows/s is its rows over the sum of its
+// rounds' wall time.
+constexpr size_t kInsertRoundBatches = 50;
+
+// One side's totals over the rounds of an insert comparison.
+struct InsertTotals {
+  double seconds = 0;
+  double cpu_ms = 0;      // every thread's
+  long long flushes = 0;  // -1 where the disk does not count them
+};
+
+// Runs `insert` and adds its wall time, CPU time and the disk's flushes to
+// `totals`.
+template <typename Insert>
+void TimeRound(const DiskFlushes& disk, InsertTotals* totals, Insert insert) {
+  const long long flushes_before = disk.Now();
+  const double cpu_before = ProcessCpuMs();
+  const auto start = Clock::now();
+  insert();
+  totals->seconds += Seconds(start);
+  totals->cpu_ms += ProcessCpuMs() - cpu_before;
+  const long long flushes_after = disk.Now();
+  if (totals->flushes < 0 || flushes_before < 0 || flushes_after < flushes_before) {
+    totals->flushes = -1;
+  } else {
+    totals->flushes += flushes_after - flushes_before;
+  }
+}
+
+// Prints the CPU ms and (where counted) the flushes per batch of `totals`:
+// where the wall time per batch is about the CPU's, an insert is bound by
+// its CPU, not by its flushes.
+void PrintPerBatch(const InsertTotals& totals, size_t batches, const char* cpu_key,
+                   const char* flushes_key) {
+  std::printf("%s=%.3f\n", cpu_key, totals.cpu_ms / static_cast<double>(batches));
+  if (totals.flushes >= 0) {
+    std::printf("%s=%.2f\n", flushes_key,
+                static_cast<double>(totals.flushes) / static_cast<double>(batches));
+  }
+}
+
+// SQLite's side of an insert: the same rows (a DataLocation's four fields
+// as columns) into a new database, WAL, one transaction per batch.
+class SqliteInserter {
+ public:
+  SqliteInserter(const std::string& path, const char* synchronous,
+                 const std::vector<LocationFields>& locations)
+      : locations_(locations) {
+    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) Die("sqlite open");
+    Sql(db_, "PRAGMA journal_mode=WAL");
+    Sql(db_, (std::string("PRAGMA synchronous=") + synchronous).c_str());
+    Sql(db_, "CREATE TABLE rows (name TEXT, n INTEGER, uri TEXT, content_type TEXT, "
+             "size INTEGER, sha256 TEXT)");
+    if (sqlite3_prepare_v2(db_, "INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?)", -1, &insert_,
+                           nullptr) != SQLITE_OK) {
+      Die("sqlite prepare");
+    }
+  }
+  ~SqliteInserter() {
+    sqlite3_finalize(insert_);
+    sqlite3_close(db_);
+  }
+
+  // Rows [from, to), `batch` to a transaction.
+  void Insert(size_t from, size_t to, size_t batch) {
+    for (size_t done = from; done < to; done += batch) {
+      Sql(db_, "BEGIN");
+      for (size_t i = done; i < std::min(to, done + batch); ++i) {
+        const LocationFields& l = locations_[i % locations_.size()];
+        std::string name = "row-" + std::to_string(i);
+        sqlite3_bind_text(insert_, 1, name.data(), static_cast<int>(name.size()),
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_int64(insert_, 2, static_cast<int64_t>(i));
+        sqlite3_bind_text(insert_, 3, l.uri.data(), static_cast<int>(l.uri.size()),
+                          SQLITE_STATIC);
+        sqlite3_bind_text(insert_, 4, l.content_type.data(),
+                          static_cast<int>(l.content_type.size()), SQLITE_STATIC);
+        sqlite3_bind_int64(insert_, 5, static_cast<int64_t>(l.size));
+        sqlite3_bind_text(insert_, 6, l.sha256.data(), 64, SQLITE_STATIC);
+        if (sqlite3_step(insert_) != SQLITE_DONE) Die("sqlite insert");
+        sqlite3_reset(insert_);
+      }
+      Sql(db_, "COMMIT");
+    }
+  }
+
+ private:
+  const std::vector<LocationFields>& locations_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+};
+
+// Lake's side: the same rows through one prepared INSERT of `batch` rows,
+// bound again per batch, as the SQLite side does.
+class LakeInserter {
+ public:
+  LakeInserter(lake_db* db, size_t batch, const std::vector<lake_location*>& locations)
+      : batch_(batch), locations_(locations) {
+    lake_error* err = nullptr;
+    Check(lake_db_prepare(db, InsertSql(batch).c_str(), &stmt_, &err), err, "prepare insert");
+  }
+  ~LakeInserter() { lake_statement_free(stmt_); }
+
+  // Rows [from, to), a multiple of the batch.
+  void Insert(size_t from, size_t to) {
+    lake_error* err = nullptr;
+    for (size_t done = from; done < to; done += batch_) {
+      size_t p = 1;
+      for (size_t i = done; i < done + batch_; ++i) {
+        std::string name = "row-" + std::to_string(i);
+        Check(lake_statement_bind_utf8(stmt_, p++, name.data(), name.size(), &err), err, "bind");
+        Check(lake_statement_bind_int64(stmt_, p++, static_cast<int64_t>(i), &err), err, "bind");
+        Check(lake_statement_bind_location(stmt_, p++, locations_[i % locations_.size()], &err),
+              err, "bind");
+      }
+      uint64_t version = 0;
+      Check(lake_statement_insert(stmt_, nullptr, &version, &err), err, "insert");
+    }
+  }
+
+ private:
+  const size_t batch_;
+  const std::vector<lake_location*>& locations_;
+  lake_statement* stmt_ = nullptr;
+};
+
+// SQLite alone, every row at once (its NORMAL side, for information):
+// prints its CPU and flushes per batch and returns its rows/s.
 double SqliteInsert(const std::string& path, const char* synchronous, size_t rows, size_t batch,
                     const std::vector<LocationFields>& locations, const DiskFlushes& disk,
                     const char* flushes_key, const char* cpu_key) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) Die("sqlite open");
-  Sql(db, "PRAGMA journal_mode=WAL");
-  Sql(db, (std::string("PRAGMA synchronous=") + synchronous).c_str());
-  Sql(db, "CREATE TABLE rows (name TEXT, n INTEGER, uri TEXT, content_type TEXT, size INTEGER, "
-          "sha256 TEXT)");
-  sqlite3_stmt* insert = nullptr;
-  if (sqlite3_prepare_v2(db, "INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?)", -1, &insert,
-                         nullptr) != SQLITE_OK) {
-    Die("sqlite prepare");
-  }
-  long long flushes_before = disk.Now();
-  const double cpu_before = ProcessCpuMs();
-  auto start = Clock::now();
-  for (size_t done = 0; done < rows; done += batch) {
-    Sql(db, "BEGIN");
-    for (size_t i = done; i < done + batch; ++i) {
-      const LocationFields& l = locations[i % locations.size()];
-      std::string name = "row-" + std::to_string(i);
-      sqlite3_bind_text(insert, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
-      sqlite3_bind_int64(insert, 2, static_cast<int64_t>(i));
-      sqlite3_bind_text(insert, 3, l.uri.data(), static_cast<int>(l.uri.size()), SQLITE_STATIC);
-      sqlite3_bind_text(insert, 4, l.content_type.data(), static_cast<int>(l.content_type.size()),
-                        SQLITE_STATIC);
-      sqlite3_bind_int64(insert, 5, static_cast<int64_t>(l.size));
-      sqlite3_bind_text(insert, 6, l.sha256.data(), 64, SQLITE_STATIC);
-      if (sqlite3_step(insert) != SQLITE_DONE) Die("sqlite insert");
-      sqlite3_reset(insert);
-    }
-    Sql(db, "COMMIT");
-  }
-  double s = Seconds(start);
-  PrintCpuPerBatch(cpu_key, cpu_before, rows / batch);
-  PrintFlushesPer(flushes_key, disk, flushes_before, static_cast<double>(rows / batch));
-  sqlite3_finalize(insert);
-  sqlite3_close(db);
-  return rows / s;
+  SqliteInserter sqlite(path, synchronous, locations);
+  InsertTotals totals;
+  TimeRound(disk, &totals, [&] { sqlite.Insert(0, rows, batch); });
+  PrintPerBatch(totals, rows / batch, cpu_key, flushes_key);
+  return static_cast<double>(rows) / totals.seconds;
 }
 
 // Rows/s of a SQLite scan reading every column of every matching row.
@@ -762,32 +855,36 @@ int main(int argc, char** argv) {
 
   std::printf("file_create_us=%.1f\n", FileCreateMicros(dir));
 
-  std::string sql = InsertSql(batch);
+  // (a): lake and SQLite FULL insert the same rows by rounds, alternating.
+  std::string full_db = dir + "/sqlite-full.db", normal_db = dir + "/sqlite-normal.db";
   const DiskFlushes disk(dir);
-  long long flushes_before = disk.Now();
-  const double cpu_before = ProcessCpuMs();
-  auto start = Clock::now();
-  // Prepared once and bound again per batch, as the SQLite side does.
-  lake_statement* stmt = nullptr;
-  Check(lake_db_prepare(db, sql.c_str(), &stmt, &err), err, "prepare insert");
-  for (size_t done = 0; done < rows; done += batch) {
-    size_t p = 1;
-    for (size_t i = done; i < done + batch; ++i) {
-      std::string name = "row-" + std::to_string(i);
-      Check(lake_statement_bind_utf8(stmt, p++, name.data(), name.size(), &err), err, "bind");
-      Check(lake_statement_bind_int64(stmt, p++, static_cast<int64_t>(i), &err), err, "bind");
-      Check(lake_statement_bind_location(stmt, p++, locations[i % locations.size()], &err), err,
-            "bind");
+  InsertTotals lake_totals, full_totals;
+  {
+    LakeInserter lake_side(db, batch, locations);
+    SqliteInserter full_side(full_db, "FULL", fields);
+    const size_t round_rows = kInsertRoundBatches * batch;
+    for (size_t from = 0, round = 0; from < rows; from += round_rows, ++round) {
+      const size_t to = std::min(rows, from + round_rows);
+      auto lake_round = [&] { TimeRound(disk, &lake_totals, [&] { lake_side.Insert(from, to); }); };
+      auto full_round = [&] {
+        TimeRound(disk, &full_totals, [&] { full_side.Insert(from, to, batch); });
+      };
+      if (round % 2 == 0) {
+        lake_round();
+        full_round();
+      } else {
+        full_round();
+        lake_round();
+      }
     }
-    uint64_t version = 0;
-    Check(lake_statement_insert(stmt, nullptr, &version, &err), err, "insert");
   }
-  lake_statement_free(stmt);
-  double lake_insert_s = Seconds(start);
-  std::printf("lake_insert_rows_per_s=%.0f\n", rows / lake_insert_s);
-  PrintCpuPerBatch("lake_insert_cpu_ms_per_batch", cpu_before, rows / batch);
-  PrintFlushesPer("lake_insert_flushes_per_batch", disk, flushes_before,
-                  static_cast<double>(rows / batch));
+  std::printf("lake_insert_rows_per_s=%.0f\n", static_cast<double>(rows) / lake_totals.seconds);
+  PrintPerBatch(lake_totals, rows / batch, "lake_insert_cpu_ms_per_batch",
+                "lake_insert_flushes_per_batch");
+  std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
+              static_cast<double>(rows) / full_totals.seconds);
+  PrintPerBatch(full_totals, rows / batch, "sqlite_full_insert_cpu_ms_per_batch",
+                "sqlite_full_insert_flushes_per_batch");
   PrintLogBytesPerBatch(dir + "/lake/tables/bench/rows/_log", rows / batch);
   if (!only_delete) {
     // Right after the insert, on the same disk moment, with its file sizes.
@@ -816,18 +913,13 @@ int main(int argc, char** argv) {
     std::printf("log_protocol_floor_rows_per_s=%.0f\n", log_per_s * batch);
   }
 
-  std::string full_db = dir + "/sqlite-full.db", normal_db = dir + "/sqlite-normal.db";
   if (only_delete) {
-    std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
-                SqliteInsert(full_db, "FULL", rows, batch, fields, disk,
-                             "sqlite_full_insert_flushes_per_batch",
-                             "sqlite_full_insert_cpu_ms_per_batch"));
     lake_db_free(db);
     CompareDeletes(dir, full_db, rows);
     for (lake_location* loc : locations) lake_location_free(loc);
     return 0;
   }
-  start = Clock::now();
+  auto start = Clock::now();
   uint64_t scanned = DrainLake(db, "SELECT * FROM bench.rows", nullptr);
   double lake_scan_s = Seconds(start);
   if (scanned != rows) Die("lake full scan returned " + std::to_string(scanned) + " rows");
@@ -839,10 +931,6 @@ int main(int argc, char** argv) {
   if (matched != 1) Die("lake selective scan matched " + std::to_string(matched));
   std::printf("lake_where_scan_rows_per_s=%.0f\n", rows / lake_where_s);
 
-  std::printf("sqlite_full_insert_rows_per_s=%.0f\n",
-              SqliteInsert(full_db, "FULL", rows, batch, fields, disk,
-                           "sqlite_full_insert_flushes_per_batch",
-                             "sqlite_full_insert_cpu_ms_per_batch"));
   std::printf("sqlite_normal_insert_rows_per_s=%.0f\n",
               SqliteInsert(normal_db, "NORMAL", rows, batch, fields, disk,
                            "sqlite_normal_insert_flushes_per_batch",
@@ -892,8 +980,9 @@ int main(int argc, char** argv) {
   // an existing location (nothing uploaded). batch / this cost bounds the
   // insert rate of (a) even if per-row work were free.
   const size_t floor_appends = 200;
-  flushes_before = disk.Now();
+  const long long flushes_before = disk.Now();
   start = Clock::now();
+  lake_statement* stmt = nullptr;
   Check(lake_db_prepare(db, "INSERT INTO bench.rows (name, n, video) VALUES (?, ?, ?)", &stmt,
                         &err),
         err, "prepare floor");
