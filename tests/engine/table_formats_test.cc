@@ -166,6 +166,19 @@ TEST_CASE("a sha256 converts between hex and raw bytes, every byte value both wa
   }
 }
 
+TEST_CASE("a sha256 decodes from hex the same with every byte value at every position") {
+  for (size_t position = 0; position < kSha256RawBytes; ++position) {
+    for (int value = 0; value < 256; ++value) {
+      Sha256Raw raw;
+      for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i * 37 + 11);
+      raw[position] = static_cast<uint8_t>(value);
+      std::optional<Sha256Raw> back = Sha256FromHex(Sha256ToHex(raw));
+      REQUIRE(back.has_value());
+      REQUIRE(*back == raw);
+    }
+  }
+}
+
 TEST_CASE("a fragment round-trips every column type with nulls") {
   ColumnBatch batch = testing::SampleBatch(0, 200);
   absl::StatusOr<std::string> bytes = EncodeFragment(batch);
