@@ -10,9 +10,9 @@
 // DataLocations uploaded once before any timing (SQLite stores their four
 // fields as columns). Prints, one "key=value" line per figure:
 //   fsync floor (fsyncs/s of 4 KiB appends in DIR), insert rows/s for lake
-//   and SQLite synchronous=FULL (inserting by alternating rounds:
-//   kInsertRoundBatches) and =NORMAL (alone, after), full-scan and selective-scan rows/s
-//   for both, and p50/p99 of a single-row lake INSERT uploading 1 MiB;
+//   and SQLite synchronous=FULL (by alternating rounds: kInsertRoundBatches)
+//   and =NORMAL (alone, after), full-scan and selective-scan rows/s for
+//   both, and p50/p99 of a single-row lake INSERT uploading 1 MiB;
 //   then a DELETE of every 100th row (1 % of the rows, spread so that every
 //   fragment is touched) and a full scan after it, on both sides (lake:
 //   n IN (the 1 % of n values), SQLite: n % 100 = 0, synchronous=FULL),
@@ -469,12 +469,12 @@ void PrintPerBatch(const InsertTotals& totals, size_t batches, const char* cpu_k
 }
 
 // SQLite's side of an insert: the same rows (a DataLocation's four fields
-// as columns) into a new database, WAL, one transaction per batch.
+// as columns) into a new database, WAL, one transaction of `batch` rows.
 class SqliteInserter {
  public:
-  SqliteInserter(const std::string& path, const char* synchronous,
+  SqliteInserter(const std::string& path, const char* synchronous, size_t batch,
                  const std::vector<LocationFields>& locations)
-      : locations_(locations) {
+      : batch_(batch), locations_(locations) {
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) Die("sqlite open");
     Sql(db_, "PRAGMA journal_mode=WAL");
     Sql(db_, (std::string("PRAGMA synchronous=") + synchronous).c_str());
@@ -490,11 +490,11 @@ class SqliteInserter {
     sqlite3_close(db_);
   }
 
-  // Rows [from, to), `batch` to a transaction.
-  void Insert(size_t from, size_t to, size_t batch) {
-    for (size_t done = from; done < to; done += batch) {
+  // Rows [from, to), a multiple of the batch.
+  void Insert(size_t from, size_t to) {
+    for (size_t done = from; done < to; done += batch_) {
       Sql(db_, "BEGIN");
-      for (size_t i = done; i < std::min(to, done + batch); ++i) {
+      for (size_t i = done; i < done + batch_; ++i) {
         const LocationFields& l = locations_[i % locations_.size()];
         std::string name = "row-" + std::to_string(i);
         sqlite3_bind_text(insert_, 1, name.data(), static_cast<int>(name.size()),
@@ -514,6 +514,7 @@ class SqliteInserter {
   }
 
  private:
+  const size_t batch_;
   const std::vector<LocationFields>& locations_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* insert_ = nullptr;
@@ -558,9 +559,9 @@ class LakeInserter {
 double SqliteInsert(const std::string& path, const char* synchronous, size_t rows, size_t batch,
                     const std::vector<LocationFields>& locations, const DiskFlushes& disk,
                     const char* flushes_key, const char* cpu_key) {
-  SqliteInserter sqlite(path, synchronous, locations);
+  SqliteInserter sqlite(path, synchronous, batch, locations);
   InsertTotals totals;
-  TimeRound(disk, &totals, [&] { sqlite.Insert(0, rows, batch); });
+  TimeRound(disk, &totals, [&] { sqlite.Insert(0, rows); });
   PrintPerBatch(totals, rows / batch, cpu_key, flushes_key);
   return static_cast<double>(rows) / totals.seconds;
 }
@@ -861,14 +862,12 @@ int main(int argc, char** argv) {
   InsertTotals lake_totals, full_totals;
   {
     LakeInserter lake_side(db, batch, locations);
-    SqliteInserter full_side(full_db, "FULL", fields);
+    SqliteInserter full_side(full_db, "FULL", batch, fields);
     const size_t round_rows = kInsertRoundBatches * batch;
     for (size_t from = 0, round = 0; from < rows; from += round_rows, ++round) {
       const size_t to = std::min(rows, from + round_rows);
       auto lake_round = [&] { TimeRound(disk, &lake_totals, [&] { lake_side.Insert(from, to); }); };
-      auto full_round = [&] {
-        TimeRound(disk, &full_totals, [&] { full_side.Insert(from, to, batch); });
-      };
+      auto full_round = [&] { TimeRound(disk, &full_totals, [&] { full_side.Insert(from, to); }); };
       if (round % 2 == 0) {
         lake_round();
         full_round();

@@ -45,6 +45,9 @@ uint64_t WrittenEnd(io::File& file, uint64_t end, uint64_t size) {
   return at.ok() ? *at : size;
 }
 
+// The block size zeros written ahead end on (a file system's common one).
+constexpr uint64_t kZeroAheadBlockBytes = 4096;
+
 // The pieces of `zeros` zero bytes, for one gathering write.
 void AppendZeroPieces(uint64_t zeros, std::vector<std::string_view>* pieces) {
   static const std::string kZeros(size_t{64} << 10, '\0');
@@ -218,7 +221,8 @@ absl::Status TableLogAppend::Commit() {
   if (records_end > written_end_ && records_end < size_) {
     const uint64_t ahead =
         std::clamp(records_end, kTableLogZeroAheadMinBytes, kTableLogZeroAheadMaxBytes);
-    const uint64_t zero_to = std::min(size_, (records_end + ahead) / 4096 * 4096);
+    const uint64_t zero_to =
+        std::min(size_, (records_end + ahead) / kZeroAheadBlockBytes * kZeroAheadBlockBytes);
     if (zero_to > records_end) AppendZeroPieces(zero_to - records_end, &pieces);
   }
   if (absl::Status s = io::WriteFullyAt(*file_, pieces, start_); !s.ok()) return s;
