@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cstdlib>
 #include <random>
 #include <type_traits>
@@ -27,10 +28,14 @@
 namespace lake::registry {
 namespace {
 
-rocksdb::Options WriterOptions(const std::string& registry_dir) {
+rocksdb::Options WriterOptions(const std::string& registry_dir, rocksdb::Env* env) {
   rocksdb::Options options;
   options.create_if_missing = true;
   options.paranoid_checks = true;
+  if (env != nullptr) options.env = env;
+  // What a previous owner wrote without a sync (deferred commits) becomes
+  // durable when its log is replayed at open: flushed to synced table files.
+  options.avoid_flush_during_recovery = false;
   // RocksDB's own info log: its file logger aborts after a failed write.
   options.info_log = NewFailSafeInfoLog(registry_dir);
   return options;
@@ -45,6 +50,18 @@ rocksdb::Options FollowerOptions(const std::string& follower_dir) {
   // compactions cannot pull a file from under it (RocksDB requires it).
   options.max_open_files = -1;
   return options;
+}
+
+// The boot id to mark deferred commits with: `given`, else Linux's; empty
+// when neither is a valid one.
+std::string BootIdOr(const std::string& given) {
+  std::string id = given;
+  if (id.empty()) {
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::getline(in, id);
+  }
+  if (!ValidateDeferredMarkRecord(DeferredMarkRecord{1, id, 0}).ok()) return "";
+  return id;
 }
 
 std::string TempRoot() {
@@ -207,7 +224,8 @@ Registry::Registry(std::string registry_dir, std::string lock_path, RegistryOpti
       socket_path_(io::ParentPath(lock_path_) + "/" + std::string(kWriterSocketName)),
       read_only_(options.read_only),
       options_(std::move(options)),
-      busy_timeout_nanos_(absl::ToInt64Nanoseconds(options_.busy_timeout)) {
+      busy_timeout_nanos_(absl::ToInt64Nanoseconds(options_.busy_timeout)),
+      boot_id_(BootIdOr(options_.boot_id)) {
   absl::MutexLock view_lock(&view_mu_);
   view_time_ = view_time;
 }
@@ -234,7 +252,8 @@ absl::Status Registry::OpenFollowerView(io::FileSystem& fs) {
 absl::Status Registry::BecomeOwner(io::FileSystem& fs, std::unique_ptr<WriterLock> lock) {
   if (absl::Status s = io::CreateDirectoriesDurably(fs, registry_dir_); !s.ok()) return s;
   rocksdb::DB* db = nullptr;
-  rocksdb::Status opened = rocksdb::DB::Open(WriterOptions(registry_dir_), registry_dir_, &db);
+  rocksdb::Status opened =
+      rocksdb::DB::Open(WriterOptions(registry_dir_, options_.env), registry_dir_, &db);
   if (!opened.ok()) return FromRocksDbStatus(opened, absl::StrCat("open registry ", registry_dir_));
   std::unique_ptr<rocksdb::DB> owned(db);
   absl::StatusOr<std::unique_ptr<WriterChannelServer>> server = WriterChannelServer::Start(
@@ -258,6 +277,7 @@ Registry::~Registry() {
     // reply then sees its outcome as unknown).
     absl::StatusOr<CommitTurn> turn = commit_lock_->Acquire(busy_timeout());
     server_.reset();
+    SettleDeferredMarks();
     primary_.store(nullptr, std::memory_order_release);
     owned_db_->Close().PermitUncheckedError();
     owned_db_.reset();
@@ -383,6 +403,9 @@ ForwardedReply Registry::RunForwarded(const ForwardedWrite& write) {
       if (table.ok()) reply.table = std::move(*table);
       break;
     }
+    case ForwardedKind::kClearDeferredMark:
+      reply.status = ClearDeferredMark(write.mark);
+      break;
   }
   return reply;
 }
@@ -469,10 +492,67 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Registry::ScanP
 }
 
 absl::Status Registry::WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what) {
+  return WriteBatch(batch, /*sync=*/true, what);
+}
+
+absl::Status Registry::WriteBatch(rocksdb::WriteBatch& batch, bool sync, const char* what) {
   rocksdb::WriteOptions write_options;
-  write_options.sync = true;
+  write_options.sync = sync;
   return FromRocksDbStatus(owned_db_->Write(write_options, &batch),
                            absl::StrCat(what, " in registry ", registry_dir_));
+}
+
+void Registry::SettleDeferredMarks() {
+  absl::MutexLock serial(&write_mu_);
+  // With every commit durable already the marks stay (for the next owner
+  // of this boot to take over, and harmless to a later boot: nothing to
+  // redo), and closing writes nothing.
+  if (deferred_marked_.empty() || !deferred_unsynced_) return;
+  // One synced write: it makes every deferred commit before it durable
+  // (RocksDB syncs its whole log), and the marks go with it. When it fails
+  // the marks stay, and the next boot redoes what may be lost.
+  rocksdb::WriteBatch batch;
+  for (uint64_t table_id : deferred_marked_) batch.Delete(DeferredMarkKey(table_id));
+  WriteBatchSynced(batch, "clear the deferred marks").IgnoreError();
+  deferred_marked_.clear();
+}
+
+absl::StatusOr<std::vector<DeferredMarkRecord>> Registry::DeferredMarksFromOtherBoots() {
+  if (absl::Status s = PrepareRead(); !s.ok()) return s;
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> values =
+      ScanPrefix(std::string(kDeferredMarkPrefix));
+  if (!values.ok()) return values.status();
+  std::vector<DeferredMarkRecord> marks;
+  for (const auto& [key, value] : *values) {
+    absl::StatusOr<DeferredMarkRecord> mark = DecodeDeferredMarkRecord(value);
+    if (!mark.ok()) return mark.status();
+    if (key != DeferredMarkKey(mark->table_id)) {
+      return KeyMismatch(key, absl::StrCat("the deferred mark of table ", mark->table_id));
+    }
+    if (boot_id_.empty() || mark->boot_id != boot_id_) marks.push_back(*std::move(mark));
+  }
+  return marks;
+}
+
+absl::Status Registry::ClearDeferredMark(const DeferredMarkRecord& mark) {
+  if (absl::Status s = RefuseIfReadOnly("clearing a deferred mark"); !s.ok()) return s;
+  if (absl::Status s = ValidateDeferredMarkRecord(mark); !s.ok()) return s;
+  if (auto answer = ForwardUnlessOwner(
+          {.kind = ForwardedKind::kClearDeferredMark, .mark = mark},
+          [](const ForwardedReply& reply) { return reply.status; })) {
+    return *answer;
+  }
+  absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
+  if (!turn.ok()) return turn.status();
+  absl::MutexLock serial(&write_mu_);
+  const std::string key = DeferredMarkKey(mark.table_id);
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(key);
+  if (!value.ok()) return value.status();
+  if (!value->has_value() || **value != EncodeDeferredMarkRecord(mark)) return absl::OkStatus();
+  rocksdb::WriteBatch batch;
+  batch.Delete(key);
+  return WriteBatchSynced(
+      batch, absl::StrCat("clear the deferred mark of table ", mark.table_id).c_str());
 }
 
 absl::StatusOr<std::optional<TableRecord>> Registry::ReadTable(const table::TableName& name) {
@@ -720,7 +800,7 @@ absl::StatusOr<std::optional<AppendOperationRecord>> Registry::GetAppendOperatio
 
 absl::StatusOr<TableRecord> Registry::CommitVersion(
     uint64_t table_id, uint64_t expected_current_version, const VersionRecord& next,
-    const std::optional<AppendOperationRecord>& operation) {
+    const std::optional<AppendOperationRecord>& operation, CommitDurability durability) {
   if (absl::Status s = RefuseIfReadOnly("committing a version"); !s.ok()) return s;
   if (absl::Status s = ValidateVersionRecord(next); !s.ok()) return s;
   if (next.parent_version != expected_current_version) {
@@ -767,8 +847,33 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
   if (operation.has_value()) {
     batch.Put(OperationKey(operation->operation_id), EncodeAppendOperationRecord(*operation));
   }
-  absl::Status written = WriteBatchSynced(
-      batch, absl::StrCat("commit version ", next.version, " of table ", table_id).c_str());
+  // A deferred commit is synced when it marks the table: the first of an
+  // ownership, unless a mark of this boot is there already (durable: an
+  // owner's open makes what earlier owners wrote durable). An unknown boot
+  // could never tell a restart, so it syncs all.
+  const bool deferred = durability == CommitDurability::kDeferred && !boot_id_.empty();
+  bool marks = false;
+  if (deferred && !deferred_marked_.contains(table_id)) {
+    absl::StatusOr<std::optional<std::string>> mark = ReadValue(DeferredMarkKey(table_id));
+    if (!mark.ok()) return mark.status();
+    absl::StatusOr<DeferredMarkRecord> decoded =
+        mark->has_value() ? DecodeDeferredMarkRecord(**mark)
+                          : absl::StatusOr<DeferredMarkRecord>(absl::NotFoundError(""));
+    if (decoded.ok() && decoded->table_id == table_id && decoded->boot_id == boot_id_) {
+      deferred_marked_.insert(table_id);
+    } else {
+      marks = true;
+    }
+  }
+  if (marks) {
+    batch.Put(DeferredMarkKey(table_id),
+              EncodeDeferredMarkRecord({table_id, boot_id_, absl::ToUnixMicros(Now())}));
+  }
+  absl::Status written =
+      WriteBatch(batch, /*sync=*/!deferred || marks,
+                 absl::StrCat("commit version ", next.version, " of table ", table_id).c_str());
+  if (written.ok() && marks) deferred_marked_.insert(table_id);
+  if (written.ok()) deferred_unsynced_ = deferred && !marks;
   if (written.ok()) written = LAKE_FAILPOINT(kCommitWrittenFailpoint);
   if (!written.ok()) return CommitOutcomeUnknownError(written);
   return updated;

@@ -32,11 +32,32 @@
 // `follower_max_staleness`. A follower refuses writes with
 // FailedPrecondition.
 //
+// Deferred commits. A commit is synced before it returns unless its caller
+// asks for CommitDurability::kDeferred, which it may only do when it can
+// redo the commit from durable records of its own (the table log's append
+// checkpoints). Then:
+//   - the write is not synced: it survives the process's crash (the page
+//     cache holds it) and is seen by every reader at once, but a power loss
+//     may lose it, and with it every later write not synced yet — never an
+//     earlier synced one (RocksDB replays its log up to the first gap);
+//   - the owner's first deferred commit to a table is synced, and records
+//     in the same write the table's deferred mark: the id of the boot the
+//     machine is running (DeferredMarkRecord) — unless the table holds a
+//     mark of this boot already, which the owner takes over;
+//   - an owner that closes after a deferred commit left unsynced syncs
+//     the log and removes its marks in one write; otherwise it writes
+//     nothing, and its marks stay (nothing they cover can be lost);
+//   - a forwarded commit is always synced (the owner runs it as kSynced).
+// So a mark naming another boot than this one (DeferredMarksFromOtherBoots)
+// says: the table's last commits before the machine restarted may be lost,
+// and its writer redoes them (TableStore's recovery) before it reads or
+// commits the table, then clears the mark (ClearDeferredMark).
+//
 // Invariants (kept by the writer, which serialises every write):
 //   - table ids are allocated from a counter starting at 1, never reused;
 //   - a table's current_version only grows, by CommitVersion, and the
 //     table record, the version record and the operation record of one
-//     commit are written in one synced RocksDB write batch: all or nothing;
+//     commit are written in one RocksDB write batch: all or nothing;
 //   - an operation id has at most one record, written with the version it
 //     produced;
 //   - a dropped table's registration, id index and dropped record change in
@@ -64,6 +85,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -77,6 +99,7 @@
 
 namespace rocksdb {
 class DB;
+class Env;
 class WriteBatch;
 }
 
@@ -94,6 +117,12 @@ inline constexpr std::string_view kCommitLockName = "commit.lock";
 // whose outcome is unknown.
 inline constexpr std::string_view kCommitWrittenFailpoint = "registry.commit_written";
 
+// How a commit reaches the disk (see "Deferred commits" above).
+enum class CommitDurability {
+  kSynced,    // synced before CommitVersion returns
+  kDeferred,  // synced later; redone by its caller after a power loss
+};
+
 struct RegistryOptions {
   // Open as a follower (RocksDB secondary instance) instead of the writer.
   bool read_only = false;
@@ -106,6 +135,14 @@ struct RegistryOptions {
   // How long a writer waits for the root's commit turn (commit_lock.h)
   // before giving up with Aborted.
   absl::Duration busy_timeout = kDefaultBusyTimeout;
+  // The id of the boot the machine is running, for deferred marks; read
+  // from /proc/sys/kernel/random/boot_id when empty (tests stand in others
+  // for a restart). When it cannot be read, deferred commits are synced and
+  // every mark counts as another boot's.
+  std::string boot_id;
+  // The environment the owner's RocksDB writes through; RocksDB's default
+  // when null (tests stand in one that can lose power).
+  rocksdb::Env* env = nullptr;
 };
 
 class Registry {
@@ -195,11 +232,21 @@ class Registry {
   // write itself may fail after reaching the write-ahead log (RocksDB can
   // neither undo nor deny it: the commit may be visible now or after a
   // reopen); that error carries the CommitOutcomeUnknown payload
-  // (commit_errors.h), and only that one. Returns the new table record.
-  absl::StatusOr<TableRecord> CommitVersion(uint64_t table_id,
-                                            uint64_t expected_current_version,
-                                            const VersionRecord& next,
-                                            const std::optional<AppendOperationRecord>& operation);
+  // (commit_errors.h), and only that one; so does a deferred write that
+  // fails. Returns the new table record.
+  absl::StatusOr<TableRecord> CommitVersion(
+      uint64_t table_id, uint64_t expected_current_version, const VersionRecord& next,
+      const std::optional<AppendOperationRecord>& operation,
+      CommitDurability durability = CommitDurability::kSynced);
+
+  // The boot deferred marks are made with; empty when it is unknown.
+  const std::string& boot_id() const { return boot_id_; }
+  // The deferred marks that name another boot than this one (every mark
+  // when the boot is unknown), by table id.
+  absl::StatusOr<std::vector<DeferredMarkRecord>> DeferredMarksFromOtherBoots();
+  // Removes `mark` (one synced write) unless the table's mark has changed
+  // since it was read (a deferred commit marked it again): OK either way.
+  absl::Status ClearDeferredMark(const DeferredMarkRecord& mark);
 
   // Drops the table, atomically: its registration and id index go and a
   // dropped-table record (the registration as it was, the drop's commit
@@ -307,6 +354,10 @@ class Registry {
                                                                          uint64_t version);
   absl::StatusOr<std::optional<ReferenceBaseRecord>> ReadReferenceBase(uint64_t table_id);
   absl::Status WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what);
+  // Synced, or not (a deferred commit's write).
+  absl::Status WriteBatch(rocksdb::WriteBatch& batch, bool sync, const char* what);
+  // The owner's close: syncs the log, then removes the marks it made.
+  void SettleDeferredMarks();
 
   const std::string registry_dir_;
   const std::string lock_path_;
@@ -328,8 +379,14 @@ class Registry {
   std::atomic<uint64_t> view_current_in_turn_{0};
   std::unique_ptr<WriterChannelServer> server_;
 
+  const std::string boot_id_;  // empty when unknown
   // Serialises the writer's read-check-write sequences.
   absl::Mutex write_mu_;
+  // The tables this owner has marked, or found marked in this boot (its
+  // deferred commits to them need no sync).
+  absl::flat_hash_set<uint64_t> deferred_marked_ ABSL_GUARDED_BY(write_mu_);
+  // Whether the last commit was a deferred one left unsynced.
+  bool deferred_unsynced_ ABSL_GUARDED_BY(write_mu_) = false;
   // Serialises a follower's catch-ups.
   absl::Mutex catch_up_mu_;
   mutable absl::Mutex view_mu_;

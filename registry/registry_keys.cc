@@ -53,4 +53,8 @@ std::string ReferenceBaseKey(uint64_t table_id) {
   return absl::StrFormat("%s%016x", std::string(kReferenceBasePrefix), table_id);
 }
 
+std::string DeferredMarkKey(uint64_t table_id) {
+  return absl::StrFormat("%s%016x", std::string(kDeferredMarkPrefix), table_id);
+}
+
 }  // namespace lake::registry

@@ -16,6 +16,8 @@
 //                                    a version retired by an expiry
 //   b/<table id: 16 hex>             a table's reference base (the snapshot
 //                                    its lineage replay starts from)
+//   u/<table id: 16 hex>             a table whose commits may not be synced
+//                                    yet (a deferred mark)
 //
 // Namespace and table names are identifiers ([A-Za-z_][A-Za-z0-9_]*), and
 // '.' sorts below every identifier character, so the byte order of table
@@ -43,6 +45,7 @@ inline constexpr std::string_view kDroppedTablePrefix = "d/";
 inline constexpr std::string_view kTagPrefix = "g/";
 inline constexpr std::string_view kRetiredVersionPrefix = "x/";
 inline constexpr std::string_view kReferenceBasePrefix = "b/";
+inline constexpr std::string_view kDeferredMarkPrefix = "u/";
 
 std::string NamespaceKey(std::string_view ns);
 std::string TableKey(const table::TableName& name);
@@ -59,6 +62,7 @@ std::string TagKey(uint64_t table_id, std::string_view tag);
 std::string TableRetiredVersionsPrefix(uint64_t table_id);
 std::string RetiredVersionKey(uint64_t table_id, uint64_t version);
 std::string ReferenceBaseKey(uint64_t table_id);
+std::string DeferredMarkKey(uint64_t table_id);
 
 }  // namespace lake::registry
 

@@ -28,6 +28,7 @@ std::string_view KindName(RecordKind kind) {
     case RecordKind::kTag: return "tag";
     case RecordKind::kRetiredVersion: return "retired version";
     case RecordKind::kReferenceBase: return "reference base";
+    case RecordKind::kDeferredMark: return "deferred mark";
   }
   return "unknown";
 }
@@ -204,6 +205,15 @@ absl::Status ValidateReferenceBaseRecord(const ReferenceBaseRecord& record) {
   return ValidateSha256Hex(record.snapshot_sha256, "snapshot_sha256");
 }
 
+absl::Status ValidateDeferredMarkRecord(const DeferredMarkRecord& record) {
+  if (record.table_id == 0) return absl::InvalidArgumentError("table id 0 is never allocated");
+  bool ok = !record.boot_id.empty() && record.boot_id.size() <= kMaxBootIdBytes;
+  for (char c : record.boot_id) ok = ok && c >= 0x21 && c <= 0x7e;
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("a boot id must be 1..", kMaxBootIdBytes,
+                                                 " printable ASCII bytes without spaces"));
+}
+
 std::string EncodeStageDescriptorRecord(std::string_view descriptor_json) {
   ValueWriter w(RecordKind::kStageDescriptor);
   w.Str(descriptor_json);
@@ -312,6 +322,14 @@ std::string EncodeReferenceBaseRecord(const ReferenceBaseRecord& record) {
   w.U64(record.version);
   w.Str(record.snapshot_sha256);
   w.I64(record.written_unix_micros);
+  return std::move(w).Finish();
+}
+
+std::string EncodeDeferredMarkRecord(const DeferredMarkRecord& record) {
+  ValueWriter w(RecordKind::kDeferredMark);
+  w.U64(record.table_id);
+  w.Str(record.boot_id);
+  w.I64(record.marked_unix_micros);
   return std::move(w).Finish();
 }
 
@@ -445,6 +463,17 @@ absl::StatusOr<ReferenceBaseRecord> DecodeReferenceBaseRecord(std::string_view v
   bool ok = r->U64(&record.table_id) && r->U64(&record.version) &&
             r->Str(&record.snapshot_sha256, 64) && r->I64(&record.written_unix_micros);
   absl::Status content = ok ? ValidateReferenceBaseRecord(record) : absl::OkStatus();
+  if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<DeferredMarkRecord> DecodeDeferredMarkRecord(std::string_view value) {
+  absl::StatusOr<ValueReader> r = ValueReader::Open(value, RecordKind::kDeferredMark);
+  if (!r.ok()) return r.status();
+  DeferredMarkRecord record;
+  bool ok = r->U64(&record.table_id) && r->Str(&record.boot_id, kMaxBootIdBytes) &&
+            r->I64(&record.marked_unix_micros);
+  absl::Status content = ok ? ValidateDeferredMarkRecord(record) : absl::OkStatus();
   if (absl::Status s = r->Finish(ok, content); !s.ok()) return s;
   return record;
 }

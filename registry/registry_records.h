@@ -26,6 +26,7 @@
 //  10 retired version   u64 table_id, u64 version, i64 retired_unix_micros
 //  11 reference base    u64 table_id, u64 version, str snapshot_sha256,
 //                       i64 written_unix_micros
+//  12 deferred mark     u64 table_id, str boot_id, i64 marked_unix_micros
 //
 // Decoders fail closed with DataLoss on an unknown format version, a digest
 // that does not match, another kind than expected, a short or long body, or
@@ -59,6 +60,7 @@ enum class RecordKind : uint8_t {
   kTag = 9,
   kRetiredVersion = 10,
   kReferenceBase = 11,
+  kDeferredMark = 12,
 };
 
 // Bounds on stored text, so a damaged length can never ask for more.
@@ -68,6 +70,8 @@ inline constexpr size_t kMaxStageDescriptorBytes = 64 * 1024;
 inline constexpr size_t kMaxManifestPathBytes = 4096;
 // Operation ids are made by the engine or its caller (UUIDs, digests).
 inline constexpr size_t kMaxOperationIdBytes = 256;
+// A boot id is Linux's 36-character UUID text; tests stand in others.
+inline constexpr size_t kMaxBootIdBytes = 64;
 
 // A table's registration. Version 0 is the empty table a registration
 // starts at; it has no manifest (manifest_path is empty) and no version
@@ -154,6 +158,17 @@ struct ReferenceBaseRecord {
   bool operator==(const ReferenceBaseRecord&) const = default;
 };
 
+// A table whose commits may not be synced yet (Registry's deferred
+// commits): made by the owner of the registry while the machine ran the
+// boot `boot_id`. A power loss during that boot may have lost them.
+struct DeferredMarkRecord {
+  uint64_t table_id = 0;
+  std::string boot_id;
+  int64_t marked_unix_micros = 0;
+
+  bool operator==(const DeferredMarkRecord&) const = default;
+};
+
 struct NamespaceRecord {
   std::string name;
   int64_t created_unix_micros = 0;
@@ -179,6 +194,8 @@ absl::Status ValidateAppendOperationRecord(const AppendOperationRecord& record);
 absl::Status ValidateTagRecord(const TagRecord& record);
 absl::Status ValidateRetiredVersionRecord(const RetiredVersionRecord& record);
 absl::Status ValidateReferenceBaseRecord(const ReferenceBaseRecord& record);
+// A boot id is 1..kMaxBootIdBytes printable ASCII bytes without spaces.
+absl::Status ValidateDeferredMarkRecord(const DeferredMarkRecord& record);
 
 // Encoders take valid records (checked by the caller).
 std::string EncodeStageDescriptorRecord(std::string_view descriptor_json);
@@ -192,6 +209,7 @@ std::string EncodeDroppedTableRecord(const DroppedTableRecord& record);
 std::string EncodeTagRecord(const TagRecord& record);
 std::string EncodeRetiredVersionRecord(const RetiredVersionRecord& record);
 std::string EncodeReferenceBaseRecord(const ReferenceBaseRecord& record);
+std::string EncodeDeferredMarkRecord(const DeferredMarkRecord& record);
 
 // Decoders: DataLoss as described above.
 absl::StatusOr<std::string> DecodeStageDescriptorRecord(std::string_view value);
@@ -209,6 +227,7 @@ absl::StatusOr<uint64_t> DecodeCounterRecord(std::string_view value);
 absl::StatusOr<TagRecord> DecodeTagRecord(std::string_view value);
 absl::StatusOr<RetiredVersionRecord> DecodeRetiredVersionRecord(std::string_view value);
 absl::StatusOr<ReferenceBaseRecord> DecodeReferenceBaseRecord(std::string_view value);
+absl::StatusOr<DeferredMarkRecord> DecodeDeferredMarkRecord(std::string_view value);
 
 }  // namespace lake::registry
 

@@ -87,6 +87,9 @@ std::string EncodeForwardedWrite(const ForwardedWrite& write) {
       w.U8(write.operation.has_value() ? 1 : 0);
       if (write.operation.has_value()) w.Str(EncodeAppendOperationRecord(*write.operation));
       break;
+    case ForwardedKind::kClearDeferredMark:
+      w.Str(EncodeDeferredMarkRecord(write.mark));
+      break;
   }
   return std::move(w).Take();
 }
@@ -161,6 +164,16 @@ absl::StatusOr<ForwardedWrite> DecodeForwardedWrite(std::string_view message) {
         if (!op.ok()) return Malformed(op.status().message());
         write.operation = std::move(*op);
       }
+      return write;
+    }
+    case static_cast<uint8_t>(ForwardedKind::kClearDeferredMark): {
+      write.kind = ForwardedKind::kClearDeferredMark;
+      std::string mark;
+      ok = r.Str(&mark, kMaxEmbeddedRecordBytes);
+      if (absl::Status s = Finished(ok, r); !s.ok()) return s;
+      absl::StatusOr<DeferredMarkRecord> decoded = DecodeDeferredMarkRecord(mark);
+      if (!decoded.ok()) return Malformed(decoded.status().message());
+      write.mark = std::move(*decoded);
       return write;
     }
     default:

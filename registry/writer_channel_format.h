@@ -20,6 +20,7 @@
 //                           u32 count (<= kMaxForwardedRecords),
 //                           count x u64 version, u8 has_base (0 | 1),
 //                           [str reference base record (kind 11 value)]
+//   9 clear deferred mark   str deferred mark record (kind 12 value)
 // The reply (kind 128):
 //   u32 status code (absl::StatusCode, 0..16), str message,
 //   u32 payload_count (<= kMaxForwardedPayloads),
@@ -69,6 +70,7 @@ enum class ForwardedKind : uint8_t {
   kTagVersion = 6,
   kUntagVersion = 7,
   kRetireVersions = 8,
+  kClearDeferredMark = 9,
 };
 
 // Every field has an initializer, so a write names only its kind's fields
@@ -89,6 +91,7 @@ struct ForwardedWrite {
   // kRetireVersions (table_id, expected_current_version too):
   std::vector<uint64_t> versions = {};
   std::optional<ReferenceBaseRecord> base = {};
+  DeferredMarkRecord mark = {};  // kClearDeferredMark
 };
 
 struct ForwardedReply {

@@ -152,6 +152,22 @@ TEST_CASE("a reference base record round-trips and fails closed") {
       DecodeReferenceBaseRecord(EncodeReferenceBaseRecord({7, 3, "nothex", 0})).status()));
 }
 
+TEST_CASE("a deferred mark record round-trips and fails closed") {
+  DeferredMarkRecord mark{7, "0b5c3a1e-8f2d-4c6b-9a7e-1d2f3a4b5c6d", 1700000000000012};
+  std::string encoded = EncodeDeferredMarkRecord(mark);
+  CHECK(absl::BytesToHexString(encoded.substr(0, 2)) == "010c");
+  CHECK(*DecodeDeferredMarkRecord(encoded) == mark);
+  CHECK(DeferredMarkKey(7) == "u/0000000000000007");
+  CheckEveryDamageIsDataLoss(encoded,
+                             [](std::string_view v) { return DecodeDeferredMarkRecord(v); });
+  CHECK(absl::IsDataLoss(DecodeDeferredMarkRecord(EncodeDeferredMarkRecord({0, "b", 0})).status()));
+  CHECK(absl::IsDataLoss(DecodeDeferredMarkRecord(EncodeDeferredMarkRecord({7, "", 0})).status()));
+  CHECK(absl::IsDataLoss(
+      DecodeDeferredMarkRecord(EncodeDeferredMarkRecord({7, "has space", 0})).status()));
+  CHECK(absl::IsDataLoss(
+      DecodeDeferredMarkRecord(EncodeDeferredMarkRecord({7, std::string(65, 'b'), 0})).status()));
+}
+
 TEST_CASE("records round-trip") {
   CHECK(*DecodeStageDescriptorRecord(EncodeStageDescriptorRecord("{\"kind\":\"local\"}")) ==
         "{\"kind\":\"local\"}");

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <latch>
 #include <memory>
 #include <string>
@@ -1045,6 +1046,218 @@ TEST_CASE("a damaged value is DataLoss") {
     std::unique_ptr<Registry> registry = root.OpenWriter();
     CHECK(absl::IsDataLoss(registry->CreateTable({"ns", "v"}, TwoColumns()).status()));
   }
+}
+
+// ---- Deferred commits ----
+
+RegistryOptions OnBoot(std::string boot_id) {
+  RegistryOptions options;
+  options.boot_id = std::move(boot_id);
+  return options;
+}
+
+// Commits versions 1..`versions` of table `table_id` from version 0.
+void CommitVersions(Registry& registry, uint64_t table_id, uint64_t versions,
+                    CommitDurability durability) {
+  for (uint64_t v = 1; v <= versions; ++v) {
+    LAKE_REQUIRE_OK(
+        registry.CommitVersion(table_id, v - 1, Version(v, v - 1), std::nullopt, durability));
+  }
+}
+
+TEST_CASE("the boot id is Linux's unless one is given") {
+  Root root;
+  std::string linux_boot_id;
+  std::getline(std::ifstream("/proc/sys/kernel/random/boot_id"), linux_boot_id);
+  REQUIRE(linux_boot_id.size() == 36);
+  CHECK(root.OpenWriter()->boot_id() == linux_boot_id);
+  CHECK(root.OpenWriter(OnBoot("boot-a"))->boot_id() == "boot-a");
+}
+
+TEST_CASE("deferred commits are read at once and kept when the owner closes") {
+  Root root;
+  uint64_t id = 0;
+  {
+    std::unique_ptr<Registry> writer = root.OpenWriter(OnBoot("boot-a"));
+    id = writer->CreateTable({"ns", "t"}, TwoColumns())->table_id;
+    CommitVersions(*writer, id, 3, CommitDurability::kDeferred);
+    CHECK(writer->GetTable({"ns", "t"})->current_version == 3);
+  }
+  std::unique_ptr<Registry> reopened = root.OpenWriter(OnBoot("boot-b"));
+  CHECK(reopened->GetTable({"ns", "t"})->current_version == 3);
+  CHECK(reopened->ListVersions(id)->size() == 3);
+}
+
+TEST_CASE("a deferred commit marks its table with the boot; the owner's close clears it") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot-a"));
+  uint64_t id = owner->CreateTable({"ns", "t"}, TwoColumns())->table_id;
+  CommitVersions(*owner, id, 2, CommitDurability::kDeferred);
+  // Seen from the same boot, the mark is no other boot's.
+  CHECK(owner->DeferredMarksFromOtherBoots()->empty());
+  std::unique_ptr<Registry> later = root.OpenWriter(OnBoot("boot-b"));
+  REQUIRE_FALSE(later->IsOwner());
+  absl::StatusOr<std::vector<DeferredMarkRecord>> marks = later->DeferredMarksFromOtherBoots();
+  LAKE_REQUIRE_OK(marks);
+  REQUIRE(marks->size() == 1);
+  CHECK((*marks)[0].table_id == id);
+  CHECK((*marks)[0].boot_id == "boot-a");
+  owner.reset();
+  CHECK(later->DeferredMarksFromOtherBoots()->empty());
+}
+
+TEST_CASE("an owner whose commits are all durable leaves its mark; the next owner takes it over") {
+  Root root;
+  FakeClock clock;
+  RegistryOptions on_a = OnBoot("boot-a");
+  on_a.clock = clock.Function();
+  uint64_t id = 0;
+  {
+    std::unique_ptr<Registry> owner = root.OpenWriter(on_a);
+    id = owner->CreateTable({"ns", "t"}, TwoColumns())->table_id;
+    CommitVersions(*owner, id, 1, CommitDurability::kDeferred);  // the marking one: synced
+  }
+  const int64_t marked_at = clock.Now();
+  std::vector<DeferredMarkRecord> seen = *root.OpenWriter(OnBoot("boot-b"))->DeferredMarksFromOtherBoots();
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].marked_unix_micros == marked_at);
+  clock.Advance(absl::Hours(1));
+  {
+    std::unique_ptr<Registry> owner = root.OpenWriter(on_a);
+    LAKE_REQUIRE_OK(
+        owner->CommitVersion(id, 1, Version(2, 1), std::nullopt, CommitDurability::kDeferred));
+    // Taken over, not marked again.
+    seen = *root.OpenWriter(OnBoot("boot-b"))->DeferredMarksFromOtherBoots();
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0].marked_unix_micros == marked_at);
+  }
+  // Closed after an unsynced commit: synced, and the mark is gone.
+  std::unique_ptr<Registry> later = root.OpenWriter(OnBoot("boot-b"));
+  CHECK(later->DeferredMarksFromOtherBoots()->empty());
+  CHECK(later->GetTable({"ns", "t"})->current_version == 2);
+}
+
+TEST_CASE("synced commits mark nothing") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot-a"));
+  uint64_t id = owner->CreateTable({"ns", "t"}, TwoColumns())->table_id;
+  CommitVersions(*owner, id, 2, CommitDurability::kSynced);
+  CHECK(root.OpenWriter(OnBoot("boot-b"))->DeferredMarksFromOtherBoots()->empty());
+}
+
+TEST_CASE("a forwarded deferred commit is synced and marks nothing") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot-a"));
+  std::unique_ptr<Registry> second = root.OpenWriter(OnBoot("boot-a"));
+  REQUIRE_FALSE(second->IsOwner());
+  uint64_t id = second->CreateTable({"ns", "t"}, TwoColumns())->table_id;
+  CommitVersions(*second, id, 2, CommitDurability::kDeferred);
+  CHECK(owner->GetTable({"ns", "t"})->current_version == 2);
+  CHECK(root.OpenWriter(OnBoot("boot-b"))->DeferredMarksFromOtherBoots()->empty());
+}
+
+TEST_CASE("an unknown boot syncs deferred commits, and every mark is another boot's") {
+  Root root;
+  uint64_t id = 0;
+  {
+    std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot a"));  // not a boot id
+    CHECK(owner->boot_id().empty());
+    id = owner->CreateTable({"ns", "t"}, TwoColumns())->table_id;
+    CommitVersions(*owner, id, 1, CommitDurability::kDeferred);
+    CHECK(owner->DeferredMarksFromOtherBoots()->empty());  // no mark was made
+  }
+  std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot-a"));
+  LAKE_REQUIRE_OK(
+      owner->CommitVersion(id, 1, Version(2, 1), std::nullopt, CommitDurability::kDeferred));
+  std::unique_ptr<Registry> unknown = root.OpenWriter(OnBoot(""));
+  if (!unknown->boot_id().empty()) {
+    // This machine's boot id is readable: stand in an unknown one.
+    unknown = root.OpenWriter(OnBoot("\x01"));
+  }
+  CHECK(unknown->boot_id().empty());
+  CHECK(unknown->DeferredMarksFromOtherBoots()->size() == 1);
+}
+
+// The exit status of a child that owns the registry on `boot_id`, creates
+// ns.t, commits `versions` deferred versions of it and is then killed.
+int CommitDeferredThenDie(const Root& root, const std::string& boot_id, uint64_t versions) {
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    absl::StatusOr<std::unique_ptr<Registry>> owner =
+        Registry::Open(root.registry_dir(), root.lock_path(), OnBoot(boot_id));
+    if (!owner.ok() || !(*owner)->IsOwner()) ::_exit(1);
+    absl::StatusOr<TableRecord> t = (*owner)->CreateTable({"ns", "t"}, TwoColumns());
+    if (!t.ok()) ::_exit(2);
+    for (uint64_t v = 1; v <= versions; ++v) {
+      if (!(*owner)
+               ->CommitVersion(t->table_id, v - 1, Version(v, v - 1), std::nullopt,
+                               CommitDurability::kDeferred)
+               .ok()) {
+        ::_exit(3);
+      }
+    }
+    ::kill(::getpid(), SIGKILL);
+    ::_exit(4);
+  }
+  int wait_status = 0;
+  REQUIRE(::waitpid(child, &wait_status, 0) == child);
+  return wait_status;
+}
+
+TEST_CASE("deferred commits survive their process's crash; the mark stays for a later boot") {
+  Root root;
+  int wait_status = CommitDeferredThenDie(root, "boot-a", 3);
+  REQUIRE(WIFSIGNALED(wait_status));
+  REQUIRE(WTERMSIG(wait_status) == SIGKILL);
+  // The same boot: the page cache held every commit.
+  CHECK(root.OpenWriter(OnBoot("boot-a"))->GetTable({"ns", "t"})->current_version == 3);
+  std::unique_ptr<Registry> later = root.OpenWriter(OnBoot("boot-b"));
+  absl::StatusOr<std::vector<DeferredMarkRecord>> marks = later->DeferredMarksFromOtherBoots();
+  LAKE_REQUIRE_OK(marks);
+  REQUIRE(marks->size() == 1);
+  CHECK((*marks)[0].boot_id == "boot-a");
+  LAKE_REQUIRE_OK(later->ClearDeferredMark((*marks)[0]));
+  CHECK(later->DeferredMarksFromOtherBoots()->empty());
+}
+
+TEST_CASE("clearing a mark made again since changes nothing") {
+  Root root;
+  REQUIRE(WIFSIGNALED(CommitDeferredThenDie(root, "boot-a", 1)));
+  std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot-b"));
+  std::vector<DeferredMarkRecord> old_marks = *owner->DeferredMarksFromOtherBoots();
+  REQUIRE(old_marks.size() == 1);
+  LAKE_REQUIRE_OK(owner->CommitVersion(old_marks[0].table_id, 1, Version(2, 1), std::nullopt,
+                                       CommitDurability::kDeferred));
+  LAKE_REQUIRE_OK(owner->ClearDeferredMark(old_marks[0]));
+  absl::StatusOr<std::vector<DeferredMarkRecord>> now =
+      root.OpenWriter(OnBoot("boot-c"))->DeferredMarksFromOtherBoots();
+  LAKE_REQUIRE_OK(now);
+  REQUIRE(now->size() == 1);
+  CHECK((*now)[0].boot_id == "boot-b");
+}
+
+TEST_CASE("a forwarding writer's clear of a mark reaches the owner") {
+  Root root;
+  REQUIRE(WIFSIGNALED(CommitDeferredThenDie(root, "boot-a", 1)));
+  std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot-b"));
+  std::unique_ptr<Registry> second = root.OpenWriter(OnBoot("boot-b"));
+  REQUIRE_FALSE(second->IsOwner());
+  std::vector<DeferredMarkRecord> marks = *second->DeferredMarksFromOtherBoots();
+  REQUIRE(marks.size() == 1);
+  LAKE_REQUIRE_OK(second->ClearDeferredMark(marks[0]));
+  CHECK(owner->DeferredMarksFromOtherBoots()->empty());
+  CHECK(second->DeferredMarksFromOtherBoots()->empty());
+}
+
+TEST_CASE("a follower refuses to clear a mark") {
+  Root root;
+  REQUIRE(WIFSIGNALED(CommitDeferredThenDie(root, "boot-a", 1)));
+  RegistryOptions options = OnBoot("boot-b");
+  std::unique_ptr<Registry> follower = root.OpenFollower(options);
+  std::vector<DeferredMarkRecord> marks = *follower->DeferredMarksFromOtherBoots();
+  REQUIRE(marks.size() == 1);
+  CHECK(absl::IsFailedPrecondition(follower->ClearDeferredMark(marks[0])));
 }
 
 }  // namespace

@@ -63,8 +63,11 @@ TEST_CASE("writer channel: every request kind round-trips") {
   retire.base = ReferenceBaseRecord{7, 5, std::string(64, 'a'), 0};
   ForwardedWrite retire_no_base = retire;
   retire_no_base.base.reset();
+  ForwardedWrite clear;
+  clear.kind = ForwardedKind::kClearDeferredMark;
+  clear.mark = DeferredMarkRecord{7, "boot-a", 1700000000000012};
   for (const ForwardedWrite& write :
-       {stage, table, commit, no_operation, drop, tag, untag, retire, retire_no_base}) {
+       {stage, table, commit, no_operation, drop, tag, untag, retire, retire_no_base, clear}) {
     std::string encoded = EncodeForwardedWrite(write);
     absl::StatusOr<ForwardedWrite> decoded = DecodeForwardedWrite(encoded);
     LAKE_REQUIRE_OK(decoded);
@@ -81,6 +84,9 @@ TEST_CASE("writer channel: every request kind round-trips") {
   LAKE_REQUIRE_OK(decoded);
   CHECK(decoded->versions == retire.versions);
   CHECK(decoded->base == retire.base);
+  decoded = DecodeForwardedWrite(EncodeForwardedWrite(clear));
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->mark == clear.mark);
   decoded = DecodeForwardedWrite(EncodeForwardedWrite(tag));
   LAKE_REQUIRE_OK(decoded);
   CHECK(decoded->tag == "gold");
