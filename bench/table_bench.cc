@@ -315,9 +315,9 @@ double ProtocolFloor(const std::string& dir, const std::vector<uint64_t>& file_b
 // Appends/s of the table log's protocol (engine/table/table_log.h), bare:
 // one version's records (`record_bytes`: what the four files of
 // ProtocolFloor hold) written into a preallocated segment and fdatasync'ed,
-// then one small append + fdatasync (the registry's commit): two flushes,
-// no new inode, no directory sync. The floor of a two-flush append on this
-// disk.
+// then one small append + fdatasync (a synced registry commit): two
+// flushes, no new inode, no directory sync. The floor of a two-flush append
+// on this disk (lake's deferred commit needs only the first).
 double LogProtocolFloor(const std::string& dir, uint64_t record_bytes, int appends) {
   std::string path = dir + "/log-protocol-floor.seg";
   int segment = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);

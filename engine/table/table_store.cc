@@ -528,7 +528,38 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
     absl::MutexLock lock(&store->commit_mu_);
     if (absl::Status s = store->FinishDropsLocked(); !s.ok()) return s;
   }
+  turn = registry::CommitTurn();  // the redo takes the turn per append
+  if (absl::Status s = store->RedoDeferredCommits(); !s.ok()) return s;
   return store;
+}
+
+absl::Status TableStore::RedoDeferredCommits() {
+  absl::StatusOr<std::vector<registry::DeferredMarkRecord>> marks =
+      registry_.DeferredMarksFromOtherBoots();
+  if (!marks.ok()) return marks.status();
+  if (marks->empty()) return absl::OkStatus();
+  if (registry_.read_only()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "commits to ", marks->size(),
+        " table(s) made before this machine restarted may not have reached the disk; a "
+        "writer redoes them when it opens the root (lake recover)"));
+  }
+  // Every append a lost commit made is an unsettled checkpoint in its
+  // table's log now: recovery replays them, in log order, on the versions
+  // that survived.
+  absl::StatusOr<std::vector<RecoveredAppend>> recovered = Recover();
+  if (!recovered.ok()) return recovered.status();
+  for (const RecoveredAppend& r : *recovered) {
+    if (r.result == RecoveredAppend::Result::kFailed) {
+      return absl::UnavailableError(absl::StrCat(
+          "redoing the commits made before this machine restarted failed (operation ",
+          r.operation_id, "): ", r.message));
+    }
+  }
+  for (const registry::DeferredMarkRecord& mark : *marks) {
+    if (absl::Status s = registry_.ClearDeferredMark(mark); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 TableStore::TableStore(io::FileSystem& fs, std::string root_dir, registry::Registry& registry,
@@ -1018,8 +1049,12 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     operation = registry::AppendOperationRecord{next.operation_id, table.table_id, base + 1,
                                                 next.batch_sha256, record.committed_unix_micros};
   }
-  absl::StatusOr<registry::TableRecord> committed =
-      registry_.CommitVersion(table.table_id, base, record, operation);
+  // An append whose checkpoint is a record of the same synced write needs
+  // no synced commit: recovery redoes it from the checkpoint.
+  absl::StatusOr<registry::TableRecord> committed = registry_.CommitVersion(
+      table.table_id, base, record, operation,
+      logged.checkpoint_written ? registry::CommitDurability::kDeferred
+                                : registry::CommitDurability::kSynced);
   if (committed.ok()) {
     last_committed_[table.table_id] = std::move(manifest);
     return committed;

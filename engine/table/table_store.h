@@ -51,8 +51,13 @@
 // and checkpoints on, the checkpoint of 2 is no file: it is a record of
 // the same write as 3 and 4, right after the fragment record it names
 // instead of holding the batch again (append_record_format.h), made
-// durable by the same sync, so an append needs two flushes — that sync,
-// then the registry's synced commit. A withdrawal is a withdrawal record
+// durable by the same sync, and the registry's commit is deferred
+// (registry.h: not synced, but for the first of an owner to a table, which
+// marks the table with the machine's boot), so an append needs one flush.
+// A power loss may lose deferred commits; each one's checkpoint record is
+// then past the committed watermark again, and the first writer to open
+// the root on the next boot (RedoDeferredCommits, before anything else)
+// replays them, in log order, as the versions they were. A withdrawal is a withdrawal record
 // appended durably; 6 has nothing to remove. Pending appends are the
 // checkpoint records past the committed watermark (the end of the
 // current version's manifest record, which the registry's version record
@@ -965,6 +970,11 @@ class TableStore {
   // Moves every dropped table's directory still at its old name (and not
   // taken by a registered table) to DroppedTableDirectory, durably.
   absl::Status FinishDropsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // At Open: when the registry holds deferred marks of another boot (the
+  // machine restarted since those commits, which may be lost), a writer
+  // replays the pending appends (Recover) and clears the marks;
+  // FailedPrecondition for a follower, which cannot.
+  absl::Status RedoDeferredCommits();
 
   io::FileSystem& fs_;
   const std::string root_dir_;

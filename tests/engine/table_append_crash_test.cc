@@ -12,16 +12,21 @@
 // a failure before the commit call leaves no checkpoint, so recovery
 // commits nothing and running the append again appends once; a failure
 // that may have committed names the operation and keeps its checkpoint.
-// The registry is RocksDB, which writes through its own file layer: a
-// simulated power loss cannot drop its unsynced writes, and its commits are
-// synced writes (sync = true), so what it acknowledged is what survives.
+// The registry is RocksDB, which writes through its own file layer: the
+// tests of a single append keep its writes (that append's commit marks the
+// table, a synced write). The tests of deferred commits (registry.h) lose
+// its unsynced writes too (registry_power_loss.h), and recover as the
+// machine's next boot.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <thread>
 #include <variant>
 
+#include "absl/strings/match.h"
 #include "base/failpoint.h"
 #include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
@@ -30,6 +35,7 @@
 #include "io/posix/posix_file_system.h"
 #include "tests/support/episodes_table.h"
 #include "tests/support/fault_injection_file_system.h"
+#include "tests/support/registry_power_loss.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
 #include "tests/support/table_fixture.h"
@@ -511,6 +517,185 @@ TEST_CASE("table append: recovery running beside a failing append never replays 
     CHECK(r.result != table::RecoveredAppend::Result::kCommitted);
   }
   CHECK(root->Rows(kTable)->empty());
+}
+
+// ---- deferred commits: a power loss loses the registry's unsynced writes ----
+
+// The boot the appends below ran in; the recovery runs in this machine's.
+constexpr char kEarlierBoot[] = "boot-before-the-power-loss";
+
+registry::RegistryOptions OnEarlierBoot(const testing::RegistryPowerLoss& power) {
+  registry::RegistryOptions options;
+  options.boot_id = kEarlierBoot;
+  options.env = power.env();
+  return options;
+}
+
+absl::Status InsertEpisode(TableRoot& root, const std::string& episode,
+                           const std::vector<uint8_t>& bytes) {
+  testing::MemorySource source(bytes);
+  return root
+      .Insert(kInsert, {CellValue{episode}, sql::FileFromSource{&source, "video/mp4"}})
+      .status();
+}
+
+// The episodes of the table once the root is opened as the machine's next
+// boot opens it (which redoes the lost commits), sorted; and the registry
+// then holds no mark of another boot, and a second opening changes nothing.
+std::vector<std::string> EpisodesAfterRestart(const std::string& dir) {
+  std::vector<std::string> episodes;
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  REQUIRE(fs.ok());
+  for (int opening = 0; opening < 2; ++opening) {
+    absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(**fs, dir);
+    LAKE_REQUIRE_OK(root);
+    CHECK((*root)->registry->DeferredMarksFromOtherBoots()->empty());
+    auto rows = (*root)->Rows(kTable);
+    LAKE_REQUIRE_OK(rows);
+    std::vector<std::string> now;
+    for (const auto& row : *rows) now.push_back(std::get<std::string>(row[0]));
+    std::sort(now.begin(), now.end());
+    if (opening == 1) CHECK(now == episodes);
+    episodes = now;
+    absl::StatusOr<registry::TableRecord> table =
+        (*root)->tables->GetTable(*table::ParseTableName(kTable));
+    LAKE_REQUIRE_OK(table);
+    CHECK(table->current_version == episodes.size());  // one version per row, in order
+  }
+  return episodes;
+}
+
+using Episodes = std::vector<std::string>;
+
+// A root holding the table whose registry can lose power too.
+struct DeferredPowerLossRoot : PowerLossRoot {
+  testing::RegistryPowerLoss power;
+
+  // Opens the root on a fault-injecting file system (its registry on
+  // `power`, in the earlier boot), runs `write`, and then the power goes,
+  // unless `write` made it go.
+  void WriteThenLosePower(
+      const std::function<void(TableRoot&, testing::FaultInjectionFileSystem&)>& write) {
+    {
+      testing::FaultInjectionFileSystem fs(posix, backups);
+      absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(
+          fs, root_dir, testing::DefaultTableStoreOptions(), OnEarlierBoot(power));
+      LAKE_REQUIRE_OK(root);
+      write(**root, fs);
+      if (!fs.crashed()) fs.Crash();
+      power.Crash();
+    }
+    power.DropUnsynced();
+  }
+};
+
+TEST_CASE("deferred commit: a power loss at each step of a later append recovers it on the next boot") {
+  REQUIRE(failpoint::Enabled());
+  testing::ScopedVersionsInTableLog in_log;
+  for (std::string_view step : AppendSteps(testing::VersionLayout::kTableLog)) {
+    CAPTURE(std::string(step));
+    DeferredPowerLossRoot r;
+    r.WriteThenLosePower([&](TableRoot& root, testing::FaultInjectionFileSystem& fs) {
+      // The table's first deferred commit is synced (it marks the table).
+      LAKE_REQUIRE_OK(InsertEpisode(root, "e1", testing::RandomBytes(2000, 11)));
+      failpoint::ClearAll();
+      failpoint::Set(step, failpoint::Action::kCallback, [&] {
+        fs.Crash();
+        r.power.Crash();
+        return absl::UnavailableError("power lost");
+      });
+      CHECK_FALSE(InsertEpisode(root, "e2", testing::RandomBytes(2000, 12)).ok());
+      failpoint::ClearAll();
+    });
+    Episodes episodes = EpisodesAfterRestart(r.root_dir);
+    if (BeforeCheckpoint(step) || (CheckpointRacing(step) && episodes.size() == 1)) {
+      CHECK(episodes == Episodes{"e1"});
+    } else {
+      CHECK(episodes == Episodes{"e1", "e2"});
+    }
+  }
+}
+
+TEST_CASE("deferred commit: every append acknowledged before a power loss is there after it") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeferredPowerLossRoot r;
+  Episodes acknowledged;
+  r.WriteThenLosePower([&](TableRoot& root, testing::FaultInjectionFileSystem&) {
+    for (int i = 1; i <= 5; ++i) {
+      std::string episode = absl::StrCat("e", i);
+      LAKE_REQUIRE_OK(InsertEpisode(root, episode, testing::RandomBytes(2000, 20 + i)));
+      acknowledged.push_back(episode);
+    }
+  });
+  // The power loss took the registry back to the first commit (the synced
+  // one that marked the table): the four after it are redone.
+  {
+    absl::StatusOr<std::unique_ptr<registry::Registry>> registry = registry::Registry::Open(
+        r.root_dir + "/registry", r.root_dir + "/writer.lock", {.boot_id = kEarlierBoot});
+    LAKE_REQUIRE_OK(registry);
+    CHECK((*registry)->GetTable(*table::ParseTableName(kTable))->current_version == 1);
+  }
+  CHECK(EpisodesAfterRestart(r.root_dir) == acknowledged);
+}
+
+TEST_CASE("deferred commit: a crash keeps every commit; a power loss in the same boot after it too") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeferredPowerLossRoot r;
+  // A writer is killed after two deferred commits: the page cache keeps
+  // them, and the next owner's open makes them durable.
+  testing::RunKilledAt("table_append.prepared", r.root_dir, [&](TableRoot& root) {
+    failpoint::ClearAll();
+    if (!InsertEpisode(root, "e1", testing::RandomBytes(2000, 31)).ok()) ::_exit(20);
+    if (!InsertEpisode(root, "e2", testing::RandomBytes(2000, 32)).ok()) ::_exit(21);
+    failpoint::Set("table_append.prepared", failpoint::Action::kKill);
+    (void)InsertEpisode(root, "never", testing::RandomBytes(2000, 33));
+  });
+  // The next writer, in the same boot, writes two more; then the power goes.
+  r.WriteThenLosePower([&](TableRoot& root, testing::FaultInjectionFileSystem&) {
+    LAKE_REQUIRE_OK(InsertEpisode(root, "e3", testing::RandomBytes(2000, 34)));
+    LAKE_REQUIRE_OK(InsertEpisode(root, "e4", testing::RandomBytes(2000, 35)));
+  });
+  CHECK(EpisodesAfterRestart(r.root_dir) == Episodes{"e1", "e2", "e3", "e4"});
+}
+
+TEST_CASE("deferred commit: a writer that closes leaves nothing to redo") {
+  testing::ScopedVersionsInTableLog in_log;
+  PowerLossRoot r;
+  testing::RegistryPowerLoss power;
+  {
+    absl::StatusOr<std::unique_ptr<TableRoot>> root =
+        TableRoot::Open(r.posix, r.root_dir, testing::DefaultTableStoreOptions(),
+                        OnEarlierBoot(power));
+    LAKE_REQUIRE_OK(root);
+    LAKE_REQUIRE_OK(InsertEpisode(**root, "e1", testing::RandomBytes(2000, 41)));
+    LAKE_REQUIRE_OK(InsertEpisode(**root, "e2", testing::RandomBytes(2000, 42)));
+  }
+  power.Crash();  // after the close: it synced and cleared its mark
+  power.DropUnsynced();
+  absl::StatusOr<std::unique_ptr<registry::Registry>> registry = registry::Registry::Open(
+      r.root_dir + "/registry", r.root_dir + "/writer.lock", {.boot_id = "another-boot"});
+  LAKE_REQUIRE_OK(registry);
+  CHECK((*registry)->DeferredMarksFromOtherBoots()->empty());
+  CHECK((*registry)->GetTable(*table::ParseTableName(kTable))->current_version == 2);
+}
+
+TEST_CASE("deferred commit: a follower refuses to read a root whose commits a restart may have lost") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeferredPowerLossRoot r;
+  r.WriteThenLosePower([&](TableRoot& root, testing::FaultInjectionFileSystem&) {
+    LAKE_REQUIRE_OK(InsertEpisode(root, "e1", testing::RandomBytes(2000, 51)));
+    LAKE_REQUIRE_OK(InsertEpisode(root, "e2", testing::RandomBytes(2000, 52)));
+  });
+  absl::StatusOr<std::unique_ptr<TableRoot>> follower = TableRoot::Open(
+      r.posix, r.root_dir, testing::DefaultTableStoreOptions(), {.read_only = true});
+  CHECK(absl::IsFailedPrecondition(follower.status()));
+  CHECK(absl::StrContains(follower.status().message(), "before this machine restarted"));
+  // Once a writer has opened the root, followers read it all.
+  CHECK(EpisodesAfterRestart(r.root_dir) == Episodes{"e1", "e2"});
+  follower = TableRoot::Open(r.posix, r.root_dir, testing::DefaultTableStoreOptions(),
+                             {.read_only = true});
+  LAKE_REQUIRE_OK(follower);
+  CHECK((*follower)->Rows(kTable)->size() == 2);
 }
 
 }  // namespace

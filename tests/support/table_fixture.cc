@@ -61,16 +61,17 @@ std::string_view VersionLayoutName(VersionLayout layout) {
   return layout == VersionLayout::kTableLog ? "table log" : "files";
 }
 
-absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(io::FileSystem& fs,
-                                                           const std::string& root_dir,
-                                                           table::TableStoreOptions options) {
+absl::StatusOr<std::unique_ptr<TableRoot>> TableRoot::Open(
+    io::FileSystem& fs, const std::string& root_dir, table::TableStoreOptions options,
+    registry::RegistryOptions registry_options) {
   auto root = std::make_unique<TableRoot>();
   absl::StatusOr<std::unique_ptr<LocalObjectStore>> store =
       LocalObjectStore::Open(fs, root_dir + "/stage", "");
   if (!store.ok()) return store.status();
   root->stage = std::make_unique<ManagedStage>(std::move(*store));
   absl::StatusOr<std::unique_ptr<registry::Registry>> registry =
-      registry::Registry::Open(root_dir + "/registry", root_dir + "/writer.lock");
+      registry::Registry::Open(root_dir + "/registry", root_dir + "/writer.lock",
+                               std::move(registry_options));
   if (!registry.ok()) return registry.status();
   root->registry = std::move(*registry);
   absl::StatusOr<std::unique_ptr<table::TableStore>> tables = table::TableStore::Open(

@@ -62,10 +62,10 @@ class ScopedVersionsAsFiles : public ScopedVersionLayout {
 // The tables of the root `root_dir`, opened as the writer. Everything is
 // closed (and the writer lock released) when it is destroyed.
 struct TableRoot {
-  static absl::StatusOr<std::unique_ptr<TableRoot>> Open(io::FileSystem& fs,
-                                                         const std::string& root_dir,
-                                                         table::TableStoreOptions options =
-                                                             DefaultTableStoreOptions());
+  static absl::StatusOr<std::unique_ptr<TableRoot>> Open(
+      io::FileSystem& fs, const std::string& root_dir,
+      table::TableStoreOptions options = DefaultTableStoreOptions(),
+      registry::RegistryOptions registry_options = {});
   std::unique_ptr<ManagedStage> stage;
   std::unique_ptr<registry::Registry> registry;
   std::unique_ptr<table::TableStore> tables;
