@@ -28,6 +28,7 @@
 
 #include "absl/strings/match.h"
 #include "base/failpoint.h"
+#include "engine/gc/plan_apply.h"
 #include "engine/table/manifest_chain.h"
 #include "engine/table/manifest_format.h"
 #include "engine/table/pending_append_error.h"
@@ -35,6 +36,7 @@
 #include "io/posix/posix_file_system.h"
 #include "tests/support/episodes_table.h"
 #include "tests/support/fault_injection_file_system.h"
+#include "tests/support/gc_fixture.h"
 #include "tests/support/registry_power_loss.h"
 #include "tests/support/stage_fixture.h"
 #include "tests/support/status_checks.h"
@@ -656,6 +658,27 @@ TEST_CASE("deferred commit: a crash keeps every commit; a power loss in the same
     LAKE_REQUIRE_OK(InsertEpisode(root, "e4", testing::RandomBytes(2000, 35)));
   });
   CHECK(EpisodesAfterRestart(r.root_dir) == Episodes{"e1", "e2", "e3", "e4"});
+}
+
+TEST_CASE("deferred commit: a collection after a power loss keeps the objects of the redone appends") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeferredPowerLossRoot r;
+  r.WriteThenLosePower([&](TableRoot& root, testing::FaultInjectionFileSystem&) {
+    for (int i = 1; i <= 3; ++i) {
+      LAKE_REQUIRE_OK(
+          InsertEpisode(root, absl::StrCat("e", i), testing::RandomBytes(2000, 60 + i)));
+    }
+  });
+  // The collector's root opens the table store first, which redoes them.
+  testing::GcTestRoot collector(nullptr, r.root_dir);
+  collector.AgeEverything(absl::Hours(24 * 30));
+  absl::StatusOr<gc::PlanSummary> plan = collector.Plan();
+  LAKE_REQUIRE_OK(plan);
+  LAKE_REQUIRE_OK(gc::ApplyPlan(collector.View(), plan->manifest.plan_id, gc::ApplyOptions()));
+  auto rows = collector.tables().Rows(kTable);
+  LAKE_REQUIRE_OK(rows);
+  REQUIRE(rows->size() == 3);
+  for (const auto& row : *rows) CHECK(collector.Exists(std::get<DataLocation>(row[1])));
 }
 
 TEST_CASE("deferred commit: a writer that closes leaves nothing to redo") {
