@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <type_traits>
 #include <utility>
@@ -65,8 +65,7 @@ std::string BootIdOr(const std::string& given) {
     std::ifstream in("/proc/sys/kernel/random/boot_id");
     std::getline(in, id);
   }
-  if (!ValidateDeferredMarkRecord(DeferredMarkRecord{1, id, 0}).ok()) return "";
-  return id;
+  return ValidateBootId(id).ok() ? id : "";
 }
 
 std::string TempRoot() {
@@ -503,8 +502,26 @@ absl::Status Registry::WriteBatchSynced(rocksdb::WriteBatch& batch, const char* 
 absl::Status Registry::WriteBatch(rocksdb::WriteBatch& batch, bool sync, const char* what) {
   rocksdb::WriteOptions write_options;
   write_options.sync = sync;
-  return FromRocksDbStatus(owned_db_->Write(write_options, &batch),
-                           absl::StrCat(what, " in registry ", registry_dir_));
+  absl::Status written = FromRocksDbStatus(owned_db_->Write(write_options, &batch),
+                                           absl::StrCat(what, " in registry ", registry_dir_));
+  // A synced write syncs RocksDB's whole log: every write before it too.
+  if (written.ok()) log_unsynced_ = !sync;
+  return written;
+}
+
+absl::StatusOr<bool> Registry::DeferredMarkNeeded(uint64_t table_id) {
+  if (deferred_marked_.contains(table_id)) return false;
+  absl::StatusOr<std::optional<std::string>> value = ReadValue(DeferredMarkKey(table_id));
+  if (!value.ok()) return value.status();
+  if (value->has_value()) {
+    absl::StatusOr<DeferredMarkRecord> mark = DecodeDeferredMarkRecord(**value);
+    // Durable: an owner's open makes what earlier owners wrote durable.
+    if (mark.ok() && mark->table_id == table_id && mark->boot_id == boot_id_) {
+      deferred_marked_.insert(table_id);
+      return false;
+    }
+  }
+  return true;  // absent, another boot's, or damaged: marked (again)
 }
 
 void Registry::SettleDeferredMarks() {
@@ -512,7 +529,7 @@ void Registry::SettleDeferredMarks() {
   // With every commit durable already the marks stay (for the next owner
   // of this boot to take over, and harmless to a later boot: nothing to
   // redo), and closing writes nothing.
-  if (deferred_marked_.empty() || !deferred_unsynced_) return;
+  if (deferred_marked_.empty() || !log_unsynced_) return;
   // One synced write: it makes every deferred commit before it durable
   // (RocksDB syncs its whole log), and the marks go with it. When it fails
   // the marks stay, and the next boot redoes what may be lost.
@@ -853,22 +870,14 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
     batch.Put(OperationKey(operation->operation_id), EncodeAppendOperationRecord(*operation));
   }
   // A deferred commit is synced when it marks the table: the first of an
-  // ownership, unless a mark of this boot is there already (durable: an
-  // owner's open makes what earlier owners wrote durable). An unknown boot
-  // could never tell a restart, so it syncs all.
+  // ownership, unless a mark of this boot is there already. An unknown
+  // boot could never tell a restart, so it syncs all.
   const bool deferred = durability == CommitDurability::kDeferred && !boot_id_.empty();
   bool marks = false;
-  if (deferred && !deferred_marked_.contains(table_id)) {
-    absl::StatusOr<std::optional<std::string>> mark = ReadValue(DeferredMarkKey(table_id));
-    if (!mark.ok()) return mark.status();
-    absl::StatusOr<DeferredMarkRecord> decoded =
-        mark->has_value() ? DecodeDeferredMarkRecord(**mark)
-                          : absl::StatusOr<DeferredMarkRecord>(absl::NotFoundError(""));
-    if (decoded.ok() && decoded->table_id == table_id && decoded->boot_id == boot_id_) {
-      deferred_marked_.insert(table_id);
-    } else {
-      marks = true;
-    }
+  if (deferred) {
+    absl::StatusOr<bool> needed = DeferredMarkNeeded(table_id);
+    if (!needed.ok()) return needed.status();
+    marks = *needed;
   }
   if (marks) {
     batch.Put(DeferredMarkKey(table_id),
@@ -878,7 +887,6 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
       WriteBatch(batch, /*sync=*/!deferred || marks,
                  absl::StrCat("commit version ", next.version, " of table ", table_id).c_str());
   if (written.ok() && marks) deferred_marked_.insert(table_id);
-  if (written.ok()) deferred_unsynced_ = deferred && !marks;
   if (written.ok()) written = LAKE_FAILPOINT(kCommitWrittenFailpoint);
   if (!written.ok()) return CommitOutcomeUnknownError(written);
   return updated;

@@ -353,9 +353,15 @@ class Registry {
   absl::StatusOr<std::optional<RetiredVersionRecord>> ReadRetiredVersion(uint64_t table_id,
                                                                          uint64_t version);
   absl::StatusOr<std::optional<ReferenceBaseRecord>> ReadReferenceBase(uint64_t table_id);
-  absl::Status WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what);
+  absl::Status WriteBatchSynced(rocksdb::WriteBatch& batch, const char* what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // Synced, or not (a deferred commit's write).
-  absl::Status WriteBatch(rocksdb::WriteBatch& batch, bool sync, const char* what);
+  absl::Status WriteBatch(rocksdb::WriteBatch& batch, bool sync, const char* what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Whether a deferred commit to the table must write its mark (and so be
+  // synced); takes over a mark of this boot already there.
+  absl::StatusOr<bool> DeferredMarkNeeded(uint64_t table_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // The owner's close: syncs the log, then removes the marks it made.
   void SettleDeferredMarks();
 
@@ -385,8 +391,8 @@ class Registry {
   // The tables this owner has marked, or found marked in this boot (its
   // deferred commits to them need no sync).
   absl::flat_hash_set<uint64_t> deferred_marked_ ABSL_GUARDED_BY(write_mu_);
-  // Whether the last commit was a deferred one left unsynced.
-  bool deferred_unsynced_ ABSL_GUARDED_BY(write_mu_) = false;
+  // Whether the last write left RocksDB's log unsynced.
+  bool log_unsynced_ ABSL_GUARDED_BY(write_mu_) = false;
   // Serialises a follower's catch-ups.
   absl::Mutex catch_up_mu_;
   mutable absl::Mutex view_mu_;

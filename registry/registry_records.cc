@@ -2,6 +2,7 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -121,10 +122,18 @@ absl::Status ValidateSha256Hex(std::string_view text, std::string_view what) {
       "\""));
 }
 
+namespace {
+
+// 1..`max_bytes` printable ASCII bytes without spaces (0x21..0x7e).
+bool IsPrintableToken(std::string_view text, size_t max_bytes) {
+  return !text.empty() && text.size() <= max_bytes &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x21 && c <= 0x7e; });
+}
+
+}  // namespace
+
 absl::Status ValidateOperationId(std::string_view text) {
-  bool ok = !text.empty() && text.size() <= kMaxOperationIdBytes;
-  for (char c : text) ok = ok && c >= 0x21 && c <= 0x7e;
-  if (ok) return absl::OkStatus();
+  if (IsPrintableToken(text, kMaxOperationIdBytes)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "an operation id must be 1..", kMaxOperationIdBytes,
       " printable ASCII bytes without spaces, not \"", std::string(text), "\""));
@@ -205,13 +214,15 @@ absl::Status ValidateReferenceBaseRecord(const ReferenceBaseRecord& record) {
   return ValidateSha256Hex(record.snapshot_sha256, "snapshot_sha256");
 }
 
-absl::Status ValidateDeferredMarkRecord(const DeferredMarkRecord& record) {
-  if (record.table_id == 0) return absl::InvalidArgumentError("table id 0 is never allocated");
-  bool ok = !record.boot_id.empty() && record.boot_id.size() <= kMaxBootIdBytes;
-  for (char c : record.boot_id) ok = ok && c >= 0x21 && c <= 0x7e;
-  if (ok) return absl::OkStatus();
+absl::Status ValidateBootId(std::string_view boot_id) {
+  if (IsPrintableToken(boot_id, kMaxBootIdBytes)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("a boot id must be 1..", kMaxBootIdBytes,
                                                  " printable ASCII bytes without spaces"));
+}
+
+absl::Status ValidateDeferredMarkRecord(const DeferredMarkRecord& record) {
+  if (record.table_id == 0) return absl::InvalidArgumentError("table id 0 is never allocated");
+  return ValidateBootId(record.boot_id);
 }
 
 std::string EncodeStageDescriptorRecord(std::string_view descriptor_json) {

@@ -194,7 +194,8 @@ absl::Status ValidateAppendOperationRecord(const AppendOperationRecord& record);
 absl::Status ValidateTagRecord(const TagRecord& record);
 absl::Status ValidateRetiredVersionRecord(const RetiredVersionRecord& record);
 absl::Status ValidateReferenceBaseRecord(const ReferenceBaseRecord& record);
-// A boot id is 1..kMaxBootIdBytes printable ASCII bytes without spaces.
+// 1..kMaxBootIdBytes printable ASCII bytes without spaces.
+absl::Status ValidateBootId(std::string_view boot_id);
 absl::Status ValidateDeferredMarkRecord(const DeferredMarkRecord& record);
 
 // Encoders take valid records (checked by the caller).
