@@ -337,7 +337,9 @@ auto Registry::ForwardUnlessOwner(const ForwardedWrite& write, Answer answer)
   if (IsOwner()) return std::nullopt;
   absl::StatusOr<std::optional<ForwardedReply>> forwarded = Forward(write);
   // A commit lost after it was sent: the owner may have committed it.
-  if (write.kind == ForwardedKind::kCommitVersion && absl::IsUnknown(forwarded.status())) {
+  const bool commit = write.kind == ForwardedKind::kCommitVersion ||
+                      write.kind == ForwardedKind::kCommitVersionDeferred;
+  if (commit && absl::IsUnknown(forwarded.status())) {
     return Result(CommitOutcomeUnknownError(forwarded.status()));
   }
   if (!forwarded.ok()) return Result(forwarded.status());
@@ -400,9 +402,12 @@ ForwardedReply Registry::RunForwarded(const ForwardedWrite& write) {
       if (dropped.ok()) reply.dropped = std::move(*dropped);
       break;
     }
-    case ForwardedKind::kCommitVersion: {
+    case ForwardedKind::kCommitVersion:
+    case ForwardedKind::kCommitVersionDeferred: {
       absl::StatusOr<TableRecord> table = CommitVersion(
-          write.table_id, write.expected_current_version, write.next, write.operation);
+          write.table_id, write.expected_current_version, write.next, write.operation,
+          write.kind == ForwardedKind::kCommitVersionDeferred ? CommitDurability::kDeferred
+                                                              : CommitDurability::kSynced);
       reply.status = table.status();
       if (table.ok()) reply.table = std::move(*table);
       break;
@@ -833,14 +838,23 @@ absl::StatusOr<TableRecord> Registry::CommitVersion(
   if (operation.has_value()) {
     if (absl::Status s = CheckOperationMatches(table_id, next, *operation); !s.ok()) return s;
   }
-  if (auto answer = ForwardUnlessOwner({.kind = ForwardedKind::kCommitVersion,
-                                        .table_id = table_id,
-                                        .expected_current_version = expected_current_version,
-                                        .next = next,
-                                        .operation = operation},
-                                       TableOf)) {
-    return *answer;
+  ForwardedWrite forwarded{.kind = durability == CommitDurability::kDeferred
+                                      ? ForwardedKind::kCommitVersionDeferred
+                                      : ForwardedKind::kCommitVersion,
+                           .table_id = table_id,
+                           .expected_current_version = expected_current_version,
+                           .next = next,
+                           .operation = operation};
+  auto answer = ForwardUnlessOwner(forwarded, TableOf);
+  // An owner older than deferred forwarding refuses the request unread
+  // (InvalidArgument: nothing committed); it takes the commit synced. A
+  // commit this owner finds invalid is refused again, as it was.
+  if (answer.has_value() && forwarded.kind == ForwardedKind::kCommitVersionDeferred &&
+      absl::IsInvalidArgument(answer->status())) {
+    forwarded.kind = ForwardedKind::kCommitVersion;
+    answer = ForwardUnlessOwner(forwarded, TableOf);
   }
+  if (answer.has_value()) return *std::move(answer);
   absl::StatusOr<std::optional<CommitTurn>> turn = OwnWriteTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock serial(&write_mu_);

@@ -47,7 +47,8 @@
 //   - an owner that closes after a deferred commit left unsynced syncs
 //     the log and removes its marks in one write; otherwise it writes
 //     nothing, and its marks stay (nothing they cover can be lost);
-//   - a forwarded commit is always synced (the owner runs it as kSynced).
+//   - a forwarded deferred commit is deferred by the owner, as its own
+//     (channel kind 10; an owner older than that takes it synced).
 // So a mark naming another boot than this one (DeferredMarksFromOtherBoots)
 // says: the table's last commits before the machine restarted may be lost,
 // and its writer redoes them (TableStore's recovery) before it reads or

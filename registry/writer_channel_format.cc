@@ -81,6 +81,7 @@ std::string EncodeForwardedWrite(const ForwardedWrite& write) {
       if (write.base.has_value()) w.Str(EncodeReferenceBaseRecord(*write.base));
       break;
     case ForwardedKind::kCommitVersion:
+    case ForwardedKind::kCommitVersionDeferred:
       w.U64(write.table_id);
       w.U64(write.expected_current_version);
       w.Str(EncodeVersionRecord(write.table_id, write.next));
@@ -147,8 +148,9 @@ absl::StatusOr<ForwardedWrite> DecodeForwardedWrite(std::string_view message) {
       }
       return write;
     }
-    case static_cast<uint8_t>(ForwardedKind::kCommitVersion): {
-      write.kind = ForwardedKind::kCommitVersion;
+    case static_cast<uint8_t>(ForwardedKind::kCommitVersion):
+    case static_cast<uint8_t>(ForwardedKind::kCommitVersionDeferred): {
+      write.kind = static_cast<ForwardedKind>(*kind);
       std::string version;
       uint8_t has_operation = 0;
       std::string operation;

@@ -21,6 +21,9 @@
 //                           count x u64 version, u8 has_base (0 | 1),
 //                           [str reference base record (kind 11 value)]
 //   9 clear deferred mark   str deferred mark record (kind 12 value)
+//  10 commit version,       as kind 4; the owner commits it deferred
+//     deferred              (registry.h). An owner older than kind 10
+//                           refuses it unread (InvalidArgument).
 // The reply (kind 128):
 //   u32 status code (absl::StatusCode, 0..16), str message,
 //   u32 payload_count (<= kMaxForwardedPayloads),
@@ -71,6 +74,7 @@ enum class ForwardedKind : uint8_t {
   kUntagVersion = 7,
   kRetireVersions = 8,
   kClearDeferredMark = 9,
+  kCommitVersionDeferred = 10,
 };
 
 // Every field has an initializer, so a write names only its kind's fields
@@ -80,7 +84,7 @@ struct ForwardedWrite {
   std::string text = {};  // kPutStageDescriptor: the JSON; kCreateNamespace: the name
   table::TableName name = {};  // kCreateTable, kDropTable
   table::Schema schema = {};   // kCreateTable
-  // kCommitVersion:
+  // kCommitVersion, kCommitVersionDeferred:
   uint64_t table_id = 0;
   uint64_t expected_current_version = 0;
   VersionRecord next = {};

@@ -640,6 +640,33 @@ TEST_CASE("deferred commit: every append acknowledged before a power loss is the
   CHECK(EpisodesAfterRestart(r.root_dir) == acknowledged);
 }
 
+TEST_CASE("deferred commit: a second writer's appends, deferred by the owner, are redone too") {
+  testing::ScopedVersionsInTableLog in_log;
+  DeferredPowerLossRoot r;
+  Episodes acknowledged;
+  r.WriteThenLosePower([&](TableRoot& owner, testing::FaultInjectionFileSystem& fs) {
+    absl::StatusOr<std::unique_ptr<TableRoot>> second = TableRoot::Open(
+        fs, r.root_dir, testing::DefaultTableStoreOptions(), OnEarlierBoot(r.power));
+    LAKE_REQUIRE_OK(second);
+    REQUIRE(owner.registry->IsOwner());
+    REQUIRE_FALSE((*second)->registry->IsOwner());
+    for (int i = 1; i <= 3; ++i) {
+      std::string episode = absl::StrCat("e", i);
+      LAKE_REQUIRE_OK(InsertEpisode(**second, episode, testing::RandomBytes(2000, 70 + i)));
+      acknowledged.push_back(episode);
+    }
+  });
+  // The owner synced the first forwarded commit (it marked the table) and
+  // deferred the two after it: the power loss took them.
+  {
+    absl::StatusOr<std::unique_ptr<registry::Registry>> registry = registry::Registry::Open(
+        r.root_dir + "/registry", r.root_dir + "/writer.lock", {.boot_id = kEarlierBoot});
+    LAKE_REQUIRE_OK(registry);
+    CHECK((*registry)->GetTable(*table::ParseTableName(kTable))->current_version == 1);
+  }
+  CHECK(EpisodesAfterRestart(r.root_dir) == acknowledged);
+}
+
 TEST_CASE("deferred commit: a crash keeps every commit; a power loss in the same boot after it too") {
   testing::ScopedVersionsInTableLog in_log;
   DeferredPowerLossRoot r;

@@ -23,6 +23,8 @@
 #include "registry/commit_lock.h"
 #include "registry/registry.h"
 #include "registry/registry_keys.h"
+#include "registry/writer_channel.h"
+#include "registry/writer_lock.h"
 #include "rocksdb/db.h"
 #include "tests/support/status_checks.h"
 #include "tests/support/test_files.h"
@@ -1145,7 +1147,7 @@ TEST_CASE("synced commits mark nothing") {
   CHECK(root.OpenWriter(OnBoot("boot-b"))->DeferredMarksFromOtherBoots()->empty());
 }
 
-TEST_CASE("a forwarded deferred commit is synced and marks nothing") {
+TEST_CASE("a forwarded deferred commit is deferred by the owner, which marks the table") {
   Root root;
   std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot-a"));
   std::unique_ptr<Registry> second = root.OpenWriter(OnBoot("boot-a"));
@@ -1153,7 +1155,61 @@ TEST_CASE("a forwarded deferred commit is synced and marks nothing") {
   uint64_t id = second->CreateTable({"ns", "t"}, TwoColumns())->table_id;
   CommitVersions(*second, id, 2, CommitDurability::kDeferred);
   CHECK(owner->GetTable({"ns", "t"})->current_version == 2);
+  std::vector<DeferredMarkRecord> marks =
+      *root.OpenWriter(OnBoot("boot-b"))->DeferredMarksFromOtherBoots();
+  REQUIRE(marks.size() == 1);
+  CHECK(marks[0].table_id == id);
+  CHECK(marks[0].boot_id == "boot-a");
+  // The owner's close syncs what it deferred and clears its mark.
+  owner.reset();
   CHECK(root.OpenWriter(OnBoot("boot-b"))->DeferredMarksFromOtherBoots()->empty());
+  CHECK(second->GetTable({"ns", "t"})->current_version == 2);
+}
+
+TEST_CASE("a forwarded synced commit marks nothing") {
+  Root root;
+  std::unique_ptr<Registry> owner = root.OpenWriter(OnBoot("boot-a"));
+  std::unique_ptr<Registry> second = root.OpenWriter(OnBoot("boot-a"));
+  REQUIRE_FALSE(second->IsOwner());
+  uint64_t id = second->CreateTable({"ns", "t"}, TwoColumns())->table_id;
+  CommitVersions(*second, id, 2, CommitDurability::kSynced);
+  CHECK(owner->GetTable({"ns", "t"})->current_version == 2);
+  CHECK(root.OpenWriter(OnBoot("boot-b"))->DeferredMarksFromOtherBoots()->empty());
+}
+
+TEST_CASE("an owner older than deferred forwarding is sent the commit again, synced") {
+  Root root;
+  root.OpenWriter()->CreateNamespace("ns").IgnoreError();  // the registry exists
+  // The older owner: it holds the writer lock and serves the channel, and
+  // its decoder knows no request kind 10.
+  absl::StatusOr<io::FileSystem*> fs = io::DefaultFileSystem();
+  REQUIRE(fs.ok());
+  absl::StatusOr<std::unique_ptr<WriterLock>> lock =
+      WriterLock::Acquire(**fs, root.lock_path(), root.registry_dir());
+  LAKE_REQUIRE_OK(lock);
+  std::vector<ForwardedKind> received;
+  const TableRecord answered{7, {"ns", "t"}, TwoColumns(), 1, "m1", 1};
+  absl::StatusOr<std::unique_ptr<WriterChannelServer>> older = WriterChannelServer::Start(
+      root.dir.Join(std::string(kWriterSocketName)), [&](const ForwardedWrite& write) {
+        received.push_back(write.kind);
+        ForwardedReply reply;
+        if (write.kind == ForwardedKind::kCommitVersionDeferred) {
+          reply.status = absl::InvalidArgumentError(
+              "a forwarded registry write is malformed: unknown request kind 10");
+        } else {
+          reply.table = answered;
+        }
+        return reply;
+      });
+  LAKE_REQUIRE_OK(older);
+  std::unique_ptr<Registry> writer = root.OpenWriter();
+  REQUIRE_FALSE(writer->IsOwner());
+  absl::StatusOr<TableRecord> committed = writer->CommitVersion(
+      7, 0, Version(1, 0), std::nullopt, CommitDurability::kDeferred);
+  LAKE_REQUIRE_OK(committed);
+  CHECK(*committed == answered);
+  CHECK(received == std::vector<ForwardedKind>{ForwardedKind::kCommitVersionDeferred,
+                                               ForwardedKind::kCommitVersion});
 }
 
 TEST_CASE("an unknown boot syncs deferred commits, and every mark is another boot's") {

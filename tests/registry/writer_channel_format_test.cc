@@ -45,6 +45,8 @@ TEST_CASE("writer channel: every request kind round-trips") {
   ForwardedWrite commit = SampleCommit();
   ForwardedWrite no_operation = SampleCommit();
   no_operation.operation.reset();
+  ForwardedWrite deferred = SampleCommit();
+  deferred.kind = ForwardedKind::kCommitVersionDeferred;
   ForwardedWrite drop;
   drop.kind = ForwardedKind::kDropTable;
   drop.name = {"media", "clips"};
@@ -67,7 +69,8 @@ TEST_CASE("writer channel: every request kind round-trips") {
   clear.kind = ForwardedKind::kClearDeferredMark;
   clear.mark = DeferredMarkRecord{7, "boot-a", 1700000000000012};
   for (const ForwardedWrite& write :
-       {stage, table, commit, no_operation, drop, tag, untag, retire, retire_no_base, clear}) {
+       {stage, table, commit, no_operation, deferred, drop, tag, untag, retire, retire_no_base,
+        clear}) {
     std::string encoded = EncodeForwardedWrite(write);
     absl::StatusOr<ForwardedWrite> decoded = DecodeForwardedWrite(encoded);
     LAKE_REQUIRE_OK(decoded);
@@ -91,6 +94,22 @@ TEST_CASE("writer channel: every request kind round-trips") {
   LAKE_REQUIRE_OK(decoded);
   CHECK(decoded->tag == "gold");
   CHECK(decoded->version == 3);
+}
+
+TEST_CASE("writer channel: a deferred commit is a commit's bytes under kind 10") {
+  ForwardedWrite deferred = SampleCommit();
+  deferred.kind = ForwardedKind::kCommitVersionDeferred;
+  std::string commit_bytes = EncodeForwardedWrite(SampleCommit());
+  std::string deferred_bytes = EncodeForwardedWrite(deferred);
+  REQUIRE(deferred_bytes.size() == commit_bytes.size());
+  CHECK(static_cast<uint8_t>(deferred_bytes[1]) == 10);
+  deferred_bytes[1] = commit_bytes[1];
+  CHECK(deferred_bytes == commit_bytes);
+  absl::StatusOr<ForwardedWrite> decoded = DecodeForwardedWrite(EncodeForwardedWrite(deferred));
+  LAKE_REQUIRE_OK(decoded);
+  CHECK(decoded->kind == ForwardedKind::kCommitVersionDeferred);
+  CHECK(decoded->next == deferred.next);
+  CHECK(decoded->operation == deferred.operation);
 }
 
 TEST_CASE("writer channel: a reply keeps its status, payloads and table record") {
@@ -157,6 +176,10 @@ TEST_CASE("writer channel: every strict prefix, trailing byte, unknown version o
   std::string other_kind = encoded;
   other_kind[1] = 9;
   CHECK(absl::IsInvalidArgument(DecodeForwardedWrite(other_kind).status()));
+  other_kind[1] = 11;
+  refused = DecodeForwardedWrite(other_kind).status();
+  CHECK(absl::IsInvalidArgument(refused));
+  CHECK(refused.message() == "a forwarded registry write is malformed: unknown request kind 11");
   // A damaged embedded record is refused by its own decoder.
   std::string damaged = encoded;
   damaged[40] ^= 1;
