@@ -7,8 +7,9 @@
 namespace lake::registry {
 namespace {
 
-// The flock is polled: the first retries come quickly (a commit takes a few
-// milliseconds), later ones back off to this bound.
+// The flock is tried again on a release's wake-up, else after a sleep: the
+// first come quickly (a commit takes a few milliseconds), later ones back
+// off to this bound.
 constexpr absl::Duration kFirstPoll = absl::Microseconds(200);
 constexpr absl::Duration kMaxPoll = absl::Milliseconds(1);
 
@@ -33,8 +34,12 @@ CommitTurn::~CommitTurn() { Release(); }
 
 void CommitTurn::Release() {
   if (lock_ == nullptr) return;
-  // Closing the file drops the flock; then the next thread may go.
-  if (file_ != nullptr) file_->Close().IgnoreError();
+  // Closing the file drops the flock; the bump wakes the processes that
+  // wait for it. Then the next thread of this process may go.
+  if (file_ != nullptr) {
+    file_->Close().IgnoreError();
+    if (io::FileFutex* released = lock_->Released(); released != nullptr) released->Bump();
+  }
   file_.reset();
   lock_->ReleaseThread();
   lock_ = nullptr;
@@ -61,18 +66,37 @@ absl::StatusOr<CommitTurn> CommitLock::Acquire(absl::Duration busy_timeout) {
   absl::StatusOr<std::unique_ptr<io::File>> file = fs_.CreateNew(path_, false);
   if (absl::IsAlreadyExists(file.status())) file = fs_.OpenRead(path_);
   if (!file.ok()) return file.status();
+  io::FileFutex* released = Released();
   absl::Duration poll = kFirstPoll;
   for (;;) {
+    // Read before trying: a release after the try changes it, and the
+    // wait below returns at once.
+    const uint32_t seen = released != nullptr ? released->Load() : 0;
     absl::StatusOr<bool> locked = (*file)->TryLockExclusive();
     if (!locked.ok()) return locked.status();
     if (*locked) break;
     absl::Time now = absl::Now();
     if (now >= deadline) return Busy(busy_timeout);
-    absl::SleepFor(std::min(poll, deadline - now));
+    absl::Duration sleep = std::min(poll, deadline - now);
+    if (released != nullptr) {
+      released->WaitWhile(seen, sleep);
+    } else {
+      absl::SleepFor(sleep);
+    }
     poll = std::min(poll * 2, kMaxPoll);
   }
   turn.file_ = std::move(*file);
   return turn;
+}
+
+io::FileFutex* CommitLock::Released() {
+  absl::MutexLock lock(&futex_mu_);
+  if (!futex_opened_) {
+    futex_opened_ = true;
+    absl::StatusOr<std::unique_ptr<io::FileFutex>> opened = io::FileFutex::Open(path_);
+    if (opened.ok()) released_ = std::move(*opened);
+  }
+  return released_.get();
 }
 
 bool CommitLock::HeldByThisThread() const {

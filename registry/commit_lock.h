@@ -13,9 +13,16 @@
 //
 // Mechanism. A taker first waits for the turn among the threads of its
 // CommitLock (a mutex, with the timeout), then for an exclusive flock on a
-// file it opens for this turn, polling with a short backoff until the
-// deadline. The flock dies with its holder, so a crashed process never
-// leaves the root locked. The lock file is never removed.
+// file it opens for this turn. The flock dies with its holder, so a
+// crashed process never leaves the root locked. The lock file is never
+// removed.
+//
+// Waiting for the flock. A holder that releases it bumps a counter in the
+// lock file (io/posix/file_futex.h) and so wakes every process waiting,
+// which try again at once. The sleep between tries is bounded all the
+// same (a short backoff, growing to a millisecond): a holder that dies, or
+// one older than the counter, bumps nothing. Where the file cannot be
+// mapped, takers poll.
 //
 // Thread safety: Acquire may be called from any thread at once.
 #ifndef LAKE_REGISTRY_COMMIT_LOCK_H_
@@ -31,6 +38,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "io/file_system.h"
+#include "io/posix/file_futex.h"
 
 namespace lake::registry {
 
@@ -84,8 +92,14 @@ class CommitLock {
   void ReleaseThread();
   absl::Status Busy(absl::Duration busy_timeout) const;
 
+  // The release counter of the lock file, or null (polling only).
+  io::FileFutex* Released() ABSL_LOCKS_EXCLUDED(futex_mu_);
+
   io::FileSystem& fs_;
   const std::string path_;
+  absl::Mutex futex_mu_;
+  bool futex_opened_ ABSL_GUARDED_BY(futex_mu_) = false;
+  std::unique_ptr<io::FileFutex> released_ ABSL_GUARDED_BY(futex_mu_);
   mutable absl::Mutex mu_;
   bool held_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t turns_ ABSL_GUARDED_BY(mu_) = 0;
