@@ -28,8 +28,7 @@ BufferLease::~BufferLease() { Release(); }
 
 void BufferLease::Release() {
   if (memory_ == nullptr) return;
-  munmap(memory_, chunk_bytes_ * chunk_count_);
-  budget_->Return(static_cast<uint64_t>(chunk_bytes_) * chunk_count_);
+  budget_->Return(memory_, static_cast<uint64_t>(chunk_bytes_) * chunk_count_);
   memory_ = nullptr;
   budget_ = nullptr;
   chunk_count_ = 0;
@@ -38,6 +37,11 @@ void BufferLease::Release() {
 BufferBudget& BufferBudget::Process() {
   static BufferBudget* budget = new BufferBudget(kDefaultLimitBytes);
   return *budget;
+}
+
+BufferBudget::~BufferBudget() {
+  absl::MutexLock lock(&mu_);
+  for (const Mapping& mapping : kept_) munmap(mapping.memory, mapping.bytes);
 }
 
 absl::Status BufferBudget::SetLimit(uint64_t limit_bytes) {
@@ -96,12 +100,15 @@ absl::StatusOr<BufferLease> BufferBudget::Acquire(size_t chunk_bytes,
     in_use_ += static_cast<uint64_t>(granted) * chunk_bytes;
     peak_ = std::max(peak_, in_use_);
   }
-  // mmap rather than malloc: page-aligned, and munmap returns the pages at
-  // once (malloc's dynamic mmap threshold would keep freed chunks resident).
-  void* memory = mmap(nullptr, granted * chunk_bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // mmap rather than malloc: page-aligned, and the pages go back at once
+  // (malloc's dynamic mmap threshold would keep freed chunks resident).
+  void* memory = TakeKept(granted * chunk_bytes);
+  if (memory == nullptr) {
+    memory = mmap(nullptr, granted * chunk_bytes, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  }
   if (memory == MAP_FAILED) {
-    Return(static_cast<uint64_t>(granted) * chunk_bytes);
+    Return(nullptr, static_cast<uint64_t>(granted) * chunk_bytes);
     return absl::ResourceExhaustedError("out of memory for data buffers");
   }
   BufferLease lease;
@@ -112,10 +119,37 @@ absl::StatusOr<BufferLease> BufferBudget::Acquire(size_t chunk_bytes,
   return lease;
 }
 
-void BufferBudget::Return(uint64_t bytes) {
+void* BufferBudget::TakeKept(size_t bytes) {
   absl::MutexLock lock(&mu_);
-  in_use_ -= bytes;
-  released_.SignalAll();
+  for (size_t i = kept_.size(); i-- > 0;) {
+    if (kept_[i].bytes == bytes) {
+      void* memory = kept_[i].memory;
+      kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
+      return memory;
+    }
+  }
+  return nullptr;
+}
+
+void BufferBudget::Return(void* memory, uint64_t bytes) {
+  // Marked free outside the lock; a kernel without MADV_FREE unmaps.
+  const bool keep = memory != nullptr && bytes <= kKeptMappingBytes &&
+                    madvise(memory, bytes, MADV_FREE) == 0;
+  Mapping evicted{nullptr, 0};
+  {
+    absl::MutexLock lock(&mu_);
+    in_use_ -= bytes;
+    if (keep) {
+      if (kept_.size() == kKeptMappings) {
+        evicted = kept_.front();
+        kept_.erase(kept_.begin());
+      }
+      kept_.push_back(Mapping{memory, static_cast<size_t>(bytes)});
+    }
+    released_.SignalAll();
+  }
+  if (memory != nullptr && !keep) munmap(memory, bytes);
+  if (evicted.memory != nullptr) munmap(evicted.memory, evicted.bytes);
 }
 
 }  // namespace lake
