@@ -1,6 +1,7 @@
 // The many-writers benchmark: single-row INSERTs, each uploading its own
 // 1 MiB FILE, from one process and from several processes writing one
-// table of one root at once (through the C ABI, as pipeline workers would).
+// table of one root at once (through the C ABI, as pipeline workers would),
+// and the same work done bare, without lake: the floor of this machine.
 //
 //   writers_bench DIR ROWS PROCESSES...
 //
@@ -9,19 +10,44 @@
 // first becomes its owner, the others forward to it) and wait at a start
 // line; then each inserts ROWS / P rows, one INSERT per row, each FILE a
 // distinct 1 MiB file written before the start. The time runs from the
-// start to the last process's exit. Prints, one "key=value" line per
-// figure: rows_per_s_<P> for each P, then ratio_<P>_vs_<first P>.
+// start to the last process's exit.
+//
+// Bare, for each P the same way in a directory of its own, two floors:
+//   - floor: per row, the least a durable insert of a 1 MiB file must do
+//     with one commit at a time — read the file, SHA-256 it, write it to a
+//     new file (direct I/O, as lake's local stage writes), fdatasync it,
+//     rename it into place, fsync the directory; then, holding an
+//     exclusive flock on a log shared by every process, append a 256-byte
+//     record and fdatasync the log;
+//   - uploads: the same without the log, so no commit at all.
+// Their ratios are the most more processes can gain on this machine's
+// cores and disk: with one commit at a time, and with none.
+//
+// Nothing is removed until every count is measured. Prints, one
+// "key=value" line per figure: <work>_rows_per_s_<P> for each P and work
+// (lake, floor, uploads), then <work>_ratio_<P>_vs_<first P>.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <iterator>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <openssl/sha.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 
 #include "lake.h"
 
@@ -56,11 +82,93 @@ std::string WriteRowFile(const std::string& dir, int process, int row) {
   return path;
 }
 
+// What the processes of a measurement do per row.
+enum class Work { kLake, kFloor, kUploads };
+constexpr Work kWorks[] = {Work::kLake, Work::kFloor, Work::kUploads};
+
+const char* NameOf(Work work) {
+  switch (work) {
+    case Work::kLake:
+      return "lake";
+    case Work::kFloor:
+      return "floor";
+    case Work::kUploads:
+      return "uploads";
+  }
+  return "?";
+}
+
+// The floor's log, shared by every floor writer of a run.
+constexpr char kFloorLog[] = "floor.log";
+constexpr size_t kFloorRecordBytes = 256;
+
+void CheckPosix(bool ok, const std::string& what) {
+  if (!ok) Die(what + ": " + std::strerror(errno));
+}
+
+// One bare writer: the steps of the header's floor, per row, with the
+// commit (kFloor) or without it (kUploads).
+void RunBareWriter(Work work, const std::string& dir, const std::vector<std::string>& files,
+                   int process) {
+  const std::string objects = dir + "/objects";
+  int objects_dir = ::open(objects.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CheckPosix(objects_dir >= 0, "open " + objects);
+  const std::string log_path = dir + "/" + kFloorLog;
+  int log = ::open(log_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  CheckPosix(log >= 0, "open " + log_path);
+  // Page-aligned, for the direct write lake's local stage makes too.
+  void* aligned = nullptr;
+  CheckPosix(::posix_memalign(&aligned, 4096, kFileBytes) == 0, "allocate");
+  std::unique_ptr<char, decltype(&std::free)> buffer(static_cast<char*>(aligned), &std::free);
+  std::string_view bytes(buffer.get(), kFileBytes);
+  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest;
+  std::array<char, kFloorRecordBytes> record{};
+  for (size_t row = 0; row < files.size(); ++row) {
+    int source = ::open(files[row].c_str(), O_RDONLY | O_CLOEXEC);
+    CheckPosix(source >= 0 && ::read(source, buffer.get(), bytes.size()) ==
+                                  static_cast<ssize_t>(bytes.size()),
+               "read " + files[row]);
+    ::close(source);
+    SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest.data());
+    const std::string name = std::to_string(process) + "-" + std::to_string(row);
+    const std::string staging = objects + "/." + name + ".uploading";
+    int object =
+        ::open(staging.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC, 0644);
+    CheckPosix(object >= 0 &&
+                   ::write(object, bytes.data(), bytes.size()) ==
+                       static_cast<ssize_t>(bytes.size()) &&
+                   ::fdatasync(object) == 0,
+               "write " + staging);
+    ::close(object);
+    CheckPosix(::rename(staging.c_str(), (objects + "/" + name).c_str()) == 0 &&
+                   ::fsync(objects_dir) == 0,
+               "publish " + name);
+    if (work == Work::kUploads) continue;
+    // The commit: one at a time across the processes.
+    std::memcpy(record.data(), digest.data(), digest.size());
+    CheckPosix(::flock(log, LOCK_EX) == 0, "lock " + log_path);
+    CheckPosix(::write(log, record.data(), record.size()) ==
+                       static_cast<ssize_t>(record.size()) &&
+                   ::fdatasync(log) == 0,
+               "append to " + log_path);
+    CheckPosix(::flock(log, LOCK_UN) == 0, "unlock " + log_path);
+  }
+  ::close(log);
+  ::close(objects_dir);
+}
+
 // One writer process: prepares, waits for the start, inserts its rows.
-void RunWriter(const std::string& root, const std::string& dir, int process, int rows,
-               int ready_fd, int start_fd) {
+void RunWriter(Work work, const std::string& root, const std::string& dir, int process,
+               int rows, int ready_fd, int start_fd) {
   std::vector<std::string> files;
   for (int row = 0; row < rows; ++row) files.push_back(WriteRowFile(dir, process, row));
+  if (work != Work::kLake) {
+    if (::write(ready_fd, "r", 1) != 1) Die("report ready");
+    char go = 0;
+    if (::read(start_fd, &go, 1) < 0) Die("wait for the start");
+    RunBareWriter(work, dir, files, process);
+    return;
+  }
   lake_db* db = nullptr;
   lake_error* err = nullptr;
   Check(lake_db_open(root.c_str(), nullptr, &db, &err), err, "open " + root);
@@ -81,15 +189,23 @@ void RunWriter(const std::string& root, const std::string& dir, int process, int
   }
   lake_statement_free(insert);
   lake_db_free(db);
-  for (const std::string& file : files) std::filesystem::remove(file);
 }
 
-// Rows per second of `processes` writers inserting `rows` in all.
-double Measure(const std::string& dir, int rows, int processes) {
-  std::string run = dir + "/p" + std::to_string(processes);
+// The directory of one measurement.
+std::string RunDir(const std::string& dir, Work work, int processes) {
+  return dir + "/" + NameOf(work) + std::to_string(processes);
+}
+
+// Rows per second of `processes` writers inserting `rows` in all, doing
+// `work`.
+double Measure(const std::string& dir, int rows, int processes, Work work) {
+  std::string run = RunDir(dir, work, processes);
   std::filesystem::create_directories(run);
   std::string root = run + "/root";
-  {
+  if (work != Work::kLake) {
+    std::filesystem::create_directories(run + "/objects");
+    std::ofstream(run + "/" + kFloorLog).flush();
+  } else {
     lake_db* db = nullptr;
     lake_error* err = nullptr;
     Check(lake_db_open(root.c_str(), nullptr, &db, &err), err, "open " + root);
@@ -109,7 +225,7 @@ double Measure(const std::string& dir, int rows, int processes) {
     if (pid == 0) {
       ::close(start[1]);
       ::close(ready[0]);
-      RunWriter(root, run, p, share, ready[1], start[0]);
+      RunWriter(work, root, run, p, share, ready[1], start[0]);
       ::_exit(0);
     }
     pids.push_back(pid);
@@ -132,7 +248,6 @@ double Measure(const std::string& dir, int rows, int processes) {
     }
   }
   double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-  std::filesystem::remove_all(run);
   return rows / seconds;
 }
 
@@ -152,14 +267,27 @@ int main(int argc, char** argv) {
     if (p <= 0 || p > rows) Die("a process count must be 1..ROWS");
     counts.push_back(p);
   }
-  std::vector<double> rates;
+  // rates[w][i]: work kWorks[w] by counts[i] processes.
+  std::vector<std::vector<double>> rates(std::size(kWorks));
   for (int p : counts) {
-    rates.push_back(Measure(dir, rows, p));
-    std::printf("rows_per_s_%d=%.1f\n", p, rates.back());
-    std::fflush(stdout);
+    for (size_t w = 0; w < std::size(kWorks); ++w) {
+      rates[w].push_back(Measure(dir, rows, p, kWorks[w]));
+      std::printf("%s_rows_per_s_%d=%.1f\n", NameOf(kWorks[w]), p, rates[w].back());
+      std::fflush(stdout);
+    }
   }
-  for (size_t i = 1; i < counts.size(); ++i) {
-    std::printf("ratio_%d_vs_%d=%.2f\n", counts[i], counts[0], rates[i] / rates[0]);
+  // Removed only now: on ext4 without a journal, creating a file skips
+  // every inode deleted in the last few seconds (minutes while its inode
+  // block is dirty), reading each one's inode block, so one measurement's
+  // clean-up would slow the uploads of the next.
+  for (int p : counts) {
+    for (Work work : kWorks) std::filesystem::remove_all(RunDir(dir, work, p));
+  }
+  for (size_t w = 0; w < std::size(kWorks); ++w) {
+    for (size_t i = 1; i < counts.size(); ++i) {
+      std::printf("%s_ratio_%d_vs_%d=%.2f\n", NameOf(kWorks[w]), counts[i], counts[0],
+                  rates[w][i] / rates[w][0]);
+    }
   }
   return 0;
 }
