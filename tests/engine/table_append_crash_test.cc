@@ -569,6 +569,19 @@ std::vector<std::string> EpisodesAfterRestart(const std::string& dir) {
 
 using Episodes = std::vector<std::string>;
 
+// The table's current version in the registry as the power loss left it,
+// read as the earlier boot reads it: nothing is redone.
+uint64_t VersionLeftByThePowerLoss(const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<registry::Registry>> registry = registry::Registry::Open(
+      dir + "/registry", dir + "/writer.lock", {.boot_id = kEarlierBoot});
+  LAKE_REQUIRE_OK(registry);
+  absl::StatusOr<registry::TableRecord> table =
+      (*registry)->GetTable(*table::ParseTableName(kTable));
+  LAKE_REQUIRE_OK(table);
+  return table->current_version;
+}
+
+
 // A root holding the table whose registry can lose power too.
 struct DeferredPowerLossRoot : PowerLossRoot {
   testing::RegistryPowerLoss power;
@@ -631,12 +644,7 @@ TEST_CASE("deferred commit: every append acknowledged before a power loss is the
   });
   // The power loss took the registry back to the first commit (the synced
   // one that marked the table): the four after it are redone.
-  {
-    absl::StatusOr<std::unique_ptr<registry::Registry>> registry = registry::Registry::Open(
-        r.root_dir + "/registry", r.root_dir + "/writer.lock", {.boot_id = kEarlierBoot});
-    LAKE_REQUIRE_OK(registry);
-    CHECK((*registry)->GetTable(*table::ParseTableName(kTable))->current_version == 1);
-  }
+  CHECK(VersionLeftByThePowerLoss(r.root_dir) == 1);
   CHECK(EpisodesAfterRestart(r.root_dir) == acknowledged);
 }
 
@@ -658,12 +666,7 @@ TEST_CASE("deferred commit: a second writer's appends, deferred by the owner, ar
   });
   // The owner synced the first forwarded commit (it marked the table) and
   // deferred the two after it: the power loss took them.
-  {
-    absl::StatusOr<std::unique_ptr<registry::Registry>> registry = registry::Registry::Open(
-        r.root_dir + "/registry", r.root_dir + "/writer.lock", {.boot_id = kEarlierBoot});
-    LAKE_REQUIRE_OK(registry);
-    CHECK((*registry)->GetTable(*table::ParseTableName(kTable))->current_version == 1);
-  }
+  CHECK(VersionLeftByThePowerLoss(r.root_dir) == 1);
   CHECK(EpisodesAfterRestart(r.root_dir) == acknowledged);
 }
 
