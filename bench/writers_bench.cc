@@ -10,44 +10,53 @@
 // first becomes its owner, the others forward to it) and wait at a start
 // line; then each inserts ROWS / P rows, one INSERT per row, each FILE a
 // distinct 1 MiB file written before the start. The time runs from the
-// start to the last process's exit.
+// start to the last process's exit; so does the CPU time each process
+// reports (getrusage), for the CPU per row and the cores kept busy.
 //
-// Bare, for each P the same way in a directory of its own, two floors:
+// Bare, for each P the same way in a directory of its own, three floors:
 //   - floor: per row, the least a durable insert of a 1 MiB file must do
 //     with one commit at a time — read the file, SHA-256 it, write it to a
 //     new file (direct I/O, as lake's local stage writes), fdatasync it,
 //     rename it into place, fsync the directory; then, holding an
 //     exclusive flock on a log shared by every process, append a 256-byte
 //     record and fdatasync the log;
+//   - group: the same, but the record is appended under the flock and
+//     made durable after it, by one fdatasync that serves every record
+//     appended before it (group commit: a second flock elects the process
+//     that syncs, and a shared counter says how far the log is synced);
 //   - uploads: the same without the log, so no commit at all.
 // Their ratios are the most more processes can gain on this machine's
-// cores and disk: with one commit at a time, and with none.
+// cores and disk: with one commit at a time, with commits sharing their
+// flushes, and with none.
 //
 // Nothing is removed until every count is measured. Prints, one
-// "key=value" line per figure: <work>_rows_per_s_<P> for each P and work
-// (lake, floor, uploads), then <work>_ratio_<P>_vs_<first P>.
+// "key=value" line per figure: <work>_rows_per_s_<P>, <work>_cpu_ms_per_
+// row_<P> and <work>_cores_busy_<P> for each P and work (lake, floor,
+// group, uploads), then <work>_ratio_<P>_vs_<first P>.
 #include <fcntl.h>
+#include <openssl/sha.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
-#include <iterator>
-
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <memory>
 #include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <openssl/sha.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 
 #include "lake.h"
 
@@ -83,8 +92,8 @@ std::string WriteRowFile(const std::string& dir, int process, int row) {
 }
 
 // What the processes of a measurement do per row.
-enum class Work { kLake, kFloor, kUploads };
-constexpr Work kWorks[] = {Work::kLake, Work::kFloor, Work::kUploads};
+enum class Work { kLake, kFloor, kGroup, kUploads };
+constexpr Work kWorks[] = {Work::kLake, Work::kFloor, Work::kGroup, Work::kUploads};
 
 const char* NameOf(Work work) {
   switch (work) {
@@ -92,22 +101,71 @@ const char* NameOf(Work work) {
       return "lake";
     case Work::kFloor:
       return "floor";
+    case Work::kGroup:
+      return "group";
     case Work::kUploads:
       return "uploads";
   }
   return "?";
 }
 
-// The floor's log, shared by every floor writer of a run.
+// The floor's log, shared by every floor writer of a run; for group
+// commit, the lock that elects the process which syncs it, and the log's
+// synced length (a uint64 in a file every writer maps).
 constexpr char kFloorLog[] = "floor.log";
+constexpr char kFloorSyncLock[] = "floor.sync";
+constexpr char kFloorSynced[] = "floor.synced";
 constexpr size_t kFloorRecordBytes = 256;
 
 void CheckPosix(bool ok, const std::string& what) {
   if (!ok) Die(what + ": " + std::strerror(errno));
 }
 
+// Group commit of the floor's log: a record is durable once the synced
+// length passes its end; the process that finds it short takes the sync
+// lock and syncs everything appended so far, for every waiter at once.
+class GroupSync {
+ public:
+  GroupSync(const std::string& dir, int log) : log_(log) {
+    const std::string lock_path = dir + "/" + kFloorSyncLock;
+    lock_ = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+    CheckPosix(lock_ >= 0, "open " + lock_path);
+    const std::string synced_path = dir + "/" + kFloorSynced;
+    int synced = ::open(synced_path.c_str(), O_RDWR | O_CLOEXEC);
+    CheckPosix(synced >= 0, "open " + synced_path);
+    void* mapped =
+        ::mmap(nullptr, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, synced, 0);
+    CheckPosix(mapped != MAP_FAILED, "map " + synced_path);
+    ::close(synced);
+    synced_ = static_cast<std::atomic<uint64_t>*>(mapped);
+  }
+  ~GroupSync() {
+    ::munmap(synced_, sizeof(uint64_t));
+    ::close(lock_);
+  }
+  GroupSync(const GroupSync&) = delete;
+  GroupSync& operator=(const GroupSync&) = delete;
+
+  void SyncThrough(uint64_t end) {
+    if (synced_->load(std::memory_order_acquire) >= end) return;
+    CheckPosix(::flock(lock_, LOCK_EX) == 0, "lock the log's sync");
+    if (synced_->load(std::memory_order_acquire) < end) {
+      struct stat st;
+      CheckPosix(::fstat(log_, &st) == 0 && ::fdatasync(log_) == 0, "sync the log");
+      synced_->store(static_cast<uint64_t>(st.st_size), std::memory_order_release);
+    }
+    CheckPosix(::flock(lock_, LOCK_UN) == 0, "unlock the log's sync");
+  }
+
+ private:
+  const int log_;
+  int lock_ = -1;
+  std::atomic<uint64_t>* synced_ = nullptr;
+};
+
 // One bare writer: the steps of the header's floor, per row, with the
-// commit (kFloor) or without it (kUploads).
+// commit one at a time (kFloor), sharing flushes (kGroup) or without it
+// (kUploads).
 void RunBareWriter(Work work, const std::string& dir, const std::vector<std::string>& files,
                    int process) {
   const std::string objects = dir + "/objects";
@@ -116,6 +174,8 @@ void RunBareWriter(Work work, const std::string& dir, const std::vector<std::str
   const std::string log_path = dir + "/" + kFloorLog;
   int log = ::open(log_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   CheckPosix(log >= 0, "open " + log_path);
+  std::optional<GroupSync> group;
+  if (work == Work::kGroup) group.emplace(dir, log);
   // Page-aligned, for the direct write lake's local stage makes too.
   void* aligned = nullptr;
   CheckPosix(::posix_memalign(&aligned, 4096, kFileBytes) == 0, "allocate");
@@ -144,30 +204,47 @@ void RunBareWriter(Work work, const std::string& dir, const std::vector<std::str
                    ::fsync(objects_dir) == 0,
                "publish " + name);
     if (work == Work::kUploads) continue;
-    // The commit: one at a time across the processes.
+    // The commit: one append at a time across the processes.
     std::memcpy(record.data(), digest.data(), digest.size());
     CheckPosix(::flock(log, LOCK_EX) == 0, "lock " + log_path);
     CheckPosix(::write(log, record.data(), record.size()) ==
-                       static_cast<ssize_t>(record.size()) &&
-                   ::fdatasync(log) == 0,
+                   static_cast<ssize_t>(record.size()),
                "append to " + log_path);
-    CheckPosix(::flock(log, LOCK_UN) == 0, "unlock " + log_path);
+    if (work == Work::kFloor) {
+      CheckPosix(::fdatasync(log) == 0, "sync " + log_path);
+      CheckPosix(::flock(log, LOCK_UN) == 0, "unlock " + log_path);
+      continue;
+    }
+    const off_t end = ::lseek(log, 0, SEEK_CUR);  // O_APPEND: the log's end
+    CheckPosix(end > 0 && ::flock(log, LOCK_UN) == 0, "unlock " + log_path);
+    group->SyncThrough(static_cast<uint64_t>(end));
   }
   ::close(log);
   ::close(objects_dir);
 }
 
+// CPU time (user and system, of every thread, io_uring's workers
+// included) this process has used, in milliseconds.
+double CpuMillis() {
+  struct rusage usage;
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) Die("getrusage");
+  auto ms = [](const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
+  return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
 // One writer process: prepares, waits for the start, inserts its rows.
-void RunWriter(Work work, const std::string& root, const std::string& dir, int process,
-               int rows, int ready_fd, int start_fd) {
+// Returns the CPU time it used from the start on, in milliseconds.
+double RunWriter(Work work, const std::string& root, const std::string& dir, int process,
+                 int rows, int ready_fd, int start_fd) {
   std::vector<std::string> files;
   for (int row = 0; row < rows; ++row) files.push_back(WriteRowFile(dir, process, row));
   if (work != Work::kLake) {
     if (::write(ready_fd, "r", 1) != 1) Die("report ready");
     char go = 0;
     if (::read(start_fd, &go, 1) < 0) Die("wait for the start");
+    const double cpu_at_start = CpuMillis();
     RunBareWriter(work, dir, files, process);
-    return;
+    return CpuMillis() - cpu_at_start;
   }
   lake_db* db = nullptr;
   lake_error* err = nullptr;
@@ -179,6 +256,7 @@ void RunWriter(Work work, const std::string& root, const std::string& dir, int p
   if (::write(ready_fd, "r", 1) != 1) Die("report ready");
   char go = 0;
   if (::read(start_fd, &go, 1) < 0) Die("wait for the start");
+  const double cpu_at_start = CpuMillis();
   for (int row = 0; row < rows; ++row) {
     std::string id = std::to_string(process) + "-" + std::to_string(row);
     Check(lake_statement_bind_utf8(insert, 1, id.data(), id.size(), &err), err, "bind id");
@@ -189,6 +267,7 @@ void RunWriter(Work work, const std::string& root, const std::string& dir, int p
   }
   lake_statement_free(insert);
   lake_db_free(db);
+  return CpuMillis() - cpu_at_start;
 }
 
 // The directory of one measurement.
@@ -196,15 +275,25 @@ std::string RunDir(const std::string& dir, Work work, int processes) {
   return dir + "/" + NameOf(work) + std::to_string(processes);
 }
 
-// Rows per second of `processes` writers inserting `rows` in all, doing
-// `work`.
-double Measure(const std::string& dir, int rows, int processes, Work work) {
+// One measurement's figures.
+struct Figures {
+  double rows_per_s = 0;
+  double cpu_ms_per_row = 0;  // of every writer process, from the start
+  double cores_busy = 0;      // their CPU time over the time taken
+};
+
+// `processes` writers inserting `rows` in all, doing `work`.
+Figures Measure(const std::string& dir, int rows, int processes, Work work) {
   std::string run = RunDir(dir, work, processes);
   std::filesystem::create_directories(run);
   std::string root = run + "/root";
   if (work != Work::kLake) {
     std::filesystem::create_directories(run + "/objects");
     std::ofstream(run + "/" + kFloorLog).flush();
+    std::ofstream(run + "/" + kFloorSyncLock).flush();
+    const uint64_t synced = 0;
+    std::ofstream(run + "/" + kFloorSynced, std::ios::binary)
+        .write(reinterpret_cast<const char*>(&synced), sizeof(synced));
   } else {
     lake_db* db = nullptr;
     lake_error* err = nullptr;
@@ -217,6 +306,8 @@ double Measure(const std::string& dir, int rows, int processes, Work work) {
   if (::pipe(start) != 0) Die("pipe");
   int ready[2];
   if (::pipe(ready) != 0) Die("pipe");
+  int cpu[2];  // each writer's CPU milliseconds, a double, as it ends
+  if (::pipe(cpu) != 0) Die("pipe");
   std::vector<pid_t> pids;
   for (int p = 0; p < processes; ++p) {
     int share = rows / processes + (p < rows % processes ? 1 : 0);
@@ -225,13 +316,16 @@ double Measure(const std::string& dir, int rows, int processes, Work work) {
     if (pid == 0) {
       ::close(start[1]);
       ::close(ready[0]);
-      RunWriter(work, root, run, p, share, ready[1], start[0]);
+      ::close(cpu[0]);
+      const double used = RunWriter(work, root, run, p, share, ready[1], start[0]);
+      if (::write(cpu[1], &used, sizeof(used)) != sizeof(used)) Die("report the CPU time");
       ::_exit(0);
     }
     pids.push_back(pid);
   }
   ::close(start[0]);
   ::close(ready[1]);
+  ::close(cpu[1]);
   // Every writer has written its files and prepared (one byte each), and
   // waits at the start line until the pipe closes.
   for (int p = 0; p < processes; ++p) {
@@ -248,7 +342,14 @@ double Measure(const std::string& dir, int rows, int processes, Work work) {
     }
   }
   double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-  return rows / seconds;
+  double cpu_ms = 0;
+  for (int p = 0; p < processes; ++p) {
+    double used = 0;
+    if (::read(cpu[0], &used, sizeof(used)) != sizeof(used)) Die("read a writer's CPU time");
+    cpu_ms += used;
+  }
+  ::close(cpu[0]);
+  return Figures{rows / seconds, cpu_ms / rows, cpu_ms / 1e3 / seconds};
 }
 
 }  // namespace
@@ -271,8 +372,12 @@ int main(int argc, char** argv) {
   std::vector<std::vector<double>> rates(std::size(kWorks));
   for (int p : counts) {
     for (size_t w = 0; w < std::size(kWorks); ++w) {
-      rates[w].push_back(Measure(dir, rows, p, kWorks[w]));
-      std::printf("%s_rows_per_s_%d=%.1f\n", NameOf(kWorks[w]), p, rates[w].back());
+      const Figures f = Measure(dir, rows, p, kWorks[w]);
+      rates[w].push_back(f.rows_per_s);
+      const char* name = NameOf(kWorks[w]);
+      std::printf("%s_rows_per_s_%d=%.1f\n", name, p, f.rows_per_s);
+      std::printf("%s_cpu_ms_per_row_%d=%.2f\n", name, p, f.cpu_ms_per_row);
+      std::printf("%s_cores_busy_%d=%.2f\n", name, p, f.cores_busy);
       std::fflush(stdout);
     }
   }
