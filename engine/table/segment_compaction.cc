@@ -93,7 +93,7 @@ absl::StatusOr<std::optional<SegmentCompactionOutcome>> TableStore::CompactSegme
 
   // One commit at a time across the root's writers: what is copied is
   // chosen on the version the compare-and-set builds on.
-  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
   absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);

@@ -214,6 +214,23 @@ TableLogAddress TableLogAppend::Add(const TableLogRecord& record) {
 
 absl::Status TableLogAppend::Commit() {
   if (bytes_.empty()) return file_->Close();
+  if (absl::Status s = Write(); !s.ok()) return s;
+  if (absl::Status s = file_->Sync(); !s.ok()) return s;
+  if (absl::Status s = file_->Close(); !s.ok()) return s;
+  writer_->tails_[table_dir_].end = start_ + bytes_.size();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> TableLogAppend::CommitUnsynced() {
+  if (!bytes_.empty()) {
+    if (absl::Status s = Write(); !s.ok()) return s;
+  }
+  if (absl::Status s = file_->Close(); !s.ok()) return s;
+  writer_->tails_[table_dir_].end = start_ + bytes_.size();
+  return absl::StrCat(table_dir_, "/", TableLogSegmentRelativePath(segment_));
+}
+
+absl::Status TableLogAppend::Write() {
   // Zeros ahead (kTableLogZeroAheadMinBytes) when the records reach
   // unwritten blocks: over the preallocation's zeros, to a block boundary.
   const uint64_t records_end = start_ + bytes_.size();
@@ -226,11 +243,7 @@ absl::Status TableLogAppend::Commit() {
     if (zero_to > records_end) AppendZeroPieces(zero_to - records_end, &pieces);
   }
   if (absl::Status s = io::WriteFullyAt(*file_, pieces, start_); !s.ok()) return s;
-  if (absl::Status s = LAKE_FAILPOINT(kTableLogWrittenFailpoint); !s.ok()) return s;
-  if (absl::Status s = file_->Sync(); !s.ok()) return s;
-  if (absl::Status s = file_->Close(); !s.ok()) return s;
-  writer_->tails_[table_dir_].end = start_ + bytes_.size();
-  return absl::OkStatus();
+  return LAKE_FAILPOINT(kTableLogWrittenFailpoint);
 }
 
 absl::StatusOr<std::vector<TableLogAddress>> TableLogWriter::AppendDurably(

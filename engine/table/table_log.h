@@ -89,9 +89,15 @@ class TableLogAppend {
   // Writes every record added (none: nothing) and syncs the segment.
   // On a failure nothing added is durable and no address may be named.
   absl::Status Commit();
+  // Writes every record added, without the sync, and returns the path of
+  // their segment: they may be named only once a sync of that segment
+  // which began after this returned has returned (commit_queue.h).
+  absl::StatusOr<std::string> CommitUnsynced();
 
  private:
   friend class TableLogWriter;
+  // Writes the records added (and the zeros ahead): no sync.
+  absl::Status Write();
   TableLogAppend(TableLogWriter& writer, std::string table_dir, uint64_t segment,
                  uint64_t start, uint64_t written_end, uint64_t size,
                  std::unique_ptr<io::File> file)

@@ -528,6 +528,15 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(io::FileSystem& fs,
     absl::MutexLock lock(&store->commit_mu_);
     if (absl::Status s = store->FinishDropsLocked(); !s.ok()) return s;
   }
+  // Group commit needs the checkpoint in the log (a queued append must be
+  // one write) and the boot (a queue another boot left is emptied). Where
+  // the queue cannot be mapped, appends commit one at a time.
+  if (!registry.read_only() && options.group_commit && store->CheckpointsInLog() &&
+      !registry.boot_id().empty()) {
+    absl::StatusOr<std::unique_ptr<CommitQueue>> queue =
+        CommitQueue::Open(fs, store->root_dir_, registry.boot_id());
+    if (queue.ok()) store->queue_ = std::move(*queue);
+  }
   turn = registry::CommitTurn();  // the redo takes the turn per append
   if (absl::Status s = store->RedoDeferredCommits(); !s.ok()) return s;
   return store;
@@ -606,7 +615,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& n
   if (absl::Status s = ValidateSchema(schema); !s.ok()) return s;
   {
     // A dropped table's directory still under this name moves away first.
-    absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+    absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
     if (!turn.ok()) return turn.status();
     absl::MutexLock lock(&commit_mu_);
     if (absl::Status s = FinishDropsLocked(); !s.ok()) return s;
@@ -625,7 +634,7 @@ absl::StatusOr<registry::TableRecord> TableStore::CreateTable(const TableName& n
 absl::StatusOr<registry::DroppedTableRecord> TableStore::DropTable(const TableName& name) {
   // One commit at a time across the root's writers: no append of any of
   // them is committing to the table while its directory moves.
-  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
   if (absl::Status s = FinishDropsLocked(); !s.ok()) return s;
@@ -820,7 +829,7 @@ absl::StatusOr<ExpireOutcome> TableStore::Expire(const TableName& name,
   }
   // One commit at a time across the root's writers: the version read here
   // is the one the registry's write checks.
-  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
   absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
@@ -934,24 +943,21 @@ absl::StatusOr<Manifest> TableStore::ReadManifest(const std::string& table_dir,
   return std::move(reader.TakeLast()->manifest);
 }
 
-absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
-    const registry::TableRecord& table, uint64_t base, const NewVersion& next) {
+absl::StatusOr<TableStore::WrittenVersion> TableStore::WriteVersionLocked(
+    const registry::TableRecord& table, uint64_t base, const std::string& base_manifest_path,
+    const NewVersion& next, bool unsynced) {
   std::string table_dir = TableDir(table.name);
   // The version the new one builds on: its fragments come along.
-  absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
-  if (!current.ok()) return current.status();
-  if (current->current_version != base) {
-    return registry::VersionConflictError(
-        registry::VersionConflict{table.table_id, base, current->current_version});
-  }
   ResolvedManifest parent;
-  // Taken out: put back, as the new version's, only by a commit.
+  // Taken out: put back, as the new version's, once that is written.
   auto cached = last_committed_.extract(table.table_id);
-  if (!cached.empty() && cached.mapped().manifest.version == base && base > 0) {
+  if (!cached.empty() && base > 0 && cached.mapped().manifest.version == base &&
+      !cached.mapped().chain_files.empty() &&
+      cached.mapped().chain_files.front() == base_manifest_path) {
     parent = std::move(cached.mapped());
   } else if (base > 0) {
     ManifestChainReader reader(fs_, table_dir);
-    absl::StatusOr<const ResolvedManifest*> read = reader.Resolve(base, current->manifest_path);
+    absl::StatusOr<const ResolvedManifest*> read = reader.Resolve(base, base_manifest_path);
     if (!read.ok()) return read.status();
     parent = *reader.TakeLast();
   } else {
@@ -1004,7 +1010,8 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     records.fragment_copies = next.rewrite->fragment_copies;
     records.whole_list = true;
   }
-  records.base_manifest_path = current->manifest_path;
+  records.base_manifest_path = base_manifest_path;
+  records.unsynced = unsynced;
   if (next.record_operation) records.settles_operation = next.operation_id;
   if (logged.logged) records.checkpoint = next.checkpoint;
   absl::Status records_written = WriteVersionRecordsLocked(
@@ -1024,47 +1031,73 @@ absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
     }
   }
   // From here on the checkpoint is published: a failure before the commit
-  // call withdraws it. The steps' failpoints fire in order, after all of it.
-  absl::Status written = [&]() -> absl::Status {
-    if (next.checkpoint != nullptr) {
-      if (absl::Status s = LAKE_FAILPOINT("table_append.checkpoint_published"); !s.ok()) return s;
-    }
+  // call withdraws it. The steps' failpoints fire in order once the
+  // records are durable: here, or (unsynced) once a sync of the commit
+  // queue covered them (AppendQueued).
+  absl::Status written = unsynced ? records_written : [&]() -> absl::Status {
+    if (absl::Status s = WrittenFailpoints(next, /*checkpoint_durable=*/true); !s.ok()) return s;
     if (!records_written.ok()) return records_written;
-    if (next.record_operation) {
-      if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
-    }
-    return LAKE_FAILPOINT(next.written_failpoint);
+    return WrittenFailpoints(next, /*checkpoint_durable=*/false);
   }();
   if (!written.ok()) return AbandonLocked(next, written, written_fragment, logged);
 
-  registry::VersionRecord record;
-  record.version = base + 1;
-  record.parent_version = base;
-  record.manifest_path = manifest_path;
-  record.reference_delta_sha256 = delta.digest;
-  record.operation_id = next.operation_id;
-  record.committed_unix_micros = NowMicros();
-  std::optional<registry::AppendOperationRecord> operation;
+  WrittenVersion w;
+  w.record.version = base + 1;
+  w.record.parent_version = base;
+  w.record.manifest_path = manifest_path;
+  w.record.reference_delta_sha256 = delta.digest;
+  w.record.operation_id = next.operation_id;
+  w.record.committed_unix_micros = NowMicros();
   if (next.record_operation) {
-    operation = registry::AppendOperationRecord{next.operation_id, table.table_id, base + 1,
-                                                next.batch_sha256, record.committed_unix_micros};
+    w.operation = registry::AppendOperationRecord{next.operation_id, table.table_id, base + 1,
+                                                  next.batch_sha256,
+                                                  w.record.committed_unix_micros};
   }
   // An append whose checkpoint is a record of the same synced write needs
   // no synced commit: recovery redoes it from the checkpoint.
-  absl::StatusOr<registry::TableRecord> committed = registry_.CommitVersion(
-      table.table_id, base, record, operation,
-      logged.checkpoint_written ? registry::CommitDurability::kDeferred
-                                : registry::CommitDurability::kSynced);
+  w.durability = logged.checkpoint_written ? registry::CommitDurability::kDeferred
+                                           : registry::CommitDurability::kSynced;
+  w.manifest = std::move(manifest);
+  w.written_fragment = std::move(written_fragment);
+  w.logged = std::move(logged);
+  w.segment_path = std::move(records.segment_path);
+  return w;
+}
+
+absl::Status TableStore::WrittenFailpoints(const NewVersion& next, bool checkpoint_durable) {
+  if (checkpoint_durable) {
+    if (next.checkpoint == nullptr) return absl::OkStatus();
+    return LAKE_FAILPOINT("table_append.checkpoint_published");
+  }
+  if (next.record_operation) {
+    if (absl::Status s = LAKE_FAILPOINT("table_append.fragment_written"); !s.ok()) return s;
+  }
+  return LAKE_FAILPOINT(next.written_failpoint);
+}
+
+absl::StatusOr<registry::TableRecord> TableStore::CommitVersionLocked(
+    const registry::TableRecord& table, uint64_t base, const NewVersion& next) {
+  absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
+  if (!current.ok()) return current.status();
+  if (current->current_version != base) {
+    return registry::VersionConflictError(
+        registry::VersionConflict{table.table_id, base, current->current_version});
+  }
+  absl::StatusOr<WrittenVersion> w =
+      WriteVersionLocked(table, base, current->manifest_path, next, /*unsynced=*/false);
+  if (!w.ok()) return w.status();
+  absl::StatusOr<registry::TableRecord> committed =
+      registry_.CommitVersion(table.table_id, base, w->record, w->operation, w->durability);
   if (committed.ok()) {
-    last_committed_[table.table_id] = std::move(manifest);
+    last_committed_[table.table_id] = std::move(w->manifest);
     return committed;
   }
   if (registry::IsCommitOutcomeUnknown(committed.status())) {
     if (next.checkpoint == nullptr) return committed.status();
-    if (logged.logged) KeepLoggedCheckpointLocked(table_dir, *next.checkpoint);
+    if (w->logged.logged) KeepLoggedCheckpointLocked(w->logged.table_dir, *next.checkpoint);
     return PendingOperationError(committed.status(), next.operation_id);
   }
-  return AbandonLocked(next, committed.status(), written_fragment, logged);
+  return AbandonLocked(next, committed.status(), w->written_fragment, w->logged);
 }
 
 absl::StatusOr<std::string> TableStore::VersionRecords::NextManifestOf(
@@ -1240,7 +1273,11 @@ absl::Status TableStore::WriteVersionRecordsLocked(const std::string& table_dir,
   // After the manifest, so past the watermark this commit records.
   for (const TableLogRecord& r : carried.records) append->Add(r);
   records.checkpoint_written = records.checkpoint != nullptr;
-  return append->Commit();
+  if (!records.unsynced) return append->Commit();
+  absl::StatusOr<std::string> segment = append->CommitUnsynced();
+  if (!segment.ok()) return segment.status();
+  records.segment_path = *std::move(segment);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<TableStore::CheckpointRecordForm> TableStore::CheckpointRecordFormOf(
@@ -1462,34 +1499,41 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
     // this batch references).
     absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
     if (!hold.ok()) return hold.status();
-    // One commit at a time across the root's writers, waiting at most the
-    // busy timeout.
-    absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
-    if (!turn.ok()) return turn.status();
-    absl::MutexLock lock(&commit_mu_);
-    uint64_t commit_base = base;
-    if (append_base == AppendBase::kCurrent) {
-      // Rows added, nothing read: the batch goes on whatever version is
-      // current now, and its delta (the batch's own references) names it.
-      absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
-      if (!current.ok()) return current.status();
-      if (!(current->name == table.name) || !(current->schema == table.schema)) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            table.name.ToString(), " changed (dropped, created again) since the append began"));
-      }
-      commit_base = current->current_version;
-      if (commit_base != base) {
-        absl::StatusOr<EncodedReferenceDelta> rebased =
-            AppendDelta(table, commit_base, batch, fragment, batch_sha256);
-        if (!rebased.ok()) return rebased.status();
-        encoded_delta = std::move(*rebased);
-        if (checkpoint) checkpoint->base_version = commit_base;
-      }
+    if (QueuesAppend(table, append_base, checkpoint.has_value())) {
+      // Group commit (commit_queue.h).
+      outcome = AppendQueued(table, operation_id, batch, fragment, batch_sha256, *checkpoint);
+    } else {
+      outcome = [&]() -> absl::StatusOr<AppendOutcome> {
+        // One commit at a time across the root's writers, waiting at most the
+        // busy timeout.
+        absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
+        if (!turn.ok()) return turn.status();
+        absl::MutexLock lock(&commit_mu_);
+        uint64_t commit_base = base;
+        if (append_base == AppendBase::kCurrent) {
+          // Rows added, nothing read: the batch goes on whatever version is
+          // current now, and its delta (the batch's own references) names it.
+          absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
+          if (!current.ok()) return current.status();
+          if (!(current->name == table.name) || !(current->schema == table.schema)) {
+            return absl::FailedPreconditionError(absl::StrCat(
+                table.name.ToString(), " changed (dropped, created again) since the append began"));
+          }
+          commit_base = current->current_version;
+          if (commit_base != base) {
+            absl::StatusOr<EncodedReferenceDelta> rebased =
+                AppendDelta(table, commit_base, batch, fragment, batch_sha256);
+            if (!rebased.ok()) return rebased.status();
+            encoded_delta = std::move(*rebased);
+            if (checkpoint) checkpoint->base_version = commit_base;
+          }
+        }
+        // A failure comes back settled: the checkpoint withdrawn, or kept
+        // behind a PendingOperationError.
+        return CommitAppendLocked(table, commit_base, operation_id, batch, fragment, batch_sha256,
+                                  std::move(*encoded_delta), checkpoint ? &*checkpoint : nullptr);
+      }();
     }
-    // A failure comes back settled: the checkpoint withdrawn, or kept
-    // behind a PendingOperationError.
-    outcome = CommitAppendLocked(table, commit_base, operation_id, batch, fragment, batch_sha256,
-                                 std::move(*encoded_delta), checkpoint ? &*checkpoint : nullptr);
   }
   if (!outcome.ok()) return outcome.status();
   if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) {
@@ -1506,6 +1550,252 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   // A checkpoint record needs no removal: the commit's watermark passed it.
   if (!CheckpointsInLog()) RemoveCheckpoint(operation_id);
   return outcome;
+}
+
+bool TableStore::QueuesAppend(const registry::TableRecord& table, AppendBase append_base,
+                              bool has_checkpoint) const {
+  // The base manifest path is a table path: an address or a file's name,
+  // under a hundred bytes.
+  constexpr size_t kManifestPathBytes = 128;
+  return queue_ != nullptr && append_base == AppendBase::kCurrent && has_checkpoint &&
+         CheckpointsInLog() &&
+         CommitQueue::Fits(TableDir(table.name).size() + kManifestPathBytes, kManifestPathBytes);
+}
+
+absl::StatusOr<registry::CommitTurn> TableStore::AwaitQuiescentTurn() {
+  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  if (!turn.ok() || queue_ == nullptr) return turn;
+  absl::MutexLock lock(&commit_mu_);
+  if (absl::Status s = SettleQueueLocked(/*all=*/true, nullptr); !s.ok()) return s;
+  return turn;
+}
+
+absl::Status TableStore::SettleQueueLocked(bool all, QueuedTables* committed) {
+  queue_->AdoptIfStale();
+  if (queue_->empty()) return absl::OkStatus();
+  std::optional<gc::GcHold> hold;
+  if (all) {
+    // No collection deletes what an entry of a writer gone since names.
+    absl::StatusOr<gc::GcHold> held = gc::HoldReferencesShared(fs_, root_dir_);
+    if (!held.ok()) return held.status();
+    hold = std::move(*held);
+    // A failed sync fails its entries below; only a sync that never ends
+    // stops this.
+    absl::Status synced = SyncQueue(absl::Now() + registry_.busy_timeout());
+    if (absl::IsAborted(synced)) return synced;
+  }
+  QueuedTables tables;
+  queue_->CommitSynced([&](const QueuedCommit& q) { return SettleQueuedLocked(q, tables); });
+  if (committed != nullptr) *committed = std::move(tables);
+  if (all && !queue_->empty()) {
+    return absl::AbortedError("the root is busy: appends queued by another writer did not settle");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TableStore::SyncQueue(absl::Time deadline) {
+  // The steps of the appends it covers, which an append with its records
+  // synced alone passes on its own (kTableAppendFailpoints): a failure
+  // there is the sync's.
+  return queue_->SyncQueued(deadline, [] {
+    for (std::string_view step : {"table_append.checkpoint_published",
+                                  "table_append.fragment_written",
+                                  "table_append.reference_delta_written"}) {
+      if (absl::Status s = LAKE_FAILPOINT(step); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  });
+}
+
+QueuedOutcome TableStore::SettleQueuedLocked(const QueuedCommit& queued, QueuedTables& tables) {
+  const registry::ForwardedWrite& c = queued.commit;
+  if (queued.sync_failure.has_value()) {
+    // Its records may be lost: it never commits, and its checkpoint goes
+    // now, before a recovery could replay it. Failing that, recovery
+    // settles it.
+    const std::string table_dir = io::ParentPath(io::ParentPath(queued.segment_path));
+    absl::Status withdrawn = WithdrawLoggedCheckpointLocked(
+        table_dir, c.table_id, c.next.version, c.next.operation_id, WithdrawalReason::kWithdrawn);
+    return QueuedOutcome{*queued.sync_failure, withdrawn.ok()};
+  }
+  return QueuedOutcome{CommitQueuedLocked(queued, tables), false};
+}
+
+absl::Status TableStore::CommitQueuedLocked(const QueuedCommit& queued, QueuedTables& tables) {
+  const registry::ForwardedWrite& c = queued.commit;
+  auto known = tables.find(c.table_id);
+  if (known == tables.end()) {
+    absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(c.table_id);
+    if (!current.ok()) return current.status();
+    known = tables.emplace(c.table_id, *std::move(current)).first;
+  }
+  registry::TableRecord& table = known->second;
+  // Committed already, by a writer that died before it marked the entry.
+  if (table.current_version == c.next.version && table.manifest_path == c.next.manifest_path) {
+    return absl::OkStatus();
+  }
+  // The compare-and-set's base is the very version the records were
+  // written on: its number and its manifest.
+  if (table.current_version != c.expected_current_version ||
+      table.manifest_path != queued.base_manifest_path) {
+    return registry::VersionConflictError(
+        registry::VersionConflict{c.table_id, c.expected_current_version, table.current_version});
+  }
+  // Its records read back whole: an entry that outlived them never commits.
+  const std::string table_dir = io::ParentPath(io::ParentPath(queued.segment_path));
+  absl::StatusOr<std::string> manifest = ReadTablePath(
+      fs_, table_dir, c.next.manifest_path, kMaxManifestBytes, TableLogRecordKind::kManifest);
+  if (!manifest.ok()) return manifest.status();
+  absl::StatusOr<registry::TableRecord> done = registry_.CommitVersion(
+      c.table_id, c.expected_current_version, c.next, c.operation,
+      c.kind == registry::ForwardedKind::kCommitVersionDeferred
+          ? registry::CommitDurability::kDeferred
+          : registry::CommitDurability::kSynced);
+  if (!done.ok()) return done.status();
+  table = *std::move(done);
+  return LAKE_FAILPOINT(kCommitQueueCommittedFailpoint);
+}
+
+absl::StatusOr<AppendOutcome> TableStore::AppendQueued(const registry::TableRecord& table,
+                                                       const std::string& operation_id,
+                                                       const ColumnBatch& batch,
+                                                       std::string_view fragment,
+                                                       const std::string& batch_sha256,
+                                                       AppendCheckpoint& checkpoint) {
+  const absl::Time deadline = absl::Now() + registry_.busy_timeout();
+  NewVersion next;
+  next.fragment_bytes = fragment;
+  next.fragment_sha256 = batch_sha256;  // the batch is encoded as the fragment
+  next.rows = batch.num_rows;
+  next.statistics = ComputeFragmentStatistics(batch);
+  next.delta_from_fragment = true;  // the batch's own references
+  next.operation_id = operation_id;
+  next.batch_sha256 = batch_sha256;
+  next.record_operation = true;
+  next.checkpoint = &checkpoint;
+  for (int attempt = 1;; ++attempt) {
+    // 1. Under the turn: the records, unsynced, on the newest version
+    // queued for the table (or the registry's), and the entry.
+    uint64_t seq = 0;
+    WrittenVersion written;
+    {
+      absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+      if (!turn.ok()) return turn.status();
+      absl::MutexLock lock(&commit_mu_);
+      QueuedTables settled;
+      if (absl::Status s = SettleQueueLocked(/*all=*/false, &settled); !s.ok()) return s;
+      auto known = settled.find(table.table_id);
+      absl::StatusOr<registry::TableRecord> current =
+          known != settled.end() ? absl::StatusOr<registry::TableRecord>(known->second)
+                                 : registry_.GetTableById(table.table_id);
+      if (!current.ok()) return current.status();
+      if (!(current->name == table.name) || !(current->schema == table.schema)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            table.name.ToString(), " changed (dropped, created again) since the append began"));
+      }
+      uint64_t base = current->current_version;
+      std::string base_manifest_path = current->manifest_path;
+      absl::StatusOr<std::vector<QueuedCommit>> queued = queue_->Queued();
+      if (!queued.ok()) return queued.status();
+      for (const QueuedCommit& q : *queued) {
+        if (q.commit.table_id != table.table_id) continue;
+        base = q.commit.next.version;
+        base_manifest_path = q.commit.next.manifest_path;
+      }
+      absl::StatusOr<EncodedReferenceDelta> delta =
+          AppendDelta(table, base, batch, fragment, batch_sha256);
+      if (!delta.ok()) return delta.status();
+      next.delta = *std::move(delta);
+      checkpoint.base_version = base;
+      absl::StatusOr<WrittenVersion> w =
+          WriteVersionLocked(table, base, base_manifest_path, next, /*unsynced=*/true);
+      if (!w.ok()) return w.status();
+      registry::ForwardedWrite commit{
+          .kind = w->durability == registry::CommitDurability::kDeferred
+                      ? registry::ForwardedKind::kCommitVersionDeferred
+                      : registry::ForwardedKind::kCommitVersion,
+          .table_id = table.table_id,
+          .expected_current_version = base,
+          .next = w->record,
+          .operation = w->operation};
+      absl::StatusOr<uint64_t> queued_at =
+          queue_->Enqueue(commit, w->segment_path, base_manifest_path);
+      if (absl::IsResourceExhausted(queued_at.status())) {
+        // Full: the entries before it settle first (its base among them).
+        absl::Status s = SettleQueueLocked(/*all=*/true, nullptr);
+        queued_at = s.ok() ? queue_->Enqueue(commit, w->segment_path, base_manifest_path) : s;
+      }
+      if (!queued_at.ok()) {
+        return AbandonLocked(next, queued_at.status(), w->written_fragment, w->logged);
+      }
+      seq = *queued_at;
+      // Its manifest, for the next append of this process to build on.
+      last_committed_[table.table_id] = std::move(w->manifest);
+      written = *std::move(w);
+    }
+    // A failure from here on is the settler's to tell (the entry is queued).
+    (void)LAKE_FAILPOINT(kCommitQueueQueuedFailpoint);
+    // 2. Durable, by a sync of everything queued so far; then 3. committed
+    // by whoever holds the turn next (this writer, if no one else).
+    std::optional<QueuedOutcome> outcome;
+    while (!(outcome = queue_->Outcome(seq)).has_value()) {
+      if (!queue_->Synced(seq)) {
+        // A failed sync is the entry's, told by its settlement. A sync
+        // that never ran, or never ends, stops this: the entry stays
+        // queued, and a later writer may still commit it.
+        absl::Status synced = SyncQueue(deadline);
+        if (!synced.ok() && !queue_->Synced(seq)) {
+          return PendingOperationError(synced, operation_id);
+        }
+        continue;
+      }
+      absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+      if (!turn.ok()) return PendingOperationError(turn.status(), operation_id);
+      absl::MutexLock lock(&commit_mu_);
+      if (absl::Status s = SettleQueueLocked(/*all=*/false, nullptr); !s.ok()) {
+        return PendingOperationError(s, operation_id);
+      }
+    }
+    if (outcome->status.ok()) {
+      if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) {
+        // Committed: only recovery can tell the caller so.
+        absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+        if (turn.ok()) {
+          absl::MutexLock lock(&commit_mu_);
+          KeepLoggedCheckpointLocked(TableDir(table.name), checkpoint);
+        }
+        return PendingOperationError(s, operation_id);
+      }
+      return AppendOutcome{table.table_id, written.record.version, operation_id, batch.num_rows};
+    }
+    // Settled as failed, this attempt never commits: a fragment file of
+    // its own is nobody's.
+    if (!written.written_fragment.empty()) RemoveUnreferencedFile(fs_, written.written_fragment);
+    // Its checkpoint withdrawn too: the append never commits.
+    if (outcome->final_failure) return outcome->status;
+    // A conflict (its base failed, or another writer committed first):
+    // unless a recovery committed it meanwhile (a replay of its
+    // checkpoint), tried again on the version current now.
+    if (absl::IsAborted(outcome->status) && attempt < kMaxQueuedAttempts &&
+        absl::Now() < deadline) {
+      absl::StatusOr<std::optional<registry::AppendOperationRecord>> done =
+          registry_.GetAppendOperation(operation_id);
+      if (!done.ok()) return PendingOperationError(done.status(), operation_id);
+      if (done->has_value()) {
+        return AppendOutcome{table.table_id, (*done)->version, operation_id, batch.num_rows};
+      }
+      continue;
+    }
+    // It may have committed (its registry write failed after reaching the
+    // log, say): its checkpoint is kept past whatever watermark that moved,
+    // and recovery settles it.
+    absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+    if (turn.ok()) {
+      absl::MutexLock lock(&commit_mu_);
+      KeepLoggedCheckpointLocked(TableDir(table.name), checkpoint);
+    }
+    return PendingOperationError(outcome->status, operation_id);
+  }
 }
 
 absl::StatusOr<std::unique_ptr<TableScan>> TableStore::Scan(const TableName& name,
@@ -1602,7 +1892,7 @@ absl::StatusOr<DeleteOutcome> TableStore::Delete(const TableName& name,
   // chosen on the version the compare-and-set builds on.
   absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
   if (!hold.ok()) return hold.status();
-  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
   absl::StatusOr<registry::TableRecord> table = registry_.GetTable(name);
@@ -1627,7 +1917,7 @@ absl::StatusOr<ReplaceOutcome> TableStore::ReplaceWhere(const registry::TableRec
   if (absl::Status s = CheckBatchContained(rows, stage_.store()); !s.ok()) return s;
   absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
   if (!hold.ok()) return hold.status();
-  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
   absl::StatusOr<registry::TableRecord> current = registry_.GetTableById(table.table_id);
@@ -1959,7 +2249,7 @@ absl::StatusOr<std::optional<AppendOutcome>> TableStore::Compact(const TableName
   {
     absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
     if (!hold.ok()) return hold.status();
-    absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+    absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
     if (!turn.ok()) return turn.status();
     absl::MutexLock lock(&commit_mu_);
     committed = CommitVersionLocked(*table, table->current_version, next);
@@ -2258,7 +2548,7 @@ void TableStore::RecoverLogged(absl::Duration retention, std::vector<RecoveredAp
       // its commit.
       absl::StatusOr<gc::GcHold> hold = gc::HoldReferencesShared(fs_, root_dir_);
       if (!hold.ok()) return failed(listed.name.ToString(), hold.status());
-      absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+      absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
       if (!turn.ok()) return failed(listed.name.ToString(), turn.status());
       absl::MutexLock lock(&commit_mu_);
       absl::StatusOr<registry::TableRecord> table = registry_.GetTableById(listed.table_id);
@@ -2328,7 +2618,7 @@ absl::StatusOr<std::vector<RecoveredAppend>> TableStore::Recover() {
         }
         // The commit turn: no append of any writer of the root is between
         // publishing and settling this checkpoint meanwhile.
-        absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+        absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
         if (!turn.ok()) {
           results.push_back(RecoveredAppend{entry.operation_id, "",
                                             RecoveredAppend::Result::kFailed, 0,
@@ -2355,7 +2645,7 @@ absl::StatusOr<std::string> TableStore::DiscardPendingAppend(const std::string& 
     return absl::NotFoundError(
         absl::StrCat("no pending append checkpoint ", operation_id, ": checkpoints are off"));
   }
-  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  absl::StatusOr<registry::CommitTurn> turn = AwaitQuiescentTurn();
   if (!turn.ok()) return turn.status();
   absl::MutexLock lock(&commit_mu_);
   absl::StatusOr<std::string> moved = checkpoints_->Discard(operation_id);

@@ -89,6 +89,19 @@
 // under the commit lock, so recovery never replays a checkpoint an append
 // of this store is still writing or about to withdraw.
 //
+// Group commit (TableStoreOptions::group_commit, on by default; an append
+// on the current version with its checkpoint in the log): the turn is
+// held only for 2..4 written unsynced and the commit queued
+// (commit_queue.h). The sync is shared by every append queued before it,
+// and 5 is done in queue order by whoever holds the turn next, this
+// writer or another (AppendQueued). The steps' failpoints fire in the
+// same order: 2..4 once a sync covered the records, a failure there being
+// the sync's (the append never commits: its settler withdraws the
+// checkpoint). A conflict (the version it was written on failed, or
+// another writer committed first) writes it again. Every other commit
+// takes the turn with the queue settled (AwaitQuiescentTurn), so recovery
+// never replays a checkpoint whose append is still queued.
+//
 // Thread safety: every method may be called from any thread.
 #ifndef LAKE_ENGINE_TABLE_TABLE_STORE_H_
 #define LAKE_ENGINE_TABLE_TABLE_STORE_H_
@@ -114,6 +127,7 @@
 #include "engine/table/append_checkpoint_store.h"
 #include "engine/table/append_record_format.h"
 #include "engine/table/column_batch.h"
+#include "engine/table/commit_queue.h"
 #include "engine/table/derived_reference_delta_format.h"
 #include "engine/table/logged_checkpoints.h"
 #include "engine/table/manifest_chain.h"
@@ -335,6 +349,11 @@ struct TableStoreOptions {
   // (derived_reference_delta_format.h): 4, whose registry digest is the
   // fragment's; 3 only as a test seam, to write as the lake before did.
   uint32_t derived_delta_format = kDerivedReferenceDeltaFormatVersion;
+  // Whether appends share their flushes through the root's commit queue
+  // (commit_queue.h; the default): written under the commit turn, synced
+  // outside it once for every append queued, committed in queue order.
+  // Off, each append holds the turn through its own sync and commit.
+  bool group_commit = true;
 };
 // The environment variable that turns TableStoreOptions::versions_in_table_log
 // off ("0": versions as files of their own) where a host builds its options
@@ -774,6 +793,10 @@ class TableStore {
     // Set once records went to the segment: a failure after may leave
     // the checkpoint durable, and it is withdrawn.
     bool checkpoint_written = false;
+    // Written without their sync (a queued commit, commit_queue.h); the
+    // path of their segment is set once they are.
+    bool unsynced = false;
+    std::string segment_path;
 
     // True when added[i]'s fragment is copied into a record of its own.
     bool CopiesFragment(size_t i) const {
@@ -876,6 +899,62 @@ class TableStore {
     uint64_t table_id = 0;
     uint64_t version = 0;
   };
+  // Version base+1 written, and what its registry commit needs.
+  struct WrittenVersion {
+    registry::VersionRecord record;
+    std::optional<registry::AppendOperationRecord> operation;
+    registry::CommitDurability durability = registry::CommitDurability::kSynced;
+    ResolvedManifest manifest;     // the new version's, resolved
+    std::string written_fragment;  // a fragment file of its own, when one was written
+    LoggedCheckpointWrite logged;
+    std::string segment_path;  // of its records, when written unsynced
+  };
+  // Under commit_mu_: writes version base+1 on `base` (whose manifest is
+  // `base_manifest_path`) — its records synced, or `unsynced` for the
+  // commit queue — and fires the steps' failpoints once they are durable
+  // (synced only). A failure comes back settled, as CommitVersionLocked's.
+  absl::StatusOr<WrittenVersion> WriteVersionLocked(const registry::TableRecord& table,
+                                                    uint64_t base,
+                                                    const std::string& base_manifest_path,
+                                                    const NewVersion& next, bool unsynced)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // The failpoints of an append's durable steps, in order: the checkpoint's
+  // (`checkpoint_durable`), else the fragment's and next.written_failpoint.
+  static absl::Status WrittenFailpoints(const NewVersion& next, bool checkpoint_durable);
+  // Group commit (commit_queue.h). Whether an append goes through the
+  // queue: one onto the current version with its checkpoint in the log.
+  bool QueuesAppend(const registry::TableRecord& table, AppendBase append_base,
+                    bool has_checkpoint) const;
+  // The append of AppendBatch through the queue: written under the turn,
+  // synced by SyncQueued, committed by whoever settles it; a conflict (its
+  // base failed, or another writer committed first) is tried again, at
+  // most kMaxQueuedAttempts times within the busy timeout.
+  static constexpr int kMaxQueuedAttempts = 100;
+  absl::StatusOr<AppendOutcome> AppendQueued(const registry::TableRecord& table,
+                                             const std::string& operation_id,
+                                             const ColumnBatch& batch, std::string_view fragment,
+                                             const std::string& batch_sha256,
+                                             AppendCheckpoint& checkpoint);
+  // The commit turn with the queue settled: every queued append synced and
+  // committed (or failed) first, so that what commits under it sees the
+  // registry as if appends went one at a time. Every commit but a queued
+  // append's takes the turn this way.
+  absl::StatusOr<registry::CommitTurn> AwaitQuiescentTurn() ABSL_LOCKS_EXCLUDED(commit_mu_);
+  // The tables a settlement committed to, as they are after it.
+  using QueuedTables = absl::flat_hash_map<uint64_t, registry::TableRecord>;
+  // Under the turn: commits every synced entry, oldest first (`all`: syncs
+  // every entry first, under a shared references hold).
+  absl::Status SettleQueueLocked(bool all, QueuedTables* committed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // CommitQueue::SyncQueued, firing the durable steps' failpoints.
+  absl::Status SyncQueue(absl::Time deadline);
+  // Under the turn: one synced entry's outcome: its commit, or (its sync
+  // failed) its checkpoint withdrawn.
+  QueuedOutcome SettleQueuedLocked(const QueuedCommit& queued, QueuedTables& tables)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // One entry's commit: refused unless the table is at the very version it
+  // was written on and its manifest record reads back.
+  absl::Status CommitQueuedLocked(const QueuedCommit& queued, QueuedTables& tables);
   absl::Status AbandonLocked(const NewVersion& next, const absl::Status& cause,
                              const std::string& written_fragment,
                              const LoggedCheckpointWrite& logged)
@@ -983,6 +1062,8 @@ class TableStore {
   const std::string stage_identity_;
   const TableStoreOptions options_;
   std::optional<AppendCheckpointStore> checkpoints_;
+  // The root's commit queue (null: appends commit one at a time).
+  std::unique_ptr<CommitQueue> queue_;
   absl::Mutex commit_mu_;
   // The manifest of each table's newest version this store committed, by
   // table id, resolved: the next commit builds on it (and links to it)

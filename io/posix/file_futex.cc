@@ -1,16 +1,10 @@
 #include "io/posix/file_futex.h"
 
-#include <fcntl.h>
 #include <linux/futex.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <ctime>
-
-#include "io/errno_status.h"
 
 namespace lake::io {
 namespace {
@@ -29,28 +23,15 @@ long Futex(std::atomic<uint32_t>* word, int op, uint32_t value, const timespec* 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FileFutex>> FileFutex::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus(errno, "open", path);
-  struct stat info;
-  if (::fstat(fd, &info) != 0) {
-    int error = errno;
-    ::close(fd);
-    return ErrnoStatus(error, "stat", path);
-  }
-  // Extending to the same size at once from two processes is harmless.
-  if (info.st_size < static_cast<off_t>(kWordBytes) && ::ftruncate(fd, kWordBytes) != 0) {
-    int error = errno;
-    ::close(fd);
-    return ErrnoStatus(error, "extend", path);
-  }
-  void* mapped = ::mmap(nullptr, kWordBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int error = errno;
-  ::close(fd);  // the mapping keeps the file
-  if (mapped == MAP_FAILED) return ErrnoStatus(error, "map", path);
-  return std::unique_ptr<FileFutex>(new FileFutex(static_cast<std::atomic<uint32_t>*>(mapped)));
+  absl::StatusOr<std::unique_ptr<SharedMapping>> mapping = SharedMapping::Open(path, kWordBytes);
+  if (!mapping.ok()) return mapping.status();
+  return std::unique_ptr<FileFutex>(new FileFutex(std::move(*mapping)));
 }
 
-FileFutex::~FileFutex() { ::munmap(word_, kWordBytes); }
+FileFutex::FileFutex(std::unique_ptr<SharedMapping> mapping)
+    : mapping_(std::move(mapping)), word_(static_cast<std::atomic<uint32_t>*>(mapping_->data())) {}
+
+FileFutex::~FileFutex() = default;
 
 uint32_t FileFutex::Load() const { return word_->load(std::memory_order_acquire); }
 

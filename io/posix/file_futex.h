@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "io/posix/shared_mapping.h"
 
 namespace lake::io {
 
@@ -42,7 +43,8 @@ class FileFutex {
   void Bump();
 
  private:
-  explicit FileFutex(std::atomic<uint32_t>* word) : word_(word) {}
+  explicit FileFutex(std::unique_ptr<SharedMapping> mapping);
+  std::unique_ptr<SharedMapping> mapping_;
   std::atomic<uint32_t>* word_;
 };
 

@@ -1998,8 +1998,9 @@ TEST_CASE("the registry's owner SIGKILLed mid-commit: waiting writers take over 
     const char* columns[] = {"id:utf8", "video:file"};
     REQUIRE(lake_table_create(db.get(), "ml.files", columns, 2, nullptr) == LAKE_OK);
   }
-  // The owner first: its files are durable, its commit not made, when it dies.
-  pid_t owner = StartOwnerKilledChild(root, "owner", "table_append.reference_delta_written=kill");
+  // The owner first: its records written, its commit not queued (group
+  // commit would have the others commit a queued one), when it dies.
+  pid_t owner = StartOwnerKilledChild(root, "owner", "table_log.written=kill");
   WaitForFile(root + ".ready-owner");
   REQUIRE(std::filesystem::exists(root + ".ready-owner"));
   std::vector<pid_t> writers;

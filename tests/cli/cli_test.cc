@@ -725,10 +725,12 @@ TEST_CASE("S3 CLI: tables on an S3 stage; a crashed insert recovers; no credenti
   results.push_back(Lake(dir, {"insert", "INSERT INTO s.t (id, f) VALUES (?, ?)", "--param", "a",
                                "--file", "a.bin"}));
   REQUIRE_MESSAGE(results.back().exit_code == 0, results.back().err);
-  // Killed after its checkpoint: the upload happened, the row did not.
+  // Killed once its checkpoint is written, before its commit is queued
+  // (a queued one the next writer commits): the upload happened, the row
+  // did not.
   results.push_back(Lake(dir, {"insert", "INSERT INTO s.t (id, f) VALUES (?, ?)", "--param", "b",
                                "--file", "b.bin"},
-                         "", {"LAKE_FAILPOINTS=table_append.checkpoint_published=kill"}));
+                         "", {"LAKE_FAILPOINTS=table_log.written=kill"}));
   CHECK(results.back().exit_code == 128 + SIGKILL);
   results.push_back(Lake(dir, {"recover", "--list"}));
   CHECK(Lines(results.back().out).size() == 1);

@@ -511,7 +511,9 @@ TEST_CASE("segment compaction: an append killed before its commit stays pending 
   {
     // Its records (checkpoint included) durable in a segment of their own,
     // past the watermark of version 3; the registry never heard of it.
+    // (Queued, a later writer's turn would commit it: one at a time.)
     ScopedRollingOptions rolling;
+    testing::ScopedGroupCommitOff one_at_a_time;
     testing::RunKilledAt("table_append.reference_delta_written", scene.root_dir,
                          [](testing::TableRoot& root) {
                            std::vector<uint8_t> bytes = testing::RandomBytes(500, 77);

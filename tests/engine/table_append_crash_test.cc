@@ -54,8 +54,10 @@ constexpr char kInsert[] = "INSERT INTO robots.episodes (episode_id, video) VALU
 
 bool BeforeCheckpoint(std::string_view step) { return step == "table_append.prepared"; }
 // A step at which the checkpoint may or may not be durable yet: the table
-// log's records are written while the checkpoint is published beside them.
-bool CheckpointRacing(std::string_view step) { return step == table::kTableLogWrittenFailpoint; }
+// log's records are written (and queued, for group commit) but not synced.
+bool CheckpointRacing(std::string_view step) {
+  return step == table::kTableLogWrittenFailpoint || step == table::kCommitQueueQueuedFailpoint;
+}
 
 void CreateTable(io::FileSystem& fs, const std::string& dir) {
   absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(fs, dir);
@@ -143,12 +145,16 @@ TEST_CASE("table append: the failpoint list names every step an append passes, i
 }
 
 // The steps an append passes on `layout`: the table log's adds one between
-// its records' write and their sync.
+// its records' write and their sync, and group commit (on by default) one
+// once the append is queued and one between its registry commit and its
+// settlement.
 std::vector<std::string_view> AppendSteps(testing::VersionLayout layout) {
   std::vector<std::string_view> steps(table::kTableAppendFailpoints.begin(),
                                       table::kTableAppendFailpoints.end());
   if (layout == testing::VersionLayout::kTableLog) {
     steps.insert(steps.begin() + 1, table::kTableLogWrittenFailpoint);
+    steps.insert(steps.begin() + 2, table::kCommitQueueQueuedFailpoint);
+    steps.insert(steps.end() - 2, table::kCommitQueueCommittedFailpoint);
   }
   return steps;
 }
@@ -749,6 +755,80 @@ TEST_CASE("deferred commit: a follower refuses to read a root whose commits a re
                              {.read_only = true});
   LAKE_REQUIRE_OK(follower);
   CHECK((*follower)->Rows(kTable)->size() == 2);
+}
+
+// ---- group commit (engine/table/commit_queue.h) ----
+
+// The episode ids of `version` (the current one when 0), in row order.
+std::vector<std::string> EpisodeIds(TableRoot& root, uint64_t version = 0) {
+  auto rows = version == 0 ? root.Rows(kTable) : root.Rows(kTable, version);
+  LAKE_CHECK_OK(rows);
+  std::vector<std::string> ids;
+  if (!rows.ok()) return ids;
+  for (const auto& row : *rows) ids.push_back(std::get<std::string>(row[0]));
+  return ids;
+}
+
+// A root whose writer was killed at `step` of appending episode e1.
+struct KilledAppendRoot {
+  explicit KilledAppendRoot(std::string_view step) {
+    CreateTable(fs, dir.path());
+    testing::RunKilledAt(step, dir.path(), [&](TableRoot& root) {
+      (void)InsertEpisode(root, "e1", testing::RandomBytes(3000, 21));
+    });
+  }
+  testing::ScopedVersionsInTableLog in_log;
+  testing::TempDir dir;
+  io::PosixFileSystem fs;
+};
+
+TEST_CASE("group commit: a writer killed once its append is queued leaves it to the next, which commits it first") {
+  REQUIRE(failpoint::Enabled());
+  // Its records written, not synced; its commit queued; no one settles it.
+  KilledAppendRoot killed(table::kCommitQueueQueuedFailpoint);
+  std::unique_ptr<TableRoot> root = OpenOn(killed.fs, killed.dir.path());
+  // The next append syncs what is queued before it and commits in queue
+  // order: the killed writer's first.
+  LAKE_REQUIRE_OK(InsertEpisode(*root, "e2", testing::RandomBytes(3000, 22)));
+  CHECK(EpisodeIds(*root, 1) == std::vector<std::string>{"e1"});
+  CHECK(EpisodeIds(*root) == std::vector<std::string>{"e1", "e2"});
+  CHECK(root->StageObjects().size() == 2);
+  CHECK(PendingIds(*root).empty());
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(recovered->empty());
+}
+
+TEST_CASE("group commit: a commit that is no append settles the queue first") {
+  REQUIRE(failpoint::Enabled());
+  KilledAppendRoot killed(table::kCommitQueueQueuedFailpoint);
+  std::unique_ptr<TableRoot> root = OpenOn(killed.fs, killed.dir.path());
+  // A recovery takes the turn quiescent: the queued append commits from
+  // the queue, and no checkpoint is left for recovery to replay.
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = root->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(recovered->empty());
+  CHECK(EpisodeIds(*root) == std::vector<std::string>{"e1"});
+  CHECK(PendingIds(*root).empty());
+}
+
+TEST_CASE("group commit: after a restart, an append still queued is recovered from its checkpoint, once") {
+  REQUIRE(failpoint::Enabled());
+  // Killed between its registry commit and its settlement: queued still,
+  // and committed.
+  KilledAppendRoot killed(table::kCommitQueueCommittedFailpoint);
+  // The next boot empties the queue; the append is there once.
+  registry::RegistryOptions next_boot;
+  next_boot.boot_id = "the-next-boot";
+  absl::StatusOr<std::unique_ptr<TableRoot>> root = TableRoot::Open(
+      killed.fs, killed.dir.path(), testing::DefaultTableStoreOptions(), next_boot);
+  LAKE_REQUIRE_OK(root);
+  absl::StatusOr<std::vector<table::RecoveredAppend>> recovered = (*root)->tables->Recover();
+  LAKE_REQUIRE_OK(recovered);
+  CHECK(EpisodeIds(**root) == std::vector<std::string>{"e1"});
+  CHECK(PendingIds(**root).empty());
+  LAKE_REQUIRE_OK(InsertEpisode(**root, "e2", testing::RandomBytes(3000, 25)));
+  CHECK(EpisodeIds(**root) == std::vector<std::string>{"e1", "e2"});
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 // operation not committed), and that recovery, the listing of pending
 // appends, a discard and the collector work over the log. Crashes at the
 // new steps — a SIGKILLed child and a simulated power loss — and the
-// sequence kill → reopen → append → power loss.
+// sequence kill → reopen → append → power loss. Appends commit one at a
+// time here (group commit off): a killed writer's append is then pending
+// at once; queued, it is pending only after a restart, and before one a
+// later writer commits it (commit_queue_test.cc).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -188,6 +191,7 @@ struct KilledAfterCheckpoint {
 
 TEST_CASE("table log checkpoint: an append writes its checkpoint right after its fragment, naming it, no file") {
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   testing::TempDir dir;
   io::PosixFileSystem fs;
   CreateTable(fs, dir.path());
@@ -204,6 +208,7 @@ TEST_CASE("table log checkpoint: an append writes its checkpoint right after its
 
 TEST_CASE("table log checkpoint: an append's checkpoint record holds no batch: it names the fragment record before it") {
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   testing::TempDir dir;
   io::PosixFileSystem fs;
   CreateTable(fs, dir.path());
@@ -234,6 +239,7 @@ TEST_CASE("table log checkpoint: the committed watermark is the end of the curre
 TEST_CASE("table log checkpoint: a failure before the commit call withdraws the checkpoint with a record") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   testing::TempDir dir;
   io::PosixFileSystem fs;
   CreateTable(fs, dir.path());
@@ -256,6 +262,7 @@ TEST_CASE("table log checkpoint: a failure before the commit call withdraws the 
 TEST_CASE("table log checkpoint: a checkpoint past the watermark is pending, and recovery commits it once") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
   std::vector<table::PendingAppend> pending = Pending(*root);
@@ -281,6 +288,7 @@ TEST_CASE("table log checkpoint: a checkpoint past the watermark is pending, and
 TEST_CASE("table log checkpoint: a later commit carries a pending checkpoint past its watermark") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
   LAKE_REQUIRE_OK(InsertOne(*root, "e2", testing::RandomBytes(700, 42)));
@@ -299,6 +307,7 @@ TEST_CASE("table log checkpoint: a later commit carries a pending checkpoint pas
 TEST_CASE("table log checkpoint: kill, reopen, append, power loss: the pending append survives and recovers once") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   {
     testing::FaultInjectionFileSystem fs(killed.r.posix, killed.r.backups);
@@ -319,6 +328,7 @@ TEST_CASE("table log checkpoint: kill, reopen, append, power loss: the pending a
 TEST_CASE("table log checkpoint: a discard withdraws a logged checkpoint durably; recovery never commits it") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   std::string operation_id;
   {
@@ -344,6 +354,7 @@ TEST_CASE("table log checkpoint: a discard withdraws a logged checkpoint durably
 TEST_CASE("table log checkpoint: the collector keeps a pending checkpoint's objects and its segment") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   testing::GcTestRoot gc_root(nullptr, killed.root_dir);
   std::vector<std::string> uris;
@@ -378,6 +389,7 @@ TEST_CASE("table log checkpoint: a checkpoint file of an older append is still l
   }
   REQUIRE(testing::CheckpointFilesExceptSpares(r.root_dir + "/checkpoints").size() == 1);
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   auto root = testing::OpenTableRootOrStop(r.posix, r.root_dir);
   std::vector<table::PendingAppend> pending = Pending(*root);
   REQUIRE(pending.size() == 1);
@@ -399,6 +411,7 @@ TEST_CASE("table log checkpoint: a checkpoint file of an older append is still l
 TEST_CASE("table log checkpoint: a power loss at a withdrawal's write recovers to zero or one row") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   testing::CrashTestRoot r;
   CreateTable(r.posix, r.root_dir);
   {
@@ -432,6 +445,7 @@ TEST_CASE("table log checkpoint: a power loss at a withdrawal's write recovers t
 TEST_CASE("table log checkpoint: a child SIGKILLed at a withdrawal's write recovers to zero or one row") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   testing::CrashTestRoot r;
   CreateTable(r.posix, r.root_dir);
   // The append fails before its commit call; the kill fires at its
@@ -454,6 +468,7 @@ TEST_CASE("table log checkpoint: a child SIGKILLed at a withdrawal's write recov
 TEST_CASE("table log checkpoint: a power loss during a carrying commit keeps the pending append") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   {
     testing::FaultInjectionFileSystem fs(killed.r.posix, killed.r.backups);
@@ -474,6 +489,7 @@ TEST_CASE("table log checkpoint: a power loss during a carrying commit keeps the
 TEST_CASE("table log checkpoint: recovery replays a checkpoint naming its fragment once, and converges") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
   const std::string table_dir = TableDirOf(*root);
@@ -489,6 +505,7 @@ TEST_CASE("table log checkpoint: recovery replays a checkpoint naming its fragme
 TEST_CASE("table log checkpoint: a carried copy of a checkpoint naming its fragment holds its batch") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   auto root = testing::OpenTableRootOrStop(killed.posix, killed.root_dir);
   const std::string table_dir = TableDirOf(*root);
@@ -514,6 +531,7 @@ TEST_CASE("table log checkpoint: a carried copy of a checkpoint naming its fragm
 TEST_CASE("table log checkpoint: a torn write that lost the checkpoint's fragment leaves no checkpoint") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   io::PosixFileSystem& fs = killed.posix;
   std::string table_dir;
@@ -539,6 +557,7 @@ TEST_CASE("table log checkpoint: a torn write that lost the checkpoint's fragmen
 TEST_CASE("table log checkpoint: a named fragment not matching its digest is a stuck, damaged checkpoint that a discard settles") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   io::PosixFileSystem& fs = killed.posix;
   auto root = testing::OpenTableRootOrStop(fs, killed.root_dir);
@@ -594,6 +613,7 @@ struct ScopedSegmentPerVersion {
 TEST_CASE("table log checkpoint: once carried, the segment of a checkpoint naming its fragment may be collected; the copy recovers") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   ScopedSegmentPerVersion roll;
   KilledAfterCheckpoint killed;  // e1 pending, in a segment of its own
   testing::GcTestRoot gc_root(nullptr, killed.root_dir);
@@ -622,6 +642,7 @@ TEST_CASE("table log checkpoint: once carried, the segment of a checkpoint namin
 TEST_CASE("table log checkpoint: a power loss at an append's write leaves no row and no checkpoint") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   testing::CrashTestRoot r;
   CreateTable(r.posix, r.root_dir);
   {
@@ -641,6 +662,7 @@ TEST_CASE("table log checkpoint: a power loss at an append's write leaves no row
 TEST_CASE("table log checkpoint: torn power losses at an append's write never leave a checkpoint without its fragment") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     CAPTURE(seed);
     testing::CrashTestRoot r;
@@ -679,6 +701,7 @@ TEST_CASE("table log checkpoint: torn power losses at an append's write never le
 TEST_CASE("table log checkpoint: a child SIGKILLed at an append's write recovers to one row") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   testing::CrashTestRoot r;
   CreateTable(r.posix, r.root_dir);
   // Killed after the write, before its sync: the page cache keeps the
@@ -697,6 +720,7 @@ TEST_CASE("table log checkpoint: a child SIGKILLed at an append's write recovers
 TEST_CASE("table log checkpoint: a child SIGKILLed at a carrying commit's write keeps the pending append") {
   REQUIRE(failpoint::Enabled());
   testing::ScopedVersionsInTableLog in_log;
+  testing::ScopedGroupCommitOff one_at_a_time;
   KilledAfterCheckpoint killed;
   // e2's commit carries e1's checkpoint, made whole; killed before its sync.
   testing::RunKilledAt(table::kTableLogWrittenFailpoint, killed.root_dir,

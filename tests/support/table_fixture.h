@@ -59,6 +59,24 @@ class ScopedVersionsAsFiles : public ScopedVersionLayout {
   ScopedVersionsAsFiles() : ScopedVersionLayout(VersionLayout::kFiles) {}
 };
 
+// Appends committing one at a time, each through its own sync, for its
+// lifetime (TableStoreOptions::group_commit off): for tests of what a
+// crash between an append's checkpoint and its commit leaves, which group
+// commit leaves only after a restart (a later writer commits a queued
+// append whose writer was killed).
+class ScopedGroupCommitOff {
+ public:
+  ScopedGroupCommitOff() : was_(DefaultTableStoreOptions().group_commit) {
+    DefaultTableStoreOptions().group_commit = false;
+  }
+  ~ScopedGroupCommitOff() { DefaultTableStoreOptions().group_commit = was_; }
+  ScopedGroupCommitOff(const ScopedGroupCommitOff&) = delete;
+  ScopedGroupCommitOff& operator=(const ScopedGroupCommitOff&) = delete;
+
+ private:
+  bool was_;
+};
+
 // The tables of the root `root_dir`, opened as the writer. Everything is
 // closed (and the writer lock released) when it is destroyed.
 struct TableRoot {
