@@ -186,11 +186,19 @@ absl::StatusOr<QueuedCommit> CommitQueue::Read(uint64_t seq) const {
   return queued;
 }
 
+absl::Status CommitQueue::CheckRange(uint64_t from, uint64_t to) const {
+  if (from <= to && to - from <= kCommitQueueSlots) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat("the commit queue ", path_, " is damaged: entries ", from,
+                                          " to ", to, " do not fit it"));
+}
+
 absl::StatusOr<std::vector<QueuedCommit>> CommitQueue::Queued() const {
   Header& h = header();
   const uint64_t next = h.next_seq.load(std::memory_order_acquire);
+  const uint64_t settled = h.settled_seq.load(std::memory_order_acquire);
+  if (absl::Status s = CheckRange(settled, next); !s.ok()) return s;
   std::vector<QueuedCommit> queued;
-  for (uint64_t seq = h.settled_seq.load(std::memory_order_acquire); seq < next; ++seq) {
+  for (uint64_t seq = settled; seq < next; ++seq) {
     absl::StatusOr<QueuedCommit> entry = Read(seq);
     if (!entry.ok()) return entry.status();
     queued.push_back(*std::move(entry));
@@ -233,6 +241,7 @@ absl::Status CommitQueue::SyncQueued(absl::Time deadline,
   if (from >= target) return (*lock)->Close();
   // Every entry queued by now: its records were written before it was.
   const uint64_t to = h.next_seq.load(std::memory_order_acquire);
+  if (absl::Status s = CheckRange(from, to); !s.ok()) return s;
   absl::flat_hash_set<std::string> segments;
   absl::Status synced = absl::OkStatus();
   for (uint64_t seq = from; seq < to && synced.ok(); ++seq) {
@@ -271,7 +280,9 @@ void CommitQueue::Settle(uint64_t seq, const QueuedOutcome& outcome) {
 void CommitQueue::CommitSynced(const std::function<QueuedOutcome(const QueuedCommit&)>& commit) {
   Header& h = header();
   const uint64_t synced = h.synced_seq.load(std::memory_order_acquire);
-  for (uint64_t seq = h.settled_seq.load(std::memory_order_acquire); seq < synced; ++seq) {
+  const uint64_t settled = h.settled_seq.load(std::memory_order_acquire);
+  if (!CheckRange(settled, synced).ok()) return;  // its writers time out
+  for (uint64_t seq = settled; seq < synced; ++seq) {
     absl::StatusOr<QueuedCommit> entry = Read(seq);
     Settle(seq, entry.ok() ? commit(*entry) : QueuedOutcome{entry.status(), false});
   }

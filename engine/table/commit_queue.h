@@ -175,6 +175,8 @@ class CommitQueue {
   Header& header() const;
   Slot& slot(uint64_t seq) const;
   absl::StatusOr<QueuedCommit> Read(uint64_t seq) const;
+  // DataLoss unless entries [from, to) fit the slots (a damaged header).
+  absl::Status CheckRange(uint64_t from, uint64_t to) const;
   void Settle(uint64_t seq, const QueuedOutcome& outcome);
   static absl::Status Failure(const Slot& s);
   static void SetFailure(Slot& s, const absl::Status& failure);

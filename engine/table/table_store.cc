@@ -1739,6 +1739,12 @@ absl::StatusOr<AppendOutcome> TableStore::AppendQueued(const registry::TableReco
     // by whoever holds the turn next (this writer, if no one else).
     std::optional<QueuedOutcome> outcome;
     while (!(outcome = queue_->Outcome(seq)).has_value()) {
+      if (absl::Now() >= deadline) {
+        return PendingOperationError(
+            absl::DeadlineExceededError("the root is busy: a queued append did not settle "
+                                        "within the busy timeout"),
+            operation_id);
+      }
       if (!queue_->Synced(seq)) {
         // A failed sync is the entry's, told by its settlement. A sync
         // that never ran, or never ends, stops this: the entry stays

@@ -165,6 +165,24 @@ TEST_CASE("commit queue: a file of zeros or garbage is adopted as an empty queue
   CHECK(EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg")) == 0);
 }
 
+TEST_CASE("commit queue: a damaged header is refused, never walked, and the next turn empties it") {
+  QueueDir d;
+  std::unique_ptr<CommitQueue> queue = d.Open();
+  EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg"));
+  {
+    // next_seq (offset 72) far past every slot.
+    std::fstream f(d.dir.Join(std::string(kCommitQueueName)),
+                   std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(72);
+    const uint64_t huge = uint64_t{1} << 40;
+    f.write(reinterpret_cast<const char*>(&huge), sizeof(huge));
+  }
+  CHECK(absl::IsDataLoss(queue->Queued().status()));
+  CHECK(absl::IsDataLoss(queue->SyncQueued(absl::Now() + absl::Seconds(5))));
+  queue->AdoptIfStale();
+  CHECK(queue->empty());
+}
+
 TEST_CASE("commit queue: a failed sync fails every entry it covered, told to the settler") {
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
