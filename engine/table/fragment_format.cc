@@ -332,6 +332,25 @@ absl::Status ReadRawSha256s(ByteReader& r, uint64_t rows, const std::vector<uint
   return absl::OkStatus();
 }
 
+// Empties the cells of the rows `valid` flags null, moving the others
+// down in place: format 1 stored a null row's sha256 as written, format 2
+// stores none, and both must decode to the same batch (a null row's
+// placeholder is "", as ReadRawSha256s gives).
+void EmptyNullCells(const std::vector<uint8_t>& valid, StringColumn* cells) {
+  uint32_t at = 0;
+  uint32_t begin = 0;
+  for (size_t row = 0; row < valid.size(); ++row) {
+    const uint32_t end = cells->offsets[row + 1];
+    if (valid[row] != 0) {
+      std::memmove(cells->bytes.data() + at, cells->bytes.data() + begin, end - begin);
+      at += end - begin;
+    }
+    cells->offsets[row + 1] = at;
+    begin = end;
+  }
+  cells->bytes.resize(at);
+}
+
 absl::Status ReadColumn(ByteReader& r, uint32_t version, uint64_t rows, const std::string& name,
                         ColumnData* column) {
   std::string what = absl::StrCat("column '", name, "'");
@@ -354,7 +373,11 @@ absl::Status ReadColumn(ByteReader& r, uint32_t version, uint64_t rows, const st
         return s;
       }
       if (absl::Status s = ReadFixed(r, rows, &column->int64s, what + " size"); !s.ok()) return s;
-      if (version == 1) return ReadStrings(r, rows, &column->sha256s, what + " sha256");
+      if (version == 1) {
+        absl::Status s = ReadStrings(r, rows, &column->sha256s, what + " sha256");
+        if (s.ok()) EmptyNullCells(column->valid, &column->sha256s);
+        return s;
+      }
       return ReadRawSha256s(r, rows, column->valid, &column->sha256s, what + " sha256");
   }
   return Damaged("a column has an unknown type");

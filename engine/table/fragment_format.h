@@ -21,7 +21,8 @@
 //                              version 2: sha256s   num_rows × 32 raw bytes
 //                                         (a null row's all zero)
 //                              version 1: sha256 lengths, sha256 bytes (64
-//                                         lowercase hex each)
+//                                         lowercase hex each; a null
+//                                         row's decodes empty)
 //               Version 2 stores a digest raw because zstd cannot shrink
 //               one below its raw bytes and decompressing the hex text was
 //               the largest cost of a DELETE; decoded, it is the same
