@@ -251,7 +251,9 @@ absl::Status CommitQueue::SyncQueued(absl::Time deadline,
       break;
     }
     if (!segments.insert(entry->segment_path).second) continue;
-    absl::StatusOr<std::unique_ptr<io::File>> segment = fs_.OpenRead(entry->segment_path);
+    // Opened for writing, so its Sync is an fdatasync (a read-only handle
+    // syncs with fsync, which writes the inode for the mtime every time).
+    absl::StatusOr<std::unique_ptr<io::File>> segment = fs_.OpenForAppend(entry->segment_path);
     synced = segment.ok() ? (*segment)->Sync() : segment.status();
     if (segment.ok()) (void)(*segment)->Close();
   }
