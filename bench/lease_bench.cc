@@ -6,9 +6,10 @@
 //   lease_bench DIR [COUNT]
 //
 // Prints "key=value" lines: p50/p99/mean microseconds of a lease taken
-// (appended and fdatasync'ed: durable before the upload's first byte), of
-// its release (one byte overwritten in place, not synced), of a shared
-// references hold (open, flock, read, close), and of the fsync floor.
+// synced (appended and fdatasync'ed, as an S3 stage's uploads take them)
+// and unsynced (appended, as a local stage's do), of each one's release
+// (one byte overwritten in place, not synced), of a shared references
+// hold (open, flock, read, close), and of the fsync floor.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -55,24 +56,28 @@ int main(int argc, char** argv) {
   absl::StatusOr<lake::io::FileSystem*> fs = lake::io::DefaultFileSystem();
   if (!fs.ok()) Die(fs.status().ToString());
 
-  std::vector<double> take, release;
-  {
+  // Synced, as an S3 stage's uploads take them (resumable after a power
+  // loss); unsynced, as a local stage's do.
+  for (lake::LeaseDurability durability :
+       {lake::LeaseDurability::kSynced, lake::LeaseDurability::kUnsynced}) {
+    const std::string suffix = durability == lake::LeaseDurability::kSynced ? "" : "_unsynced";
+    std::vector<double> take, release;
     std::shared_ptr<lake::gc::LeaseStore> store = lake::gc::LeaseStore::Open(**fs, dir);
     for (size_t i = 0; i < count; ++i) {
       // A local stage's URI, as long as real ones.
       std::string uri = absl::StrCat("file://", dir, "/stage/objects/4d/01a22ba7-ae95-7cfd-98e3-",
                                      100000000000 + i);
       auto t0 = Clock::now();
-      absl::StatusOr<std::unique_ptr<lake::KeyLease>> lease = store->Lease(uri);
+      absl::StatusOr<std::unique_ptr<lake::KeyLease>> lease = store->Lease(uri, durability);
       take.push_back(Micros(t0));
       if (!lease.ok()) Die(lease.status().ToString());
       t0 = Clock::now();
       lease->reset();
       release.push_back(Micros(t0));
     }
+    Print("lease_take" + suffix, take);
+    Print("lease_release" + suffix, release);
   }
-  Print("lease_take", take);
-  Print("lease_release", release);
 
   std::vector<double> hold;
   for (size_t i = 0; i < count; ++i) {

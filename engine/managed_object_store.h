@@ -103,6 +103,11 @@ class ManagedObjectStore {
                                               const UploadOptions& options) = 0;
   virtual absl::StatusOr<std::unique_ptr<ObjectWriter>> NewWriter(
       const UploadOptions& options) = 0;
+  // Whether an upload cut short by a crash may later be resumed on the
+  // same key (an S3 multipart upload with its checkpoint): its key's lease
+  // must then outlive a power loss (engine/upload_lease.h). True unless a
+  // store knows better.
+  virtual bool ResumesUploads() const { return true; }
 
   // OK when `location` lies inside this stage (and its tenant). Pure: it
   // touches no storage.

@@ -53,12 +53,14 @@ UploadOptions ManagedStage::LeasingOptions(const UploadOptions& options,
                                            const std::shared_ptr<UploadLeaseSlot>& slot) const {
   if (leaser_ == nullptr) return options;
   UploadOptions leasing = options;
-  leasing.key_chosen = [leaser = leaser_, slot,
+  const LeaseDurability durability =
+      store_->ResumesUploads() ? LeaseDurability::kSynced : LeaseDurability::kUnsynced;
+  leasing.key_chosen = [leaser = leaser_, slot, durability,
                         outer = options.key_chosen](const std::string& uri) -> absl::Status {
     if (outer) {
       if (absl::Status s = outer(uri); !s.ok()) return s;
     }
-    absl::StatusOr<std::unique_ptr<KeyLease>> lease = leaser->Lease(uri);
+    absl::StatusOr<std::unique_ptr<KeyLease>> lease = leaser->Lease(uri, durability);
     if (!lease.ok()) return lease.status();
     absl::MutexLock lock(&slot->mu);
     slot->lease = std::move(*lease);

@@ -226,7 +226,8 @@ void LeaseStore::RetireCurrentLocked() {
   current_.reset();
 }
 
-absl::StatusOr<std::unique_ptr<KeyLease>> LeaseStore::Lease(std::string_view uri) {
+absl::StatusOr<std::unique_ptr<KeyLease>> LeaseStore::Lease(std::string_view uri,
+                                                            LeaseDurability durability) {
   if (uri.empty() || uri.size() > kMaxLeaseUriBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("a leased URI is 1..", kMaxLeaseUriBytes, " bytes, not ", uri.size()));
@@ -251,7 +252,9 @@ absl::StatusOr<std::unique_ptr<KeyLease>> LeaseStore::Lease(std::string_view uri
       RetireCurrentLocked();
       return written;
     }
-    if (absl::Status synced = current_->file->Sync(); !synced.ok()) {
+    if (absl::Status synced =
+            durability == LeaseDurability::kSynced ? current_->file->Sync() : absl::OkStatus();
+        !synced.ok()) {
       // Not acknowledged. After a failed sync the file's state is unknown:
       // mark the record released (best effort) and leave the file.
       (void)io::WriteFullyAt(*current_->file, std::string_view(&kLeaseReleased, 1),

@@ -8,11 +8,12 @@
 //                                     (LOCK_EX on the file) while it lives
 //
 // A lease is taken before an upload stores its first byte, on the key the
-// store chose (UploadOptions::key_chosen, engine/upload_lease.h), and is
-// durable when Lease returns: its record is appended and synced, in a file
-// whose directory entry is durable. It is released by overwriting the
-// record's state byte in place (not synced: a release lost to a power loss
-// only keeps a dead process's key protected until its leases expire).
+// store chose (UploadOptions::key_chosen, engine/upload_lease.h): its
+// record is appended, in a file whose directory entry is durable, and
+// synced when the lease must outlive a power loss (LeaseDurability). It is
+// released by overwriting the record's state byte in place (not synced: a
+// release lost to a power loss only keeps a dead process's key protected
+// until its leases expire).
 // Who releases when:
 //   - a plain upload (lake_stage_upload_*, lake put): when it returns its
 //     DataLocation, or when the failed upload has been cleaned;
@@ -74,7 +75,7 @@ inline constexpr size_t kMaxLeaseFileBytes = size_t{4} << 20;
 inline constexpr std::array<std::string_view, 4> kLeaseStoreFailpoints = {
     "lease_store.file_created",     // a new lease file: locked, its name durable, empty
     "lease_store.lease_written",    // the lease's record is written, not yet synced
-    "lease_store.lease_synced",     // the lease is durable: the upload may start
+    "lease_store.lease_synced",     // the lease is taken (synced if kSynced)
     "lease_store.release_written",  // the release is written in place (not synced)
 };
 
@@ -91,7 +92,8 @@ class LeaseStore final : public KeyLeaser, public std::enable_shared_from_this<L
                                           uint64_t retire_bytes = kRetireLeaseFileBytes);
   ~LeaseStore() override;
 
-  absl::StatusOr<std::unique_ptr<KeyLease>> Lease(std::string_view uri) override;
+  absl::StatusOr<std::unique_ptr<KeyLease>> Lease(std::string_view uri,
+                                                  LeaseDurability durability) override;
 
   // The paths of the files this store holds now (for tests and operators).
   std::vector<std::string> FilePaths();

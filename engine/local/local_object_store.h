@@ -28,6 +28,9 @@ class LocalObjectStore final : public ManagedObjectStore {
                                       const UploadOptions& options) override;
   absl::StatusOr<std::unique_ptr<ObjectWriter>> NewWriter(
       const UploadOptions& options) override;
+  // A local upload is never resumed: a crash leaves its staging file to
+  // CleanStaging.
+  bool ResumesUploads() const override { return false; }
   absl::Status CheckContainment(const DataLocation& location) override;
   absl::StatusOr<uint64_t> StoredSize(const DataLocation& location) override;
   absl::StatusOr<std::unique_ptr<ObjectStream>> Open(

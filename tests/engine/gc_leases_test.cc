@@ -92,7 +92,7 @@ TEST_CASE("a lease protects its key until it is released, and its file goes with
   {
     std::shared_ptr<LeaseStore> store = LeaseStore::Open(fs, dir.path());
     CHECK(LeaseFiles(dir.path()).empty());  // nothing before the first lease
-    absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease(uri);
+    absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease(uri, LeaseDurability::kSynced);
     LAKE_REQUIRE_OK(lease);
     CHECK(Protected(fs, dir.path()) == std::vector<std::string>{uri});
     // A live process's lease never expires.
@@ -116,7 +116,7 @@ TEST_CASE("leases taken and released from many threads at once are each recorded
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
         absl::StatusOr<std::unique_ptr<KeyLease>> lease =
-            store->Lease(absl::StrCat("file:///a/", t, "/", i));
+            store->Lease(absl::StrCat("file:///a/", t, "/", i), LeaseDurability::kSynced);
         CHECK(lease.ok());
         if (i % 2 == 0) held[t].push_back(std::move(*lease));  // odd ones released at once
       }
@@ -138,9 +138,11 @@ TEST_CASE("a lease is refused for what is not a location URI") {
   testing::TempDir dir;
   io::PosixFileSystem fs;
   std::shared_ptr<LeaseStore> store = LeaseStore::Open(fs, dir.path());
-  CHECK_FALSE(store->Lease("").ok());
-  CHECK_FALSE(store->Lease("http://x/y").ok());
-  CHECK_FALSE(store->Lease("file:///" + std::string(kMaxLeaseUriBytes, 'a')).ok());
+  CHECK_FALSE(store->Lease("", LeaseDurability::kSynced).ok());
+  CHECK_FALSE(store->Lease("http://x/y", LeaseDurability::kSynced).ok());
+  CHECK_FALSE(
+      store->Lease("file:///" + std::string(kMaxLeaseUriBytes, 'a'), LeaseDurability::kSynced)
+          .ok());
 }
 
 TEST_CASE("a local upload's key is leased before its first byte and released as it returns") {
@@ -326,7 +328,8 @@ TEST_CASE("a process that starts leasing removes the lease files dead processes 
   SteppedChild holding([&](ParentLink& parent) {
     io::PosixFileSystem child_fs;
     std::shared_ptr<LeaseStore> store = LeaseStore::Open(child_fs, dir.path());
-    absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease("file:///a/held");
+    absl::StatusOr<std::unique_ptr<KeyLease>> lease =
+        store->Lease("file:///a/held", LeaseDurability::kSynced);
     if (!lease.ok()) return 10;
     parent.Arrive();
     return 0;
@@ -335,7 +338,8 @@ TEST_CASE("a process that starts leasing removes the lease files dead processes 
   SteppedChild released([&](ParentLink&) {
     io::PosixFileSystem child_fs;
     std::shared_ptr<LeaseStore> store = LeaseStore::Open(child_fs, dir.path());
-    absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease("file:///a/released");
+    absl::StatusOr<std::unique_ptr<KeyLease>> lease =
+        store->Lease("file:///a/released", LeaseDurability::kSynced);
     if (!lease.ok()) return 10;
     lease->reset();
     ::_exit(0);  // dies without removing its file
@@ -344,7 +348,8 @@ TEST_CASE("a process that starts leasing removes the lease files dead processes 
   holding.Kill();
   REQUIRE(LeaseFiles(dir.path()).size() == 2);
   std::shared_ptr<LeaseStore> store = LeaseStore::Open(fs, dir.path());
-  absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease("file:///a/mine");
+  absl::StatusOr<std::unique_ptr<KeyLease>> lease =
+      store->Lease("file:///a/mine", LeaseDurability::kSynced);
   LAKE_REQUIRE_OK(lease);
   // The released one is gone; the unexpired one stays; ours is new.
   CHECK(LeaseFiles(dir.path()).size() == 2);
@@ -359,7 +364,7 @@ TEST_CASE("a full lease file is retired: new leases go to a new one, and it goes
   std::vector<std::unique_ptr<KeyLease>> leases;
   for (int i = 0; i < 12; ++i) {
     absl::StatusOr<std::unique_ptr<KeyLease>> lease =
-        store->Lease(absl::StrCat("file:///a/", i));
+        store->Lease(absl::StrCat("file:///a/", i), LeaseDurability::kSynced);
     LAKE_REQUIRE_OK(lease);
     leases.push_back(std::move(*lease));
   }
@@ -545,13 +550,15 @@ TEST_CASE("a power loss at each step of taking or releasing a lease loses no lea
           std::shared_ptr<LeaseStore> store = LeaseStore::Open(fs, root);
           std::unique_ptr<KeyLease> held;
           if (!first_in_file) {
-            absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease(held_uri);
+            absl::StatusOr<std::unique_ptr<KeyLease>> lease =
+                store->Lease(held_uri, LeaseDurability::kSynced);
             LAKE_REQUIRE_OK(lease);
             held = std::move(*lease);
           }
           std::unique_ptr<KeyLease> to_release;
           if (!TakesLease(step)) {
-            absl::StatusOr<std::unique_ptr<KeyLease>> lease = store->Lease(other_uri);
+            absl::StatusOr<std::unique_ptr<KeyLease>> lease =
+                store->Lease(other_uri, LeaseDurability::kSynced);
             LAKE_REQUIRE_OK(lease);
             to_release = std::move(*lease);
           }
@@ -565,7 +572,7 @@ TEST_CASE("a power loss at each step of taking or releasing a lease loses no lea
             return absl::UnavailableError("power lost");
           });
           if (TakesLease(step)) {
-            CHECK_FALSE(store->Lease(other_uri).ok());
+            CHECK_FALSE(store->Lease(other_uri, LeaseDurability::kSynced).ok());
           } else {
             to_release.reset();
           }
@@ -589,6 +596,66 @@ TEST_CASE("a power loss at each step of taking or releasing a lease loses no lea
       }
     }
   }
+}
+
+// A root beside the backups a FaultInjectionFileSystem keeps.
+struct PowerLossRoot {
+  PowerLossRoot() {
+    std::filesystem::create_directory(backups);
+    std::filesystem::create_directory(root);
+  }
+  testing::TempDir dir;
+  const std::string backups = dir.Join("backups");
+  const std::string root = dir.Join("root");
+  io::PosixFileSystem base;
+};
+
+TEST_CASE("an unsynced lease protects its key at once and goes with a power loss") {
+  PowerLossRoot r;
+  const std::string& root = r.root;
+  io::PosixFileSystem& base = r.base;
+  {
+    testing::FaultInjectionFileSystem fs(base, r.backups);
+    std::shared_ptr<LeaseStore> store = LeaseStore::Open(fs, root);
+    absl::StatusOr<std::unique_ptr<KeyLease>> synced =
+        store->Lease("file:///a/synced", LeaseDurability::kSynced);
+    LAKE_REQUIRE_OK(synced);
+    absl::StatusOr<std::unique_ptr<KeyLease>> unsynced =
+        store->Lease("file:///a/unsynced", LeaseDurability::kUnsynced);
+    LAKE_REQUIRE_OK(unsynced);
+    CHECK(Protected(base, root) ==
+          std::vector<std::string>{"file:///a/synced", "file:///a/unsynced"});
+    fs.Crash();
+    synced->reset();
+    unsynced->reset();
+    store.reset();
+  }
+  CHECK(Protected(base, root) == std::vector<std::string>{"file:///a/synced"});
+}
+
+TEST_CASE("a local upload's lease is not synced: a power loss ends the upload with it") {
+  REQUIRE(failpoint::Enabled());
+  PowerLossRoot r;
+  const std::string& root = r.root;
+  io::PosixFileSystem& base = r.base;
+  {
+    testing::FaultInjectionFileSystem fs(base, r.backups);
+    std::unique_ptr<ManagedStage> stage = LeasingStage(fs, root);
+    REQUIRE(stage != nullptr);
+    CHECK_FALSE(stage->store().ResumesUploads());
+    std::vector<std::string> protected_when_taken;
+    failpoint::Set("lease_store.lease_synced", failpoint::Action::kCallback, [&] {
+      protected_when_taken = Protected(base, root);
+      fs.Crash();
+      return absl::UnavailableError("power lost");
+    });
+    const std::vector<uint8_t> bytes = testing::RandomBytes(1000, 3);
+    testing::MemorySource source(bytes);
+    CHECK_FALSE(stage->Upload(source, {}).ok());
+    failpoint::ClearAll();
+    CHECK(protected_when_taken.size() == 1);
+  }
+  CHECK(Protected(base, root).empty());
 }
 
 }  // namespace

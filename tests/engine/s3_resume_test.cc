@@ -699,13 +699,19 @@ TEST_CASE("gc on S3: a checkpointed upload survives gc apply, then resumes and c
   CHECK(gc.UploadIds().empty());
 }
 
+TEST_CASE("an S3 stage resumes uploads, so their leases are synced") {
+  ResumeStage s;
+  CHECK(s.fixture().store().ResumesUploads());
+}
+
 TEST_CASE("gc on S3: an upload a live lease protects is never planned") {
   ResumeStage s;
   OrphanGc gc(s);
   IncompleteUpload upload = gc.Begin(100);
   absl::SleepFor(kOrphanAge);
   std::shared_ptr<gc::LeaseStore> leases = gc::LeaseStore::Open(gc.fs, s.root());
-  absl::StatusOr<std::unique_ptr<KeyLease>> lease = leases->Lease(upload.uri);
+  absl::StatusOr<std::unique_ptr<KeyLease>> lease =
+      leases->Lease(upload.uri, LeaseDurability::kSynced);
   LAKE_REQUIRE_OK(lease);
   CHECK(gc.Plan().orphan_uploads == 0);
   lease->reset();  // the upload's process let go of it
@@ -721,7 +727,8 @@ TEST_CASE("gc on S3: apply keeps a planned upload that a lease protects since th
   REQUIRE(plan.orphan_uploads == 1);
   // A resume took it up between the plan and the apply.
   std::shared_ptr<gc::LeaseStore> leases = gc::LeaseStore::Open(gc.fs, s.root());
-  absl::StatusOr<std::unique_ptr<KeyLease>> lease = leases->Lease(upload.uri);
+  absl::StatusOr<std::unique_ptr<KeyLease>> lease =
+      leases->Lease(upload.uri, LeaseDurability::kSynced);
   LAKE_REQUIRE_OK(lease);
   uint64_t aborted = 0;
   LAKE_REQUIRE_OK(gc.Apply(plan.manifest.plan_id, &aborted));
