@@ -31,7 +31,10 @@ absl::StatusOr<std::string> Absolute(const std::string& path) {
 
 LocalObjectStore::LocalObjectStore(io::FileSystem& fs, LocalStagePaths paths,
                                    std::unique_ptr<io::File> tenant_dir)
-    : fs_(fs), paths_(std::move(paths)), tenant_dir_(std::move(tenant_dir)) {}
+    : fs_(fs),
+      paths_(std::move(paths)),
+      tenant_dir_(std::move(tenant_dir)),
+      shards_(fs, paths_.Path(ObjectsPrefix(paths_.tenant()))) {}
 
 absl::StatusOr<std::unique_ptr<LocalObjectStore>> LocalObjectStore::Open(
     io::FileSystem& fs, const std::string& root, const std::string& tenant) {
@@ -63,7 +66,7 @@ absl::StatusOr<std::unique_ptr<LocalObjectStore>> LocalObjectStore::Open(
 absl::StatusOr<StoredObject> LocalObjectStore::Upload(
     UploadSource& source, const UploadOptions& options) {
   absl::StatusOr<std::unique_ptr<LocalUpload>> upload =
-      LocalUpload::Start(fs_, paths_, options);
+      LocalUpload::Start(fs_, paths_, shards_, options);
   if (!upload.ok()) return upload.status();
   if (absl::Status s = (*upload)->WriteAll(source); !s.ok()) return s;
   return (*upload)->Commit();
@@ -72,7 +75,7 @@ absl::StatusOr<StoredObject> LocalObjectStore::Upload(
 absl::StatusOr<std::unique_ptr<ObjectWriter>> LocalObjectStore::NewWriter(
     const UploadOptions& options) {
   absl::StatusOr<std::unique_ptr<LocalUpload>> upload =
-      LocalUpload::Start(fs_, paths_, options);
+      LocalUpload::Start(fs_, paths_, shards_, options);
   if (!upload.ok()) return upload.status();
   return std::unique_ptr<ObjectWriter>(std::move(*upload));
 }

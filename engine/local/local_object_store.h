@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/local/local_stage_paths.h"
+#include "engine/local/shard_directories.h"
 #include "engine/managed_object_store.h"
 #include "io/file_system.h"
 
@@ -62,6 +63,7 @@ class LocalObjectStore final : public ManagedObjectStore {
   LocalStagePaths paths_;
   // Reads and deletes resolve beneath it (openat2): paths.tenant_dir().
   std::unique_ptr<io::File> tenant_dir_;
+  ShardDirectories shards_;
 };
 
 }  // namespace lake

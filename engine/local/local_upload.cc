@@ -21,13 +21,14 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 }  // namespace
 
 LocalUpload::LocalUpload(io::FileSystem& fs, const LocalStagePaths& paths,
-                         UploadOptions options)
-    : fs_(fs), paths_(paths), options_(std::move(options)) {}
+                         ShardDirectories& shards, UploadOptions options)
+    : fs_(fs), paths_(paths), shards_(shards), options_(std::move(options)) {}
 
-absl::StatusOr<std::unique_ptr<LocalUpload>> LocalUpload::Start(
-    io::FileSystem& fs, const LocalStagePaths& paths,
-    const UploadOptions& options) {
-  std::unique_ptr<LocalUpload> upload(new LocalUpload(fs, paths, options));
+absl::StatusOr<std::unique_ptr<LocalUpload>> LocalUpload::Start(io::FileSystem& fs,
+                                                                const LocalStagePaths& paths,
+                                                                ShardDirectories& shards,
+                                                                const UploadOptions& options) {
+  std::unique_ptr<LocalUpload> upload(new LocalUpload(fs, paths, shards, options));
   if (absl::Status s = upload->Begin(); !s.ok()) return s;
   return upload;
 }
@@ -332,13 +333,17 @@ absl::Status LocalUpload::Publish() {
     return s;
   }
   std::string final_path = paths_.Path(key_);
-  if (absl::Status s = io::CreateDirectoriesDurably(fs_, io::ParentPath(final_path));
-      !s.ok()) {
-    return s;
+  if (absl::Status s = shards_.Ensure(); !s.ok()) return s;
+  absl::Status renamed = fs_.RenameNoReplace(staging_path_, final_path);
+  if (absl::IsNotFound(renamed)) {
+    // Its shard directory was removed since it was made.
+    if (absl::Status s = io::CreateDirectoriesDurably(fs_, io::ParentPath(final_path));
+        !s.ok()) {
+      return s;
+    }
+    renamed = fs_.RenameNoReplace(staging_path_, final_path);
   }
-  if (absl::Status s = fs_.RenameNoReplace(staging_path_, final_path); !s.ok()) {
-    return s;
-  }
+  if (!renamed.ok()) return renamed;
   published_ = true;
   if (absl::Status s = LAKE_FAILPOINT("local_upload.renamed"); !s.ok()) return s;
   if (absl::Status s = io::SyncParentDirectory(fs_, final_path); !s.ok()) {

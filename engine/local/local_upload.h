@@ -12,9 +12,11 @@
 //   3. wait for every write, trim the direct-I/O padding of the last chunk
 //      and any space allocated ahead,
 //      failpoint data_written; fdatasync, failpoint data_synced;
-//   4. make sure objects/<xx> exists (durably), rename the staging file to
-//      objects/<xx>/<uuid> without replacing anything, failpoint renamed;
-//      fsync objects/<xx>, failpoint published. Only then is a URI returned.
+//   4. make sure objects/<xx> exists durably (every shard made at the
+//      store's first publish: shard_directories.h), rename the staging
+//      file to objects/<xx>/<uuid> without replacing anything, failpoint
+//      renamed; fsync objects/<xx>, failpoint published. Only then is a URI
+//      returned.
 //
 // Invariants: every byte is hashed exactly once, in order, and written at
 // its own offset; the size and SHA-256 returned are of the bytes written;
@@ -38,6 +40,7 @@
 
 #include "base/buffer_budget.h"
 #include "engine/local/local_stage_paths.h"
+#include "engine/local/shard_directories.h"
 #include "engine/managed_object_store.h"
 #include "engine/sha256.h"
 #include "io/file_system.h"
@@ -67,9 +70,11 @@ inline constexpr uint64_t kPreallocateStepBytes = 64ull << 20;
 
 class LocalUpload final : public ObjectWriter {
  public:
-  static absl::StatusOr<std::unique_ptr<LocalUpload>> Start(
-      io::FileSystem& fs, const LocalStagePaths& paths,
-      const UploadOptions& options);
+  // `paths` and `shards` outlive the upload.
+  static absl::StatusOr<std::unique_ptr<LocalUpload>> Start(io::FileSystem& fs,
+                                                            const LocalStagePaths& paths,
+                                                            ShardDirectories& shards,
+                                                            const UploadOptions& options);
   ~LocalUpload() override;
 
   // Push mode.
@@ -89,7 +94,7 @@ class LocalUpload final : public ObjectWriter {
     size_t io_done = 0;
   };
 
-  LocalUpload(io::FileSystem& fs, const LocalStagePaths& paths,
+  LocalUpload(io::FileSystem& fs, const LocalStagePaths& paths, ShardDirectories& shards,
               UploadOptions options);
   absl::Status Begin();
   absl::Status CreateStagingFile();
@@ -115,6 +120,7 @@ class LocalUpload final : public ObjectWriter {
 
   io::FileSystem& fs_;
   const LocalStagePaths& paths_;
+  ShardDirectories& shards_;
   UploadOptions options_;
   uint64_t size_hint_ = 0;
 

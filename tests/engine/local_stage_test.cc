@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "base/buffer_budget.h"
 #include "engine/local/local_upload.h"
+#include "engine/local/shard_directories.h"
 #include "engine/integrity_error.h"
 #include "engine/location_uri.h"
 #include "engine/managed_key.h"
@@ -78,6 +80,46 @@ TEST_CASE("an uploaded file comes back as a verified DataLocation") {
   CHECK(testing::ReadFile(f.PathOf(*location)) == bytes);
   CHECK(ReadVerified(*f.stage, *location) == bytes);
   CHECK(f.StagingFiles().empty());
+}
+
+// The shard directories beneath a stage's objects/ (objects/<xx>).
+std::vector<std::string> ShardDirectoryNames(const std::string& objects) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(objects)) {
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_CASE("a store's first upload makes every shard directory, 00 to ff") {
+  StageFixture f;
+  const std::string objects = std::filesystem::canonical(f.stage_root()).string() + "/objects";
+  CHECK(ShardDirectoryNames(objects).empty());
+  LAKE_REQUIRE_OK(f.UploadBytes(testing::RandomBytes(100, 1)));
+  std::vector<std::string> shards = ShardDirectoryNames(objects);
+  REQUIRE(shards.size() == kShardDirectoryCount);
+  CHECK(shards.front() == "00");
+  CHECK(shards.back() == "ff");
+}
+
+TEST_CASE("an upload into a shard directory removed since it was made makes it again") {
+  StageFixture f;
+  const std::string objects = std::filesystem::canonical(f.stage_root()).string() + "/objects";
+  LAKE_REQUIRE_OK(f.UploadBytes(testing::RandomBytes(100, 1)));
+  // Every empty shard goes: the next uploads land in removed ones.
+  for (const std::string& shard : ShardDirectoryNames(objects)) {
+    std::error_code ignored;
+    std::filesystem::remove(objects + "/" + shard, ignored);  // fails if not empty
+  }
+  REQUIRE(ShardDirectoryNames(objects).size() == 1);
+  for (int i = 0; i < 8; ++i) {
+    std::vector<uint8_t> bytes = testing::RandomBytes(100, 10 + i);
+    absl::StatusOr<DataLocation> location = f.UploadBytes(bytes);
+    LAKE_REQUIRE_OK(location);
+    CHECK(ReadVerified(*f.stage, *location) == bytes);
+  }
+  CHECK(f.ObjectFiles().size() == 9);
 }
 
 TEST_CASE("every chunk and direct-I/O boundary size round-trips, from each kind of source") {
@@ -298,14 +340,14 @@ TEST_CASE("a symlink inside the stage that leads out is refused") {
   testing::WriteFile(outside, bytes);
   std::string root = std::filesystem::canonical(f.stage_root()).string();
 
-  // A symlinked object file, and a symlinked shard directory. The shard
-  // the upload went to (its UUID's random last two digits) exists already,
-  // so the symlinked shard takes a name no object of this stage has.
+  // A symlinked object file, and a symlinked shard directory. Every shard
+  // exists once the stage has published; the symlinked one replaces an
+  // empty one (not the one the upload went to: its UUID's last two digits).
   std::string link_file = root + "/objects/ff/link";
-  std::filesystem::create_directories(root + "/objects/ff");
   std::filesystem::create_symlink(outside, link_file);
   std::string linked_shard = root + "/objects/ee";
-  if (std::filesystem::exists(linked_shard)) linked_shard = root + "/objects/ed";
+  if (!std::filesystem::is_empty(linked_shard)) linked_shard = root + "/objects/ed";
+  REQUIRE(std::filesystem::remove(linked_shard));
   std::filesystem::create_directory_symlink(f.dir.path(), linked_shard);
   for (std::string uri : {FormatFileUri(link_file), FormatFileUri(linked_shard + "/outside.bin")}) {
     CAPTURE(uri);
