@@ -1361,6 +1361,14 @@ void TableStore::KeepLoggedCheckpointLocked(const std::string& table_dir,
   }
 }
 
+void TableStore::KeepLoggedCheckpoint(const std::string& table_dir,
+                                      const AppendCheckpoint& checkpoint) {
+  absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
+  if (!turn.ok()) return;  // best effort, as KeepLoggedCheckpointLocked
+  absl::MutexLock lock(&commit_mu_);
+  KeepLoggedCheckpointLocked(table_dir, checkpoint);
+}
+
 absl::Status TableStore::WithdrawLoggedCheckpointLocked(const std::string& table_dir,
                                                         uint64_t table_id, uint64_t version,
                                                         const std::string& operation_id,
@@ -1403,6 +1411,24 @@ absl::StatusOr<EncodedReferenceDelta> TableStore::AppendDelta(
                                    absl::MakeConstSpan(&batch, 1));
 }
 
+TableStore::NewVersion TableStore::NewVersion::Append(const std::string& operation_id,
+                                                     const ColumnBatch& batch,
+                                                     std::string_view fragment_bytes,
+                                                     const std::string& batch_sha256,
+                                                     const AppendCheckpoint* checkpoint) {
+  NewVersion next;
+  next.fragment_bytes = fragment_bytes;
+  next.fragment_sha256 = batch_sha256;  // the batch is encoded as the fragment
+  next.rows = batch.num_rows;
+  next.statistics = ComputeFragmentStatistics(batch);
+  next.delta_from_fragment = true;  // the batch's own references
+  next.operation_id = operation_id;
+  next.batch_sha256 = batch_sha256;
+  next.record_operation = true;
+  next.checkpoint = checkpoint;
+  return next;
+}
+
 absl::StatusOr<AppendOutcome> TableStore::CommitAppendLocked(const registry::TableRecord& table,
                                                              uint64_t base,
                                                              const std::string& operation_id,
@@ -1411,17 +1437,9 @@ absl::StatusOr<AppendOutcome> TableStore::CommitAppendLocked(const registry::Tab
                                                              const std::string& batch_sha256,
                                                              EncodedReferenceDelta delta,
                                                              const AppendCheckpoint* checkpoint) {
-  NewVersion next;
-  next.fragment_bytes = fragment_bytes;
-  next.fragment_sha256 = batch_sha256;  // the batch is encoded as the fragment
-  next.rows = batch.num_rows;
-  next.statistics = ComputeFragmentStatistics(batch);
+  NewVersion next =
+      NewVersion::Append(operation_id, batch, fragment_bytes, batch_sha256, checkpoint);
   next.delta = std::move(delta);
-  next.delta_from_fragment = true;  // the batch's own references
-  next.operation_id = operation_id;
-  next.batch_sha256 = batch_sha256;
-  next.record_operation = true;
-  next.checkpoint = checkpoint;
   absl::StatusOr<registry::TableRecord> committed = CommitVersionLocked(table, base, next);
   if (!committed.ok()) return committed.status();
   if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) {
@@ -1538,13 +1556,7 @@ absl::StatusOr<AppendOutcome> TableStore::AppendBatch(const registry::TableRecor
   if (!outcome.ok()) return outcome.status();
   if (absl::Status s = LAKE_FAILPOINT("table_append.removing_checkpoint"); !s.ok()) {
     if (!checkpoint) return s;
-    if (CheckpointsInLog()) {
-      absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
-      if (turn.ok()) {
-        absl::MutexLock lock(&commit_mu_);
-        KeepLoggedCheckpointLocked(TableDir(table.name), *checkpoint);
-      }
-    }
+    if (CheckpointsInLog()) KeepLoggedCheckpoint(TableDir(table.name), *checkpoint);
     return PendingOperationError(s, operation_id);
   }
   // A checkpoint record needs no removal: the commit's watermark passed it.
@@ -1663,16 +1675,7 @@ absl::StatusOr<AppendOutcome> TableStore::AppendQueued(const registry::TableReco
                                                        const std::string& batch_sha256,
                                                        AppendCheckpoint& checkpoint) {
   const absl::Time deadline = absl::Now() + registry_.busy_timeout();
-  NewVersion next;
-  next.fragment_bytes = fragment;
-  next.fragment_sha256 = batch_sha256;  // the batch is encoded as the fragment
-  next.rows = batch.num_rows;
-  next.statistics = ComputeFragmentStatistics(batch);
-  next.delta_from_fragment = true;  // the batch's own references
-  next.operation_id = operation_id;
-  next.batch_sha256 = batch_sha256;
-  next.record_operation = true;
-  next.checkpoint = &checkpoint;
+  NewVersion next = NewVersion::Append(operation_id, batch, fragment, batch_sha256, &checkpoint);
   for (int attempt = 1;; ++attempt) {
     // 1. Under the turn: the records, unsynced, on the newest version
     // queued for the table (or the registry's), and the entry.
@@ -1765,11 +1768,7 @@ absl::StatusOr<AppendOutcome> TableStore::AppendQueued(const registry::TableReco
     if (outcome->status.ok()) {
       if (absl::Status s = LAKE_FAILPOINT("table_append.committed"); !s.ok()) {
         // Committed: only recovery can tell the caller so.
-        absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
-        if (turn.ok()) {
-          absl::MutexLock lock(&commit_mu_);
-          KeepLoggedCheckpointLocked(TableDir(table.name), checkpoint);
-        }
+        KeepLoggedCheckpoint(TableDir(table.name), checkpoint);
         return PendingOperationError(s, operation_id);
       }
       return AppendOutcome{table.table_id, written.record.version, operation_id, batch.num_rows};
@@ -1795,11 +1794,7 @@ absl::StatusOr<AppendOutcome> TableStore::AppendQueued(const registry::TableReco
     // It may have committed (its registry write failed after reaching the
     // log, say): its checkpoint is kept past whatever watermark that moved,
     // and recovery settles it.
-    absl::StatusOr<registry::CommitTurn> turn = registry_.AwaitCommitTurn();
-    if (turn.ok()) {
-      absl::MutexLock lock(&commit_mu_);
-      KeepLoggedCheckpointLocked(TableDir(table.name), checkpoint);
-    }
+    KeepLoggedCheckpoint(TableDir(table.name), checkpoint);
     return PendingOperationError(outcome->status, operation_id);
   }
 }

@@ -704,6 +704,12 @@ class TableStore {
     const SegmentRewrite* rewrite = nullptr;
     // Fires once the version's records are durable.
     std::string_view written_failpoint = "table_append.reference_delta_written";
+
+    // An append of `batch`, encoded as `fragment_bytes` (whose SHA-256 is
+    // `batch_sha256`), as `operation_id`; its delta is the caller's.
+    static NewVersion Append(const std::string& operation_id, const ColumnBatch& batch,
+                             std::string_view fragment_bytes, const std::string& batch_sha256,
+                             const AppendCheckpoint* checkpoint);
   };
 
   // Whether an append's fragment of `fragment_bytes` bytes is a table log
@@ -980,6 +986,8 @@ class TableStore {
   void KeepLoggedCheckpointLocked(const std::string& table_dir,
                                   const AppendCheckpoint& checkpoint)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // The same, taking the commit turn for it (nothing kept without it).
+  void KeepLoggedCheckpoint(const std::string& table_dir, const AppendCheckpoint& checkpoint);
   // Appends a withdrawal record of `operation_id`'s checkpoint (of
   // `version` of table `table_id`) to `table_dir`'s log durably.
   absl::Status WithdrawLoggedCheckpointLocked(const std::string& table_dir, uint64_t table_id,
