@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "engine/table/manifest_format.h"
 
 namespace lake::table {
 namespace {
@@ -18,6 +19,28 @@ constexpr size_t kMessageBytes = 216;
 constexpr size_t kPayloadBytes = kCommitQueueSlotBytes - kSlotHeadBytes;
 
 enum SlotState : uint32_t { kEmpty = 0, kQueued = 1, kCommitted = 2, kFailed = 3 };
+
+// Whether `path` reads as a table log segment's:
+// "<root>/tables/<ns>/<table>/_log/<name>.seg", no NUL, the five segments
+// after the root neither empty, "." nor "..". (The root is as the writer
+// that queued it named it.) An entry naming anything else is damaged: it is
+// never opened or written.
+bool IsSegmentPath(std::string_view path) {
+  if (path.find('\0') != std::string_view::npos) return false;
+  std::string_view segments[5];
+  for (int i = 4; i >= 0; --i) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) return false;
+    segments[i] = path.substr(slash + 1);
+    path = path.substr(0, slash);
+    if (segments[i].empty() || segments[i] == "." || segments[i] == "..") return false;
+  }
+  constexpr std::string_view kSuffix = ".seg";
+  const std::string_view name = segments[4];
+  // The directories of TableDirectory (table_store.h) and of its log.
+  return segments[0] == "tables" && segments[3] == "_log" && name.size() > kSuffix.size() &&
+         name.substr(name.size() - kSuffix.size()) == kSuffix;
+}
 
 // A sync of a queue that another process runs takes a flush; a waiter
 // looks again at least this often (a syncer that died bumps nothing).
@@ -147,8 +170,15 @@ absl::StatusOr<uint64_t> CommitQueue::Enqueue(const registry::ForwardedWrite& co
 }
 
 absl::Status CommitQueue::Failure(const Slot& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.failure_code.load(std::memory_order_acquire)),
-                      std::string(s.message, std::min<size_t>(s.message_bytes, kMessageBytes)));
+  const uint32_t code = s.failure_code.load(std::memory_order_acquire);
+  const std::string message(s.message, std::min<size_t>(s.message_bytes, kMessageBytes));
+  // Only a failure is ever recorded: a code that is OK, or none absl
+  // knows, is damage, never read as a success.
+  if (code == 0 || code > static_cast<uint32_t>(absl::StatusCode::kUnauthenticated)) {
+    return absl::DataLossError(
+        absl::StrCat("a commit queue entry's failure does not read back (code ", code, ")"));
+  }
+  return absl::Status(static_cast<absl::StatusCode>(code), message);
 }
 
 void CommitQueue::SetFailure(Slot& s, const absl::Status& failure) {
@@ -182,6 +212,12 @@ absl::StatusOr<QueuedCommit> CommitQueue::Read(uint64_t seq) const {
   queued.commit = *std::move(commit);
   queued.segment_path.assign(s.payload + s.commit_bytes, s.path_bytes);
   queued.base_manifest_path.assign(s.payload + s.commit_bytes + s.path_bytes, s.base_path_bytes);
+  if (!IsSegmentPath(queued.segment_path) ||
+      (!queued.base_manifest_path.empty() &&
+       !ValidateTablePath(queued.base_manifest_path, "a base manifest").ok())) {
+    return absl::DataLossError(absl::StrCat("commit queue entry ", seq, " in ", path_,
+                                            " names paths that are not a table's"));
+  }
   if (s.sync_failed.load(std::memory_order_acquire) != 0) queued.sync_failure = Failure(s);
   return queued;
 }

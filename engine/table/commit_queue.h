@@ -59,7 +59,10 @@
 //          manifest path bytes, 36 u32 message bytes
 //     40   char[216] failure message
 //     256  the commit (registry/writer_channel_format.h: kind 4 or 10),
-//          the segment's path, the base's manifest path
+//          the segment's path (<root>/tables/<ns>/<table>/_log/<name>.seg),
+//          the base's manifest path (a table path, or empty)
+//   An entry that reads otherwise (a bad commit or path, a failure whose
+//   code is OK's) is DataLoss, never committed or opened.
 //
 // Thread safety: every method may be called from any thread; the comments
 // say which need the turn.

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -40,7 +41,12 @@ registry::ForwardedWrite CommitOf(uint64_t table_id, uint64_t version) {
 
 struct QueueDir {
   QueueDir() {
-    for (const char* name : {"a.seg", "b.seg"}) std::ofstream(dir.Join(name)) << "records";
+    std::filesystem::create_directories(dir.Join("tables/ns/t/_log"));
+    for (const char* name : {"a.seg", "b.seg"}) std::ofstream(Segment(name)) << "records";
+  }
+  // A segment of table ns.t's log, as an append names it.
+  std::string Segment(const std::string& name) const {
+    return dir.Join("tables/ns/t/_log/" + name);
   }
   std::unique_ptr<CommitQueue> Open(const std::string& boot = kBoot) {
     absl::StatusOr<std::unique_ptr<CommitQueue>> queue = CommitQueue::Open(fs, dir.path(), boot);
@@ -74,9 +80,9 @@ TEST_CASE("commit queue: entries are synced together and settle oldest first, as
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
   CHECK(queue->empty());
-  uint64_t first = EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg"));
-  uint64_t second = EnqueueOrFail(*queue, CommitOf(8, 1), d.dir.Join("b.seg"));
-  uint64_t third = EnqueueOrFail(*queue, CommitOf(7, 2), d.dir.Join("a.seg"));
+  uint64_t first = EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg"));
+  uint64_t second = EnqueueOrFail(*queue, CommitOf(8, 1), d.Segment("b.seg"));
+  uint64_t third = EnqueueOrFail(*queue, CommitOf(7, 2), d.Segment("a.seg"));
   CHECK(first < second);
   CHECK(second < third);
   CHECK_FALSE(queue->Synced(first));
@@ -98,7 +104,7 @@ TEST_CASE("commit queue: an entry reads back whole: its commit, segment and base
   registry::ForwardedWrite commit = CommitOf(7, 3);
   commit.operation =
       registry::AppendOperationRecord{commit.next.operation_id, 7, 3, std::string(64, 'b'), 1};
-  EnqueueOrFail(*queue, commit, d.dir.Join("a.seg"));
+  EnqueueOrFail(*queue, commit, d.Segment("a.seg"));
   absl::StatusOr<std::vector<QueuedCommit>> queued = queue->Queued();
   LAKE_REQUIRE_OK(queued);
   REQUIRE(queued->size() == 1);
@@ -108,7 +114,7 @@ TEST_CASE("commit queue: an entry reads back whole: its commit, segment and base
   CHECK(q.commit.expected_current_version == 2);
   CHECK(q.commit.next == commit.next);
   CHECK(q.commit.operation == commit.operation);
-  CHECK(q.segment_path == d.dir.Join("a.seg"));
+  CHECK(q.segment_path == d.Segment("a.seg"));
   CHECK(q.base_manifest_path == "base-manifest");
   CHECK_FALSE(q.sync_failure.has_value());
 }
@@ -116,9 +122,9 @@ TEST_CASE("commit queue: an entry reads back whole: its commit, segment and base
 TEST_CASE("commit queue: only synced entries settle; a later one waits for its sync") {
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
-  EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg"));
+  EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg"));
   LAKE_CHECK_OK(queue->SyncQueued(absl::Now() + absl::Seconds(5)));
-  uint64_t later = EnqueueOrFail(*queue, CommitOf(7, 2), d.dir.Join("a.seg"));
+  uint64_t later = EnqueueOrFail(*queue, CommitOf(7, 2), d.Segment("a.seg"));
   CHECK(CommitAll(*queue) == std::vector<uint64_t>{1});
   CHECK_FALSE(queue->Outcome(later).has_value());
   CHECK_FALSE(queue->empty());
@@ -128,7 +134,7 @@ TEST_CASE("commit queue: every mapping of the file is the same queue") {
   QueueDir d;
   std::unique_ptr<CommitQueue> one = d.Open();
   std::unique_ptr<CommitQueue> other = d.Open();
-  uint64_t seq = EnqueueOrFail(*one, CommitOf(7, 1), d.dir.Join("a.seg"));
+  uint64_t seq = EnqueueOrFail(*one, CommitOf(7, 1), d.Segment("a.seg"));
   absl::StatusOr<std::vector<QueuedCommit>> seen = other->Queued();
   LAKE_REQUIRE_OK(seen);
   REQUIRE(seen->size() == 1);
@@ -142,7 +148,7 @@ TEST_CASE("commit queue: a queue another boot left is emptied: nothing of it is 
   QueueDir d;
   {
     std::unique_ptr<CommitQueue> before = d.Open("the-boot-before");
-    EnqueueOrFail(*before, CommitOf(7, 1), d.dir.Join("a.seg"));
+    EnqueueOrFail(*before, CommitOf(7, 1), d.Segment("a.seg"));
     LAKE_CHECK_OK(before->SyncQueued(absl::Now() + absl::Seconds(5)));
   }
   std::unique_ptr<CommitQueue> after = d.Open();
@@ -162,13 +168,13 @@ TEST_CASE("commit queue: a file of zeros or garbage is adopted as an empty queue
   }
   std::unique_ptr<CommitQueue> queue = d.Open();
   CHECK(queue->empty());
-  CHECK(EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg")) == 0);
+  CHECK(EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg")) == 0);
 }
 
 TEST_CASE("commit queue: a damaged header is refused, never walked, and the next turn empties it") {
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
-  EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg"));
+  EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg"));
   {
     // next_seq (offset 72) far past every slot.
     std::fstream f(d.dir.Join(std::string(kCommitQueueName)),
@@ -186,8 +192,8 @@ TEST_CASE("commit queue: a damaged header is refused, never walked, and the next
 TEST_CASE("commit queue: a failed sync fails every entry it covered, told to the settler") {
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
-  uint64_t first = EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg"));
-  uint64_t missing = EnqueueOrFail(*queue, CommitOf(8, 1), d.dir.Join("no-such.seg"));
+  uint64_t first = EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg"));
+  uint64_t missing = EnqueueOrFail(*queue, CommitOf(8, 1), d.Segment("no-such.seg"));
   absl::Status synced = queue->SyncQueued(absl::Now() + absl::Seconds(5));
   CHECK(absl::IsNotFound(synced));
   CHECK(queue->Synced(missing));
@@ -208,7 +214,7 @@ TEST_CASE("commit queue: a failed sync fails every entry it covered, told to the
 TEST_CASE("commit queue: a failure of the step after the sync is the sync's") {
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
-  uint64_t seq = EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg"));
+  uint64_t seq = EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg"));
   absl::Status synced = queue->SyncQueued(absl::Now() + absl::Seconds(5), [] {
     return absl::ResourceExhaustedError("no space left on device");
   });
@@ -228,13 +234,13 @@ TEST_CASE("commit queue: a full queue refuses an entry until one settles") {
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
   for (uint64_t i = 0; i < kCommitQueueSlots; ++i) {
-    EnqueueOrFail(*queue, CommitOf(7, i + 1), d.dir.Join("a.seg"));
+    EnqueueOrFail(*queue, CommitOf(7, i + 1), d.Segment("a.seg"));
   }
   CHECK(absl::IsResourceExhausted(
-      queue->Enqueue(CommitOf(7, 99), d.dir.Join("a.seg"), "base").status()));
+      queue->Enqueue(CommitOf(7, 99), d.Segment("a.seg"), "base").status()));
   LAKE_CHECK_OK(queue->SyncQueued(absl::Now() + absl::Seconds(5)));
   CHECK(CommitAll(*queue).size() == kCommitQueueSlots);
-  LAKE_CHECK_OK(queue->Enqueue(CommitOf(7, 99), d.dir.Join("a.seg"), "base").status());
+  LAKE_CHECK_OK(queue->Enqueue(CommitOf(7, 99), d.Segment("a.seg"), "base").status());
 }
 
 TEST_CASE("commit queue: an entry too large for a slot is refused, and nothing is queued") {
@@ -249,11 +255,11 @@ TEST_CASE("commit queue: an entry too large for a slot is refused, and nothing i
 TEST_CASE("commit queue: the outcome of an entry whose slot was reused is NotFound") {
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
-  uint64_t first = EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg"));
+  uint64_t first = EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg"));
   LAKE_CHECK_OK(queue->SyncQueued(absl::Now() + absl::Seconds(5)));
   CommitAll(*queue);
   for (uint64_t i = 0; i < kCommitQueueSlots; ++i) {
-    EnqueueOrFail(*queue, CommitOf(7, i + 2), d.dir.Join("a.seg"));
+    EnqueueOrFail(*queue, CommitOf(7, i + 2), d.Segment("a.seg"));
   }
   std::optional<QueuedOutcome> outcome = queue->Outcome(first);
   REQUIRE(outcome.has_value());
@@ -264,7 +270,7 @@ TEST_CASE(
     "commit queue: a sync another process holds past the deadline is Aborted, nothing synced") {
   QueueDir d;
   std::unique_ptr<CommitQueue> queue = d.Open();
-  uint64_t seq = EnqueueOrFail(*queue, CommitOf(7, 1), d.dir.Join("a.seg"));
+  uint64_t seq = EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg"));
   // The sync lock is an exclusive flock on the queue file.
   int held = ::open(d.dir.Join(std::string(kCommitQueueName)).c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(held >= 0);
@@ -275,6 +281,45 @@ TEST_CASE(
   ::close(held);
   LAKE_CHECK_OK(queue->SyncQueued(absl::Now() + absl::Seconds(5)));
   CHECK(queue->Synced(seq));
+}
+
+TEST_CASE("commit queue: an entry naming no table log segment is damaged, and never synced") {
+  QueueDir d;
+  std::unique_ptr<CommitQueue> queue = d.Open();
+  std::ofstream(d.dir.Join("elsewhere.seg")) << "not a segment of a table log";
+  for (const std::string& path :
+       {d.dir.Join("elsewhere.seg"), d.Segment("../a.seg"), d.Segment("a.log"), d.Segment(""),
+        d.dir.Join("tables/ns/t/data/a.seg"), d.dir.Join("tables/ns/_log/a.seg"),
+        std::string("tables/ns/t/_log/a.seg/x"), std::string("/etc/passwd")}) {
+    CAPTURE(path);
+    uint64_t seq = EnqueueOrFail(*queue, CommitOf(7, 1), path);
+    CHECK(absl::IsDataLoss(queue->Queued().status()));
+    CHECK(absl::IsDataLoss(queue->SyncQueued(absl::Now() + absl::Seconds(5))));
+    CHECK(CommitAll(*queue).empty());
+    std::optional<QueuedOutcome> outcome = queue->Outcome(seq);
+    REQUIRE(outcome.has_value());
+    CHECK(absl::IsDataLoss(outcome->status));
+  }
+}
+
+TEST_CASE("commit queue: a failed entry whose failure reads as OK is damage, never a success") {
+  QueueDir d;
+  std::unique_ptr<CommitQueue> queue = d.Open();
+  uint64_t seq = EnqueueOrFail(*queue, CommitOf(7, 1), d.Segment("a.seg"));
+  REQUIRE(seq % kCommitQueueSlots == 0);
+  {
+    // Slot 0 (after the 4096-byte header): state (offset 8) failed,
+    // failure code (offset 12) 0, which is OK's.
+    std::fstream f(d.dir.Join(std::string(kCommitQueueName)),
+                   std::ios::in | std::ios::out | std::ios::binary);
+    const uint32_t failed_state_and_ok_code[2] = {3, 0};
+    f.seekp(4096 + 8);
+    f.write(reinterpret_cast<const char*>(failed_state_and_ok_code),
+            sizeof(failed_state_and_ok_code));
+  }
+  std::optional<QueuedOutcome> outcome = queue->Outcome(seq);
+  REQUIRE(outcome.has_value());
+  CHECK(absl::IsDataLoss(outcome->status));
 }
 
 }  // namespace
