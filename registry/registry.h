@@ -109,6 +109,12 @@ namespace lake::registry {
 class WriterLock;
 class WriterChannelServer;
 
+// Where a root keeps its registry (<root>/registry) and the writer lock
+// (<root>/writer.lock), in whose directory the commit lock and the writer
+// socket are.
+inline constexpr std::string_view kRootRegistryDir = "registry";
+inline constexpr std::string_view kRootWriterLock = "writer.lock";
+
 // The commit lock's file, in the directory of the writer lock.
 inline constexpr std::string_view kCommitLockName = "commit.lock";
 

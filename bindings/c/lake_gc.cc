@@ -45,9 +45,6 @@ using lake::c::NullArgument;
 using lake::c::Report;
 using nlohmann::json;
 
-constexpr std::string_view kRegistryDir = "registry";
-constexpr std::string_view kWriterLock = "writer.lock";
-
 // The least memory budget: a plan sorts its inventory with half of it and
 // the live index in two parts with a quarter each, each at spill's minimum.
 uint64_t MinimumGcBudget() { return 4 * lake::spill::SpillSorter::MinimumBudget({}); }
@@ -95,15 +92,16 @@ absl::StatusOr<std::unique_ptr<GcContext>> OpenGcContext(lake_db* db) {
   if (registry == nullptr) {
     // Read the tables as a follower: the writer (this process's other
     // handle, or another process) keeps its lock and goes on writing.
-    std::string registry_dir = absl::StrCat(db->root, "/", std::string(kRegistryDir));
+    std::string registry_dir =
+        absl::StrCat(db->root, "/", std::string(lake::registry::kRootRegistryDir));
     absl::StatusOr<lake::io::FileInfo> present = (*fs)->Stat(registry_dir);
     if (present.ok()) {
       lake::registry::RegistryOptions options;
       options.read_only = true;
       absl::StatusOr<std::unique_ptr<lake::registry::Registry>> opened =
-          lake::registry::Registry::Open(registry_dir,
-                                         absl::StrCat(db->root, "/", std::string(kWriterLock)),
-                                         options);
+          lake::registry::Registry::Open(
+              registry_dir,
+              absl::StrCat(db->root, "/", std::string(lake::registry::kRootWriterLock)), options);
       if (!opened.ok()) return opened.status();
       context->own_registry = std::move(*opened);
       registry = context->own_registry.get();

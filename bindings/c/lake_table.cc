@@ -33,9 +33,6 @@ struct lake_statement {
 
 namespace lake::c {
 
-constexpr std::string_view kRegistryDir = "registry";
-constexpr std::string_view kWriterLock = "writer.lock";
-
 char* CopyString(const std::string& text) {
   char* copy = static_cast<char*>(std::malloc(text.size() + 1));
   if (copy == nullptr) throw std::bad_alloc();
@@ -51,8 +48,8 @@ absl::StatusOr<table::TableStore*> TablesOf(lake_db* db) {
   options.follower_max_staleness = db->follower_staleness;
   options.busy_timeout = db->busy_timeout;
   absl::StatusOr<std::unique_ptr<registry::Registry>> opened = registry::Registry::Open(
-      absl::StrCat(db->root, "/", std::string(kRegistryDir)),
-      absl::StrCat(db->root, "/", std::string(kWriterLock)), options);
+      absl::StrCat(db->root, "/", std::string(registry::kRootRegistryDir)),
+      absl::StrCat(db->root, "/", std::string(registry::kRootWriterLock)), options);
   if (!opened.ok()) return opened.status();
   if (!db->follower) {
     if (absl::Status s = (*opened)->PutStageDescriptorIfAbsent(db->stage->descriptor); !s.ok()) {
@@ -138,7 +135,7 @@ lake_status lake_db_open_follower(const char* dir, uint32_t max_staleness_ms, la
     // A follower changes nothing in the root: the root must already hold
     // tables and its stage record (lake_db_open below only reads them).
     if (absl::StatusOr<lake::io::FileInfo> info =
-            (*fs)->Stat(absl::StrCat(dir, "/", std::string(lake::c::kRegistryDir)));
+            (*fs)->Stat(absl::StrCat(dir, "/", std::string(lake::registry::kRootRegistryDir)));
         !info.ok()) {
       if (!absl::IsNotFound(info.status())) return Report(info.status(), err);
       return Report(absl::NotFoundError(absl::StrCat(dir, " holds no lake tables to follow")),
