@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <optional>
+#include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -398,6 +401,130 @@ absl::StatusOr<std::string> NextFullManifest(ResolvedManifest& resolved, const M
   resolved.full_list_sha256 = resolved.file_sha256;
   resolved.chain_files = {path};
   return bytes;
+}
+
+namespace {
+
+// A base as CheckLinkFollowsBase sees it, without its fragments: a
+// version `table`'s walk passes, or a link just read.
+ResolvedManifest BaseView(const Manifest& table, uint64_t version, const std::string& sha256,
+                          uint64_t bytes, uint64_t chain_position, uint64_t chain_bytes) {
+  ResolvedManifest base;
+  base.manifest.table_id = table.table_id;
+  base.manifest.schema = table.schema;
+  base.manifest.version = version;
+  base.file_sha256 = sha256;
+  base.file_bytes = bytes;
+  base.chain_position = chain_position;
+  base.chain_bytes = chain_bytes;
+  return base;
+}
+
+}  // namespace
+
+bool AdvanceByAppends(io::FileSystem& fs, const std::string& table_dir, ResolvedManifest& resolved,
+                      uint64_t version, const std::string& manifest_path) {
+  const std::vector<ChainLink>& walk = resolved.links;
+  if (resolved.chain_files.size() != walk.size() + 1) return false;
+  // Where a version read from `path` stands on `resolved`'s walk: a link
+  // (0 is `resolved` itself when it is one) or its full list (last).
+  auto on_walk = [&](uint64_t v, const std::string& path) -> std::optional<size_t> {
+    for (size_t i = 0; i <= walk.size(); ++i) {
+      const uint64_t at = i < walk.size() ? walk[i].version : resolved.full_list_version;
+      if (at == v && resolved.chain_files[i] == path) return i;
+    }
+    return std::nullopt;
+  };
+  std::vector<ReadLink> read;  // from `version` down
+  std::string path = manifest_path;
+  uint64_t expected = version;
+  std::optional<size_t> met;
+  while (!(met = on_walk(expected, path))) {
+    if (read.size() >= kMaxManifestChainLength || expected < resolved.full_list_version) {
+      return false;
+    }
+    absl::StatusOr<std::string> bytes =
+        ReadTablePath(fs, table_dir, path, kMaxManifestBytes, TableLogRecordKind::kManifest);
+    if (!bytes.ok()) return false;
+    absl::StatusOr<ManifestFile> file = DecodeManifestFile(*bytes);
+    if (!file.ok() || !std::holds_alternative<ManifestLink>(*file)) return false;
+    ManifestLink& link = std::get<ManifestLink>(*file);
+    if (link.header.version != expected || link.header.format_version == kManifestFormatVersionV3 ||
+        !link.removed.empty()) {
+      return false;
+    }
+    expected = link.base_version;
+    std::string base_path =
+        link.base_manifest_path.empty() ? ManifestRelativePath(expected) : link.base_manifest_path;
+    read.push_back(ReadLink{std::move(link), Sha256Hex(*bytes), bytes->size(), path});
+    path = std::move(base_path);
+  }
+  const size_t met_at = *met;
+  if (read.empty()) return met_at == 0;  // `version` is `resolved`'s own
+  // The list at the version met: `resolved`'s less what the links above
+  // it appended, at the end.
+  size_t appended_above = 0;
+  for (size_t i = 0; i < met_at; ++i) {
+    if (!walk[i].removed.empty()) return false;
+    appended_above += walk[i].added.size();
+  }
+  Manifest& m = resolved.manifest;
+  if (appended_above > m.fragments.size()) return false;
+  // Each link read follows its base: the version met, then the link read
+  // before it.
+  ResolvedManifest base =
+      met_at < walk.size()
+          ? BaseView(m, walk[met_at].version, walk[met_at].file_sha256, walk[met_at].file_bytes,
+                     walk[met_at].chain_position, walk[met_at].chain_bytes)
+          : BaseView(m, resolved.full_list_version, resolved.full_list_sha256, 0, 0, 0);
+  if (met_at < walk.size() && walk[met_at].format_version == kManifestFormatVersionV3) return false;
+  for (auto link = read.rbegin(); link != read.rend(); ++link) {
+    if (!CheckLinkFollowsBase(link->link, base).ok()) return false;
+    base = BaseView(m, link->link.header.version, link->sha256, link->bytes,
+                    link->link.chain_position, link->link.chain_bytes);
+  }
+  // From here on `resolved` changes.
+  const size_t kept = m.fragments.size() - appended_above;
+  for (size_t i = kept; i < m.fragments.size(); ++i) {
+    resolved.entries_bytes -= ManifestEntryBytes(m.fragments[i], kManifestFormatVersion, m.schema);
+  }
+  m.fragments.resize(kept);
+  for (auto link = read.rbegin(); link != read.rend(); ++link) {
+    for (const FragmentRef& fragment : link->link.added) {
+      resolved.entries_bytes += ManifestEntryBytes(fragment, kManifestFormatVersion, m.schema);
+      m.fragments.push_back(fragment);
+    }
+  }
+  const ManifestLink& top = read.front().link;
+  uint64_t rows = 0;
+  for (const FragmentRef& fragment : m.fragments) rows += fragment.live_rows();
+  CopyHeader(top.header, m);
+  m.total_rows = rows;
+  if (rows != top.header.total_rows || !ValidateManifest(m, kept).ok()) return false;
+  resolved.file_sha256 = read.front().sha256;
+  resolved.file_bytes = read.front().bytes;
+  resolved.chain_position = top.chain_position;
+  resolved.chain_bytes = top.chain_bytes;
+  std::vector<ChainLink> links;
+  std::vector<std::string> files;
+  for (ReadLink& link : read) {
+    links.push_back(ChainLink{link.link.header.format_version,
+                              link.link.header.version,
+                              link.link.chain_position,
+                              link.link.chain_bytes,
+                              std::move(link.sha256),
+                              link.bytes,
+                              {},
+                              std::move(link.link.added)});
+    files.push_back(std::move(link.path));
+  }
+  links.insert(links.end(), std::make_move_iterator(resolved.links.begin() + met_at),
+               std::make_move_iterator(resolved.links.end()));
+  files.insert(files.end(), std::make_move_iterator(resolved.chain_files.begin() + met_at),
+               std::make_move_iterator(resolved.chain_files.end()));
+  resolved.links = std::move(links);
+  resolved.chain_files = std::move(files);
+  return true;
 }
 
 absl::StatusOr<const ResolvedManifest*> ManifestChainReader::Resolve(

@@ -65,6 +65,8 @@ struct ChainLink {
   // Its changes against its own base.
   std::vector<std::string> removed;
   std::vector<FragmentRef> added;
+
+  bool operator==(const ChainLink&) const = default;
 };
 
 // A version's manifest resolved, with what a link to it records of it.
@@ -90,6 +92,8 @@ struct ResolvedManifest {
   // list (at most kMaxManifestChainLength + 1). A collector keeps them all
   // while the version is retained.
   std::vector<std::string> chain_files;
+
+  bool operator==(const ResolvedManifest&) const = default;
 };
 
 // The resolved view of a full list read from `path` (`bytes`, decoded as
@@ -122,6 +126,22 @@ absl::StatusOr<std::string> NextManifest(ResolvedManifest& resolved, const Manif
 absl::StatusOr<std::string> NextFullManifest(ResolvedManifest& resolved, const Manifest& header,
                                              std::vector<FragmentRef> fragments,
                                              const std::string& path);
+
+// `resolved` (a version of the table in `table_dir`, resolved) becomes
+// version `version` (its file `manifest_path`, a version any writer
+// committed after it) by reading only the links of `version`'s walk above
+// the newest version both walks pass, when every change between them adds
+// fragments and removes none: the list at that version is a prefix of
+// `resolved`'s, and each link read appends its additions. Each link read
+// is checked against its base as a full read checks it; the versions
+// below are trusted as `resolved` holds them. Returns false, with
+// `resolved` unspecified, when it cannot: a removal, a format 3 link or a
+// full list on the way, or any read or check that fails. The caller then
+// resolves afresh (ManifestChainReader), which fails closed as the header
+// says. This is how a writer builds on a version another process appended
+// without reading the table's whole list.
+bool AdvanceByAppends(io::FileSystem& fs, const std::string& table_dir, ResolvedManifest& resolved,
+                      uint64_t version, const std::string& manifest_path);
 
 // Resolves the versions of one table directory. Its first call resolves
 // in place (one list in memory); from the second on it keeps the last

@@ -950,10 +950,11 @@ absl::StatusOr<TableStore::WrittenVersion> TableStore::WriteVersionLocked(
   // The version the new one builds on: its fragments come along.
   ResolvedManifest parent;
   // Taken out: put back, as the new version's, once that is written.
+  // Another writer's newer base: the cached version advanced by the links
+  // since it, when they only append.
   auto cached = last_committed_.extract(table.table_id);
-  if (!cached.empty() && base > 0 && cached.mapped().manifest.version == base &&
-      !cached.mapped().chain_files.empty() &&
-      cached.mapped().chain_files.front() == base_manifest_path) {
+  if (!cached.empty() && base > 0 &&
+      AdvanceByAppends(fs_, table_dir, cached.mapped(), base, base_manifest_path)) {
     parent = std::move(cached.mapped());
   } else if (base > 0) {
     ManifestChainReader reader(fs_, table_dir);

@@ -1074,10 +1074,13 @@ class TableStore {
   std::unique_ptr<CommitQueue> queue_;
   absl::Mutex commit_mu_;
   // The manifest of each table's newest version this store committed, by
-  // table id, resolved: the next commit builds on it (and links to it)
-  // without reading its chain again. An entry is used only when its version is the base a commit
-  // names: a version number is never reused, so it is that version's
-  // manifest even when other writers committed in between.
+  // table id, resolved. The next commit builds on it (and links to it)
+  // without reading its chain again; on a newer base another writer
+  // committed, it advances by the links since (AdvanceByAppends), else
+  // the base is read afresh. A version is known by its number and its
+  // manifest's path: a committed version's file is never rewritten, and
+  // a table log address never written twice (an entry an append left
+  // here before its queued commit failed names a version no base names).
   absl::flat_hash_map<uint64_t, ResolvedManifest> last_committed_ ABSL_GUARDED_BY(commit_mu_);
   // Appends the records of the table log (a DELETE's deletion vectors).
   TableLogWriter log_writer_ ABSL_GUARDED_BY(commit_mu_){fs_, options_.table_log_segment_bytes};

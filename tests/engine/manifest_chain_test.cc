@@ -570,5 +570,123 @@ TEST_CASE("manifest chain: a format 4 link whose base is a format 3 link is refu
   CHECK(Contains(status, "a format 4 link cannot follow a format 3 link"));
 }
 
+// Version `v` of `chain` as a fresh read resolves it.
+ResolvedManifest FreshlyResolved(const ChainDir& chain, uint64_t v) {
+  ManifestChainReader reader(*chain.fs, chain.dir.path());
+  absl::StatusOr<const ResolvedManifest*> resolved = reader.Resolve(v, ManifestRelativePath(v));
+  LAKE_REQUIRE_OK(resolved);
+  return *reader.TakeLast();
+}
+
+// The bytes of the version after `resolved` that a writer would write.
+std::string NextAfter(ResolvedManifest resolved, int fragment) {
+  Manifest header;
+  header.table_id = resolved.manifest.table_id;
+  header.version = resolved.manifest.version + 1;
+  header.parent_version = resolved.manifest.version;
+  header.schema = resolved.manifest.schema;
+  header.reference_delta_path = "_lake/object_refs/next.refs";
+  header.reference_delta_sha256 = kSha;
+  absl::StatusOr<std::string> bytes =
+      NextManifest(resolved, header, {}, {Fragment(fragment)}, kMaxManifestChainLength + 1,
+                   ManifestRelativePath(header.version));
+  LAKE_REQUIRE_OK(bytes);
+  return *bytes;
+}
+
+// Version `from` of `chain`, advanced to `to`.
+bool Advance(const ChainDir& chain, uint64_t from, uint64_t to) {
+  ResolvedManifest resolved = FreshlyResolved(chain, from);
+  return AdvanceByAppends(*chain.fs, chain.dir.path(), resolved, to, ManifestRelativePath(to));
+}
+
+TEST_CASE("manifest chain: an older version advanced by appends is the newer one as read afresh") {
+  ChainDir chain;
+  chain.Grow(30, 39);  // versions 1..40, each after the first one fragment more
+  for (uint64_t from = 1; from <= 40; ++from) {
+    for (uint64_t to = from; to <= 40; ++to) {
+      CAPTURE(from);
+      CAPTURE(to);
+      ResolvedManifest advanced = FreshlyResolved(chain, from);
+      REQUIRE(
+          AdvanceByAppends(*chain.fs, chain.dir.path(), advanced, to, ManifestRelativePath(to)));
+      const ResolvedManifest fresh = FreshlyResolved(chain, to);
+      CHECK(advanced == fresh);
+      // What a writer builds on it is what it would build on a fresh read.
+      CHECK(NextAfter(advanced, 1000) == NextAfter(fresh, 1000));
+    }
+  }
+}
+
+TEST_CASE("manifest chain: an advance across a version that removes fragments declines") {
+  ChainDir chain;
+  chain.Grow(10, 5);                                                  // versions 1..6
+  chain.Commit({Fragment(3).path}, {});                               // version 7
+  for (int i = 0; i < 5; ++i) chain.Commit({}, {Fragment(100 + i)});  // versions 8..12
+  CHECK(!Advance(chain, 6, 7));
+  CHECK(!Advance(chain, 2, 12));
+  // Past the removal, on lists that hold it, an advance is a fresh read.
+  size_t advanced_past = 0;
+  for (uint64_t from = 7; from <= 12; ++from) {
+    for (uint64_t to = from; to <= 12; ++to) {
+      ResolvedManifest advanced = FreshlyResolved(chain, from);
+      if (!AdvanceByAppends(*chain.fs, chain.dir.path(), advanced, to, ManifestRelativePath(to))) {
+        continue;
+      }
+      ++advanced_past;
+      CHECK(advanced == FreshlyResolved(chain, to));
+    }
+  }
+  CHECK(advanced_past > 6);
+}
+
+TEST_CASE("manifest chain: an advance declines at a full list on the way") {
+  ChainDir chain;
+  chain.interval = 3;
+  chain.Grow(40, 8);  // versions 1..9; version 8 is a full list
+  CHECK(Advance(chain, 2, 7));
+  CHECK(!Advance(chain, 7, 8));
+  CHECK(!Advance(chain, 5, 9));
+  CHECK(Advance(chain, 8, 9));
+}
+
+TEST_CASE("manifest chain: an advance declines when a link on its way is damaged or missing") {
+  ChainDir chain;
+  chain.Grow(20, 11);  // versions 1..12; 12 links to 11, 11 to 9
+  const std::string path = chain.PathOf(11);
+  const std::string intact = ReadBytes(path);
+  std::string damaged = intact;
+  damaged[intact.size() / 2] = static_cast<char>(damaged[intact.size() / 2] ^ 0x40);
+  WriteBytes(path, damaged);
+  CHECK(!Advance(chain, 9, 12));
+  CHECK(absl::IsDataLoss(chain.Resolve(12).status()));  // what the caller reads afresh
+  std::filesystem::remove(path);
+  CHECK(!Advance(chain, 9, 12));
+  WriteBytes(path, intact);
+  CHECK(Advance(chain, 9, 12));
+}
+
+TEST_CASE("manifest chain: an advance declines when a base's bytes are not those its link names") {
+  ChainDir chain;
+  chain.Grow(20, 3);  // versions 1..4; 4 links to 3, 3 to 1
+  ChainDir other;
+  other.Grow(20, 1);
+  other.Commit({}, {Fragment(50)});  // as many rows as version 3's own
+  ResolvedManifest resolved = FreshlyResolved(chain, 2);
+  // Version 3 written again, valid, holding as many rows, but not the
+  // bytes version 4 names. The advance from 2 reads 4 and 3 down to
+  // version 1, which 2's walk passes.
+  WriteBytes(chain.PathOf(3), ReadBytes(other.PathOf(3)));
+  CHECK(!AdvanceByAppends(*chain.fs, chain.dir.path(), resolved, 4, ManifestRelativePath(4)));
+}
+
+TEST_CASE("manifest chain: an advance to a version read from another path declines") {
+  ChainDir chain;
+  chain.Grow(20, 4);  // versions 1..5
+  ResolvedManifest resolved = FreshlyResolved(chain, 3);
+  CHECK(
+      !AdvanceByAppends(*chain.fs, chain.dir.path(), resolved, 5, "_versions/elsewhere.manifest"));
+}
+
 }  // namespace
 }  // namespace lake::table
