@@ -37,8 +37,8 @@ class UploadSource {
   // store uses either this or Read(), never both.
   virtual io::File* positional_file() { return nullptr; }
 
-  // The total size when known in advance (progress reporting only: the
-  // bytes actually read define the object).
+  // The total size when known in advance, for progress reports and how
+  // far a store reads ahead: the bytes actually read define the object.
   virtual std::optional<uint64_t> size_hint() const { return std::nullopt; }
 
   // The regular file this source reads from its start, when it is one

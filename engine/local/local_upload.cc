@@ -1,7 +1,9 @@
 #include "engine/local/local_upload.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/failpoint.h"
@@ -116,30 +118,40 @@ absl::Status LocalUpload::WriteAll(UploadSource& source) {
     if (*hint >= 2 * kUploadChunkBytes) Preallocate(sealed_bytes_ + *hint, 0);
   }
   io::File* positional = source.positional_file();
-  absl::Status status = positional != nullptr && sealed_bytes_ == 0 &&
-                                SlotFor(fill_seq_).filled == 0
-                            ? ReadPositional(*positional)
-                            : ReadSequential(source);
+  absl::Status status =
+      positional != nullptr && sealed_bytes_ == 0 && SlotFor(fill_seq_).filled == 0
+          ? ReadPositional(*positional, source.size_hint())
+          : ReadSequential(source);
   return status.ok() ? status : Fail(status);
 }
 
 // Reads chunk-sized pieces at their offsets, several in flight, and seals
 // them strictly in order. A short read marks the end of the file.
-absl::Status LocalUpload::ReadPositional(io::File& source) {
+//
+// With the file's size known, no read starts past that size (a read at
+// exactly it finds the end of a file of whole chunks). A whole chunk that
+// reaches past it means the file grew: the reads then go on to the end.
+// The read of the chunk hashed next, and one at or past the known size,
+// run inline: nothing would overlap them. The others run on a kernel
+// worker, loading while the chunks before them are hashed.
+absl::Status LocalUpload::ReadPositional(io::File& source, std::optional<uint64_t> size_hint) {
   read_source_ = &source;
   uint64_t read_seq = fill_seq_;
   uint64_t hash_seq = fill_seq_;
   const uint64_t first_seq = fill_seq_;
+  uint64_t last_read_offset = size_hint.value_or(UINT64_MAX);
   for (;;) {
     while (read_seq < hash_seq + slots_.size() &&
            SlotFor(read_seq).state == SlotState::kFree) {
+      const uint64_t offset = (read_seq - first_seq) * chunk_bytes();
+      if (offset > last_read_offset) break;
       Slot& slot = SlotFor(read_seq);
       slot.state = SlotState::kReading;
       slot.filled = 0;
-      queue_->PrepareRead(source, slot.data, chunk_bytes(),
-                          (read_seq - first_seq) * chunk_bytes(),
+      const bool inline_read = read_seq == hash_seq || (size_hint && offset >= *size_hint);
+      queue_->PrepareRead(source, slot.data, chunk_bytes(), offset,
                           ReadTag(read_seq % slots_.size()),
-                          io::ReadHint::kOffload);
+                          inline_read ? io::ReadHint::kInline : io::ReadHint::kOffload);
       ++read_seq;
     }
     Slot& next = SlotFor(hash_seq);
@@ -148,6 +160,10 @@ absl::Status LocalUpload::ReadPositional(io::File& source) {
       continue;
     }
     if (next.filled == chunk_bytes()) {
+      // A whole chunk reaching past the known size: the file grew.
+      if ((hash_seq - first_seq + 1) * chunk_bytes() > last_read_offset) {
+        last_read_offset = UINT64_MAX;
+      }
       if (absl::Status s = Seal(next); !s.ok()) return s;
       ++hash_seq;
       continue;

@@ -34,6 +34,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,7 +114,7 @@ class LocalUpload final : public ObjectWriter {
   absl::Status WaitUntilFree(Slot& slot);
   absl::Status DrainInFlight();
 
-  absl::Status ReadPositional(io::File& source);
+  absl::Status ReadPositional(io::File& source, std::optional<uint64_t> size_hint);
   absl::Status ReadSequential(UploadSource& source);
   absl::Status Publish();
   void Abandon();

@@ -13,13 +13,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/match.h"
 #include "base/buffer_budget.h"
+#include "engine/file_upload_source.h"
+#include "engine/integrity_error.h"
 #include "engine/local/local_upload.h"
 #include "engine/local/shard_directories.h"
-#include "engine/integrity_error.h"
 #include "engine/location_uri.h"
 #include "engine/managed_key.h"
 #include "tests/support/stage_fixture.h"
@@ -120,6 +122,46 @@ TEST_CASE("an upload into a shard directory removed since it was made makes it a
     CHECK(ReadVerified(*f.stage, *location) == bytes);
   }
   CHECK(f.ObjectFiles().size() == 9);
+}
+
+// A file read at offsets whose size hint is wrong, as when the file grew
+// or shrank after it was measured.
+class MisjudgedFileSource final : public UploadSource {
+ public:
+  MisjudgedFileSource(std::unique_ptr<FileUploadSource> file, uint64_t hint)
+      : file_(std::move(file)), hint_(hint) {}
+  absl::StatusOr<size_t> Read(uint8_t* dst, size_t len) override { return file_->Read(dst, len); }
+  io::File* positional_file() override { return file_->positional_file(); }
+  std::optional<uint64_t> size_hint() const override { return hint_; }
+
+ private:
+  std::unique_ptr<FileUploadSource> file_;
+  uint64_t hint_;
+};
+
+TEST_CASE("a file read at offsets uploads whole whatever size it was said to have") {
+  StageFixture f;
+  for (size_t size : {size_t{100}, kUploadChunkBytes, 3 * kUploadChunkBytes + 5}) {
+    std::vector<uint8_t> bytes = testing::RandomBytes(size, size + 3);
+    std::string path = f.dir.Join("misjudged-" + std::to_string(size));
+    testing::WriteFile(path, bytes);
+    for (uint64_t hint : {uint64_t{0}, uint64_t{1}, uint64_t{size / 2}, uint64_t{size - 1},
+                          uint64_t{kUploadChunkBytes - 1}, uint64_t{kUploadChunkBytes},
+                          uint64_t{size + 1}, uint64_t{size + 5 * kUploadChunkBytes}}) {
+      CAPTURE(size);
+      CAPTURE(hint);
+      absl::StatusOr<std::unique_ptr<FileUploadSource>> file =
+          FileUploadSource::Open(**io::DefaultFileSystem(), path);
+      LAKE_REQUIRE_OK(file);
+      REQUIRE((*file)->positional_file() != nullptr);
+      MisjudgedFileSource source(*std::move(file), hint);
+      absl::StatusOr<DataLocation> location = f.stage->Upload(source, {});
+      LAKE_REQUIRE_OK(location);
+      CHECK(location->size_bytes == size);
+      CHECK(location->sha256 == testing::Sha256Hex(bytes));
+      CHECK(ReadVerified(*f.stage, *location) == bytes);
+    }
+  }
 }
 
 TEST_CASE("every chunk and direct-I/O boundary size round-trips, from each kind of source") {
