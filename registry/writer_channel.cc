@@ -79,10 +79,12 @@ bool ReadExactly(int fd, char* out, size_t n, int timeout_ms) {
   return true;
 }
 
+// One send for the length and the message: the peer wakes once.
 bool SendFrame(int fd, const std::string& message) {
-  char length[4];
-  for (int i = 0; i < 4; ++i) length[i] = static_cast<char>((message.size() >> (8 * i)) & 0xff);
-  return WriteAll(fd, std::string_view(length, 4)) && WriteAll(fd, message);
+  std::string frame(4, '\0');
+  for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((message.size() >> (8 * i)) & 0xff);
+  frame += message;
+  return WriteAll(fd, frame);
 }
 
 // One frame's message; nullopt when the stream ended, failed, timed out or
