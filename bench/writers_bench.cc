@@ -3,13 +3,14 @@
 // table of one root at once (through the C ABI, as pipeline workers would),
 // and the same work done bare, without lake: the floor of this machine.
 //
-//   writers_bench DIR ROWS PROCESSES...
+//   writers_bench DIR ROWS ROUNDS PROCESSES...
 //
 // For each process count P, on a fresh root under DIR: P processes (fork)
 // each open the root, prepare the INSERT (which opens the registry: the
 // first becomes its owner, the others forward to it) and wait at a start
 // line; then each inserts ROWS / P rows, one INSERT per row, each FILE a
-// distinct 1 MiB file written before the start. The time runs from the
+// distinct 1 MiB file (written once, under DIR/sources, before the first
+// start). The time runs from the
 // start to the last process's exit; so does the CPU time each process
 // reports (getrusage), for the CPU per row and the cores kept busy.
 //
@@ -29,10 +30,15 @@
 // cores and disk: with one commit at a time, with commits sharing their
 // flushes, and with none.
 //
-// Nothing is removed until every count is measured. Prints, one
+// ROUNDS times over, every count and work in turn: this machine's disk
+// and cores vary between identical runs by more than the effects
+// measured, so a figure is the median of its rounds, and a ratio the
+// median of the rounds' ratios (each round's counts measured seconds
+// apart). Nothing is removed until every round is measured. Prints, one
 // "key=value" line per figure: <work>_rows_per_s_<P>, <work>_cpu_ms_per_
 // row_<P> and <work>_cores_busy_<P> for each P and work (lake, floor,
-// group, uploads), then <work>_ratio_<P>_vs_<first P>.
+// group, uploads), then <work>_ratio_<P>_vs_<first P> and, for each
+// round, <work>_ratios_<P>_vs_<first P> (comma-separated).
 #include <fcntl.h>
 #include <openssl/sha.h>
 #include <sys/file.h>
@@ -42,6 +48,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -77,8 +84,11 @@ void Check(lake_status status, lake_error* err, const std::string& what) {
 }
 
 // A distinct 1 MiB file per row: the row's number in its first bytes.
+// Written once: a later measurement reads the same file.
 std::string WriteRowFile(const std::string& dir, int process, int row) {
   std::string path = dir + "/src-" + std::to_string(process) + "-" + std::to_string(row);
+  std::error_code error;
+  if (std::filesystem::file_size(path, error) == kFileBytes) return path;
   std::string bytes(kFileBytes, '\0');
   uint64_t x = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(process * 1000003 + row + 1);
   for (size_t i = 0; i < bytes.size(); ++i) {
@@ -234,10 +244,10 @@ double CpuMillis() {
 
 // One writer process: prepares, waits for the start, inserts its rows.
 // Returns the CPU time it used from the start on, in milliseconds.
-double RunWriter(Work work, const std::string& root, const std::string& dir, int process,
-                 int rows, int ready_fd, int start_fd) {
+double RunWriter(Work work, const std::string& root, const std::string& sources,
+                 const std::string& dir, int process, int rows, int ready_fd, int start_fd) {
   std::vector<std::string> files;
-  for (int row = 0; row < rows; ++row) files.push_back(WriteRowFile(dir, process, row));
+  for (int row = 0; row < rows; ++row) files.push_back(WriteRowFile(sources, process, row));
   if (work != Work::kLake) {
     if (::write(ready_fd, "r", 1) != 1) Die("report ready");
     char go = 0;
@@ -271,9 +281,12 @@ double RunWriter(Work work, const std::string& root, const std::string& dir, int
 }
 
 // The directory of one measurement.
-std::string RunDir(const std::string& dir, Work work, int processes) {
-  return dir + "/" + NameOf(work) + std::to_string(processes);
+std::string RunDir(const std::string& dir, Work work, int processes, int round) {
+  return dir + "/" + NameOf(work) + std::to_string(processes) + "-" + std::to_string(round);
 }
+
+// The directory of the row files every measurement reads.
+std::string SourcesDir(const std::string& dir) { return dir + "/sources"; }
 
 // One measurement's figures.
 struct Figures {
@@ -283,8 +296,8 @@ struct Figures {
 };
 
 // `processes` writers inserting `rows` in all, doing `work`.
-Figures Measure(const std::string& dir, int rows, int processes, Work work) {
-  std::string run = RunDir(dir, work, processes);
+Figures Measure(const std::string& dir, int rows, int processes, Work work, int round) {
+  std::string run = RunDir(dir, work, processes, round);
   std::filesystem::create_directories(run);
   std::string root = run + "/root";
   if (work != Work::kLake) {
@@ -317,7 +330,7 @@ Figures Measure(const std::string& dir, int rows, int processes, Work work) {
       ::close(start[1]);
       ::close(ready[0]);
       ::close(cpu[0]);
-      const double used = RunWriter(work, root, run, p, share, ready[1], start[0]);
+      const double used = RunWriter(work, root, SourcesDir(dir), run, p, share, ready[1], start[0]);
       if (::write(cpu[1], &used, sizeof(used)) != sizeof(used)) Die("report the CPU time");
       ::_exit(0);
     }
@@ -352,46 +365,80 @@ Figures Measure(const std::string& dir, int rows, int processes, Work work) {
   return Figures{rows / seconds, cpu_ms / rows, cpu_ms / 1e3 / seconds};
 }
 
+std::string TwoDecimals(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f", value);
+  return text;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: writers_bench DIR ROWS PROCESSES...\n");
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: writers_bench DIR ROWS ROUNDS PROCESSES...\n");
     return 2;
   }
   std::string dir = argv[1];
   int rows = std::atoi(argv[2]);
   if (rows <= 0) Die("ROWS must be positive");
+  int rounds = std::atoi(argv[3]);
+  if (rounds <= 0) Die("ROUNDS must be positive");
   std::vector<int> counts;
-  for (int i = 3; i < argc; ++i) {
+  for (int i = 4; i < argc; ++i) {
     int p = std::atoi(argv[i]);
     if (p <= 0 || p > rows) Die("a process count must be 1..ROWS");
     counts.push_back(p);
   }
-  // rates[w][i]: work kWorks[w] by counts[i] processes.
-  std::vector<std::vector<double>> rates(std::size(kWorks));
-  for (int p : counts) {
-    for (size_t w = 0; w < std::size(kWorks); ++w) {
-      const Figures f = Measure(dir, rows, p, kWorks[w]);
-      rates[w].push_back(f.rows_per_s);
-      const char* name = NameOf(kWorks[w]);
-      std::printf("%s_rows_per_s_%d=%.1f\n", name, p, f.rows_per_s);
-      std::printf("%s_cpu_ms_per_row_%d=%.2f\n", name, p, f.cpu_ms_per_row);
-      std::printf("%s_cores_busy_%d=%.2f\n", name, p, f.cores_busy);
-      std::fflush(stdout);
+  std::filesystem::create_directories(SourcesDir(dir));
+  // figures[w][i][r]: work kWorks[w] by counts[i] processes in round r.
+  std::vector<std::vector<std::vector<Figures>>> figures(
+      std::size(kWorks), std::vector<std::vector<Figures>>(counts.size()));
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < counts.size(); ++i) {
+      for (size_t w = 0; w < std::size(kWorks); ++w) {
+        figures[w][i].push_back(Measure(dir, rows, counts[i], kWorks[w], round));
+      }
     }
   }
   // Removed only now: on ext4 without a journal, creating a file skips
-  // every inode deleted in the last few seconds (minutes while its inode
-  // block is dirty), reading each one's inode block, so one measurement's
-  // clean-up would slow the uploads of the next.
-  for (int p : counts) {
-    for (Work work : kWorks) std::filesystem::remove_all(RunDir(dir, work, p));
+  // every inode deleted in the last minute (six while its inode block is
+  // dirty), reading each one's inode block, so one measurement's clean-up
+  // would slow the uploads of the next.
+  for (int round = 0; round < rounds; ++round) {
+    for (int p : counts) {
+      for (Work work : kWorks) std::filesystem::remove_all(RunDir(dir, work, p, round));
+    }
   }
+  std::filesystem::remove_all(SourcesDir(dir));
   for (size_t w = 0; w < std::size(kWorks); ++w) {
+    const char* name = NameOf(kWorks[w]);
+    for (size_t i = 0; i < counts.size(); ++i) {
+      std::vector<double> rates, cpu, busy;
+      for (const Figures& f : figures[w][i]) {
+        rates.push_back(f.rows_per_s);
+        cpu.push_back(f.cpu_ms_per_row);
+        busy.push_back(f.cores_busy);
+      }
+      std::printf("%s_rows_per_s_%d=%.1f\n", name, counts[i], Median(rates));
+      std::printf("%s_cpu_ms_per_row_%d=%.2f\n", name, counts[i], Median(cpu));
+      std::printf("%s_cores_busy_%d=%.2f\n", name, counts[i], Median(busy));
+    }
     for (size_t i = 1; i < counts.size(); ++i) {
-      std::printf("%s_ratio_%d_vs_%d=%.2f\n", NameOf(kWorks[w]), counts[i], counts[0],
-                  rates[w][i] / rates[w][0]);
+      std::vector<double> ratios;
+      std::string listed;
+      for (int round = 0; round < rounds; ++round) {
+        ratios.push_back(figures[w][i][round].rows_per_s / figures[w][0][round].rows_per_s);
+        if (round > 0) listed += ',';
+        listed += TwoDecimals(ratios.back());
+      }
+      std::printf("%s_ratio_%d_vs_%d=%.2f\n", name, counts[i], counts[0], Median(ratios));
+      std::printf("%s_ratios_%d_vs_%d=%s\n", name, counts[i], counts[0], listed.c_str());
     }
   }
   return 0;
