@@ -531,16 +531,17 @@ absl::StatusOr<bool> Registry::DeferredMarkNeeded(uint64_t table_id) {
 
 void Registry::SettleDeferredMarks() {
   absl::MutexLock serial(&write_mu_);
-  // With every commit durable already the marks stay (for the next owner
-  // of this boot to take over, and harmless to a later boot: nothing to
-  // redo), and closing writes nothing.
-  if (deferred_marked_.empty() || !log_unsynced_) return;
-  // One synced write: it makes every deferred commit before it durable
-  // (RocksDB syncs its whole log), and the marks go with it. When it fails
-  // the marks stay, and the next boot redoes what may be lost.
+  if (deferred_marked_.empty()) return;
+  // The marks go, so that after a reboot readers need no writer first.
+  // - With a deferred commit unsynced, the write is synced: it makes every
+  //   commit before it durable (RocksDB syncs its whole log).
+  // - With every commit durable already, it is not: lost with a power
+  //   loss, a mark only has the next boot redo nothing.
+  // When it fails the marks stay, and the next boot redoes what may be
+  // lost.
   rocksdb::WriteBatch batch;
   for (uint64_t table_id : deferred_marked_) batch.Delete(DeferredMarkKey(table_id));
-  WriteBatchSynced(batch, "clear the deferred marks").IgnoreError();
+  WriteBatch(batch, /*sync=*/log_unsynced_, "clear the deferred marks").IgnoreError();
   deferred_marked_.clear();
 }
 

@@ -44,9 +44,11 @@
 //     in the same write the table's deferred mark: the id of the boot the
 //     machine is running (DeferredMarkRecord) — unless the table holds a
 //     mark of this boot already, which the owner takes over;
-//   - an owner that closes after a deferred commit left unsynced syncs
-//     the log and removes its marks in one write; otherwise it writes
-//     nothing, and its marks stay (nothing they cover can be lost);
+//   - an owner that closes removes its marks: after a deferred commit
+//     left unsynced, in one synced write that makes it durable; otherwise
+//     unsynced (a power loss that keeps a mark has the next boot redo
+//     nothing). So a clean close and reboot leave no mark for readers to
+//     wait on;
 //   - a forwarded deferred commit is deferred by the owner, as its own
 //     (channel kind 10; an owner older than that takes it synced).
 // So a mark naming another boot than this one (DeferredMarksFromOtherBoots)
