@@ -96,7 +96,9 @@ func TestT003_ClosingAHandleWaitsForTheCallInsideIt(t *testing.T) {
 	s := newScratch(t)
 	stage := s.localStage()
 	inside := make(chan struct{})
-	var putReturned, closeReturned atomic.Int64
+	// Set as the upload's first read returns, inside the call: a Close that
+	// waits for the call returns after it (the handle's lock orders them).
+	var firstReadDone atomic.Bool
 	var putErr error
 	var loc *Location
 	var wg sync.WaitGroup
@@ -109,18 +111,18 @@ func TestT003_ClosingAHandleWaitsForTheCallInsideIt(t *testing.T) {
 				first = false
 				close(inside)
 				time.Sleep(300 * time.Millisecond)
+				firstReadDone.Store(true)
 			}
 		}}
 		loc, putErr = stage.Put(src, nil)
-		putReturned.Store(time.Now().UnixNano())
 	}()
 	<-inside
 	must(t, stage.Close())
-	closeReturned.Store(time.Now().UnixNano())
+	closedAfterTheCall := firstReadDone.Load()
 	wg.Wait()
 	must(t, putErr)
 	defer loc.Close()
-	if closeReturned.Load() < putReturned.Load() {
+	if !closedAfterTheCall {
 		t.Fatal("Close returned while the upload was inside lake")
 	}
 	if _, err := stage.Descriptor(); err != ErrClosed {
