@@ -14,7 +14,7 @@
 // start to the last process's exit; so does the CPU time each process
 // reports (getrusage), for the CPU per row and the cores kept busy.
 //
-// Bare, for each P the same way in a directory of its own, three floors:
+// Bare, for each P the same way in a directory of its own, four floors:
 //   - floor: per row, the least a durable insert of a 1 MiB file must do
 //     with one commit at a time — read the file, SHA-256 it, write it to a
 //     new file (direct I/O, as lake's local stage writes), fdatasync it,
@@ -25,10 +25,14 @@
 //     made durable after it, by one fdatasync that serves every record
 //     appended before it (group commit: a second flock elects the process
 //     that syncs, and a shared counter says how far the log is synced);
-//   - uploads: the same without the log, so no commit at all.
+//   - uploads: the same without the log, so no commit at all;
+//   - shared: group commit whose one sync also makes the uploads durable
+//     (syncfs: every file written back, one device flush), an upload
+//     syncing neither its file nor its directory — a design lake does not
+//     have, measured for what it would gain.
 // Their ratios are the most more processes can gain on this machine's
 // cores and disk: with one commit at a time, with commits sharing their
-// flushes, and with none.
+// flushes, with none, and with uploads sharing them too.
 //
 // ROUNDS times over, every count and work in turn: this machine's disk
 // and cores vary between identical runs by more than the effects
@@ -38,7 +42,9 @@
 // "key=value" line per figure: <work>_rows_per_s_<P>, <work>_cpu_ms_per_
 // row_<P> and <work>_cores_busy_<P> for each P and work (lake, floor,
 // group, uploads), then <work>_ratio_<P>_vs_<first P> and, for each
-// round, <work>_ratios_<P>_vs_<first P> (comma-separated).
+// round, <work>_ratios_<P>_vs_<first P> (comma-separated). With
+// LAKE_BENCH_ONLY=<work> in the environment, only that work is measured
+// (to profile it alone).
 #include <fcntl.h>
 #include <openssl/sha.h>
 #include <sys/file.h>
@@ -102,8 +108,8 @@ std::string WriteRowFile(const std::string& dir, int process, int row) {
 }
 
 // What the processes of a measurement do per row.
-enum class Work { kLake, kFloor, kGroup, kUploads };
-constexpr Work kWorks[] = {Work::kLake, Work::kFloor, Work::kGroup, Work::kUploads};
+enum class Work { kLake, kFloor, kGroup, kUploads, kShared };
+constexpr Work kWorks[] = {Work::kLake, Work::kFloor, Work::kGroup, Work::kUploads, Work::kShared};
 
 const char* NameOf(Work work) {
   switch (work) {
@@ -115,6 +121,8 @@ const char* NameOf(Work work) {
       return "group";
     case Work::kUploads:
       return "uploads";
+    case Work::kShared:
+      return "shared";
   }
   return "?";
 }
@@ -136,7 +144,9 @@ void CheckPosix(bool ok, const std::string& what) {
 // lock and syncs everything appended so far, for every waiter at once.
 class GroupSync {
  public:
-  GroupSync(const std::string& dir, int log) : log_(log) {
+  // `whole_fs`: a sync writes back every file of the file system and
+  // flushes the device once (syncfs), not the log alone.
+  GroupSync(const std::string& dir, int log, bool whole_fs) : log_(log), whole_fs_(whole_fs) {
     const std::string lock_path = dir + "/" + kFloorSyncLock;
     lock_ = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
     CheckPosix(lock_ >= 0, "open " + lock_path);
@@ -161,7 +171,8 @@ class GroupSync {
     CheckPosix(::flock(lock_, LOCK_EX) == 0, "lock the log's sync");
     if (synced_->load(std::memory_order_acquire) < end) {
       struct stat st;
-      CheckPosix(::fstat(log_, &st) == 0 && ::fdatasync(log_) == 0, "sync the log");
+      CheckPosix(::fstat(log_, &st) == 0 && (whole_fs_ ? ::syncfs(log_) : ::fdatasync(log_)) == 0,
+                 "sync the log");
       synced_->store(static_cast<uint64_t>(st.st_size), std::memory_order_release);
     }
     CheckPosix(::flock(lock_, LOCK_UN) == 0, "unlock the log's sync");
@@ -169,13 +180,14 @@ class GroupSync {
 
  private:
   const int log_;
+  const bool whole_fs_;
   int lock_ = -1;
   std::atomic<uint64_t>* synced_ = nullptr;
 };
 
 // One bare writer: the steps of the header's floor, per row, with the
-// commit one at a time (kFloor), sharing flushes (kGroup) or without it
-// (kUploads).
+// commit one at a time (kFloor), sharing flushes (kGroup), without it
+// (kUploads), or sharing the commits' flushes with the uploads (kShared).
 void RunBareWriter(Work work, const std::string& dir, const std::vector<std::string>& files,
                    int process) {
   const std::string objects = dir + "/objects";
@@ -185,7 +197,7 @@ void RunBareWriter(Work work, const std::string& dir, const std::vector<std::str
   int log = ::open(log_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   CheckPosix(log >= 0, "open " + log_path);
   std::optional<GroupSync> group;
-  if (work == Work::kGroup) group.emplace(dir, log);
+  if (work == Work::kGroup || work == Work::kShared) group.emplace(dir, log, work == Work::kShared);
   // Page-aligned, for the direct write lake's local stage makes too.
   void* aligned = nullptr;
   CheckPosix(::posix_memalign(&aligned, 4096, kFileBytes) == 0, "allocate");
@@ -204,14 +216,16 @@ void RunBareWriter(Work work, const std::string& dir, const std::vector<std::str
     const std::string staging = objects + "/." + name + ".uploading";
     int object =
         ::open(staging.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC, 0644);
-    CheckPosix(object >= 0 &&
-                   ::write(object, bytes.data(), bytes.size()) ==
-                       static_cast<ssize_t>(bytes.size()) &&
-                   ::fdatasync(object) == 0,
-               "write " + staging);
+    // Shared: no flush of its own; the group's sync makes it durable.
+    const bool own_flush = work != Work::kShared;
+    CheckPosix(
+        object >= 0 &&
+            ::write(object, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()) &&
+            (!own_flush || ::fdatasync(object) == 0),
+        "write " + staging);
     ::close(object);
     CheckPosix(::rename(staging.c_str(), (objects + "/" + name).c_str()) == 0 &&
-                   ::fsync(objects_dir) == 0,
+                   (!own_flush || ::fsync(objects_dir) == 0),
                "publish " + name);
     if (work == Work::kUploads) continue;
     // The commit: one append at a time across the processes.
@@ -346,6 +360,9 @@ Figures Measure(const std::string& dir, int rows, int processes, Work work, int 
     if (::read(ready[0], &byte, 1) != 1) Die("a writer process failed to prepare");
   }
   ::close(ready[0]);
+  // Nothing dirty is left to write back during the measurement: the row
+  // files the first one wrote (hundreds of MB), the last one's leftovers.
+  ::sync();
   Clock::time_point began = Clock::now();
   ::close(start[1]);  // the start: every read returns
   for (pid_t pid : pids) {
@@ -395,6 +412,8 @@ int main(int argc, char** argv) {
     if (p <= 0 || p > rows) Die("a process count must be 1..ROWS");
     counts.push_back(p);
   }
+  // One work alone (for a profile), when named.
+  const char* only = std::getenv("LAKE_BENCH_ONLY");
   std::filesystem::create_directories(SourcesDir(dir));
   // figures[w][i][r]: work kWorks[w] by counts[i] processes in round r.
   std::vector<std::vector<std::vector<Figures>>> figures(
@@ -402,6 +421,7 @@ int main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     for (size_t i = 0; i < counts.size(); ++i) {
       for (size_t w = 0; w < std::size(kWorks); ++w) {
+        if (only != nullptr && only != std::string_view(NameOf(kWorks[w]))) continue;
         figures[w][i].push_back(Measure(dir, rows, counts[i], kWorks[w], round));
       }
     }
@@ -418,6 +438,7 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(SourcesDir(dir));
   for (size_t w = 0; w < std::size(kWorks); ++w) {
     const char* name = NameOf(kWorks[w]);
+    if (figures[w][0].empty()) continue;
     for (size_t i = 0; i < counts.size(); ++i) {
       std::vector<double> rates, cpu, busy;
       for (const Figures& f : figures[w][i]) {
