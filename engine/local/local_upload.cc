@@ -115,6 +115,7 @@ absl::Status LocalUpload::WriteAll(UploadSource& source) {
   if (!failure_.ok()) return failure_;
   if (std::optional<uint64_t> hint = source.size_hint()) {
     size_hint_ = *hint;
+    size_hint_known_ = true;
     if (*hint >= 2 * kUploadChunkBytes) Preallocate(sealed_bytes_ + *hint, 0);
   }
   io::File* positional = source.positional_file();
@@ -225,9 +226,15 @@ absl::Status LocalUpload::Seal(Slot& slot) {
   }
   sealed_bytes_ += slot.filled;
   if (slot.filled == chunk_bytes()) {  // more is likely to follow
-    Preallocate(sealed_bytes_,
-                std::min<uint64_t>(kPreallocateStepBytes,
-                                   std::max<uint64_t>(chunk_bytes(), sealed_bytes_)));
+    uint64_t ahead =
+        std::min<uint64_t>(kPreallocateStepBytes, std::max<uint64_t>(chunk_bytes(), sealed_bytes_));
+    // Not past the source's size while the data keeps to it: the excess
+    // would be trimmed at publish, and where the file system discards
+    // freed blocks, that trim waits for the disk.
+    if (size_hint_known_ && sealed_bytes_ <= size_hint_) {
+      ahead = std::min(ahead, size_hint_ - sealed_bytes_);
+    }
+    if (ahead > 0) Preallocate(sealed_bytes_, ahead);
   }
   if (absl::Status s = SubmitWrite(slot); !s.ok()) return s;
   if (options_.progress) options_.progress(sealed_bytes_, size_hint_);

@@ -65,8 +65,9 @@ inline constexpr size_t kUploadMaxChunks = 8;
 // Direct writes that extend a file serialise on its inode (ext4 punts them
 // to one worker at a time); writes into space already allocated run in
 // parallel. So the staging file is allocated ahead of the writes: to the
-// source's size when known, else ahead by as much as was written so far
-// (at most this much). The excess is trimmed before the data is synced.
+// source's size when known (and no further while the data keeps to it),
+// else ahead by as much as was written so far (at most this much). The
+// excess is trimmed before the data is synced.
 inline constexpr uint64_t kPreallocateStepBytes = 64ull << 20;
 
 class LocalUpload final : public ObjectWriter {
@@ -124,6 +125,7 @@ class LocalUpload final : public ObjectWriter {
   ShardDirectories& shards_;
   UploadOptions options_;
   uint64_t size_hint_ = 0;
+  bool size_hint_known_ = false;  // the source told its size (size_hint_)
 
   std::string uuid_;
   std::string key_;

@@ -164,6 +164,35 @@ TEST_CASE("a file read at offsets uploads whole whatever size it was said to hav
   }
 }
 
+TEST_CASE("an upload of a file allocates no more disk than the file's size") {
+  StageFixture f;
+  for (size_t size : {kUploadChunkBytes, kUploadChunkBytes + kUploadChunkBytes / 2,
+                      2 * kUploadChunkBytes, 3 * kUploadChunkBytes + 5}) {
+    CAPTURE(size);
+    std::vector<uint8_t> bytes = testing::RandomBytes(size, size + 7);
+    const std::string path = f.dir.Join("sized-" + std::to_string(size));
+    testing::WriteFile(path, bytes);
+    // Measured when the last byte is handed to the disk: the staging file
+    // as allocated before it is trimmed and synced.
+    int staging_files = 0;
+    uint64_t allocated = 0;
+    UploadOptions options;
+    options.progress = [&](uint64_t done, uint64_t) {
+      if (done != size) return;
+      for (const std::string& name : f.StagingFiles()) {
+        struct stat st;
+        if (!absl::EndsWith(name, ".uploading")) continue;
+        REQUIRE(::stat((f.stage_root() + "/.staging/" + name).c_str(), &st) == 0);
+        ++staging_files;
+        allocated = uint64_t(st.st_blocks) * 512;
+      }
+    };
+    LAKE_REQUIRE_OK(f.UploadFile(path, options));
+    REQUIRE(staging_files == 1);
+    CHECK(allocated <= (size + 4095) / 4096 * 4096);
+  }
+}
+
 TEST_CASE("every chunk and direct-I/O boundary size round-trips, from each kind of source") {
   const std::vector<size_t> sizes = {
       0,    1,    4095, 4096, 4097, kUploadChunkBytes - 1, kUploadChunkBytes,
