@@ -52,7 +52,7 @@ struct StoredObject {
   std::string sha256;  // 64 lowercase hex
   // Set only by an upload whose content type is not the options' (a
   // resumed one keeps its checkpoint's).
-  std::string content_type;
+  std::string content_type = {};
 };
 
 // A push-style upload. Destroying a writer that was not committed discards
