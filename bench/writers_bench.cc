@@ -41,7 +41,7 @@
 // apart). Nothing is removed until every round is measured. Prints, one
 // "key=value" line per figure: <work>_rows_per_s_<P>, <work>_cpu_ms_per_
 // row_<P> and <work>_cores_busy_<P> for each P and work (lake, floor,
-// group, uploads), then <work>_ratio_<P>_vs_<first P> and, for each
+// group, uploads, shared), then <work>_ratio_<P>_vs_<first P> and, for each
 // round, <work>_ratios_<P>_vs_<first P> (comma-separated). With
 // LAKE_BENCH_ONLY=<work> in the environment, only that work is measured
 // (to profile it alone).

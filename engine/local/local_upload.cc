@@ -115,7 +115,6 @@ absl::Status LocalUpload::WriteAll(UploadSource& source) {
   if (!failure_.ok()) return failure_;
   if (std::optional<uint64_t> hint = source.size_hint()) {
     size_hint_ = *hint;
-    size_hint_known_ = true;
     if (*hint >= 2 * kUploadChunkBytes) Preallocate(sealed_bytes_ + *hint, 0);
   }
   io::File* positional = source.positional_file();
@@ -231,13 +230,13 @@ absl::Status LocalUpload::Seal(Slot& slot) {
     // Not past the source's size while the data keeps to it: the excess
     // would be trimmed at publish, and where the file system discards
     // freed blocks, that trim waits for the disk.
-    if (size_hint_known_ && sealed_bytes_ <= size_hint_) {
-      ahead = std::min(ahead, size_hint_ - sealed_bytes_);
+    if (size_hint_.has_value() && sealed_bytes_ <= *size_hint_) {
+      ahead = std::min(ahead, *size_hint_ - sealed_bytes_);
     }
     if (ahead > 0) Preallocate(sealed_bytes_, ahead);
   }
   if (absl::Status s = SubmitWrite(slot); !s.ok()) return s;
-  if (options_.progress) options_.progress(sealed_bytes_, size_hint_);
+  if (options_.progress) options_.progress(sealed_bytes_, size_hint_.value_or(0));
   return LAKE_FAILPOINT("local_upload.chunk_sealed");
 }
 

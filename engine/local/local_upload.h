@@ -124,8 +124,7 @@ class LocalUpload final : public ObjectWriter {
   const LocalStagePaths& paths_;
   ShardDirectories& shards_;
   UploadOptions options_;
-  uint64_t size_hint_ = 0;
-  bool size_hint_known_ = false;  // the source told its size (size_hint_)
+  std::optional<uint64_t> size_hint_;  // the size the source told, if it did
 
   std::string uuid_;
   std::string key_;
